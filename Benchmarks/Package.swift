@@ -1,0 +1,24 @@
+// swift-tools-version:6.2
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+// Benchmarks live in their own package so that `swift test` never builds them. Run from the repository root:
+//   Scripts/bench.sh
+import PackageDescription
+
+let package = Package(
+    name: "StrongroomBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Strongroom", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "StrongroomBenchmarks",
+            dependencies: [
+                .product(name: "StrongroomCore", package: "Strongroom"),
+                .product(name: "StrongroomCrypto", package: "Strongroom"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        )
+    ]
+)

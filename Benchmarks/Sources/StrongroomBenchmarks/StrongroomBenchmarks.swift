@@ -1,0 +1,137 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import StrongroomCore
+import StrongroomCrypto
+
+/// Prints Strongroom's figures beside their anchors (raw libsodium on the same bytes, same process, same run).
+/// Usage: StrongroomBenchmarks [file-MiB]   (default 256)
+@main
+struct StrongroomBenchmarks {
+    static func main() async throws {
+        let fileMiB = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 256
+        #if DEBUG
+        print("warning: debug build; run Scripts/bench.sh for release figures")
+        #endif
+        print(
+            "Strongroom crypto benchmark — \(ProcessInfo.processInfo.activeProcessorCount) cores, file \(fileMiB) MiB"
+        )
+        print("")
+        try await fileBenchmarks(mebibytes: fileMiB)
+        print("")
+        try fieldBenchmarks()
+    }
+
+    static func fileBenchmarks(mebibytes: Int) async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "strongroom-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plain = directory.appending(path: "plain.bin")
+        let sealed = directory.appending(path: "plain.e3db")
+        let opened = directory.appending(path: "opened.bin")
+        // Write the plaintext 1 MiB at a time so that making it does not raise the peak RSS.
+        let piece = SecureRandom.data(count: 1 << 20)
+        FileManager.default.createFile(atPath: plain.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: plain)
+        for _ in 0..<mebibytes { handle.write(piece) }
+        try handle.close()
+        let size = Int64(mebibytes) << 20
+        let key = AccessKey()
+        let clock = ContinuousClock()
+        let rssBefore = peakResidentMiB()
+
+        let encrypt = try await clock.measure {
+            _ = try await FileCipher.encrypt(contentsOf: plain, to: sealed, with: key)
+        }
+        let decrypt = try await clock.measure {
+            _ = try await FileCipher.decrypt(contentsOf: sealed, to: opened, with: key)
+        }
+        let rssAfter = peakResidentMiB()
+
+        let block = [UInt8](piece.prefix(65_536))
+        let blocks = mebibytes * 16
+        var pushed: Int64 = 0
+        let push = clock.measure { pushed = RawSodium.secretstreamPush(blocks: blocks, block: block) }
+        let stream = RawSodium.makeStream(block: block)
+        var pulled: Int64 = 0
+        let pull = clock.measure { pulled = RawSodium.secretstreamPull(stream, rounds: blocks / 64) }
+        var md5 = Insecure.MD5()
+        let md5Time = clock.measure { for _ in 0..<blocks { md5.update(data: block) } }
+        _ = md5.finalize()
+
+        let rawPush = megabytesPerSecond(pushed, push)
+        let rawPull = megabytesPerSecond(pulled, pull)
+        let rawMD5 = megabytesPerSecond(Int64(blocks) * 65_536, md5Time)
+        row(
+            "file encrypt (\(mebibytes) MiB, disk→disk)",
+            ours: megabytesPerSecond(size, encrypt),
+            anchor: rawPush,
+            unit: "MB/s",
+            anchorLabel: "raw secretstream push"
+        )
+        row(
+            "file decrypt (\(mebibytes) MiB, disk→disk)",
+            ours: megabytesPerSecond(size, decrypt),
+            anchor: rawPull,
+            unit: "MB/s",
+            anchorLabel: "raw secretstream pull"
+        )
+        let pushPlusMD5 = 1 / (1 / rawPush + 1 / rawMD5)
+        row(
+            "file encrypt vs push+MD5 anchor",
+            ours: megabytesPerSecond(size, encrypt),
+            anchor: pushPlusMD5,
+            unit: "MB/s",
+            anchorLabel: "raw push + MD5 (format)"
+        )
+        print(String(format: "raw MD5 (swift-crypto)            %12.1f MB/s", rawMD5))
+        if let rssBefore, let rssAfter {
+            print(
+                String(
+                    format: "peak RSS: %.1f MiB before the file runs, %.1f MiB after (whole process)",
+                    rssBefore,
+                    rssAfter
+                )
+            )
+        }
+    }
+
+    static func fieldBenchmarks() throws {
+        let key = AccessKey()
+        for (label, size, iterations) in [("1 KiB", 1024, 40_000), ("64 KiB", 65_536, 1_500)] {
+            let text = String(repeating: "a", count: size)
+            let bytes = [UInt8](text.utf8)
+            let rawKey = [UInt8](repeating: 3, count: 32)
+            let nonce = [UInt8](repeating: 4, count: 24)
+            var box = [UInt8](repeating: 0, count: size + 16)
+            var opened = [UInt8](repeating: 0, count: size)
+            let raw = opsPerSecond(iterations: iterations) {
+                RawSodium.secretbox(bytes, into: &box, key: rawKey, nonce: nonce)
+            }
+            let ours = opsPerSecond(iterations: iterations) {
+                _ = FieldCipher.encrypt(text, with: key).wireFormat
+            }
+            let wire = FieldCipher.encrypt(text, with: key).wireFormat
+            let rawOpen = opsPerSecond(iterations: iterations) {
+                _ = RawSodium.secretboxOpen(box, into: &opened, key: rawKey, nonce: nonce)
+            }
+            let oursOpen = try opsPerSecond(iterations: iterations) {
+                _ = try FieldCipher.decrypt(EncryptedField(wireFormat: wire), with: key)
+            }
+            row(
+                "field encrypt \(label) (to wire text)",
+                ours: ours,
+                anchor: raw,
+                unit: "op/s",
+                anchorLabel: "raw crypto_secretbox_easy"
+            )
+            row(
+                "field decrypt \(label) (from wire)",
+                ours: oursOpen,
+                anchor: rawOpen,
+                unit: "op/s",
+                anchorLabel: "raw crypto_secretbox_open"
+            )
+        }
+    }
+}

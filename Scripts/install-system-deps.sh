@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Strongroom — SPDX-License-Identifier: Apache-2.0
+# Installs the Debian packages Strongroom needs to build and test. Safe to run again: it installs only what is
+# missing, and retries once after a transient apt/dpkg failure. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+    pkg-config        # finds libsodium for the CSodium system-library target
+    libsodium-dev     # the E3DB sodium suite (box, secretbox, Ed25519, secretstream, Argon2id)
+    python3           # test tooling: the official e3db Python SDK and PyNaCl (Scripts/python-env.sh)
+    python3-venv
+    python3-pip
+    ca-certificates
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "system packages: all present"
+    exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "error: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+fi
+
+echo "system packages: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    echo "apt-get install failed; repairing and retrying once" >&2
+    $sudo apt-get install -f -y -qq || true
+    sleep 2
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Strongroom — SPDX-License-Identifier: Apache-2.0
+# The one test command (README quick start; .ci/run calls it). On a fresh Debian machine with only the Swift
+# toolchain it installs what it needs, builds once, and runs every suite against that one build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+Scripts/install-system-deps.sh
+STRONGROOM_PYTHON="$(Scripts/python-env.sh)"
+export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
+
+swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
+swift build --build-tests
+swift test --skip-build

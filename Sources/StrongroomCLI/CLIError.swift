@@ -1,0 +1,46 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import StrongroomCore
+import StrongroomCrypto
+
+/// A failure the CLI reports to the user: one line on standard error and a distinct exit code.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    var exitCode: ExitCode
+
+    /// Maps any module error to a message and an exit code, in one place.
+    static func from(_ error: any Error) -> CLIError {
+        switch error {
+        case let error as CLIError:
+            return error
+        case let error as StrongroomCrypto.CryptoError:
+            let code: Int32 =
+                switch error.code {
+                case .authenticationFailed: 3
+                case .invalidFormat, .unsupportedVersion, .truncated: 4
+                case .invalidKey: 5
+                case .io: 6
+                case .cancelled: 130
+                default: 1
+                }
+            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as CoreError:
+            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))
+        default:
+            return CLIError(description: "error: \(error)", exitCode: .failure)
+        }
+    }
+}
+
+/// Runs a command body and turns any failure into a ``CLIError`` line and exit code.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CleanExit {
+        throw error
+    } catch {
+        let failure = CLIError.from(error)
+        printError(failure.description)
+        throw failure.exitCode
+    }
+}

@@ -1,0 +1,45 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// An error thrown by `StrongroomCore`.
+///
+/// Compare ``code``s, never messages. Two errors are equal when their codes are equal.
+public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Hashable, Sendable {
+            case invalidEncoding
+            case invalidLength
+        }
+
+        private let kind: Kind
+
+        /// Text was not valid base64url (wrong alphabet, bad padding or non-zero trailing bits).
+        public static let invalidEncoding = Code(kind: .invalidEncoding)
+        /// Bytes had the wrong length for what they should hold.
+        public static let invalidLength = Code(kind: .invalidLength)
+
+        public var description: String { "\(kind)" }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable explanation. Never contains key material or user data.
+    public var message: String
+    /// Where the error was created.
+    public var location: SourceLocation
+
+    public var description: String { "CoreError.\(code): \(message) (\(location))" }
+
+    public static func == (lhs: CoreError, rhs: CoreError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// Text was not valid base64url; nothing was decoded.
+    public static func invalidEncoding(_ message: String, fileID: String = #fileID, line: Int = #line) -> CoreError {
+        CoreError(code: .invalidEncoding, message: message, location: SourceLocation(fileID: fileID, line: line))
+    }
+
+    /// Bytes had the wrong length; nothing was created.
+    public static func invalidLength(_ message: String, fileID: String = #fileID, line: Int = #line) -> CoreError {
+        CoreError(code: .invalidLength, message: message, location: SourceLocation(fileID: fileID, line: line))
+    }
+}

@@ -1,0 +1,161 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomCore
+
+/// An error thrown by `StrongroomCrypto`.
+///
+/// Compare ``code``s, never messages; two errors are equal when their codes are. No message ever contains key
+/// material or plaintext. Whatever failed, no partial plaintext is returned or left on disk.
+public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Hashable, Sendable {
+            case invalidKey
+            case invalidFormat
+            case authenticationFailed
+            case invalidSignature
+            case truncated
+            case unsupportedVersion
+            case expired
+            case invalidParameters
+            case io
+            case cancelled
+        }
+
+        private let kind: Kind
+
+        /// A key had the wrong length or encoding, or a signing key's halves did not match.
+        public static let invalidKey = Code(kind: .invalidKey)
+        /// The input is not in the expected wire format (wrong number of parts, bad base64url, wrong lengths,
+        /// trailing data, invalid UTF-8).
+        public static let invalidFormat = Code(kind: .invalidFormat)
+        /// Authenticated decryption failed: the ciphertext, nonce or tag was changed, or the key is not the one it
+        /// was sealed with. The two cannot be told apart, by design.
+        public static let authenticationFailed = Code(kind: .authenticationFailed)
+        /// A signature did not verify for this message and public key.
+        public static let invalidSignature = Code(kind: .invalidSignature)
+        /// A stream ended before its final chunk: the file or stream was cut short.
+        public static let truncated = Code(kind: .truncated)
+        /// The data names a format version this library does not read.
+        public static let unsupportedVersion = Code(kind: .unsupportedVersion)
+        /// A signed request's timestamp lies outside the accepted window.
+        public static let expired = Code(kind: .expired)
+        /// Parameters (KDF costs, lengths) were outside the accepted range.
+        public static let invalidParameters = Code(kind: .invalidParameters)
+        /// Reading or writing a file failed.
+        public static let io = Code(kind: .io)
+        /// The task was cancelled; partial output was removed.
+        public static let cancelled = Code(kind: .cancelled)
+
+        public var description: String { "\(kind)" }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable explanation, free of secrets.
+    public var message: String
+    /// The lower-level failure, if any.
+    public var underlying: (any Error & Sendable)?
+    /// Where the error was created.
+    public var location: SourceLocation
+
+    public var description: String { "CryptoError.\(code): \(message)" }
+
+    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    init(code: Code, message: String, underlying: (any Error & Sendable)? = nil, fileID: String, line: Int) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+        self.location = SourceLocation(fileID: fileID, line: line)
+    }
+
+    /// A key had the wrong length or encoding.
+    public static func invalidKey(
+        _ message: String,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) -> CryptoError {
+        CryptoError(code: .invalidKey, message: message, underlying: underlying, fileID: fileID, line: line)
+    }
+
+    /// The input is not in the expected wire format.
+    public static func invalidFormat(
+        _ message: String,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) -> CryptoError {
+        CryptoError(code: .invalidFormat, message: message, underlying: underlying, fileID: fileID, line: line)
+    }
+
+    /// Authenticated decryption failed (tampered data or wrong key).
+    public static func authenticationFailed(
+        _ message: String,
+        fileID: String = #fileID,
+        line: Int = #line
+    )
+        -> CryptoError
+    {
+        CryptoError(code: .authenticationFailed, message: message, fileID: fileID, line: line)
+    }
+
+    /// A signature did not verify.
+    public static func invalidSignature(
+        _ message: String,
+        fileID: String = #fileID,
+        line: Int = #line
+    )
+        -> CryptoError
+    {
+        CryptoError(code: .invalidSignature, message: message, fileID: fileID, line: line)
+    }
+
+    /// A stream ended before its final chunk.
+    public static func truncated(_ message: String, fileID: String = #fileID, line: Int = #line) -> CryptoError {
+        CryptoError(code: .truncated, message: message, fileID: fileID, line: line)
+    }
+
+    /// The data names a format version this library does not read.
+    public static func unsupportedVersion(
+        _ message: String,
+        fileID: String = #fileID,
+        line: Int = #line
+    )
+        -> CryptoError
+    {
+        CryptoError(code: .unsupportedVersion, message: message, fileID: fileID, line: line)
+    }
+
+    /// A signed request's timestamp lies outside the accepted window.
+    public static func expired(_ message: String, fileID: String = #fileID, line: Int = #line) -> CryptoError {
+        CryptoError(code: .expired, message: message, fileID: fileID, line: line)
+    }
+
+    /// Parameters were outside the accepted range.
+    public static func invalidParameters(
+        _ message: String,
+        fileID: String = #fileID,
+        line: Int = #line
+    )
+        -> CryptoError
+    {
+        CryptoError(code: .invalidParameters, message: message, fileID: fileID, line: line)
+    }
+
+    /// Reading or writing a file failed.
+    public static func io(
+        _ message: String,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) -> CryptoError {
+        CryptoError(code: .io, message: message, underlying: underlying, fileID: fileID, line: line)
+    }
+
+    /// The task was cancelled.
+    public static func cancelled(fileID: String = #fileID, line: Int = #line) -> CryptoError {
+        CryptoError(code: .cancelled, message: "cancelled", underlying: CancellationError(), fileID: fileID, line: line)
+    }
+}

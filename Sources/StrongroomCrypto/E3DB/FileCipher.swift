@@ -1,0 +1,150 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Encrypts and decrypts whole files in E3DB's format "3", streaming in constant memory (about 2 MiB).
+///
+/// Output is written to a temporary file next to the destination and renamed into place only when everything
+/// succeeded. On any failure, including cancellation, the temporary file is removed and the destination is left
+/// untouched; a decryption that fails never leaves plaintext behind. The work runs on a Dispatch thread, not on
+/// the cooperative pool.
+public enum FileCipher {
+    /// How many bytes each read takes from the source.
+    static let readSize = 1 << 20
+
+    /// A progress observer, called with the number of source bytes processed so far.
+    public typealias Progress = @Sendable (_ processedBytes: Int64) -> Void
+
+    /// Encrypts the file at `source` into a new file at `destination` under `accessKey`.
+    ///
+    /// - Returns: the ciphertext size and MD5 checksum for the E3DB upload.
+    /// - Throws: ``CryptoError/Code/io`` when a file cannot be read or written (the destination must not exist),
+    ///   ``CryptoError/Code/cancelled`` when the task is cancelled.
+    public static func encrypt(
+        contentsOf source: URL,
+        to destination: URL,
+        with accessKey: AccessKey,
+        progress: Progress? = nil
+    ) async throws(CryptoError) -> FileEncryptor.Summary {
+        let sourcePath = source.path
+        let destinationPath = destination.path
+        return try await BlockingIO.run { isCancelled throws(CryptoError) in
+            let input = try BlockingFile.openForReading(sourcePath)
+            return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
+                var encryptor = FileEncryptor(accessKey: accessKey)
+                var readBuffer = [UInt8](repeating: 0, count: readSize)
+                var ciphertext: [UInt8] = []
+                ciphertext.reserveCapacity(readSize + 2 * FileFormat.chunkSize + 128)
+                defer { Wipe.bytes(&readBuffer) }
+                var processed: Int64 = 0
+                while true {
+                    if isCancelled() { throw .cancelled() }
+                    let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in
+                        try input.read(into: buffer)
+                    }
+                    if count == 0 { break }
+                    readBuffer.withUnsafeBytes {
+                        encryptor.update(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &ciphertext)
+                    }
+                    try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                    ciphertext.removeAll(keepingCapacity: true)
+                    processed += Int64(count)
+                    progress?(processed)
+                }
+                let summary = encryptor.finalize(into: &ciphertext)
+                try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                return summary
+            }
+        }
+    }
+
+    /// Decrypts the file at `source` into a new file at `destination`.
+    ///
+    /// - Returns: the plaintext size in bytes.
+    /// - Throws: ``CryptoError/Code/authenticationFailed`` (wrong key, altered or reordered chunk),
+    ///   ``CryptoError/Code/truncated``, ``CryptoError/Code/invalidFormat``,
+    ///   ``CryptoError/Code/unsupportedVersion``, ``CryptoError/Code/io`` or ``CryptoError/Code/cancelled``. In
+    ///   every case no file is left at `destination`.
+    public static func decrypt(
+        contentsOf source: URL,
+        to destination: URL,
+        with accessKey: AccessKey,
+        progress: Progress? = nil
+    ) async throws(CryptoError) -> Int64 {
+        let sourcePath = source.path
+        let destinationPath = destination.path
+        return try await BlockingIO.run { isCancelled throws(CryptoError) in
+            let input = try BlockingFile.openForReading(sourcePath)
+            return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
+                var decryptor = FileDecryptor(accessKey: accessKey)
+                var readBuffer = [UInt8](repeating: 0, count: readSize)
+                var plaintext: [UInt8] = []
+                plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
+                defer { Wipe.bytes(&plaintext) }
+                var processed: Int64 = 0
+                var written: Int64 = 0
+                while true {
+                    if isCancelled() { throw .cancelled() }
+                    let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in
+                        try input.read(into: buffer)
+                    }
+                    if count == 0 { break }
+                    try readBuffer.withBytes { bytes throws(CryptoError) in
+                        try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &plaintext)
+                    }
+                    try plaintext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                    written += Int64(plaintext.count)
+                    Wipe.bytes(&plaintext)
+                    plaintext.removeAll(keepingCapacity: true)
+                    processed += Int64(count)
+                    progress?(processed)
+                }
+                try decryptor.finalize(into: &plaintext)
+                try plaintext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                return written + Int64(plaintext.count)
+            }
+        }
+    }
+
+    /// Writes through `body` into a temporary file beside `path`, then renames it to `path`. On failure the
+    /// temporary file is removed and `path` is untouched.
+    static func writeAtomically<R>(
+        to path: String,
+        _ body: (borrowing BlockingFile) throws(CryptoError) -> R
+    ) throws(CryptoError) -> R {
+        if access(path, F_OK) == 0 { throw .io("the destination already exists") }
+        let name = ".strongroom-\(SecureRandom.uuid().uuidString.lowercased()).partial"
+        let temporary: String
+        if let slash = path.lastIndex(of: "/") {
+            temporary = String(path[...slash]) + name
+        } else {
+            temporary = name
+        }
+        do throws(CryptoError) {
+            let result: R
+            do {
+                let file = try BlockingFile.createExclusive(temporary)
+                result = try body(file)
+                try file.sync()
+            }
+            guard rename(temporary, path) == 0 else { throw CryptoError.io("rename failed: \(errnoDescription())") }
+            return result
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,143 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import CSodium
+import Crypto
+public import StrongroomCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// Encrypts a byte stream into E3DB's file format, version "3", in constant memory.
+///
+/// Feed plaintext in pieces of any size with ``update(_:into:)`` and finish with ``finalize(into:)``; both
+/// append ciphertext to an output buffer that you drain as you go. The encryptor also computes the MD5 checksum
+/// and size of the ciphertext, which the E3DB file upload needs.
+///
+/// It is noncopyable: a copied stream state would reuse nonces.
+public struct FileEncryptor: ~Copyable {
+    private var state: crypto_secretstream_xchacha20poly1305_state
+    private var pending: [UInt8] = []
+    private var chunk: [UInt8]
+    private var checksum = Insecure.MD5()
+    private var prologue: [UInt8]
+    private var plaintextCount: Int64 = 0
+    private var ciphertextCount: Int64 = 0
+
+    /// What the encryptor produced, once finalised.
+    public struct Summary: Sendable, Hashable {
+        /// The ciphertext length in bytes (E3DB `file_meta.size`).
+        public var size: Int64
+        /// Standard base64 (padded) of the ciphertext's MD5 (E3DB `file_meta.checksum`, a `Content-MD5` value).
+        public var checksum: String
+        /// The plaintext length in bytes.
+        public var plaintextSize: Int64
+    }
+
+    /// Starts a stream under `accessKey`: a fresh secretstream key, sealed with the access key into the prologue.
+    public init(accessKey: AccessKey, using random: some RandomSource = .system) {
+        SodiumRuntime.ensureInitialized()
+        let dataKey = SecureRandom.bytes(count: Sodium.SecretStream.keyByteCount, using: random)
+        let nonce = SecureRandom.data(count: Sodium.SecretBox.nonceByteCount, using: random)
+        let sealedKey = dataKey.withUnsafeBytes { message in
+            nonce.withUnsafeBytes { nonceBytes in
+                accessKey.secret.withUnsafeBytes { key in
+                    Sodium.SecretBox.seal(message, nonce: nonceBytes, key: key)
+                }
+            }
+        }
+        var prologue = Array("\(FileFormat.version).\(Base64URL.encode(sealedKey)).\(Base64URL.encode(nonce)).".utf8)
+        var header = [UInt8](repeating: 0, count: FileFormat.streamHeaderSize)
+        var streamState = crypto_secretstream_xchacha20poly1305_state()
+        dataKey.withUnsafeBytes { key in
+            _ = crypto_secretstream_xchacha20poly1305_init_push(&streamState, &header, key.sodiumBytes)
+        }
+        prologue.append(contentsOf: header)
+        self.state = streamState
+        withUnsafeMutableBytes(of: &streamState) { Wipe.memory($0) }
+        self.prologue = prologue
+        self.chunk = [UInt8](repeating: 0, count: FileFormat.chunkSize)
+        pending.reserveCapacity(FileFormat.blockSize)
+    }
+
+    /// Encrypts `plaintext` and appends whatever ciphertext is ready to `output`.
+    ///
+    /// The last full block is held back until more data or ``finalize(into:)`` arrives, because only the final
+    /// chunk carries `TAG_FINAL`.
+    public mutating func update(_ plaintext: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        emitPrologue(into: &output)
+        plaintextCount += Int64(plaintext.count)
+        var input = plaintext[...]
+        while !input.isEmpty {
+            if pending.count == FileFormat.blockSize {
+                // More data follows, so the held-back block is not the last one.
+                pending.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagMessage, into: &output) }
+                pending.removeAll(keepingCapacity: true)
+            }
+            if pending.isEmpty && input.count > FileFormat.blockSize {
+                let block = input.prefix(FileFormat.blockSize)
+                push(UnsafeRawBufferPointer(rebasing: block), tag: Sodium.SecretStream.tagMessage, into: &output)
+                input = input.dropFirst(FileFormat.blockSize)
+                continue
+            }
+            let take = min(FileFormat.blockSize - pending.count, input.count)
+            pending.append(contentsOf: input.prefix(take))
+            input = input.dropFirst(take)
+        }
+    }
+
+    /// Encrypts `plaintext` and appends whatever ciphertext is ready to `output`.
+    public mutating func update(_ plaintext: some DataProtocol, into output: inout [UInt8]) {
+        if let done: Void = plaintext.withContiguousStorageIfAvailable({
+            update(UnsafeRawBufferPointer($0), into: &output)
+        }) {
+            return done
+        }
+        let bytes = Array(plaintext)
+        bytes.withUnsafeBytes { update($0, into: &output) }
+    }
+
+    /// Pushes the final chunk (possibly empty), appends it to `output`, wipes the state and returns the summary.
+    public consuming func finalize(into output: inout [UInt8]) -> Summary {
+        emitPrologue(into: &output)
+        pending.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagFinal, into: &output) }
+        Wipe.bytes(&pending)
+        Wipe.bytes(&chunk)
+        withUnsafeMutableBytes(of: &state) { Wipe.memory($0) }
+        let digest = checksum.finalize()
+        return Summary(
+            size: ciphertextCount,
+            checksum: Data(digest).base64EncodedString(),
+            plaintextSize: plaintextCount
+        )
+    }
+
+    private mutating func emitPrologue(into output: inout [UInt8]) {
+        guard !prologue.isEmpty else { return }
+        output.append(contentsOf: prologue)
+        prologue.withUnsafeBytes { checksum.update(bufferPointer: $0) }
+        ciphertextCount += Int64(prologue.count)
+        prologue = []
+    }
+
+    private mutating func push(_ block: UnsafeRawBufferPointer, tag: UInt8, into output: inout [UInt8]) {
+        var length: UInt64 = 0
+        chunk.withUnsafeMutableBufferPointer { out in
+            _ = crypto_secretstream_xchacha20poly1305_push(
+                &state,
+                UnsafeMutableRawBufferPointer(out).sodiumMutableBytes,
+                &length,
+                block.sodiumBytes,
+                UInt64(block.count),
+                nil,
+                0,
+                tag
+            )
+        }
+        let produced = Int(length)
+        chunk.withUnsafeBytes { checksum.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
+        output.append(contentsOf: chunk[0..<produced])
+        ciphertextCount += Int64(produced)
+    }
+}

@@ -1,0 +1,56 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// The one serializer behind ``Signable/canonicalSerialization``; signing and verifying both call it.
+enum CanonicalSerializer {
+    static func write(_ value: SignableValue, to output: inout String) {
+        switch value {
+        case .null:
+            output += "null"
+        case .bool(let flag):
+            output += flag ? "true" : "false"
+        case .integer(let number):
+            output += String(number)
+        case .string(let text):
+            writeString(text, to: &output)
+        case .array(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                write(element, to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            let keys = members.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
+            for (index, key) in keys.enumerated() {
+                if index > 0 { output += "," }
+                writeString(key, to: &output)
+                output += ":"
+                if let member = members[key] { write(member, to: &output) }
+            }
+            output += "}"
+        }
+    }
+
+    /// A JSON string literal escaped exactly as `JSON.stringify` (and Python's `json.dumps(ensure_ascii=False)`).
+    static func writeString(_ text: String, to output: inout String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{00}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}

@@ -1,0 +1,62 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import Testing
+
+/// Loads a vector file from `Tests/StrongroomCryptoTests/Vectors` (see its README for the generators).
+enum Vectors {
+    static var directory: URL {
+        get throws {
+            try #require(Bundle.module.url(forResource: "Vectors", withExtension: nil), "vector folder missing")
+        }
+    }
+
+    static func load<T: Decodable>(_ type: T.Type, _ relativePath: String) throws -> T {
+        let data = try Data(contentsOf: directory.appending(path: relativePath))
+        return try JSONDecoder().decode(T.self, from: data)
+    }
+
+    static func bytes(_ relativePath: String) throws -> Data {
+        try Data(contentsOf: directory.appending(path: relativePath))
+    }
+}
+
+/// Decodes unpadded base64url in tests.
+func b64(_ text: String) throws -> Data { try Base64URL.decode(text) }
+
+/// Replays recorded random bytes in order, so Swift can re-create the exact output of a Python vector.
+final class ReplayRandomSource: RandomSource, @unchecked Sendable {
+    // Used from one test at a time; the lock keeps it honest anyway.
+    private let lock = NSLock()
+    private var values: [Data]
+
+    init(_ values: [Data]) { self.values = values }
+
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        lock.lock()
+        defer { lock.unlock() }
+        precondition(!values.isEmpty, "ReplayRandomSource ran out of recorded values")
+        let next = values.removeFirst()
+        precondition(next.count == buffer.count, "recorded value has \(next.count) bytes, asked for \(buffer.count)")
+        buffer.copyBytes(from: next)
+    }
+
+    var isExhausted: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return values.isEmpty
+    }
+}
+
+/// The plaintext of the file vectors: byte i is (i * 31 + 7) mod 251.
+func filePattern(_ size: Int) -> [UInt8] {
+    (0..<size).map { UInt8(($0 * 31 + 7) % 251) }
+}
+
+/// A fresh temporary directory, removed when `body` returns.
+func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
+    let url = FileManager.default.temporaryDirectory.appending(path: "strongroom-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
