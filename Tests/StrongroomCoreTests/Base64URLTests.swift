@@ -31,6 +31,26 @@ import Testing
     func rejectsMalformed(text: String) {
         let error = #expect(throws: CoreError.self) { try Base64URL.decode(text) }
         #expect(error?.code == .invalidEncoding)
+        let secretError = #expect(throws: CoreError.self) { try Base64URL.decodeSecret(text) }
+        #expect(secretError?.code == .invalidEncoding)
+    }
+
+    @Test("the public (table) and secret (libsodium, constant-time) codecs agree on every length")
+    func codecsAgree() throws {
+        for length in 0...200 {
+            let bytes = SecureRandom.data(count: length)
+            let secret = SecureBytes(copying: bytes)
+            let text = Base64URL.encode(bytes)
+            #expect(text == Base64URL.encode(secret))
+            #expect(try Base64URL.decode(text) == bytes)
+            #expect(try Base64URL.decodeSecret(text) == secret)
+        }
+    }
+
+    @Test("non-canonical trailing bits are rejected by both codecs", arguments: ["YR", "YWJ", "Zh", "Zm9"])
+    func trailingBits(text: String) {
+        #expect(throws: CoreError.self) { try Base64URL.decode(text) }
+        #expect(throws: CoreError.self) { try Base64URL.decodeSecret(text) }
     }
 
     @Test("accepts padding only when allowed, and only complete groups")

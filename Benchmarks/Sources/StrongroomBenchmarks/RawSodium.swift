@@ -8,6 +8,19 @@ enum RawSodium {
         _ = crypto_secretbox_easy(&output, message, UInt64(message.count), nonce, key)
     }
 
+    /// One `crypto_secretbox_easy` followed by libsodium's own base64url of the box: the raw cost of the same work
+    /// as a wire-format field (minus the 32-byte key wrap).
+    static func secretboxToText(
+        _ message: [UInt8],
+        into output: inout [UInt8],
+        text: inout [CChar],
+        key: [UInt8],
+        nonce: [UInt8]
+    ) {
+        _ = crypto_secretbox_easy(&output, message, UInt64(message.count), nonce, key)
+        _ = sodium_bin2base64(&text, text.count, output, output.count, Int32(sodium_base64_VARIANT_URLSAFE_NO_PADDING))
+    }
+
     /// One `crypto_secretbox_open_easy`.
     static func secretboxOpen(_ box: [UInt8], into output: inout [UInt8], key: [UInt8], nonce: [UInt8]) -> Bool {
         crypto_secretbox_open_easy(&output, box, UInt64(box.count), nonce, key) == 0

@@ -21,25 +21,23 @@ public enum Base64URL {
         case allowed
     }
 
-    /// Encodes bytes as unpadded base64url.
+    /// Encodes public bytes (ciphertext, nonces, signatures, public keys) as unpadded base64url.
+    ///
+    /// This is the fast, table-driven codec. For secrets use ``encode(_:)-(SecureBytes)``, which runs in constant
+    /// time.
     public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
-        SodiumRuntime.ensureInitialized()
-        let variant = Int32(sodium_base64_VARIANT_URLSAFE_NO_PADDING)
-        let length = sodium_base64_encoded_len(bytes.count, variant)
-        return String(unsafeUninitializedCapacity: length) { out in
-            out.withMemoryRebound(to: CChar.self) { chars in
-                guard let base = chars.baseAddress else { return }
-                _ = sodium_bin2base64(
-                    base,
-                    length,
-                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                    bytes.count,
-                    variant
-                )
-            }
-            return length - 1  // drop the terminating NUL
-        }
+        let length = PublicBase64URL.encodedLength(bytes.count)
+        return String(unsafeUninitializedCapacity: length) { PublicBase64URL.encode(bytes, into: $0) }
     }
+
+    /// Writes the unpadded base64url encoding of public `bytes` into `output` and returns the count written.
+    /// `output` must hold ``encodedLength(of:)`` bytes.
+    package static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        PublicBase64URL.encode(bytes, into: output)
+    }
+
+    /// The length of the unpadded encoding of `count` bytes.
+    public static func encodedLength(of count: Int) -> Int { PublicBase64URL.encodedLength(count) }
 
     /// Encodes bytes as unpadded base64url.
     public static func encode(_ bytes: some DataProtocol) -> String {
@@ -49,12 +47,24 @@ public enum Base64URL {
         return Array(bytes).withUnsafeBytes { encode($0) }
     }
 
-    /// Encodes a secret as unpadded base64url without copying it out of its secure buffer.
+    /// Encodes a secret as unpadded base64url in constant time (libsodium), without copying it out of its
+    /// secure buffer.
     public static func encode(_ secret: SecureBytes) -> String {
-        secret.withUnsafeBytes { encode($0) }
+        SodiumRuntime.ensureInitialized()
+        let variant = Int32(sodium_base64_VARIANT_URLSAFE_NO_PADDING)
+        let length = sodium_base64_encoded_len(secret.count, variant)
+        return secret.withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: length) { out in
+                out.withMemoryRebound(to: CChar.self) { chars in
+                    guard let base = chars.baseAddress else { return }
+                    _ = sodium_bin2base64(base, length, bytes.sodiumBytes, bytes.count, variant)
+                }
+                return length - 1  // drop the terminating NUL
+            }
+        }
     }
 
-    /// Decodes base64url text into bytes.
+    /// Decodes base64url text holding public bytes.
     ///
     /// - Throws: ``CoreError/Code/invalidEncoding`` for characters outside the alphabet, padding where it is
     ///   rejected, or non-canonical trailing bits.
@@ -64,10 +74,45 @@ public enum Base64URL {
     ) throws(CoreError)
         -> Data
     {
-        var utf8 = Array(text.utf8)
-        let (count, ok) = decodeInPlace(&utf8, padding: padding)
+        var text = String(text)
+        let result: Result<Data, CoreError> = text.withUTF8 { utf8 in
+            Result { () throws(CoreError) -> Data in try decode(UnsafeRawBufferPointer(utf8), padding: padding) }
+        }
+        return try result.get()
+    }
+
+    /// Decodes base64url text, given as its UTF-8 bytes, holding public bytes.
+    ///
+    /// - Throws: ``CoreError/Code/invalidEncoding`` as ``decode(_:padding:)-(StringProtocol,_)``.
+    public static func decode(
+        _ utf8: UnsafeRawBufferPointer,
+        padding: PaddingPolicy = .rejected
+    ) throws(CoreError)
+        -> Data
+    {
+        var length = utf8.count
+        if padding == .allowed { length = try unpaddedLength(utf8) }
+        guard let decodedLength = PublicBase64URL.decodedLength(length) else {
+            throw .invalidEncoding("not valid unpadded base64url")
+        }
+        var data = Data(count: decodedLength)
+        let ok = data.withUnsafeMutableBytes { output in
+            PublicBase64URL.decode(UnsafeRawBufferPointer(rebasing: utf8[0..<length]), into: output)
+        }
         guard ok else { throw .invalidEncoding("not valid unpadded base64url") }
-        return Data(utf8[0..<count])
+        return data
+    }
+
+    /// The length without up to two trailing `=` that complete a group of four.
+    private static func unpaddedLength(_ utf8: UnsafeRawBufferPointer) throws(CoreError) -> Int {
+        var length = utf8.count
+        var stripped = 0
+        while length > 0, utf8[length - 1] == UInt8(ascii: "="), stripped < 2 {
+            length -= 1
+            stripped += 1
+        }
+        if stripped > 0, (length + stripped) % 4 != 0 { throw .invalidEncoding("padding does not complete a group") }
+        return length
     }
 
     /// Decodes base64url text straight into a secure buffer (for keys).

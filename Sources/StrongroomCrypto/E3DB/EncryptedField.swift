@@ -37,20 +37,11 @@ public struct EncryptedField: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``CryptoError/Code/invalidFormat`` unless there are exactly four base64url parts with the
     ///   lengths above.
     public init(wireFormat: String) throws(CryptoError) {
-        let parts = wireFormat.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 4 else {
-            throw .invalidFormat("an encrypted field has four dot-separated parts, found \(parts.count)")
+        var text = wireFormat
+        let result: Result<[Data], CryptoError> = text.withUTF8 { utf8 in
+            Result { () throws(CryptoError) -> [Data] in try Self.parts(of: UnsafeRawBufferPointer(utf8)) }
         }
-        var decoded: [Data] = []
-        decoded.reserveCapacity(4)
-        for part in parts {
-            guard let text = String(part) else { throw .invalidFormat("an encrypted field part is not text") }
-            do {
-                decoded.append(try Base64URL.decode(text, padding: .allowed))
-            } catch {
-                throw .invalidFormat("an encrypted field part is not base64url", underlying: error)
-            }
-        }
+        let decoded = try result.get()
         guard decoded[0].count == Sodium.SecretBox.keyByteCount + Sodium.SecretBox.macByteCount,
             decoded[1].count == Sodium.SecretBox.nonceByteCount,
             decoded[2].count >= Sodium.SecretBox.macByteCount,
@@ -66,10 +57,45 @@ public struct EncryptedField: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
-    /// The wire form `EDK.EDKN.EF.EFN`.
+    /// Splits on `.` into exactly four parts and decodes each.
+    private static func parts(of utf8: UnsafeRawBufferPointer) throws(CryptoError) -> [Data] {
+        var parts: [Data] = []
+        parts.reserveCapacity(4)
+        var start = 0
+        for index in 0...utf8.count where index == utf8.count || utf8[index] == UInt8(ascii: ".") {
+            guard parts.count < 4 else { throw .invalidFormat("an encrypted field has more than four parts") }
+            do {
+                parts.append(
+                    try Base64URL.decode(UnsafeRawBufferPointer(rebasing: utf8[start..<index]), padding: .allowed)
+                )
+            } catch {
+                throw .invalidFormat("an encrypted field part is not base64url", underlying: error)
+            }
+            start = index + 1
+        }
+        guard parts.count == 4 else {
+            throw .invalidFormat("an encrypted field has four dot-separated parts, found \(parts.count)")
+        }
+        return parts
+    }
+
+    /// The wire form `EDK.EDKN.EF.EFN`, written in one pass.
     public var wireFormat: String {
-        [encryptedDataKey, dataKeyNonce, encryptedValue, valueNonce].map { Base64URL.encode($0) }
-            .joined(separator: ".")
+        let parts = [encryptedDataKey, dataKeyNonce, encryptedValue, valueNonce]
+        let length = parts.reduce(3) { $0 + Base64URL.encodedLength(of: $1.count) }
+        return String(unsafeUninitializedCapacity: length) { output in
+            var written = 0
+            for (index, part) in parts.enumerated() {
+                if index > 0 {
+                    output[written] = UInt8(ascii: ".")
+                    written += 1
+                }
+                written += part.withUnsafeBytes { bytes in
+                    Base64URL.encode(bytes, into: UnsafeMutableBufferPointer(rebasing: output[written...]))
+                }
+            }
+            return written
+        }
     }
 
     public var description: String { "EncryptedField(\(encryptedValue.count - Sodium.SecretBox.macByteCount) bytes)" }

@@ -29,9 +29,17 @@ public enum FieldCipher {
         with accessKey: AccessKey,
         using random: some RandomSource = .system
     ) -> EncryptedField {
-        let dataKey = SecureRandom.bytes(count: Sodium.SecretBox.keyByteCount, using: random)
-        let valueNonce = SecureRandom.data(count: Sodium.SecretBox.nonceByteCount, using: random)
-        let dataKeyNonce = SecureRandom.data(count: Sodium.SecretBox.nonceByteCount, using: random)
+        // One draw for the data key and both nonces (in that order): one getrandom(2) call instead of three.
+        let keyCount = Sodium.SecretBox.keyByteCount
+        let nonceCount = Sodium.SecretBox.nonceByteCount
+        let draw = SecureRandom.bytes(count: keyCount + 2 * nonceCount, using: random)
+        let dataKey = draw.slice(0..<keyCount)
+        let (valueNonce, dataKeyNonce) = draw.withUnsafeBytes { bytes in
+            (
+                Data(UnsafeRawBufferPointer(rebasing: bytes[keyCount..<(keyCount + nonceCount)])),
+                Data(UnsafeRawBufferPointer(rebasing: bytes[(keyCount + nonceCount)...]))
+            )
+        }
         let encryptedValue = dataKey.withUnsafeBytes { key in
             valueNonce.withUnsafeBytes { nonce in Sodium.SecretBox.seal(value, nonce: nonce, key: key) }
         }

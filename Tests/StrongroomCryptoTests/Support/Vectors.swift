@@ -24,27 +24,27 @@ enum Vectors {
 /// Decodes unpadded base64url in tests.
 func b64(_ text: String) throws -> Data { try Base64URL.decode(text) }
 
-/// Replays recorded random bytes in order, so Swift can re-create the exact output of a Python vector.
+/// Replays recorded random bytes in order, so Swift can re-create the exact output of a Python vector. The values
+/// form one stream: each `fill` takes the next bytes, however the code under test groups its draws.
 final class ReplayRandomSource: RandomSource, @unchecked Sendable {
     // Used from one test at a time; the lock keeps it honest anyway.
     private let lock = NSLock()
-    private var values: [Data]
+    private var stream: [UInt8]
 
-    init(_ values: [Data]) { self.values = values }
+    init(_ values: [Data]) { self.stream = values.flatMap { Array($0) } }
 
     func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         lock.lock()
         defer { lock.unlock() }
-        precondition(!values.isEmpty, "ReplayRandomSource ran out of recorded values")
-        let next = values.removeFirst()
-        precondition(next.count == buffer.count, "recorded value has \(next.count) bytes, asked for \(buffer.count)")
-        buffer.copyBytes(from: next)
+        precondition(stream.count >= buffer.count, "ReplayRandomSource ran out of recorded bytes")
+        buffer.copyBytes(from: stream.prefix(buffer.count))
+        stream.removeFirst(buffer.count)
     }
 
     var isExhausted: Bool {
         lock.lock()
         defer { lock.unlock() }
-        return values.isEmpty
+        return stream.isEmpty
     }
 }
 
