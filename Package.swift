@@ -17,11 +17,21 @@ let package = Package(
     products: [
         .library(name: "StrongroomCore", targets: ["StrongroomCore"]),
         .library(name: "StrongroomCrypto", targets: ["StrongroomCrypto"]),
+        .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
+        .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
+        .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
         .executable(name: "strongroom", targets: ["StrongroomCLI"]),
+        .executable(name: "strongroom-server", targets: ["StrongroomServerApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -40,6 +50,42 @@ let package = Package(
                 "CSodium",
                 "StrongroomCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrongroomWire",
+            dependencies: ["StrongroomCore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrongroomServer",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrongroomTesting",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "StrongroomServerApp",
+            dependencies: [
+                "StrongroomServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -62,9 +108,25 @@ let package = Package(
             dependencies: [
                 "StrongroomCore",
                 "StrongroomCrypto",
+                "StrongroomTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomServerTests",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomWire",
+                "StrongroomServer",
+                "StrongroomTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
 # Strongroom — SPDX-License-Identifier: Apache-2.0
-# The main job (README quick start): installs what is missing, builds, and runs `strongroom` with the given
-# arguments, or the self-contained demo when none are given.
+# The main job (README quick start): installs what is missing, builds `strongroom-server` (release) and serves the
+# E3DB API on 127.0.0.1:8000 with the embedded default (SQLite and the token key in ./strongroom-data).
+# Extra arguments go to `strongroom-server serve` (e.g. --port 9000 --data-directory /var/lib/strongroom).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 Scripts/install-system-deps.sh >&2
-swift build -c release --product strongroom >&2
-if [ $# -eq 0 ]; then
-    set -- demo
-fi
-exec .build/release/strongroom "$@"
+swift build -c release --product strongroom-server >&2
+exec .build/release/strongroom-server serve "$@"

@@ -2,6 +2,7 @@
 import Foundation
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomTesting
 import Testing
 
 /// The large-file format "3" against the Python SDK (`Vectors/e3db-python/files.json`), plus every way a file can

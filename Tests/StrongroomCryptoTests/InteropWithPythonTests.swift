@@ -2,6 +2,7 @@
 import Foundation
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomTesting
 import Testing
 
 /// The other direction of the vectors: Swift seals, signs and encrypts; the official Python SDK (e3db 2.3.0) and
@@ -49,10 +50,8 @@ struct InteropWithPythonTests {
             let output = try await makeOutput(in: directory)
             let path = directory.appending(path: "swift-output.json")
             try JSONEncoder().encode(output).write(to: path)
-            let (status, text) = try PythonSDK.run(
-                script: "Scripts/vectors/check_swift_output.py",
-                arguments: [path.path]
-            )
+            let outcome = try await PythonSDK.run([PythonSDK.path("Scripts/vectors/check_swift_output.py"), path.path])
+            let (status, text) = (outcome.status, outcome.output)
             #expect(status == 0, "\(text)")
             let checks =
                 output.fields.cases.count + output.eaks.count + output.files.cases.count

@@ -52,11 +52,3 @@ final class ReplayRandomSource: RandomSource, @unchecked Sendable {
 func filePattern(_ size: Int) -> [UInt8] {
     (0..<size).map { UInt8(($0 * 31 + 7) % 251) }
 }
-
-/// A fresh temporary directory, removed when `body` returns.
-func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
-    let url = FileManager.default.temporaryDirectory.appending(path: "strongroom-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(url)
-}

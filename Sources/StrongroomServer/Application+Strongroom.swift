@@ -1,0 +1,121 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+public import Hummingbird
+public import Logging
+public import StrongroomCore
+import StrongroomCrypto
+import StrongroomWire
+
+/// Builds the Strongroom server over `store`: routes, authentication, and the start-up work (account backup
+/// client, preset registration token).
+///
+/// - Parameters:
+///   - configuration: address, limits and token lifetime.
+///   - store: where everything is kept.
+///   - tokenKey: the 32-byte HMAC key for bearer tokens (every instance sharing `store` must use the same one).
+public func buildApplication(
+    configuration: ServerConfiguration,
+    store: any ServerStore,
+    tokenKey: SecureBytes,
+    logger: Logger
+) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
+    try await prepare(store: store, configuration: configuration, logger: logger)
+    let tokens = TokenIssuer(key: tokenKey)
+    let accessKeys = AccessKeyRoutes(store: store)
+    let account = AccountRoutes(store: store, tokens: tokens, tokenLifetime: configuration.tokenLifetime)
+    let records = RecordRoutes(store: store, clock: MonotonicClock(), accessKeys: accessKeys)
+    let policies = PolicyRoutes(store: store)
+
+    let router = Router(context: StrongroomRequestContext.self)
+    router.get("/health") { _, _ in try json(["status": "ok"]) }
+    router.post("/v1/account/e3db/clients/register", use: account.register)
+    router.post("/v1/auth/token", use: account.token)
+
+    let storage = router.group("/v1/storage")
+        .add(
+            middleware: AuthenticationMiddleware(
+                tokens: tokens,
+                store: store,
+                signatureWindow: configuration.signatureWindow
+            )
+        )
+    storage.get("clients/:id", use: account.clientInfo)
+    storage.get("access_keys/:writer/:user/:reader/:type", use: accessKeys.get)
+    storage.put("access_keys/:writer/:user/:reader/:type", use: accessKeys.put)
+    storage.delete("access_keys/:writer/:user/:reader/:type", use: accessKeys.delete)
+    storage.post("records", use: records.write)
+    storage.get("records/:id", use: records.read)
+    storage.delete("records/:id", use: records.deleteUnconditionally)
+    storage.put("records/safe/:id/:version", use: records.update)
+    storage.delete("records/safe/:id/:version", use: records.delete)
+    storage.post("search", use: records.search)
+    storage.get("policy/outgoing", use: policies.outgoing)
+    storage.get("policy/incoming", use: policies.incoming)
+    storage.get("policy/proxies", use: policies.proxies)
+    storage.get("policy/granted", use: policies.granted)
+    storage.put("policy/:user/:writer/:reader/:type", use: policies.put)
+    storage.delete("policy/:user/:writer/:reader", use: policies.delete)
+
+    return Application(
+        router: router,
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "strongroom"
+        ),
+        logger: logger
+    )
+}
+
+/// Builds the embedded default: SQLite and the token key in `configuration.dataDirectory`. The returned
+/// application also owns the database and closes it on graceful shutdown.
+public func buildEmbeddedApplication(
+    configuration: ServerConfiguration,
+    logger: Logger
+) async throws -> some ApplicationProtocol {
+    let database = try await EmbeddedDatabase.open(dataDirectory: configuration.dataDirectory, logger: logger)
+    let key = SecureBytes(copying: try DataDirectory.tokenKey(in: configuration.dataDirectory))
+    var app = try await buildApplication(
+        configuration: configuration,
+        store: database.store,
+        tokenKey: key,
+        logger: logger
+    )
+    app.addServices(database)
+    return app
+}
+
+/// Start-up work every instance may repeat safely.
+private func prepare(store: any ServerStore, configuration: ServerConfiguration, logger: Logger) async throws {
+    if try await store.setting("backup_client_id") == nil {
+        // The account's backup client: a real client with a public key, so SDKs that back up credentials can
+        // share with it. Its private key is not kept by the server.
+        let key = EncryptionPrivateKey()
+        let backup = StoredClient(
+            clientID: SecureRandom.uuid().uuidString.lowercased(),
+            name: "account backup",
+            publicKey: PublicKeyObject(curve25519: key.publicKey.base64URLEncoded),
+            signingKey: nil,
+            apiKeyID: hex(SecureRandom.data(count: 32)),
+            apiSecretHash: AccountRoutes.hash(secret: hex(SecureRandom.data(count: 32))),
+            enabled: true,
+            created: Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        )
+        try await store.insertClient(backup)
+        try await store.setSettingIfAbsent("backup_client_id", value: backup.clientID)
+    }
+    if let token = configuration.registrationToken {
+        try await store.createRegistrationToken(
+            StoredRegistrationToken(token: token, name: "preset", uses: 0, maximumUses: nil, enabled: true)
+        )
+    } else if try await store.registrationTokens().isEmpty {
+        // First start: make one token so that clients can register, and show it once to the operator.
+        let token = hex(SecureRandom.data(count: 32))
+        try await store.createRegistrationToken(
+            StoredRegistrationToken(token: token, name: "first-run", uses: 0, maximumUses: nil, enabled: true)
+        )
+        logger.notice(
+            "created a first registration token; see `strongroom-server token list`",
+            metadata: ["registration_token": .string(token)]
+        )
+    }
+}

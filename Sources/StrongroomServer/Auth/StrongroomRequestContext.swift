@@ -1,0 +1,23 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Hummingbird
+
+/// The request context: who the caller is, once authenticated.
+public struct StrongroomRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The authenticated client's ID (lowercase UUID), set by the auth middleware.
+    public var clientID: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.clientID = nil
+    }
+
+    /// Bodies above this are refused with 413 before they are read in full.
+    public var maxUploadSize: Int { 16 << 20 }
+
+    /// The caller, or a 401.
+    func caller() throws -> String {
+        guard let clientID else { throw ServerError.unauthorized() }
+        return clientID
+    }
+}

@@ -1,0 +1,201 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import StrongroomCore
+import StrongroomWire
+
+/// Records: write, read, version-checked update and delete, and v1 search.
+struct RecordRoutes {
+    let store: any ServerStore
+    let clock: MonotonicClock
+    let accessKeys: AccessKeyRoutes
+
+    /// Whether `caller` may read `record`: its writer or user, or an allow-read policy. Checked on every read,
+    /// so a revoke takes effect at once whatever the client cached.
+    func mayRead(_ record: StoredRecord, caller: String) async throws -> Bool {
+        if caller == record.writerID || caller == record.userID { return true }
+        let policy = try await store.policy(
+            userID: record.userID,
+            writerID: record.writerID,
+            readerID: caller,
+            type: record.type
+        )
+        return policy?.canRead == true
+    }
+
+    /// `POST /v1/storage/records` → 201 with the stored record.
+    func write(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(RecordWriteRequest.self, request, context)
+        if let writer = body.meta.writerID, canonicalUUID(writer) != caller {
+            throw ServerError.forbidden("writer_id must be the caller")
+        }
+        if let user = body.meta.userID, canonicalUUID(user) != caller {
+            throw ServerError.forbidden("user_id must be the caller")
+        }
+        guard let type = body.meta.type, !type.isEmpty, type.utf8.count <= 1024 else {
+            throw ServerError.badRequest("meta.type is required (1 to 1024 bytes)")
+        }
+        guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
+        let now = clock.now()
+        let stored = try await store.insertRecord(
+            StoredRecord(
+                index: 0,
+                recordID: SecureRandom.uuid().uuidString.lowercased(),
+                writerID: caller,
+                userID: caller,
+                type: type,
+                plain: body.meta.plain ?? [:],
+                data: data,
+                recordSignature: body.recordSignature,
+                created: now,
+                lastModified: now,
+                version: SecureRandom.uuid().uuidString.lowercased()
+            )
+        )
+        return try json(
+            RecordResponse(meta: stored.meta, data: stored.data, recordSignature: stored.recordSignature),
+            status: .created
+        )
+    }
+
+    /// `GET /v1/storage/records/{id}` (optionally `?field=a&field=b`).
+    func read(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        guard let record = try await store.record(id: try context.uuidSegment("id")) else {
+            throw ServerError.notFound("no such record")
+        }
+        guard try await mayRead(record, caller: caller) else { throw ServerError.forbidden("not shared with you") }
+        var data = record.data
+        let fields = request.uri.queryParameters.getAll("field").map { $0.removingPercentEncoding ?? $0 }
+        if !fields.isEmpty { data = data.filter { fields.contains($0.key) } }
+        return try json(RecordResponse(meta: record.meta, data: data, recordSignature: record.recordSignature))
+    }
+
+    /// `PUT /v1/storage/records/safe/{id}/{version}` → 200, or 409 for a stale version.
+    func update(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.uuidSegment("id")
+        let version = try context.segment("version")
+        let body = try await decodeBody(RecordWriteRequest.self, request, context)
+        guard let existing = try await store.record(id: id) else { throw ServerError.notFound("no such record") }
+        guard caller == existing.writerID || caller == existing.userID else {
+            throw ServerError.forbidden("only the writer may update a record")
+        }
+        guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
+        let outcome = try await store.updateRecord(
+            id: id,
+            expectedVersion: version,
+            newVersion: SecureRandom.uuid().uuidString.lowercased(),
+            plain: body.meta.plain ?? [:],
+            data: data,
+            recordSignature: body.recordSignature,
+            lastModified: clock.now()
+        )
+        switch outcome {
+        case .done(let record):
+            return try json(
+                RecordResponse(meta: record.meta, data: record.data, recordSignature: record.recordSignature)
+            )
+        case .conflict:
+            throw ServerError.conflict("the record has changed since version \(version)")
+        case .notFound:
+            throw ServerError.notFound("no such record")
+        }
+    }
+
+    /// `DELETE /v1/storage/records/safe/{id}/{version}` → 204, 409 for a stale version, 403 when not yours or
+    /// unknown (as the real service answers).
+    func delete(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.uuidSegment("id")
+        let version = try context.segment("version")
+        try await delete(id: id, version: version, caller: caller)
+        return empty(.noContent)
+    }
+
+    /// `DELETE /v1/storage/records/{id}` (the Go SDK's unconditional delete).
+    func deleteUnconditionally(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.uuidSegment("id")
+        guard let existing = try await store.record(id: id) else { throw ServerError.forbidden("not your record") }
+        try await delete(id: id, version: existing.version, caller: caller)
+        return empty(.noContent)
+    }
+
+    private func delete(id: String, version: String, caller: String) async throws {
+        guard let existing = try await store.record(id: id), caller == existing.writerID || caller == existing.userID
+        else {
+            throw ServerError.forbidden("not your record")
+        }
+        switch try await store.deleteRecord(id: id, expectedVersion: version) {
+        case .done: return
+        case .conflict: throw ServerError.conflict("the record has changed since version \(version)")
+        case .notFound: throw ServerError.forbidden("not your record")
+        }
+    }
+
+    /// `POST /v1/storage/search`.
+    func search(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(SearchRequest.self, request, context)
+        let count = body.count ?? 50
+        let afterIndex = body.afterIndex ?? 0
+        guard afterIndex >= 0 else { throw ServerError.badRequest("after_index must not be negative") }
+        guard (1...1000).contains(count) else { throw ServerError.badRequest("count must be 1 to 1000") }
+        func ids(_ values: [String]?) throws -> [String] {
+            try (values ?? []).map {
+                guard let id = canonicalUUID($0) else { throw ServerError.badRequest("not a UUID in an ID filter") }
+                return id
+            }
+        }
+        let writerIDs = try ids(body.writerIDs)
+        let scope: RecordQuery.Scope =
+            (!writerIDs.isEmpty || body.includeAllWriters == true) ? .readableBy(caller) : .writtenBy(caller)
+        var query = RecordQuery(
+            scope: scope,
+            afterIndex: afterIndex,
+            limit: body.plain == nil ? count : max(count, 200),
+            writerIDs: writerIDs,
+            userIDs: try ids(body.userIDs),
+            recordIDs: try ids(body.recordIDs),
+            types: body.contentTypes ?? []
+        )
+        var matches: [StoredRecord] = []
+        // The plain filter runs here, so keep fetching until a page is full or the records run out.
+        while matches.count < count {
+            let batch = try await store.records(matching: query)
+            for record in batch where body.plain?.matches(record.plain) ?? true {
+                matches.append(record)
+                if matches.count == count { break }
+            }
+            guard batch.count == query.limit, let last = batch.last else { break }
+            query.afterIndex = last.index
+        }
+        let includeData = body.includeData ?? false
+        var keys: [String: AccessKeyResponse?] = [:]
+        var results: [SearchResult] = []
+        for record in matches {
+            var accessKey: AccessKeyResponse?
+            if includeData {
+                let slot = "\(record.writerID)/\(record.userID)/\(record.type)"
+                if let cached = keys[slot] {
+                    accessKey = cached
+                } else {
+                    let stored = try await store.accessKey(
+                        writerID: record.writerID,
+                        userID: record.userID,
+                        readerID: caller,
+                        type: record.type
+                    )
+                    if let stored { accessKey = try await accessKeys.response(for: stored) }
+                    keys[slot] = accessKey
+                }
+            }
+            results.append(
+                SearchResult(meta: record.meta, recordData: includeData ? record.data : nil, accessKey: accessKey)
+            )
+        }
+        return try json(SearchResponse(results: results, lastIndex: matches.last?.index ?? afterIndex))
+    }
+}

@@ -1,0 +1,84 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import NIOCore
+import StrongroomWire
+import Synchronization
+
+/// Reads the body (up to the context's limit) and decodes JSON, whatever the `Content-Type` says (the Go SDK
+/// sends none). Oversize → 413, malformed → 400; neither reveals the body.
+func decodeBody<T: Decodable>(_ type: T.Type, _ request: Request, _ context: StrongroomRequestContext) async throws -> T
+{
+    let buffer: ByteBuffer
+    do {
+        buffer = try await request.body.collect(upTo: context.maxUploadSize)
+    } catch is NIOTooManyBytesError {
+        throw ServerError.tooLarge("the request body is larger than \(context.maxUploadSize) bytes")
+    }
+    do {
+        return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+    } catch let error as DecodingError {
+        throw ServerError.badRequest("malformed JSON body: \(describe(error))")
+    } catch {
+        throw ServerError.badRequest("malformed JSON body")
+    }
+}
+
+/// A short description of a decoding failure that names the field, never its content.
+private func describe(_ error: DecodingError) -> String {
+    switch error {
+    case .keyNotFound(let key, _): "missing \(key.stringValue)"
+    case .typeMismatch(_, let context), .valueNotFound(_, let context):
+        "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+    case .dataCorrupted(let context):
+        context.codingPath.isEmpty
+            ? "not JSON" : "bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+    @unknown default: "undecodable"
+    }
+}
+
+/// A JSON response.
+func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    var fields = headers
+    fields[.contentType] = "application/json"
+    return Response(
+        status: status,
+        headers: fields,
+        body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(value)))
+    )
+}
+
+/// An empty response.
+func empty(_ status: HTTPResponse.Status) -> Response { Response(status: status) }
+
+extension StrongroomRequestContext {
+    /// A path segment, percent-decoded (after the router split the path on `/`).
+    func segment(_ name: String) throws -> String {
+        guard let raw = parameters.get(name) else { throw ServerError.notFound() }
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    /// A path segment that must be a UUID (any case); the lowercase form, or 404.
+    func uuidSegment(_ name: String) throws -> String {
+        guard let id = UUID(uuidString: try segment(name)) else { throw ServerError.notFound("no such item") }
+        return id.uuidString.lowercased()
+    }
+}
+
+/// A UUID string in any case → lowercase canonical form, or nil.
+func canonicalUUID(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
+
+/// Timestamps that strictly increase within this process (two writes by one client must differ, §0.4).
+final class MonotonicClock: Sendable {
+    private let last = Mutex<Int64>(0)
+
+    func now() -> Timestamp {
+        let system = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        return Timestamp(
+            microseconds: last.withLock { value in
+                value = max(system, value + 1)
+                return value
+            }
+        )
+    }
+}

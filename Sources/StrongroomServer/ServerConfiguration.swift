@@ -1,0 +1,38 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// How a Strongroom server runs.
+public struct ServerConfiguration: Sendable {
+    /// Where the SQLite database and the token key live (created with mode 0700).
+    public var dataDirectory: String
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on; 0 picks a free one.
+    public var port: Int
+    /// A registration token to create at start-up if it does not exist yet (tests, first run).
+    public var registrationToken: String?
+    /// How long an access token lives.
+    public var tokenLifetime: Duration
+    /// The largest request body accepted (the spec's largest record is about 3.1 MB of JSON).
+    public var maximumBodySize: Int
+    /// How far a TSV1 timestamp may be from the server's clock.
+    public var signatureWindow: Duration
+
+    /// The embedded default: SQLite under `dataDirectory`, loopback only.
+    public init(
+        dataDirectory: String,
+        host: String = "127.0.0.1",
+        port: Int = 8000,
+        registrationToken: String? = nil,
+        tokenLifetime: Duration = .seconds(3600),
+        maximumBodySize: Int = 16 << 20,
+        signatureWindow: Duration = .seconds(300)
+    ) {
+        self.dataDirectory = dataDirectory
+        self.host = host
+        self.port = port
+        self.registrationToken = registrationToken
+        self.tokenLifetime = tokenLifetime
+        self.maximumBodySize = maximumBodySize
+        self.signatureWindow = signatureWindow
+    }
+}

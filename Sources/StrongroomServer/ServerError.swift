@@ -1,0 +1,43 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+public import Hummingbird
+import StrongroomWire
+
+/// An error the server answers with: an E3DB status code and a JSON body `{"error": "…", "code": "…"}`.
+///
+/// Messages never contain ciphertext, keys, tokens or record contents.
+public struct ServerError: HTTPResponseError, Sendable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var message: String
+    public var code: String
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = try JSONEncoder().encode(ErrorBody(error: message, code: code))
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
+    }
+
+    static func badRequest(_ message: String) -> ServerError { ServerError(.badRequest, "bad_request", message) }
+    static func unauthorized(_ message: String = "missing or invalid credentials") -> ServerError {
+        ServerError(.unauthorized, "unauthorized", message)
+    }
+    static func forbidden(_ message: String = "not allowed") -> ServerError {
+        ServerError(.forbidden, "forbidden", message)
+    }
+    static func notFound(_ message: String = "not found") -> ServerError {
+        ServerError(.notFound, "not_found", message)
+    }
+    static func conflict(_ message: String) -> ServerError { ServerError(.conflict, "conflict", message) }
+    static func tooLarge(_ message: String) -> ServerError { ServerError(.contentTooLarge, "too_large", message) }
+}

@@ -1,0 +1,76 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+public import Logging
+import SQLiteKit
+public import ServiceLifecycle
+import StrongroomCore
+
+/// The embedded default: one SQLite file (`strongroom.sqlite`, WAL) in the data directory.
+///
+/// WAL with `synchronous = NORMAL` keeps every acknowledged write across a crash of the process (SIGKILL); after a
+/// power loss the last few commits may roll back. SQLite is sqlite-nio's vendored copy (prefixed symbols), never the
+/// system library.
+public final class EmbeddedDatabase: Service, Sendable {
+    let connection: SQLiteConnection
+    /// The store over this database.
+    public let store: SQLServerStore
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+        self.store = SQLServerStore(database: connection.sql(), engine: .sqlite)
+    }
+
+    /// Opens (creating if needed) the database in `dataDirectory` and migrates it.
+    public static func open(dataDirectory: String, logger: Logger) async throws -> EmbeddedDatabase {
+        try DataDirectory.prepare(dataDirectory)
+        let path = dataDirectory + "/strongroom.sqlite"
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let database = EmbeddedDatabase(connection: connection)
+        do {
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
+                _ = try await connection.query(pragma)
+            }
+            try await database.store.migrate()
+        } catch {
+            try await connection.close()
+            throw error
+        }
+        chmod(path, 0o600)
+        return database
+    }
+
+    /// Closes the connection.
+    public func close() async throws { try await connection.close() }
+
+    /// Waits for graceful shutdown, then closes the database.
+    public func run() async throws {
+        try? await gracefulShutdown()  // cancellation also means "shut down"
+        try await close()
+    }
+}
+
+/// The data directory: created 0700; holds the database and the token key (0600).
+enum DataDirectory {
+    static func prepare(_ path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: path,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+    }
+
+    /// The HMAC key for bearer tokens, created once (32 random bytes, mode 0600).
+    static func tokenKey(in directory: String) throws -> Data {
+        let path = directory + "/token.key"
+        if let existing = FileManager.default.contents(atPath: path), existing.count == 32 { return existing }
+        let created = FileManager.default.createFile(
+            atPath: path,
+            contents: SecureRandom.data(count: 32),
+            attributes: [.posixPermissions: 0o600]
+        )
+        guard created, let stored = FileManager.default.contents(atPath: path), stored.count == 32 else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return stored
+    }
+}

@@ -1,0 +1,10 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+
+/// Runs `body` with a fresh temporary directory, removed afterwards.
+public func withTemporaryDirectory<R>(_ body: (URL) async throws -> R) async throws -> R {
+    let url = FileManager.default.temporaryDirectory.appending(path: "strongroom-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }  // best effort: the OS cleans temp directories too
+    return try await body(url)
+}

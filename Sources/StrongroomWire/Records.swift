@@ -1,0 +1,110 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// A record's metadata as the server returns it (identical on every endpoint).
+public struct RecordMeta: Codable, Sendable, Hashable {
+    public var recordID: String
+    public var writerID: String
+    public var userID: String
+    public var type: String
+    public var plain: [String: String]
+    public var created: Timestamp
+    public var lastModified: Timestamp
+    public var version: String
+
+    enum CodingKeys: String, CodingKey {
+        case recordID = "record_id"
+        case writerID = "writer_id"
+        case userID = "user_id"
+        case type
+        case plain
+        case created
+        case lastModified = "last_modified"
+        case version
+    }
+
+    /// Creates record metadata.
+    public init(
+        recordID: String,
+        writerID: String,
+        userID: String,
+        type: String,
+        plain: [String: String],
+        created: Timestamp,
+        lastModified: Timestamp,
+        version: String
+    ) {
+        self.recordID = recordID
+        self.writerID = writerID
+        self.userID = userID
+        self.type = type
+        self.plain = plain
+        self.created = created
+        self.lastModified = lastModified
+        self.version = version
+    }
+}
+
+/// `{"meta": …, "data": {…}, "rec_sig": …}` as the server returns it.
+public struct RecordResponse: Codable, Sendable, Hashable {
+    public var meta: RecordMeta
+    /// The field ciphertexts exactly as stored.
+    public var data: [String: String]
+    public var recordSignature: String?
+
+    enum CodingKeys: String, CodingKey {
+        case meta
+        case data
+        case recordSignature = "rec_sig"
+    }
+
+    /// Creates a record response.
+    public init(meta: RecordMeta, data: [String: String], recordSignature: String?) {
+        self.meta = meta
+        self.data = data
+        self.recordSignature = recordSignature
+    }
+}
+
+/// The body of a record write or update. The server takes only `writer_id`, `user_id`, `type`, `plain`, `data`
+/// and `rec_sig`; any other meta the SDKs send is ignored.
+public struct RecordWriteRequest: Codable, Sendable, Hashable {
+    /// The client-supplied part of the meta.
+    public struct Meta: Codable, Sendable, Hashable {
+        public var writerID: String?
+        public var userID: String?
+        public var type: String?
+        public var plain: [String: String]?
+
+        enum CodingKeys: String, CodingKey {
+            case writerID = "writer_id"
+            case userID = "user_id"
+            case type
+            case plain
+        }
+
+        /// Creates write meta.
+        public init(writerID: String?, userID: String?, type: String?, plain: [String: String]?) {
+            self.writerID = writerID
+            self.userID = userID
+            self.type = type
+            self.plain = plain
+        }
+    }
+
+    public var meta: Meta
+    public var data: [String: String]?
+    public var recordSignature: String?
+
+    enum CodingKeys: String, CodingKey {
+        case meta
+        case data
+        case recordSignature = "rec_sig"
+    }
+
+    /// Creates a write request.
+    public init(meta: Meta, data: [String: String]?, recordSignature: String? = nil) {
+        self.meta = meta
+        self.data = data
+        self.recordSignature = recordSignature
+    }
+}

@@ -1,0 +1,161 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// `POST /v1/storage/search` body. Every key is optional (Go, Swift and JS leave empty ones out).
+public struct SearchRequest: Codable, Sendable, Hashable {
+    public var count: Int?
+    public var afterIndex: Int64?
+    public var includeData: Bool?
+    public var writerIDs: [String]?
+    public var userIDs: [String]?
+    public var recordIDs: [String]?
+    public var contentTypes: [String]?
+    public var plain: PlainFilter?
+    public var includeAllWriters: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case count
+        case afterIndex = "after_index"
+        case includeData = "include_data"
+        case writerIDs = "writer_ids"
+        case userIDs = "user_ids"
+        case recordIDs = "record_ids"
+        case contentTypes = "content_types"
+        case plain
+        case includeAllWriters = "include_all_writers"
+    }
+
+    /// Creates a search request.
+    public init(
+        count: Int? = nil,
+        afterIndex: Int64? = nil,
+        includeData: Bool? = nil,
+        writerIDs: [String]? = nil,
+        userIDs: [String]? = nil,
+        recordIDs: [String]? = nil,
+        contentTypes: [String]? = nil,
+        plain: PlainFilter? = nil,
+        includeAllWriters: Bool? = nil
+    ) {
+        self.count = count
+        self.afterIndex = afterIndex
+        self.includeData = includeData
+        self.writerIDs = writerIDs
+        self.userIDs = userIDs
+        self.recordIDs = recordIDs
+        self.contentTypes = contentTypes
+        self.plain = plain
+        self.includeAllWriters = includeAllWriters
+    }
+}
+
+/// The v1 `plain` filter: the Python DSL (`eq`, `and`, `or`, `not`) or Go's flat map of equalities.
+public indirect enum PlainFilter: Codable, Sendable, Hashable {
+    case equals(name: String, value: String)
+    case all([PlainFilter])
+    case any([PlainFilter])
+    case not(PlainFilter)
+
+    private struct Equality: Codable, Hashable {
+        var name: String
+        var value: String
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        let keys = container.allKeys.map(\.stringValue)
+        if keys == ["eq"] {
+            let equality = try container.decode(Equality.self, forKey: AnyKey(stringValue: "eq"))
+            self = .equals(name: equality.name, value: equality.value)
+        } else if keys == ["and"] {
+            self = .all(try container.decode([PlainFilter].self, forKey: AnyKey(stringValue: "and")))
+        } else if keys == ["or"] {
+            self = .any(try container.decode([PlainFilter].self, forKey: AnyKey(stringValue: "or")))
+        } else if keys == ["not"] {
+            self = .not(try container.decode(PlainFilter.self, forKey: AnyKey(stringValue: "not")))
+        } else {
+            // Go's flat map: {"k": "v", …}, all of them.
+            self = .all(
+                try keys.sorted().map { key in
+                    .equals(name: key, value: try container.decode(String.self, forKey: AnyKey(stringValue: key)))
+                }
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        switch self {
+        case .equals(let name, let value):
+            try container.encode(Equality(name: name, value: value), forKey: AnyKey(stringValue: "eq"))
+        case .all(let filters):
+            try container.encode(filters, forKey: AnyKey(stringValue: "and"))
+        case .any(let filters):
+            try container.encode(filters, forKey: AnyKey(stringValue: "or"))
+        case .not(let filter):
+            try container.encode(filter, forKey: AnyKey(stringValue: "not"))
+        }
+    }
+
+    /// Whether a record's plain metadata satisfies the filter.
+    public func matches(_ plain: [String: String]) -> Bool {
+        switch self {
+        case .equals(let name, let value): plain[name] == value
+        case .all(let filters): filters.allSatisfy { $0.matches(plain) }
+        case .any(let filters): filters.contains { $0.matches(plain) }
+        case .not(let filter): !filter.matches(plain)
+        }
+    }
+}
+
+/// One v1 search hit.
+public struct SearchResult: Codable, Sendable, Hashable {
+    public var meta: RecordMeta
+    /// The ciphertexts with `include_data`, `null` without (the key is always present).
+    public var recordData: [String: String]?
+    /// The caller's EAK for the record's type, inline (Swift and Java SDKs need it).
+    public var accessKey: AccessKeyResponse?
+
+    enum CodingKeys: String, CodingKey {
+        case meta
+        case recordData = "record_data"
+        case accessKey = "access_key"
+    }
+
+    /// Creates a search hit.
+    public init(meta: RecordMeta, recordData: [String: String]?, accessKey: AccessKeyResponse?) {
+        self.meta = meta
+        self.recordData = recordData
+        self.accessKey = accessKey
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(meta, forKey: .meta)
+        try container.encode(recordData, forKey: .recordData)
+        try container.encode(accessKey, forKey: .accessKey)
+    }
+}
+
+/// `POST /v1/storage/search` answer.
+public struct SearchResponse: Codable, Sendable, Hashable {
+    public var results: [SearchResult]
+    public var lastIndex: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case results
+        case lastIndex = "last_index"
+    }
+
+    /// Creates a search answer.
+    public init(results: [SearchResult], lastIndex: Int64) {
+        self.results = results
+        self.lastIndex = lastIndex
+    }
+}

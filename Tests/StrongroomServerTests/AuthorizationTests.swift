@@ -1,0 +1,155 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomWire
+import Testing
+
+/// Every authenticated endpoint refuses missing, bad, expired and tampered credentials with 401 and a JSON
+/// `{"error"}` body, and never returns data to a client that may not read it.
+@Suite struct AuthorizationTests {
+    static let someID = "0e8eb8c6-839f-46ca-9843-801c539e490f"
+    static let endpoints: [(HTTPRequest.Method, String)] = [
+        (.get, "/v1/storage/clients/\(someID)"),
+        (.get, "/v1/storage/access_keys/\(someID)/\(someID)/\(someID)/t"),
+        (.put, "/v1/storage/access_keys/\(someID)/\(someID)/\(someID)/t"),
+        (.delete, "/v1/storage/access_keys/\(someID)/\(someID)/\(someID)/t"),
+        (.post, "/v1/storage/records"),
+        (.get, "/v1/storage/records/\(someID)"),
+        (.put, "/v1/storage/records/safe/\(someID)/v"),
+        (.delete, "/v1/storage/records/safe/\(someID)/v"),
+        (.post, "/v1/storage/search"),
+        (.put, "/v1/storage/policy/\(someID)/\(someID)/\(someID)/t"),
+        (.delete, "/v1/storage/policy/\(someID)/\(someID)/\(someID)"),
+        (.get, "/v1/storage/policy/outgoing"),
+        (.get, "/v1/storage/policy/incoming"),
+        (.get, "/v1/storage/policy/proxies"),
+        (.get, "/v1/storage/policy/granted"),
+    ]
+
+    @Test("no credentials, a forged token, or a foreign scheme → 401 JSON on every endpoint")
+    func unauthenticated() async throws {
+        try await TestServer.run { api in
+            for (method, path) in Self.endpoints {
+                for authorization in [nil, "Bearer nonsense", "Bearer sr1.AAAA.BBBB", "Basic YTpi", "Token x"] {
+                    let response = try await api.request(method, path, authorization: authorization, body: "{}")
+                    #expect(response.status == .unauthorized, "\(method) \(path) with \(authorization ?? "nothing")")
+                    let error = try? JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body))
+                    #expect(error != nil, "\(method) \(path): body is not {\"error\"}")
+                }
+            }
+        }
+    }
+
+    @Test("an expired token → 401")
+    func expiredToken() async throws {
+        try await TestServer.run(tokenLifetime: .seconds(-120)) { api in
+            let client = try await api.register()
+            let response = try await api.request(
+                .get,
+                "/v1/storage/policy/outgoing",
+                authorization: "Bearer \(client.token)"
+            )
+            #expect(response.status == .unauthorized)
+        }
+    }
+
+    @Test("a valid TSV1 signature is accepted once; tampered, foreign-key and replayed ones are refused")
+    func tsv1() async throws {
+        try await TestServer.run { api in
+            let client = try await api.register()
+            let path = "/v1/storage/policy/outgoing"
+            let header = TSV1.authorization(
+                for: .init(method: "GET", path: path),
+                clientID: client.clientID,
+                signingKey: client.keys.signingKey
+            )
+            #expect(try await api.request(.get, path, authorization: header).status == .ok)
+            #expect(try await api.request(.get, path, authorization: header).status == .unauthorized, "replay")
+            var tampered = Array(
+                TSV1.authorization(
+                    for: .init(method: "GET", path: path),
+                    clientID: client.clientID,
+                    signingKey: client.keys.signingKey
+                )
+            )
+            tampered[tampered.count - 5] = tampered[tampered.count - 5] == "A" ? "B" : "A"
+            #expect(try await api.request(.get, path, authorization: String(tampered)).status == .unauthorized)
+            let otherKey = TSV1.authorization(
+                for: .init(method: "GET", path: path),
+                clientID: client.clientID,
+                signingKey: SigningPrivateKey()
+            )
+            #expect(try await api.request(.get, path, authorization: otherKey).status == .unauthorized)
+            let wrongPath = TSV1.authorization(
+                for: .init(method: "GET", path: "/v1/storage/policy/incoming"),
+                clientID: client.clientID,
+                signingKey: client.keys.signingKey
+            )
+            #expect(try await api.request(.get, path, authorization: wrongPath).status == .unauthorized)
+        }
+    }
+
+    @Test("another client's record, a revoked reader and an authorizer without read get no data")
+    func accessControl() async throws {
+        try await TestServer.run { api in
+            let writer = try await api.register("writer")
+            let reader = try await api.register("reader")
+            let stranger = try await api.register("stranger")
+            let authorizer = try await api.register("authorizer")
+            let accessKey = AccessKey()
+            let record = try await api.writeRecord(
+                as: writer,
+                type: "secret",
+                fields: ["f": "canary"],
+                accessKey: accessKey
+            )
+            let path = "/v1/storage/records/\(record.meta.recordID)"
+
+            #expect(try await api.request(.get, path, authorization: "Bearer \(stranger.token)").status == .forbidden)
+            try await api.share("secret", from: writer, to: reader, accessKey: accessKey)
+            let shared = try await api.request(.get, path, authorization: "Bearer \(reader.token)")
+            #expect(shared.status == .ok)
+
+            // Revoke: deny read, delete the EAK; the reader still holds the AK but the server refuses the record.
+            let policyPath = "/v1/storage/policy/\(writer.clientID)/\(writer.clientID)/\(reader.clientID)/secret"
+            let deny = try await api.request(
+                .put,
+                policyPath,
+                token: writer.token,
+                json: PolicyRequest(deny: [.init(read: [:])])
+            )
+            #expect(deny.status == .created)
+            #expect(try await api.request(.get, path, authorization: "Bearer \(reader.token)").status == .forbidden)
+
+            // An authorizer may share on the writer's behalf, but reading needs its own read grant.
+            let grantPath = "/v1/storage/policy/\(writer.clientID)/\(writer.clientID)/\(authorizer.clientID)/secret"
+            let grant = PolicyRequest(allow: [.init(authorizer: [:])])
+            #expect(try await api.request(.put, grantPath, token: writer.token, json: grant).status == .created)
+            #expect(try await api.request(.get, path, authorization: "Bearer \(authorizer.token)").status == .forbidden)
+
+            // Only the reader fetches its EAK; a stranger cannot set policies for someone else's data.
+            let eakPath = "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(reader.clientID)/secret"
+            #expect(
+                try await api.request(.get, eakPath, authorization: "Bearer \(stranger.token)").status == .forbidden
+            )
+            let strangerPolicy = "/v1/storage/policy/\(writer.clientID)/\(writer.clientID)/\(stranger.clientID)/secret"
+            let allow = PolicyRequest(allow: [.init(read: [:])])
+            #expect(
+                try await api.request(.put, strangerPolicy, token: stranger.token, json: allow).status == .forbidden
+            )
+
+            // Searches never return another writer's records unless shared.
+            let search = try await api.request(
+                .post,
+                "/v1/storage/search",
+                token: stranger.token,
+                json: SearchRequest(includeData: true, writerIDs: [writer.clientID], includeAllWriters: true)
+            )
+            let found = try JSONDecoder().decode(SearchResponse.self, from: Data(buffer: search.body))
+            #expect(found.results.isEmpty)
+        }
+    }
+}

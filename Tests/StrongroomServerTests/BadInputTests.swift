@@ -1,0 +1,146 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import StrongroomCrypto
+import StrongroomWire
+import Testing
+
+/// Bad input gets a 4xx JSON error and changes nothing.
+@Suite struct BadInputTests {
+    @Test("malformed bodies and wrong types → 400, and the record store is unchanged")
+    func malformedBodies() async throws {
+        try await TestServer.run { api in
+            let client = try await api.register()
+            let bodies = [
+                "", "{", "not json", "[]", "null", "{\"meta\": 5}", "{\"meta\": {\"type\": 5}, \"data\": {}}",
+                "{\"meta\": {\"type\": \"t\"}, \"data\": {\"f\": 1}}", "{\"meta\": {\"type\": \"t\"}, \"data\": {}}",
+                "{\"meta\": {\"type\": \"\"}, \"data\": {\"f\": \"x\"}}",
+            ]
+            for body in bodies {
+                let response = try await api.request(
+                    .post,
+                    "/v1/storage/records",
+                    authorization: "Bearer \(client.token)",
+                    body: body
+                )
+                #expect(response.status == .badRequest, "body \(body)")
+                #expect((try? JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body))) != nil)
+            }
+            let search = try await api.request(.post, "/v1/storage/search", token: client.token, json: SearchRequest())
+            #expect(try JSONDecoder().decode(SearchResponse.self, from: Data(buffer: search.body)).results.isEmpty)
+        }
+    }
+
+    @Test("bad UUIDs and unknown records → 404; a bad search → 400 with an error key")
+    func badIdentifiers() async throws {
+        try await TestServer.run { api in
+            let client = try await api.register()
+            for path in [
+                "/v1/storage/clients/doesnt%20exist", "/v1/storage/clients/0e8eb8c6-839f-46ca-9843-801c539e490f",
+                "/v1/storage/records/not-a-uuid", "/v1/storage/records/0e8eb8c6-839f-46ca-9843-801c539e490f",
+            ] {
+                #expect(
+                    try await api.request(.get, path, authorization: "Bearer \(client.token)").status == .notFound,
+                    "\(path)"
+                )
+            }
+            let search = try await api.request(
+                .post,
+                "/v1/storage/search",
+                token: client.token,
+                json: SearchRequest(afterIndex: -99)
+            )
+            #expect(search.status == .badRequest)
+            #expect(String(decoding: Data(buffer: search.body), as: UTF8.self).contains("\"error\""))
+        }
+    }
+
+    @Test("an oversize body → 413")
+    func oversize() async throws {
+        try await TestServer.run { api in
+            let client = try await api.register()
+            let huge =
+                "{\"meta\": {\"type\": \"t\"}, \"data\": {\"f\": \"" + String(repeating: "x", count: 17 << 20) + "\"}}"
+            let response = try await api.request(
+                .post,
+                "/v1/storage/records",
+                authorization: "Bearer \(client.token)",
+                body: huge
+            )
+            #expect(response.status == .contentTooLarge)
+        }
+    }
+
+    @Test("a stale version → 409 on update and delete; the current version still works")
+    func staleVersion() async throws {
+        try await TestServer.run { api in
+            let client = try await api.register()
+            let key = AccessKey()
+            let record = try await api.writeRecord(as: client, type: "t", fields: ["f": "v1"], accessKey: key)
+            let update = RecordWriteRequest(
+                meta: .init(writerID: nil, userID: nil, type: "t", plain: nil),
+                data: FieldCipher.encrypt(fields: ["f": "v2"], with: key)
+            )
+            let first = try await api.request(
+                .put,
+                "/v1/storage/records/safe/\(record.meta.recordID)/\(record.meta.version)",
+                token: client.token,
+                json: update
+            )
+            #expect(first.status == .ok)
+            let updated = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: first.body))
+            #expect(updated.meta.version != record.meta.version)
+            #expect(updated.meta.created == record.meta.created)
+            let stale = try await api.request(
+                .put,
+                "/v1/storage/records/safe/\(record.meta.recordID)/\(record.meta.version)",
+                token: client.token,
+                json: update
+            )
+            #expect(stale.status == .conflict)
+            let staleDelete = try await api.request(
+                .delete,
+                "/v1/storage/records/safe/\(record.meta.recordID)/\(record.meta.version)",
+                authorization: "Bearer \(client.token)"
+            )
+            #expect(staleDelete.status == .conflict)
+            let read = try await api.request(
+                .get,
+                "/v1/storage/records/\(record.meta.recordID)",
+                authorization: "Bearer \(client.token)"
+            )
+            let current = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: read.body))
+            #expect(try FieldCipher.decrypt(fields: current.data, with: key) == ["f": "v2"])
+            let delete = try await api.request(
+                .delete,
+                "/v1/storage/records/safe/\(record.meta.recordID)/\(updated.meta.version)",
+                authorization: "Bearer \(client.token)"
+            )
+            #expect(delete.status == .noContent)
+        }
+    }
+
+    @Test("unknown, revoked or missing registration tokens and bad keys are refused")
+    func registration() async throws {
+        try await TestServer.run { api in
+            let key = EncryptionPrivateKey().publicKey.base64URLEncoded
+            let cases: [(String, HTTPResponse.Status)] = [
+                (
+                    "{\"token\": \"nope\", \"client\": {\"name\": \"x\", \"public_key\": {\"curve25519\": \"\(key)\"}}}",
+                    .unauthorized
+                ),
+                (
+                    "{\"token\": \"\(TestServer.registrationToken)\", \"client\": {\"name\": \"x\", \"public_key\": {\"curve25519\": \"short\"}}}",
+                    .badRequest
+                ),
+                ("{\"token\": \"\(TestServer.registrationToken)\", \"client\": {\"name\": \"x\"}}", .badRequest),
+                ("{\"token\": \"\(TestServer.registrationToken)\"}", .badRequest),
+            ]
+            for (body, status) in cases {
+                let response = try await api.request(.post, "/v1/account/e3db/clients/register", body: body)
+                #expect(response.status == status, "\(body)")
+            }
+        }
+    }
+}
