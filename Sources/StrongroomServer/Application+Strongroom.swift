@@ -23,22 +23,35 @@ public func buildApplication(
     let tokens = TokenIssuer(key: tokenKey)
     let accessKeys = AccessKeyRoutes(store: store)
     let account = AccountRoutes(store: store, tokens: tokens, tokenLifetime: configuration.tokenLifetime)
-    let records = RecordRoutes(store: store, clock: MonotonicClock(), accessKeys: accessKeys)
+    let clock = MonotonicClock()
+    let blobs = try FileBlobStore(directory: configuration.dataDirectory + "/blobs")
+    let records = RecordRoutes(store: store, clock: clock, accessKeys: accessKeys, blobs: blobs)
     let policies = PolicyRoutes(store: store)
+    let files = FileRoutes(
+        store: store,
+        blobs: blobs,
+        signer: try BlobURLSigner(tokenKey: tokenKey),
+        clock: clock,
+        records: records,
+        publicURL: configuration.publicURL
+    )
 
     let router = Router(context: StrongroomRequestContext.self)
     router.get("/health") { _, _ in try json(["status": "ok"]) }
     router.post("/v1/account/e3db/clients/register", use: account.register)
     router.post("/v1/auth/token", use: account.token)
+    router.post("/v1/account/backup/:token/:client", use: account.backup)
+    router.put("/v1/storage/blobs/:id", use: files.upload)
+    router.get("/v1/storage/blobs/:id", use: files.download)
 
-    let storage = router.group("/v1/storage")
-        .add(
-            middleware: AuthenticationMiddleware(
-                tokens: tokens,
-                store: store,
-                signatureWindow: configuration.signatureWindow
-            )
-        )
+    let authentication = AuthenticationMiddleware(
+        tokens: tokens,
+        store: store,
+        signatureWindow: configuration.signatureWindow
+    )
+    let searchV2 = SearchV2Routes(store: store, records: records)
+    router.group("/v2").add(middleware: authentication).post("search", use: searchV2.search)
+    let storage = router.group("/v1/storage").add(middleware: authentication)
     storage.get("clients/:id", use: account.clientInfo)
     storage.get("access_keys/:writer/:user/:reader/:type", use: accessKeys.get)
     storage.put("access_keys/:writer/:user/:reader/:type", use: accessKeys.put)
@@ -49,6 +62,9 @@ public func buildApplication(
     storage.put("records/safe/:id/:version", use: records.update)
     storage.delete("records/safe/:id/:version", use: records.delete)
     storage.post("search", use: records.search)
+    storage.post("files", use: files.create)
+    storage.patch("files/:id", use: files.commit)
+    storage.get("files/:id", use: files.get)
     storage.get("policy/outgoing", use: policies.outgoing)
     storage.get("policy/incoming", use: policies.incoming)
     storage.get("policy/proxies", use: policies.proxies)
@@ -98,7 +114,8 @@ private func prepare(store: any ServerStore, configuration: ServerConfiguration,
             apiKeyID: hex(SecureRandom.data(count: 32)),
             apiSecretHash: AccountRoutes.hash(secret: hex(SecureRandom.data(count: 32))),
             enabled: true,
-            created: Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
+            created: Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)),
+            registrationToken: nil
         )
         try await store.insertClient(backup)
         try await store.setSettingIfAbsent("backup_client_id", value: backup.clientID)

@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumBodySize: Int
     /// How far a TSV1 timestamp may be from the server's clock.
     public var signatureWindow: Duration
+    /// The base URL clients reach this server at, for presigned file URLs (default: the request's `Host`).
+    public var publicURL: String?
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(
@@ -25,7 +27,8 @@ public struct ServerConfiguration: Sendable {
         registrationToken: String? = nil,
         tokenLifetime: Duration = .seconds(3600),
         maximumBodySize: Int = 16 << 20,
-        signatureWindow: Duration = .seconds(300)
+        signatureWindow: Duration = .seconds(300),
+        publicURL: String? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -34,5 +37,6 @@ public struct ServerConfiguration: Sendable {
         self.tokenLifetime = tokenLifetime
         self.maximumBodySize = maximumBodySize
         self.signatureWindow = signatureWindow
+        self.publicURL = publicURL
     }
 }

@@ -10,8 +10,11 @@ public struct RecordMeta: Codable, Sendable, Hashable {
     public var created: Timestamp
     public var lastModified: Timestamp
     public var version: String
+    /// Only for file records; the key is left out otherwise (Java treats `null` as "this is a file").
+    public var fileMeta: FileMeta?
 
     enum CodingKeys: String, CodingKey {
+        case fileMeta = "file_meta"
         case recordID = "record_id"
         case writerID = "writer_id"
         case userID = "user_id"
@@ -31,7 +34,8 @@ public struct RecordMeta: Codable, Sendable, Hashable {
         plain: [String: String],
         created: Timestamp,
         lastModified: Timestamp,
-        version: String
+        version: String,
+        fileMeta: FileMeta? = nil
     ) {
         self.recordID = recordID
         self.writerID = writerID
@@ -41,6 +45,7 @@ public struct RecordMeta: Codable, Sendable, Hashable {
         self.created = created
         self.lastModified = lastModified
         self.version = version
+        self.fileMeta = fileMeta
     }
 }
 

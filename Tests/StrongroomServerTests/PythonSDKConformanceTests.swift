@@ -5,12 +5,12 @@ import StrongroomTesting
 import Testing
 
 /// The official Python SDK's own integration suites (e3db 2.3.0, `e3db/tests/`), unchanged, against a server this
-/// test starts. Files, notes and credential backup are deselected until the server implements them.
+/// test starts. Notes are deselected until the server implements them.
 @Suite(.enabled(if: PythonSDK.isAvailableOrRequired, "\(PythonSDK.missingMessage)"))
 struct PythonSDKConformanceTests {
-    static let deselected = "not file and not note and not backup"
+    static let deselected = "not note"
 
-    @Test("the official SDK's integration and sharing suites pass against Strongroom")
+    @Test("the official SDK's integration, sharing and search suites pass against Strongroom")
     func officialSuites() async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
         let outcome = try await TestServer.run { api in
@@ -18,6 +18,7 @@ struct PythonSDKConformanceTests {
                 try await PythonSDK.run(
                     [
                         "-m", "pytest", "--pyargs", "e3db.tests.test_integration", "e3db.tests.test_share_integration",
+                        "e3db.tests.test_search_integration",
                         "-q", "-p", "no:cacheprovider", "-k", Self.deselected,
                     ],
                     directory: home,

@@ -42,7 +42,8 @@ struct AccountRoutes {
             apiKeyID: hex(SecureRandom.data(count: 32)),
             apiSecretHash: Self.hash(secret: apiSecret),
             enabled: true,
-            created: Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000))
+            created: Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)),
+            registrationToken: body.token
         )
         try await store.insertClient(client)
         let backup = try await store.setting("backup_client_id") ?? ""
@@ -107,6 +108,17 @@ struct AccountRoutes {
                 validated: true
             )
         )
+    }
+
+    /// `POST /v1/account/backup/{token}/{client_id}`: acknowledges a credential backup. The JS SDK sends it with no
+    /// credentials, so the check is that the client was registered with that token.
+    func backup(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let token = try context.segment("token")
+        guard let clientID = canonicalUUID(try context.segment("client")),
+            let client = try await store.client(id: clientID),
+            let registeredWith = client.registrationToken, ConstantTime.equals(registeredWith, token)
+        else { throw ServerError.notFound("no client registered with that token") }
+        return try json([String: String](), status: .created)
     }
 
     /// SHA-256 of an API secret, hex. Secrets are 256 random bits, so a fast hash is enough.

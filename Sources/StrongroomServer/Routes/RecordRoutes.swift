@@ -9,6 +9,7 @@ struct RecordRoutes {
     let store: any ServerStore
     let clock: MonotonicClock
     let accessKeys: AccessKeyRoutes
+    let blobs: any BlobStore
 
     /// Whether `caller` may read `record`: its writer or user, or an allow-read policy. Checked on every read,
     /// so a revoke takes effect at once whatever the client cached.
@@ -50,7 +51,9 @@ struct RecordRoutes {
                 recordSignature: body.recordSignature,
                 created: now,
                 lastModified: now,
-                version: SecureRandom.uuid().uuidString.lowercased()
+                version: SecureRandom.uuid().uuidString.lowercased(),
+                fileMeta: nil,
+                isPending: false
             )
         )
         return try json(
@@ -62,7 +65,7 @@ struct RecordRoutes {
     /// `GET /v1/storage/records/{id}` (optionally `?field=a&field=b`).
     func read(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        guard let record = try await store.record(id: try context.uuidSegment("id")) else {
+        guard let record = try await store.record(id: try context.uuidSegment("id")), !record.isPending else {
             throw ServerError.notFound("no such record")
         }
         guard try await mayRead(record, caller: caller) else { throw ServerError.forbidden("not shared with you") }
@@ -78,7 +81,9 @@ struct RecordRoutes {
         let id = try context.uuidSegment("id")
         let version = try context.segment("version")
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
-        guard let existing = try await store.record(id: id) else { throw ServerError.notFound("no such record") }
+        guard let existing = try await store.record(id: id), !existing.isPending else {
+            throw ServerError.notFound("no such record")
+        }
         guard caller == existing.writerID || caller == existing.userID else {
             throw ServerError.forbidden("only the writer may update a record")
         }
@@ -129,7 +134,9 @@ struct RecordRoutes {
             throw ServerError.forbidden("not your record")
         }
         switch try await store.deleteRecord(id: id, expectedVersion: version) {
-        case .done: return
+        case .done:
+            if existing.fileMeta != nil { blobs.remove(id: id) }
+            return
         case .conflict: throw ServerError.conflict("the record has changed since version \(version)")
         case .notFound: throw ServerError.forbidden("not your record")
         }
@@ -172,10 +179,17 @@ struct RecordRoutes {
             guard batch.count == query.limit, let last = batch.last else { break }
             query.afterIndex = last.index
         }
-        let includeData = body.includeData ?? false
+        let results = try await searchResults(for: matches, caller: caller, includeData: body.includeData ?? false)
+        return try json(SearchResponse(results: results, lastIndex: matches.last?.index ?? afterIndex))
+    }
+
+    /// Search hits: ciphertext when asked for (`{}` for files), and the caller's EAK inlined once per
+    /// writer, user and type (the Swift and Java SDKs need it inline).
+    func searchResults(for records: [StoredRecord], caller: String, includeData: Bool) async throws -> [SearchResult] {
         var keys: [String: AccessKeyResponse?] = [:]
         var results: [SearchResult] = []
-        for record in matches {
+        results.reserveCapacity(records.count)
+        for record in records {
             var accessKey: AccessKeyResponse?
             if includeData {
                 let slot = "\(record.writerID)/\(record.userID)/\(record.type)"
@@ -196,6 +210,6 @@ struct RecordRoutes {
                 SearchResult(meta: record.meta, recordData: includeData ? record.data : nil, accessKey: accessKey)
             )
         }
-        return try json(SearchResponse(results: results, lastIndex: matches.last?.index ?? afterIndex))
+        return results
     }
 }

@@ -21,47 +21,75 @@ public struct SQLServerStore: ServerStore {
         self.engine = engine
     }
 
-    public func migrate() async throws {
+    /// The schema, as numbered steps. A step is never edited once released; changes are new steps.
+    var migrations: [(version: Int, statements: [String])] {
         let indexColumn =
             switch engine {
             case .sqlite: "idx INTEGER PRIMARY KEY AUTOINCREMENT"
             case .postgres: "idx BIGSERIAL PRIMARY KEY"
             }
-        let statements: [String] = [
-            "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-            """
-            CREATE TABLE IF NOT EXISTS registration_tokens (token TEXT PRIMARY KEY, name TEXT NOT NULL,
-            uses BIGINT NOT NULL DEFAULT 0, maximum_uses BIGINT, enabled BOOLEAN NOT NULL)
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS clients (client_id TEXT PRIMARY KEY, name TEXT NOT NULL,
-            public_key TEXT NOT NULL, signing_key TEXT, api_key_id TEXT NOT NULL UNIQUE,
-            api_secret_hash TEXT NOT NULL, enabled BOOLEAN NOT NULL, created BIGINT NOT NULL)
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS records (\(indexColumn), record_id TEXT NOT NULL UNIQUE,
-            writer_id TEXT NOT NULL, user_id TEXT NOT NULL, type TEXT NOT NULL, plain TEXT NOT NULL,
-            data TEXT NOT NULL, rec_sig TEXT, created BIGINT NOT NULL, last_modified BIGINT NOT NULL,
-            version TEXT NOT NULL)
-            """,
-            "CREATE INDEX IF NOT EXISTS records_writer ON records (writer_id, idx)",
-            """
-            CREATE TABLE IF NOT EXISTS access_keys (writer_id TEXT NOT NULL, user_id TEXT NOT NULL,
-            reader_id TEXT NOT NULL, type TEXT NOT NULL, eak TEXT NOT NULL, authorizer_id TEXT NOT NULL,
-            PRIMARY KEY (writer_id, user_id, reader_id, type))
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS policies (user_id TEXT NOT NULL, writer_id TEXT NOT NULL,
-            reader_id TEXT NOT NULL, type TEXT NOT NULL, can_read BOOLEAN NOT NULL, is_authorizer BOOLEAN NOT NULL,
-            authorized_by TEXT, PRIMARY KEY (user_id, writer_id, reader_id, type))
-            """,
-            "CREATE INDEX IF NOT EXISTS policies_reader ON policies (reader_id)",
-            """
-            CREATE TABLE IF NOT EXISTS tsv1_nonces (public_key TEXT NOT NULL, nonce TEXT NOT NULL,
-            timestamp BIGINT NOT NULL, PRIMARY KEY (public_key, nonce))
-            """,
+        return [
+            (
+                1,
+                [
+                    "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                    """
+                    CREATE TABLE registration_tokens (token TEXT PRIMARY KEY, name TEXT NOT NULL,
+                    uses BIGINT NOT NULL DEFAULT 0, maximum_uses BIGINT, enabled BOOLEAN NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE clients (client_id TEXT PRIMARY KEY, name TEXT NOT NULL,
+                    public_key TEXT NOT NULL, signing_key TEXT, api_key_id TEXT NOT NULL UNIQUE,
+                    api_secret_hash TEXT NOT NULL, enabled BOOLEAN NOT NULL, created BIGINT NOT NULL,
+                    registration_token TEXT)
+                    """,
+                    """
+                    CREATE TABLE records (\(indexColumn), record_id TEXT NOT NULL UNIQUE,
+                    writer_id TEXT NOT NULL, user_id TEXT NOT NULL, type TEXT NOT NULL, plain TEXT NOT NULL,
+                    data TEXT NOT NULL, rec_sig TEXT, created BIGINT NOT NULL, last_modified BIGINT NOT NULL,
+                    version TEXT NOT NULL, file_meta TEXT, pending BOOLEAN NOT NULL)
+                    """,
+                    "CREATE INDEX records_writer ON records (writer_id, idx)",
+                    """
+                    CREATE TABLE access_keys (writer_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                    reader_id TEXT NOT NULL, type TEXT NOT NULL, eak TEXT NOT NULL, authorizer_id TEXT NOT NULL,
+                    PRIMARY KEY (writer_id, user_id, reader_id, type))
+                    """,
+                    """
+                    CREATE TABLE policies (user_id TEXT NOT NULL, writer_id TEXT NOT NULL,
+                    reader_id TEXT NOT NULL, type TEXT NOT NULL, can_read BOOLEAN NOT NULL,
+                    is_authorizer BOOLEAN NOT NULL, authorized_by TEXT,
+                    PRIMARY KEY (user_id, writer_id, reader_id, type))
+                    """,
+                    "CREATE INDEX policies_reader ON policies (reader_id)",
+                    """
+                    CREATE TABLE tsv1_nonces (public_key TEXT NOT NULL, nonce TEXT NOT NULL,
+                    timestamp BIGINT NOT NULL, PRIMARY KEY (public_key, nonce))
+                    """,
+                ]
+            )
         ]
-        for statement in statements { try await database.raw("\(unsafeRaw: statement)").run() }
+    }
+
+    /// Applies every migration step above the stored schema version, each step with its version bump.
+    public func migrate() async throws {
+        try await database.raw("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)").run()
+        let current =
+            try await database.raw("SELECT MAX(version) AS version FROM schema_version").first()?
+            .decode(column: "version", as: Int?.self) ?? 0
+        for step in migrations where step.version > current {
+            try await database.withSession { session in
+                try await session.raw("BEGIN").run()
+                do {
+                    for statement in step.statements { try await session.raw("\(unsafeRaw: statement)").run() }
+                    try await session.raw("INSERT INTO schema_version (version) VALUES (\(bind: step.version))").run()
+                    try await session.raw("COMMIT").run()
+                } catch {
+                    try? await session.raw("ROLLBACK").run()  // the original error is the one to report
+                    throw error
+                }
+            }
+        }
     }
 
     // MARK: Settings and tokens
@@ -119,10 +147,10 @@ public struct SQLServerStore: ServerStore {
     public func insertClient(_ client: StoredClient) async throws {
         try await database.raw(
             """
-            INSERT INTO clients (client_id, name, public_key, signing_key, api_key_id, api_secret_hash, enabled, created)
-            VALUES (\(bind: client.clientID), \(bind: client.name), \(bind: try json(client.publicKey)),
+            INSERT INTO clients (client_id, name, public_key, signing_key, api_key_id, api_secret_hash, enabled, created,
+            registration_token) VALUES (\(bind: client.clientID), \(bind: client.name), \(bind: try json(client.publicKey)),
             \(bind: try client.signingKey.map(json)), \(bind: client.apiKeyID), \(bind: client.apiSecretHash),
-            \(bind: client.enabled), \(bind: client.created.microseconds))
+            \(bind: client.enabled), \(bind: client.created.microseconds), \(bind: client.registrationToken))
             """
         ).run()
     }
@@ -161,7 +189,8 @@ public struct SQLServerStore: ServerStore {
             apiKeyID: try row.decode(column: "api_key_id", as: String.self),
             apiSecretHash: try row.decode(column: "api_secret_hash", as: String.self),
             enabled: try row.decode(column: "enabled", as: Bool.self),
-            created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self))
+            created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
+            registrationToken: try row.decode(column: "registration_token", as: String?.self)
         )
     }
 
@@ -307,10 +336,11 @@ public struct SQLServerStore: ServerStore {
         let row = try await database.raw(
             """
             INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
-            version) VALUES (\(bind: record.recordID), \(bind: record.writerID), \(bind: record.userID),
-            \(bind: record.type), \(bind: try json(record.plain)), \(bind: try json(record.data)),
+            version, file_meta, pending) VALUES (\(bind: record.recordID), \(bind: record.writerID),
+            \(bind: record.userID), \(bind: record.type), \(bind: try json(record.plain)), \(bind: try json(record.data)),
             \(bind: record.recordSignature), \(bind: record.created.microseconds),
-            \(bind: record.lastModified.microseconds), \(bind: record.version)) RETURNING idx
+            \(bind: record.lastModified.microseconds), \(bind: record.version), \(bind: try record.fileMeta.map(json)),
+            \(bind: record.isPending)) RETURNING idx
             """
         ).first()
         var stored = record
@@ -343,6 +373,15 @@ public struct SQLServerStore: ServerStore {
         return try await record(id: id) == nil ? .notFound : .conflict
     }
 
+    public func commitFile(id: String, lastModified: Timestamp) async throws -> StoredRecord? {
+        try await database.raw(
+            """
+            UPDATE records SET pending = \(bind: false), last_modified = \(bind: lastModified.microseconds)
+            WHERE record_id = \(bind: id) AND pending = \(bind: true) RETURNING *
+            """
+        ).first().map(decodeRecord)
+    }
+
     public func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void> {
         let deleted = try await database.raw(
             "DELETE FROM records WHERE record_id = \(bind: id) AND version = \(bind: expectedVersion) RETURNING record_id"
@@ -352,7 +391,8 @@ public struct SQLServerStore: ServerStore {
     }
 
     public func records(matching query: RecordQuery) async throws -> [StoredRecord] {
-        var sql: SQLQueryString = "SELECT r.* FROM records r WHERE r.idx > \(bind: query.afterIndex)"
+        var sql: SQLQueryString =
+            "SELECT r.* FROM records r WHERE r.idx > \(bind: query.afterIndex) AND r.pending = \(bind: false)"
         func list(_ values: [String]) -> [any Encodable & Sendable] { values.map { $0 as any Encodable & Sendable } }
         if !query.writerIDs.isEmpty { sql += " AND r.writer_id IN (\(binds: list(query.writerIDs)))" }
         if !query.userIDs.isEmpty { sql += " AND r.user_id IN (\(binds: list(query.userIDs)))" }
@@ -384,7 +424,9 @@ public struct SQLServerStore: ServerStore {
             recordSignature: try row.decode(column: "rec_sig", as: String?.self),
             created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
             lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),
-            version: try row.decode(column: "version", as: String.self)
+            version: try row.decode(column: "version", as: String.self),
+            fileMeta: try row.decode(column: "file_meta", as: String?.self).map { try decodeJSON(FileMeta.self, $0) },
+            isPending: try row.decode(column: "pending", as: Bool.self)
         )
     }
 

@@ -55,6 +55,8 @@ public protocol ServerStore: Sendable {
         recordSignature: String?,
         lastModified: Timestamp
     ) async throws -> VersionedOutcome<StoredRecord>
+    /// Makes a pending file record visible; nil when there is no such pending record.
+    func commitFile(id: String, lastModified: Timestamp) async throws -> StoredRecord?
     func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void>
     func records(matching query: RecordQuery) async throws -> [StoredRecord]
 }

@@ -12,6 +12,8 @@ public struct StoredClient: Sendable, Hashable {
     public var apiSecretHash: String
     public var enabled: Bool
     public var created: Timestamp
+    /// The registration token it was registered with (for the credential-backup call).
+    public var registrationToken: String?
 }
 
 /// A record row: ciphertext only, plus the plaintext `plain` metadata the protocol puts in the clear.
@@ -27,6 +29,10 @@ public struct StoredRecord: Sendable, Hashable {
     public var created: Timestamp
     public var lastModified: Timestamp
     public var version: String
+    /// Present for file records.
+    public var fileMeta: FileMeta?
+    /// A file record whose upload has not been committed: invisible to reads and searches.
+    public var isPending: Bool
 
     /// The wire form of the meta, identical on every endpoint.
     public var meta: RecordMeta {
@@ -38,7 +44,8 @@ public struct StoredRecord: Sendable, Hashable {
             plain: plain,
             created: created,
             lastModified: lastModified,
-            version: version
+            version: version,
+            fileMeta: fileMeta
         )
     }
 }

@@ -1,0 +1,148 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StrongroomCore
+import StrongroomWire
+
+/// Large files: pending record → presigned PUT of the ciphertext → PATCH commit → presigned GET.
+struct FileRoutes {
+    let store: any ServerStore
+    let blobs: any BlobStore
+    let signer: BlobURLSigner
+    let clock: MonotonicClock
+    let records: RecordRoutes
+    let publicURL: String?
+
+    /// The absolute base for presigned URLs: the configured public URL, or the address the client used.
+    private func base(_ request: Request) -> String {
+        publicURL ?? "http://\(request.head.authority ?? "127.0.0.1")"
+    }
+
+    private var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// `POST /v1/storage/files` → exactly 202 `{"id", "file_url"}`.
+    func create(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(FileWriteRequest.self, request, context)
+        if let writer = body.meta.writerID, canonicalUUID(writer) != caller {
+            throw ServerError.forbidden("writer_id must be the caller")
+        }
+        if let user = body.meta.userID, canonicalUUID(user) != caller {
+            throw ServerError.forbidden("user_id must be the caller")
+        }
+        guard let type = body.meta.type, !type.isEmpty else { throw ServerError.badRequest("meta.type is required") }
+        guard var fileMeta = body.meta.fileMeta else { throw ServerError.badRequest("meta.file_meta is required") }
+        guard fileMeta.size > 0, let md5 = Data(base64Encoded: fileMeta.checksum), md5.count == 16 else {
+            throw ServerError.badRequest("file_meta needs a positive size and a base64 MD5 checksum")
+        }
+        let id = SecureRandom.uuid().uuidString.lowercased()
+        let timestamp = clock.now()
+        fileMeta.fileURL = nil
+        if fileMeta.fileName?.isEmpty ?? true { fileMeta.fileName = "\(id)-\(timestamp.microseconds)" }
+        _ = try await store.insertRecord(
+            StoredRecord(
+                index: 0,
+                recordID: id,
+                writerID: caller,
+                userID: caller,
+                type: type,
+                plain: body.meta.plain ?? [:],
+                data: [:],
+                recordSignature: nil,
+                created: timestamp,
+                lastModified: timestamp,
+                version: SecureRandom.uuid().uuidString.lowercased(),
+                fileMeta: fileMeta,
+                isPending: true
+            )
+        )
+        return try json(
+            PendingFileResponse(id: id, fileURL: signer.url(base: base(request), method: "PUT", id: id, now: now)),
+            status: .accepted
+        )
+    }
+
+    /// The presigned `PUT`: no Authorization header; the URL's signature is the credential. → exactly 200.
+    func upload(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let id = try context.uuidSegment("id")
+        let query = request.uri.queryParameters.reduce(into: [String: String]()) {
+            $0[String($1.key)] = String($1.value)
+        }
+        guard signer.isValid(method: "PUT", id: id, query: query, now: now) else {
+            throw ServerError.forbidden("the upload URL is invalid or expired")
+        }
+        guard let record = try await store.record(id: id), record.isPending, let fileMeta = record.fileMeta else {
+            throw ServerError.notFound("no pending file")
+        }
+        let (size, checksum) = try await blobs.write(
+            id: id,
+            body: request.body,
+            maximumSize: fileMeta.size,
+            context: context
+        )
+        let contentMD5 = HTTPField.Name("Content-MD5").flatMap { request.headers[$0] }
+        guard size == fileMeta.size, ConstantTime.equals(checksum, fileMeta.checksum),
+            contentMD5 == nil || contentMD5 == checksum
+        else {
+            blobs.remove(id: id)
+            throw ServerError.badRequest("the upload does not match the declared size and checksum")
+        }
+        return empty(.ok)
+    }
+
+    /// `PATCH /v1/storage/files/{id}`: the writer commits an uploaded file → 201 with the record.
+    func commit(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.uuidSegment("id")
+        guard let record = try await store.record(id: id), record.fileMeta != nil else {
+            throw ServerError.notFound("no such file")
+        }
+        guard caller == record.writerID else { throw ServerError.forbidden("only the writer may commit a file") }
+        guard record.isPending else { return try json(response(record), status: .created) }
+        guard blobs.size(id: id) == record.fileMeta?.size else {
+            throw ServerError.badRequest("the file has not been uploaded yet")
+        }
+        guard let committed = try await store.commitFile(id: id, lastModified: record.lastModified) else {
+            throw ServerError.conflict("the file changed while being committed")
+        }
+        return try json(response(committed), status: .created)
+    }
+
+    /// `GET /v1/storage/files/{id}`: the record with a fresh presigned download URL.
+    func get(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let id = try context.uuidSegment("id")
+        guard let record = try await store.record(id: id), !record.isPending, record.fileMeta != nil else {
+            throw ServerError.notFound("no such file")
+        }
+        guard try await records.mayRead(record, caller: caller) else {
+            throw ServerError.forbidden("not shared with you")
+        }
+        var withURL = response(record)
+        withURL.meta.fileMeta?.fileURL = signer.url(base: base(request), method: "GET", id: id, now: now)
+        return try json(withURL)
+    }
+
+    /// The presigned `GET`: streams the ciphertext, uncompressed.
+    func download(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let id = try context.uuidSegment("id")
+        let query = request.uri.queryParameters.reduce(into: [String: String]()) {
+            $0[String($1.key)] = String($1.value)
+        }
+        guard signer.isValid(method: "GET", id: id, query: query, now: now) else {
+            throw ServerError.forbidden("the download URL is invalid or expired")
+        }
+        guard let record = try await store.record(id: id), !record.isPending,
+            let body = try await blobs.read(id: id, context: context)
+        else { throw ServerError.notFound("no such file") }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        if let size = record.fileMeta?.size { headers[.contentLength] = String(size) }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    private func response(_ record: StoredRecord) -> RecordResponse {
+        RecordResponse(meta: record.meta, data: [:], recordSignature: record.recordSignature)
+    }
+}
