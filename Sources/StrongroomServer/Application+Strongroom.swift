@@ -89,15 +89,20 @@ public func buildEmbeddedApplication(
     logger: Logger
 ) async throws -> some ApplicationProtocol {
     let database = try await EmbeddedDatabase.open(dataDirectory: configuration.dataDirectory, logger: logger)
-    let key = SecureBytes(copying: try DataDirectory.tokenKey(in: configuration.dataDirectory))
-    var app = try await buildApplication(
-        configuration: configuration,
-        store: database.store,
-        tokenKey: key,
-        logger: logger
-    )
-    app.addServices(database)
-    return app
+    do {
+        let key = SecureBytes(copying: try DataDirectory.tokenKey(in: configuration.dataDirectory))
+        var app = try await buildApplication(
+            configuration: configuration,
+            store: database.store,
+            tokenKey: key,
+            logger: logger
+        )
+        app.addServices(database)
+        return app
+    } catch {
+        try await database.close()
+        throw error
+    }
 }
 
 /// Start-up work every instance may repeat safely.

@@ -1,6 +1,8 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
@@ -24,6 +26,12 @@ import Testing
                 )
             }
             try await api.share("t", from: writer, to: reader, accessKey: key)
+            try await uploadFile(
+                api,
+                as: writer,
+                plaintext: Array(String(repeating: canary, count: 5000).utf8),
+                key: key
+            )
             let secrets = [
                 canary, writer.apiSecret, reader.apiSecret, writer.keys.encryptionKey.base64URLEncoded,
                 writer.keys.signingKey.base64URLEncoded, Base64URL.encode(key.rawRepresentation),
@@ -31,11 +39,49 @@ import Testing
             let files = try FileManager.default.subpathsOfDirectory(atPath: api.dataDirectory.path)
             #expect(files.contains("strongroom.sqlite"))
             for file in files {
-                let bytes = try Data(contentsOf: api.dataDirectory.appending(path: file))
+                var isDirectory: ObjCBool = false
+                let url = api.dataDirectory.appending(path: file)
+                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue
+                else { continue }
+                let bytes = try Data(contentsOf: url)
                 for secret in secrets {
                     #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) contains a secret")
                 }
             }
         }
+    }
+
+    /// The three-step E3DB file upload: pending record, presigned PUT, commit.
+    private func uploadFile(_ api: API, as client: TestClient, plaintext: [UInt8], key: AccessKey) async throws {
+        var encryptor = FileEncryptor(accessKey: key)
+        var ciphertext: [UInt8] = []
+        encryptor.update(plaintext, into: &ciphertext)
+        let summary = encryptor.finalize(into: &ciphertext)
+        let create = FileWriteRequest(
+            meta: .init(
+                writerID: client.clientID,
+                userID: client.clientID,
+                type: "t",
+                plain: [:],
+                fileMeta: FileMeta(checksum: summary.checksum, compression: "raw", size: summary.size)
+            )
+        )
+        let pending = try await api.request(.post, "/v1/storage/files", token: client.token, json: create)
+        #expect(pending.status == .accepted)
+        let upload = try JSONDecoder().decode(PendingFileResponse.self, from: Data(buffer: pending.body))
+        let url = try #require(URLComponents(string: upload.fileURL))
+        let put = try await api.client.execute(
+            uri: url.path + "?" + (url.percentEncodedQuery ?? ""),
+            method: .put,
+            body: ByteBuffer(bytes: ciphertext)
+        )
+        #expect(put.status == .ok)
+        let commit = try await api.request(
+            .patch,
+            "/v1/storage/files/\(upload.id)",
+            authorization: "Bearer \(client.token)"
+        )
+        #expect(commit.status == .created)
     }
 }

@@ -42,10 +42,11 @@ public final class EmbeddedDatabase: Service, Sendable {
     /// Closes the connection.
     public func close() async throws { try await connection.close() }
 
-    /// Waits for graceful shutdown, then closes the database.
+    /// Waits for graceful shutdown (or cancellation), then closes the database.
     public func run() async throws {
         try? await gracefulShutdown()  // cancellation also means "shut down"
-        try await close()
+        // Close in a task of its own, so that a cancelled service group still closes the connection.
+        try await Task { try await self.close() }.value
     }
 }
 
