@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StrongroomCrypto", targets: ["StrongroomCrypto"]),
         .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
+        .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
         .executable(name: "strongroom", targets: ["StrongroomCLI"]),
         .executable(name: "strongroom-server", targets: ["StrongroomServerApp"]),
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -75,6 +77,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "StrongroomServerPostgres",
+            dependencies: [
+                "StrongroomServer",
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "StrongroomTesting",
             swiftSettings: strictSettings
         ),
@@ -82,6 +95,7 @@ let package = Package(
             name: "StrongroomServerApp",
             dependencies: [
                 "StrongroomServer",
+                "StrongroomServerPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,6 +135,7 @@ let package = Package(
                 "StrongroomCrypto",
                 "StrongroomWire",
                 "StrongroomServer",
+                "StrongroomServerPostgres",
                 "StrongroomTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -11,6 +11,8 @@ packages=(
     python3-venv
     python3-pip
     ca-certificates
+    postgresql        # the second server engine; tests start a throw-away cluster (Scripts/postgres.sh)
+    postgresql-client # psql and pg_dump for the tests
 )
 
 missing=()

@@ -11,4 +11,9 @@ export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
 
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
 swift build --build-tests
+
+# Every server test runs on SQLite and on PostgreSQL (a throw-away cluster, stopped on exit).
+STRONGROOM_TEST_POSTGRES_URL="$(Scripts/postgres.sh start)"
+export STRONGROOM_TEST_POSTGRES_URL
+trap 'Scripts/postgres.sh stop' EXIT
 swift test --skip-build

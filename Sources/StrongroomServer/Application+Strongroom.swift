@@ -90,7 +90,7 @@ public func buildEmbeddedApplication(
 ) async throws -> some ApplicationProtocol {
     let database = try await EmbeddedDatabase.open(dataDirectory: configuration.dataDirectory, logger: logger)
     do {
-        let key = SecureBytes(copying: try DataDirectory.tokenKey(in: configuration.dataDirectory))
+        let key = try loadTokenKey(dataDirectory: configuration.dataDirectory)
         var app = try await buildApplication(
             configuration: configuration,
             store: database.store,
@@ -140,4 +140,16 @@ private func prepare(store: any ServerStore, configuration: ServerConfiguration,
             metadata: ["registration_token": .string(token)]
         )
     }
+}
+
+/// The bearer-token HMAC key: `STRONGROOM_TOKEN_KEY` (unpadded base64url of 32 bytes) when set, so that instances on
+/// several machines agree; otherwise `token.key` in the data directory, created on first use (mode 0600).
+public func loadTokenKey(dataDirectory: String) throws -> SecureBytes {
+    if let configured = ProcessInfo.processInfo.environment["STRONGROOM_TOKEN_KEY"], !configured.isEmpty {
+        let key = try Base64URL.decodeSecret(configured)
+        guard key.count == 32 else { throw ServerError.badRequest("STRONGROOM_TOKEN_KEY must hold 32 bytes") }
+        return key
+    }
+    try DataDirectory.prepare(dataDirectory)
+    return SecureBytes(copying: try DataDirectory.tokenKey(in: dataDirectory))
 }

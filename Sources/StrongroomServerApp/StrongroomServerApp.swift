@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StrongroomServer
+import StrongroomServerPostgres
 
 /// `strongroom-server`: the E3DB-compatible service.
 @main
@@ -20,6 +21,15 @@ struct StrongroomServerCommand: AsyncParsableCommand {
 struct DataOptions: ParsableArguments {
     @Option(help: "The data directory (SQLite database and token key). Env: STRONGROOM_DATA_DIR.")
     var dataDirectory = ProcessInfo.processInfo.environment["STRONGROOM_DATA_DIR"] ?? "strongroom-data"
+
+    @Option(
+        help:
+            "Use PostgreSQL instead of SQLite: postgres://user:pw@host:port/db?sslmode=…. Env: STRONGROOM_DATABASE_URL."
+    )
+    var databaseURL: String?
+
+    /// The PostgreSQL URL from the option or the environment, or nil for the embedded SQLite database.
+    var resolvedDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["STRONGROOM_DATABASE_URL"] }
 }
 
 struct Serve: AsyncParsableCommand {
@@ -35,17 +45,20 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "strongroom-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let app = try await buildEmbeddedApplication(
-            configuration: ServerConfiguration(
-                dataDirectory: data.dataDirectory,
-                host: host,
-                port: port,
-                registrationToken: registrationToken
-                    ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"]
-            ),
-            logger: logger
+        let configuration = ServerConfiguration(
+            dataDirectory: data.dataDirectory,
+            host: host,
+            port: port,
+            registrationToken: registrationToken
+                ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"]
         )
-        try await app.runService()
+        if let url = data.resolvedDatabaseURL {
+            let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
+            try await app.runService()
+        } else {
+            let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
+            try await app.runService()
+        }
     }
 }
 
@@ -57,6 +70,17 @@ struct TokenCommand: AsyncParsableCommand {
     )
 
     static func withStore<R>(_ data: DataOptions, _ body: (any ServerStore) async throws -> R) async throws -> R {
+        if let url = data.resolvedDatabaseURL {
+            let database = try await PostgresServerDatabase.open(url: url, logger: Logger(label: "token"))
+            do {
+                let result = try await body(database.store)
+                try await database.close()
+                return result
+            } catch {
+                try await database.close()
+                throw error
+            }
+        }
         let database = try await EmbeddedDatabase.open(
             dataDirectory: data.dataDirectory,
             logger: Logger(label: "token")

@@ -29,9 +29,12 @@ import Testing
         (.get, "/v1/storage/policy/granted"),
     ]
 
-    @Test("no credentials, a forged token, or a foreign scheme → 401 JSON on every endpoint")
-    func unauthenticated() async throws {
-        try await TestServer.run { api in
+    @Test(
+        "no credentials, a forged token, or a foreign scheme → 401 JSON on every endpoint",
+        arguments: TestEngine.available
+    )
+    func unauthenticated(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             for (method, path) in Self.endpoints {
                 for authorization in [nil, "Bearer nonsense", "Bearer sr1.AAAA.BBBB", "Basic YTpi", "Token x"] {
                     let response = try await api.request(method, path, authorization: authorization, body: "{}")
@@ -43,9 +46,9 @@ import Testing
         }
     }
 
-    @Test("an expired token → 401")
-    func expiredToken() async throws {
-        try await TestServer.run(tokenLifetime: .seconds(-120)) { api in
+    @Test("an expired token → 401", arguments: TestEngine.available)
+    func expiredToken(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine, tokenLifetime: .seconds(-120)) { api in
             let client = try await api.register()
             let response = try await api.request(
                 .get,
@@ -56,9 +59,12 @@ import Testing
         }
     }
 
-    @Test("a valid TSV1 signature is accepted once; tampered, foreign-key and replayed ones are refused")
-    func tsv1() async throws {
-        try await TestServer.run { api in
+    @Test(
+        "a valid TSV1 signature is accepted once; tampered, foreign-key and replayed ones are refused",
+        arguments: TestEngine.available
+    )
+    func tsv1(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let client = try await api.register()
             let path = "/v1/storage/policy/outgoing"
             let header = TSV1.authorization(
@@ -92,9 +98,12 @@ import Testing
         }
     }
 
-    @Test("another client's record, a revoked reader and an authorizer without read get no data")
-    func accessControl() async throws {
-        try await TestServer.run { api in
+    @Test(
+        "another client's record, a revoked reader and an authorizer without read get no data",
+        arguments: TestEngine.available
+    )
+    func accessControl(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let writer = try await api.register("writer")
             let reader = try await api.register("reader")
             let stranger = try await api.register("stranger")

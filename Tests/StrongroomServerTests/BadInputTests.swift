@@ -8,9 +8,9 @@ import Testing
 
 /// Bad input gets a 4xx JSON error and changes nothing.
 @Suite struct BadInputTests {
-    @Test("malformed bodies and wrong types → 400, and the record store is unchanged")
-    func malformedBodies() async throws {
-        try await TestServer.run { api in
+    @Test("malformed bodies and wrong types → 400, and the record store is unchanged", arguments: TestEngine.available)
+    func malformedBodies(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let client = try await api.register()
             let bodies = [
                 "", "{", "not json", "[]", "null", "{\"meta\": 5}", "{\"meta\": {\"type\": 5}, \"data\": {}}",
@@ -32,9 +32,9 @@ import Testing
         }
     }
 
-    @Test("bad UUIDs and unknown records → 404; a bad search → 400 with an error key")
-    func badIdentifiers() async throws {
-        try await TestServer.run { api in
+    @Test("bad UUIDs and unknown records → 404; a bad search → 400 with an error key", arguments: TestEngine.available)
+    func badIdentifiers(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let client = try await api.register()
             for path in [
                 "/v1/storage/clients/doesnt%20exist", "/v1/storage/clients/0e8eb8c6-839f-46ca-9843-801c539e490f",
@@ -56,9 +56,9 @@ import Testing
         }
     }
 
-    @Test("an oversize body → 413")
-    func oversize() async throws {
-        try await TestServer.run { api in
+    @Test("an oversize body → 413", arguments: TestEngine.available)
+    func oversize(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let client = try await api.register()
             let huge =
                 "{\"meta\": {\"type\": \"t\"}, \"data\": {\"f\": \"" + String(repeating: "x", count: 17 << 20) + "\"}}"
@@ -72,9 +72,12 @@ import Testing
         }
     }
 
-    @Test("a stale version → 409 on update and delete; the current version still works")
-    func staleVersion() async throws {
-        try await TestServer.run { api in
+    @Test(
+        "a stale version → 409 on update and delete; the current version still works",
+        arguments: TestEngine.available
+    )
+    func staleVersion(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let client = try await api.register()
             let key = AccessKey()
             let record = try await api.writeRecord(as: client, type: "t", fields: ["f": "v1"], accessKey: key)
@@ -121,9 +124,9 @@ import Testing
         }
     }
 
-    @Test("unknown, revoked or missing registration tokens and bad keys are refused")
-    func registration() async throws {
-        try await TestServer.run { api in
+    @Test("unknown, revoked or missing registration tokens and bad keys are refused", arguments: TestEngine.available)
+    func registration(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let key = EncryptionPrivateKey().publicKey.base64URLEncoded
             let cases: [(String, HTTPResponse.Status)] = [
                 (

@@ -5,14 +5,15 @@ import HummingbirdTesting
 import NIOCore
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomTesting
 import StrongroomWire
 import Testing
 
 /// The server's files never hold user plaintext, private keys or API secrets.
 @Suite struct NoPlaintextAtRestTests {
-    @Test("the data directory holds no canary, private key or API secret")
-    func scan() async throws {
-        try await TestServer.run { api in
+    @Test("the data directory holds no canary, private key or API secret", arguments: TestEngine.available)
+    func scan(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
             let writer = try await api.register("writer")
             let reader = try await api.register("reader")
             let key = AccessKey()
@@ -36,8 +37,22 @@ import Testing
                 canary, writer.apiSecret, reader.apiSecret, writer.keys.encryptionKey.base64URLEncoded,
                 writer.keys.signingKey.base64URLEncoded, Base64URL.encode(key.rawRepresentation),
             ]
-            let files = try FileManager.default.subpathsOfDirectory(atPath: api.dataDirectory.path)
-            #expect(files.contains("strongroom.sqlite"))
+            var files = try FileManager.default.subpathsOfDirectory(atPath: api.dataDirectory.path)
+            if let url = api.databaseURL {
+                // PostgreSQL: scan a full dump of the database, written into the data directory.
+                let dump = api.dataDirectory.appending(path: "postgres.dump.sql")
+                let outcome = try await ExternalProcess.run(
+                    URL(fileURLWithPath: "/usr/bin/pg_dump"),
+                    arguments: [url, "--file", dump.path]
+                )
+                #expect(outcome.status == 0, "\(outcome.output)")
+                files = try FileManager.default.subpathsOfDirectory(atPath: api.dataDirectory.path)
+                #expect(files.contains("postgres.dump.sql"))
+                let text = try String(contentsOf: dump, encoding: .utf8)
+                #expect(text.contains("COPY public.records"), "the dump holds the records table")
+            } else {
+                #expect(files.contains("strongroom.sqlite"))
+            }
             for file in files {
                 var isDirectory: ObjCBool = false
                 let url = api.dataDirectory.appending(path: file)

@@ -10,10 +10,13 @@ import Testing
 struct PythonSDKConformanceTests {
     static let deselected = "not note"
 
-    @Test("the official SDK's integration, sharing and search suites pass against Strongroom")
-    func officialSuites() async throws {
+    @Test(
+        "the official SDK's integration, sharing and search suites pass against Strongroom",
+        arguments: TestEngine.available
+    )
+    func officialSuites(engine: TestEngine) async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
-        let outcome = try await TestServer.run { api in
+        let outcome = try await TestServer.run(engine: engine) { api in
             try await withTemporaryDirectory { home in
                 try await PythonSDK.run(
                     [
@@ -36,10 +39,10 @@ struct PythonSDKConformanceTests {
         #expect(!outcome.output.contains(" failed"), "\(outcome.output)")
     }
 
-    @Test("the README's Python example runs against the server")
-    func readmeExample() async throws {
+    @Test("the README's Python example runs against the server", arguments: TestEngine.available)
+    func readmeExample(engine: TestEngine) async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
-        let outcome = try await TestServer.run { api in
+        let outcome = try await TestServer.run(engine: engine) { api in
             try await PythonSDK.run(
                 [PythonSDK.path("Scripts/readme-example.py")],
                 environment: ["STRONGROOM_URL": api.baseURL, "REGISTRATION_TOKEN": TestServer.registrationToken]

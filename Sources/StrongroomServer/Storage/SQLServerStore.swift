@@ -64,23 +64,29 @@ public struct SQLServerStore: ServerStore {
                     "CREATE INDEX policies_reader ON policies (reader_id)",
                     """
                     CREATE TABLE tsv1_nonces (public_key TEXT NOT NULL, nonce TEXT NOT NULL,
-                    timestamp BIGINT NOT NULL, PRIMARY KEY (public_key, nonce))
+                    seen_at BIGINT NOT NULL, PRIMARY KEY (public_key, nonce))
                     """,
                 ]
             )
         ]
     }
 
-    /// Applies every migration step above the stored schema version, each step with its version bump.
+    /// Applies every migration step above the stored schema version, each step in a transaction with its version
+    /// bump. On PostgreSQL an advisory lock lets several instances start at once.
     public func migrate() async throws {
         try await database.raw("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)").run()
-        let current =
-            try await database.raw("SELECT MAX(version) AS version FROM schema_version").first()?
-            .decode(column: "version", as: Int?.self) ?? 0
-        for step in migrations where step.version > current {
+        for step in migrations {
             try await database.withSession { session in
                 try await session.raw("BEGIN").run()
                 do {
+                    if engine == .postgres { try await session.raw("SELECT pg_advisory_xact_lock(7470616)").run() }
+                    let current =
+                        try await session.raw("SELECT MAX(version) AS version FROM schema_version").first()?
+                        .decode(column: "version", as: Int?.self) ?? 0
+                    guard step.version > current else {
+                        try await session.raw("COMMIT").run()
+                        return
+                    }
                     for statement in step.statements { try await session.raw("\(unsafeRaw: statement)").run() }
                     try await session.raw("INSERT INTO schema_version (version) VALUES (\(bind: step.version))").run()
                     try await session.raw("COMMIT").run()
@@ -199,14 +205,14 @@ public struct SQLServerStore: ServerStore {
     public func rememberNonce(publicKey: String, nonce: String, timestamp: Int64) async throws -> Bool {
         try await database.raw(
             """
-            INSERT INTO tsv1_nonces (public_key, nonce, timestamp) VALUES (\(bind: publicKey), \(bind: nonce),
+            INSERT INTO tsv1_nonces (public_key, nonce, seen_at) VALUES (\(bind: publicKey), \(bind: nonce),
             \(bind: timestamp)) ON CONFLICT (public_key, nonce) DO NOTHING RETURNING nonce
             """
         ).first() != nil
     }
 
     public func forgetNonces(olderThan timestamp: Int64) async throws {
-        try await database.raw("DELETE FROM tsv1_nonces WHERE timestamp < \(bind: timestamp)").run()
+        try await database.raw("DELETE FROM tsv1_nonces WHERE seen_at < \(bind: timestamp)").run()
     }
 
     // MARK: Access keys

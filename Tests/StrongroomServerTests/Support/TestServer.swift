@@ -7,33 +7,102 @@ import Logging
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomServerPostgres
 import StrongroomTesting
 import StrongroomWire
+import Testing
 
-/// A real Strongroom server (embedded SQLite in a temporary directory) on a free loopback port.
+/// The storage engines every server test runs against.
+enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// `STRONGROOM_TEST_POSTGRES_URL`: an admin URL of a throw-away cluster (`Scripts/postgres.sh start`).
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["STRONGROOM_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// SQLite always; PostgreSQL when a cluster is configured, and always in CI (where a missing cluster fails the
+    /// test with a message naming the script).
+    static var available: [TestEngine] {
+        postgresURL != nil || ProcessInfo.processInfo.environment["CI"] != nil ? [.sqlite, .postgres] : [.sqlite]
+    }
+}
+
+/// A real Strongroom server on a free loopback port: embedded SQLite in a temporary directory, or PostgreSQL in a
+/// fresh database of the test cluster (dropped afterwards).
 enum TestServer {
     static let registrationToken = "test-registration-token"
 
     static func run<R: Sendable>(
+        engine: TestEngine = .sqlite,
         tokenLifetime: Duration = .seconds(3600),
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
             var logger = Logger(label: "strongroom-test")
             logger.logLevel = .warning
-            let app = try await buildEmbeddedApplication(
-                configuration: ServerConfiguration(
-                    dataDirectory: directory.path,
-                    port: 0,
-                    registrationToken: registrationToken,
-                    tokenLifetime: tokenLifetime
-                ),
-                logger: logger
+            let configuration = ServerConfiguration(
+                dataDirectory: directory.path,
+                port: 0,
+                registrationToken: registrationToken,
+                tokenLifetime: tokenLifetime
             )
-            return try await app.test(.live) { client in
-                try await body(API(client: client, dataDirectory: directory))
+            switch engine {
+            case .sqlite:
+                let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
+                return try await app.test(.live) { client in
+                    try await body(API(client: client, dataDirectory: directory, engine: engine))
+                }
+            case .postgres:
+                return try await TestDatabase.withPostgres { url in
+                    let app = try await buildPostgresApplication(
+                        configuration: configuration,
+                        databaseURL: url,
+                        logger: logger
+                    )
+                    return try await app.test(.live) { client in
+                        try await body(API(client: client, dataDirectory: directory, engine: engine, databaseURL: url))
+                    }
+                }
             }
         }
+    }
+}
+
+/// Fresh PostgreSQL databases for tests, made and dropped with `psql` against the test cluster.
+enum TestDatabase {
+    static func withPostgres<R>(_ body: (String) async throws -> R) async throws -> R {
+        guard let admin = TestEngine.postgresURL else {
+            throw TestFailure(
+                "no PostgreSQL cluster: run `Scripts/postgres.sh start` and set STRONGROOM_TEST_POSTGRES_URL (Scripts/test.sh does)"
+            )
+        }
+        let name = "strongroom_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        try await psql(admin, "CREATE DATABASE \(name)")
+        guard var components = URLComponents(string: admin) else {
+            throw TestFailure("bad STRONGROOM_TEST_POSTGRES_URL")
+        }
+        components.path = "/" + name
+        let url = components.string ?? admin
+        do {
+            let result = try await body(url)
+            try await psql(admin, "DROP DATABASE \(name) WITH (FORCE)")
+            return result
+        } catch {
+            try? await psql(admin, "DROP DATABASE \(name) WITH (FORCE)")  // the test's own error matters more
+            throw error
+        }
+    }
+
+    static func psql(_ url: String, _ statement: String) async throws {
+        let outcome = try await ExternalProcess.run(
+            URL(fileURLWithPath: "/usr/bin/psql"),
+            arguments: [url, "-v", "ON_ERROR_STOP=1", "-qc", statement]
+        )
+        guard outcome.status == 0 else { throw TestFailure("psql failed: \(outcome.output)") }
     }
 }
 
@@ -50,6 +119,9 @@ struct TestClient: Sendable {
 struct API: Sendable {
     let client: any TestClientProtocol
     let dataDirectory: URL
+    let engine: TestEngine
+    /// The PostgreSQL database of this server, when the engine is PostgreSQL.
+    var databaseURL: String?
 
     var port: Int { client.port ?? 0 }
     var baseURL: String { "http://127.0.0.1:\(port)" }

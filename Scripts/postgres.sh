@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Strongroom — SPDX-License-Identifier: Apache-2.0
+# A throw-away PostgreSQL cluster for the tests, from Debian's `postgresql` package.
+#   Scripts/postgres.sh start   → prints the admin URL (postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable)
+#   Scripts/postgres.sh stop
+# As root it runs the server as the `postgres` user (PostgreSQL refuses root). State lives in a temporary
+# directory recorded in .build/postgres.dir; the port in STRONGROOM_PG_PORT (default 54329).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+port="${STRONGROOM_PG_PORT:-54329}"
+state=".build/postgres.dir"
+bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+[ -n "$bin" ] || { echo "error: PostgreSQL is not installed; run Scripts/install-system-deps.sh" >&2; exit 1; }
+
+as_postgres() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "${1:-}" in
+start)
+    if [ -f "$state" ] && [ -d "$(cat "$state")/data" ] && "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
+        echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+        exit 0
+    fi
+    dir="$(mktemp -d /tmp/strongroom-pg.XXXXXX)"
+    chmod 755 "$dir"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
+    mkdir -p .build
+    echo "$dir" > "$state"
+    as_postgres "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 1; }
+    as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+        -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+        || { cat "$dir/server.log" >&2; exit 1; }
+    echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+    ;;
+stop)
+    if [ -f "$state" ]; then
+        dir="$(cat "$state")"
+        as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1 || true
+        rm -rf "$dir" "$state"
+    fi
+    ;;
+*)
+    echo "usage: Scripts/postgres.sh start|stop" >&2
+    exit 2
+    ;;
+esac

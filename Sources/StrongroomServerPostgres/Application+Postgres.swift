@@ -1,0 +1,27 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Hummingbird
+public import Logging
+public import StrongroomServer
+
+/// Builds the server on PostgreSQL at `databaseURL`; blobs and (unless `STRONGROOM_TOKEN_KEY` is set) the token key
+/// stay in `configuration.dataDirectory`. The application owns the pool and closes it on graceful shutdown.
+public func buildPostgresApplication(
+    configuration: ServerConfiguration,
+    databaseURL: String,
+    logger: Logger
+) async throws -> some ApplicationProtocol {
+    let database = try await PostgresServerDatabase.open(url: databaseURL, logger: logger)
+    do {
+        var app = try await buildApplication(
+            configuration: configuration,
+            store: database.store,
+            tokenKey: try loadTokenKey(dataDirectory: configuration.dataDirectory),
+            logger: logger
+        )
+        app.addServices(database)
+        return app
+    } catch {
+        try await database.close()
+        throw error
+    }
+}

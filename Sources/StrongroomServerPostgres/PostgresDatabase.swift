@@ -1,0 +1,60 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+public import Logging
+import NIOPosix
+import PostgresKit
+import SQLKit
+public import ServiceLifecycle
+public import StrongroomServer
+
+/// The PostgreSQL engine: a pool of connections behind the same ``SQLServerStore`` as the embedded default.
+///
+/// The server keeps no state of its own, so several instances may serve one database (they must share the token
+/// key and the blob directory).
+// @unchecked: the only stored properties are immutable; AsyncKit's EventLoopGroupConnectionPool synchronises itself
+// (a lock plus one pool per event loop) but is not annotated Sendable.
+public final class PostgresServerDatabase: Service, @unchecked Sendable {
+    private let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+    /// The store over this database.
+    public let store: SQLServerStore
+
+    private init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>, logger: Logger) {
+        self.pool = pool
+        self.store = SQLServerStore(database: pool.database(logger: logger).sql(), engine: .postgres)
+    }
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and
+    /// migrates the schema.
+    public static func open(
+        url: String,
+        logger: Logger,
+        maximumConnectionsPerLoop: Int = 4
+    ) async throws
+        -> PostgresServerDatabase
+    {
+        let configuration = try SQLPostgresConfiguration(url: url)
+        let pool = EventLoopGroupConnectionPool(
+            source: PostgresConnectionSource(sqlConfiguration: configuration),
+            maxConnectionsPerEventLoop: maximumConnectionsPerLoop,
+            logger: logger,
+            on: MultiThreadedEventLoopGroup.singleton
+        )
+        let database = PostgresServerDatabase(pool: pool, logger: logger)
+        do {
+            try await database.store.migrate()
+        } catch {
+            try await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// Closes every pooled connection.
+    public func close() async throws { try await pool.shutdownAsync() }
+
+    /// Waits for graceful shutdown (or cancellation), then closes the pool.
+    public func run() async throws {
+        try? await gracefulShutdown()  // cancellation also means "shut down"
+        try await Task { try await self.close() }.value
+    }
+}
