@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 venv=".build/python-venv"
 python="$venv/bin/python"
-if [ -x "$python" ] && "$python" -c 'import e3db, nacl, pytest; assert e3db.__file__' >/dev/null 2>&1; then
+if [ -x "$python" ] && "$python" -c 'import e3db, nacl, pytest, responses; assert e3db.__file__' >/dev/null 2>&1; then
     echo "$python"
     exit 0
 fi
@@ -16,7 +16,7 @@ rm -rf "$venv"
 mkdir -p .build
 python3 -m venv "$venv" >&2
 for attempt in 1 2; do
-    if "$venv/bin/pip" install -q --disable-pip-version-check "e3db==2.3.0" "PyNaCl==1.6.2" "pytest>=8,<10" >&2; then
+    if "$venv/bin/pip" install -q --disable-pip-version-check "e3db==2.3.0" "PyNaCl==1.6.2" "pytest>=8,<10" "responses" >&2; then
         break
     fi
     [ "$attempt" -eq 2 ] && { echo "error: pip could not install e3db==2.3.0 and PyNaCl==1.6.2" >&2; exit 1; }

@@ -6,10 +6,13 @@ public struct StrongroomRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The authenticated client's ID (lowercase UUID), set by the auth middleware.
     public var clientID: String?
+    /// The Ed25519 public key that signed this request (TSV1), if any.
+    public var signerKey: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientID = nil
+        self.signerKey = nil
     }
 
     /// Bodies above this are refused with 413 before they are read in full.

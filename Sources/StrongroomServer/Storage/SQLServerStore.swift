@@ -67,7 +67,17 @@ public struct SQLServerStore: ServerStore {
                     seen_at BIGINT NOT NULL, PRIMARY KEY (public_key, nonce))
                     """,
                 ]
-            )
+            ),
+            (
+                2,
+                [
+                    """
+                    CREATE TABLE notes (note_id TEXT PRIMARY KEY, id_string TEXT UNIQUE, body TEXT NOT NULL,
+                    created BIGINT NOT NULL, views BIGINT NOT NULL, max_views BIGINT NOT NULL,
+                    expires_at BIGINT, recipient_signing_key TEXT NOT NULL)
+                    """
+                ]
+            ),
         ]
     }
 
@@ -446,5 +456,46 @@ public struct SQLServerStore: ServerStore {
 
     private func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    // MARK: Notes
+
+    public func insertNote(_ note: StoredNote) async throws -> Bool {
+        try await database.raw(
+            """
+            INSERT INTO notes (note_id, id_string, body, created, views, max_views, expires_at, recipient_signing_key)
+            VALUES (\(bind: note.noteID), \(bind: note.idString), \(bind: try json(note.body)),
+            \(bind: note.created.microseconds), \(bind: note.views), \(bind: note.maximumViews),
+            \(bind: note.expiresAt?.microseconds), \(bind: note.recipientSigningKey))
+            ON CONFLICT DO NOTHING RETURNING note_id
+            """
+        ).first() != nil
+    }
+
+    public func viewNote(
+        id: String?,
+        idString: String?,
+        recipientSigningKey: String,
+        now: Timestamp
+    ) async throws -> StoredNote? {
+        // One statement counts the view and refuses exhausted or expired notes.
+        var sql: SQLQueryString = "UPDATE notes SET views = views + 1 WHERE "
+        if let id { sql += "note_id = \(bind: id)" } else { sql += "id_string = \(bind: idString ?? "")" }
+        sql += """
+             AND recipient_signing_key = \(bind: recipientSigningKey) AND (max_views < 1 OR views < max_views)
+            AND (expires_at IS NULL OR expires_at > \(bind: now.microseconds)) RETURNING *
+            """
+        return try await database.raw(sql).first().map { row in
+            StoredNote(
+                noteID: try row.decode(column: "note_id", as: String.self),
+                idString: try row.decode(column: "id_string", as: String?.self),
+                body: try decodeJSON([String: JSONValue].self, try row.decode(column: "body", as: String.self)),
+                created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
+                views: try row.decode(column: "views", as: Int64.self),
+                maximumViews: try row.decode(column: "max_views", as: Int64.self),
+                expiresAt: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(microseconds:)),
+                recipientSigningKey: try row.decode(column: "recipient_signing_key", as: String.self)
+            )
+        }
     }
 }

@@ -59,4 +59,16 @@ public protocol ServerStore: Sendable {
     func commitFile(id: String, lastModified: Timestamp) async throws -> StoredRecord?
     func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void>
     func records(matching query: RecordQuery) async throws -> [StoredRecord]
+
+    // MARK: Notes
+    /// Stores a note; false when its `id_string` is taken.
+    func insertNote(_ note: StoredNote) async throws -> Bool
+    /// Counts one view of a note addressed to `recipientSigningKey` and returns it, or nil when it is missing,
+    /// addressed to another key, used up or expired (nothing is counted then).
+    func viewNote(
+        id: String?,
+        idString: String?,
+        recipientSigningKey: String,
+        now: Timestamp
+    ) async throws -> StoredNote?
 }

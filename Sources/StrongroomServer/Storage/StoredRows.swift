@@ -113,3 +113,17 @@ public struct RecordQuery: Sendable, Hashable {
     public var recordIDs: [String]
     public var types: [String]
 }
+
+/// A note: its JSON exactly as the writer sent it (ciphertext, public keys, options), plus the server's fields.
+public struct StoredNote: Sendable, Hashable {
+    public var noteID: String
+    /// Unique when set; nil for anonymous notes.
+    public var idString: String?
+    public var body: [String: JSONValue]
+    public var created: Timestamp
+    public var views: Int64
+    /// -1 (or 0) for unlimited.
+    public var maximumViews: Int64
+    public var expiresAt: Timestamp?
+    public var recipientSigningKey: String
+}

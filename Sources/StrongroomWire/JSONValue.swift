@@ -1,0 +1,69 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// Any JSON value, for objects the server stores and echoes without interpreting every field (notes).
+public indirect enum JSONValue: Codable, Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {  // the next type is tried instead
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {  // the next type is tried instead
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {  // the next type is tried instead
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {  // the next type is tried instead
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 1e15 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// The string, if this is one.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The object's members, if this is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// The number as an integer, if this is a whole number.
+    public var integerValue: Int64? {
+        if case .number(let value) = self, value.rounded() == value { return Int64(value) }
+        return nil
+    }
+
+    /// The boolean, if this is one.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+}
