@@ -4,7 +4,8 @@
 #   Scripts/postgres.sh start   → prints the admin URL (postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable)
 #   Scripts/postgres.sh stop
 # As root it runs the server as the `postgres` user (PostgreSQL refuses root). State lives in a temporary
-# directory recorded in .build/postgres.dir; the port in STRONGROOM_PG_PORT (default 54329).
+# directory recorded, with its port, in .build/postgres.dir; the first free port from STRONGROOM_PG_PORT (default
+# 54329) is used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,15 +20,20 @@ as_postgres() {
 
 case "${1:-}" in
 start)
-    if [ -f "$state" ] && [ -d "$(cat "$state")/data" ] && "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
-        echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
-        exit 0
+    if [ -f "$state" ]; then
+        read -r dir port < "$state"
+        if [ -d "$dir/data" ] && "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
+            echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+            exit 0
+        fi
     fi
+    # The first port from STRONGROOM_PG_PORT on that nothing listens on (another cluster, another checkout).
+    while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
     dir="$(mktemp -d /tmp/strongroom-pg.XXXXXX)"
     chmod 755 "$dir"
     [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
     mkdir -p .build
-    echo "$dir" > "$state"
+    echo "$dir $port" > "$state"
     as_postgres "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
@@ -37,7 +43,7 @@ start)
     ;;
 stop)
     if [ -f "$state" ]; then
-        dir="$(cat "$state")"
+        read -r dir port < "$state"
         as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast stop >/dev/null 2>&1 || true
         rm -rf "$dir" "$state"
     fi

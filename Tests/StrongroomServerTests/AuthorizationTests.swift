@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
@@ -27,6 +28,12 @@ import Testing
         (.get, "/v1/storage/policy/incoming"),
         (.get, "/v1/storage/policy/proxies"),
         (.get, "/v1/storage/policy/granted"),
+        (.post, "/v1/storage/files"),
+        (.patch, "/v1/storage/files/\(someID)"),
+        (.get, "/v1/storage/files/\(someID)"),
+        (.post, "/v2/search"),
+        (.post, "/v2/storage/notes"),
+        (.get, "/v2/storage/notes?note_id=\(someID)"),
     ]
 
     @Test(
@@ -159,6 +166,68 @@ import Testing
             )
             let found = try JSONDecoder().decode(SearchResponse.self, from: Data(buffer: search.body))
             #expect(found.results.isEmpty)
+        }
+    }
+
+    @Test("notes refuse bearer tokens: they take TSV1 only", arguments: TestEngine.available)
+    func notesNeedTSV1(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let client = try await api.register()
+            let response = try await api.request(
+                .get,
+                "/v2/storage/notes?note_id=\(Self.someID)",
+                authorization: "Bearer \(client.token)"
+            )
+            #expect(response.status == .unauthorized)
+        }
+    }
+
+    @Test(
+        "presigned blob URLs refuse a tampered signature, another method, another blob and an expiry in the past",
+        arguments: TestEngine.available
+    )
+    func presignedURLs(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let client = try await api.register()
+            let pending = try await api.request(
+                .post,
+                "/v1/storage/files",
+                token: client.token,
+                json: FileWriteRequest(
+                    meta: .init(
+                        writerID: nil,
+                        userID: nil,
+                        type: "f",
+                        plain: nil,
+                        fileMeta: FileMeta(
+                            checksum: "1B2M2Y8AsgTpgAmY7PhCfg==",
+                            compression: "raw",
+                            size: 1,
+                            fileName: "../../etc/passwd"
+                        )
+                    )
+                )
+            )
+            #expect(pending.status == .accepted)
+            let upload = try JSONDecoder().decode(PendingFileResponse.self, from: Data(buffer: pending.body))
+            let url = try #require(URLComponents(string: upload.fileURL))
+            let query = url.percentEncodedQuery ?? ""
+            let signature = try #require(url.queryItems?.first { $0.name == "signature" }?.value)
+            let flipped = signature.first == "A" ? "B" + signature.dropFirst() : "A" + signature.dropFirst()
+            let cases: [(HTTPRequest.Method, String)] = [
+                (.put, url.path + "?" + query.replacingOccurrences(of: signature, with: flipped)),
+                (.get, url.path + "?" + query),
+                (.put, "/v1/storage/blobs/\(Self.someID)?" + query),
+                (.put, url.path + "?" + query.replacingOccurrences(of: "expires=", with: "expires=1")),
+                (.put, url.path),
+            ]
+            for (method, uri) in cases {
+                let response = try await api.client.execute(uri: uri, method: method, body: ByteBuffer(string: "x"))
+                #expect(response.status == .forbidden, "\(method) \(uri)")
+            }
+            // The file name is metadata only: nothing outside the blob folder was written.
+            let entries = try FileManager.default.subpathsOfDirectory(atPath: api.dataDirectory.path)
+            #expect(!entries.contains { $0.contains("passwd") || $0.contains("..") })
         }
     }
 }

@@ -46,4 +46,20 @@ struct PythonSDKConformanceTests {
         #expect(outcome.status == 0, "\(outcome.output)")
         #expect(outcome.output.contains("{'name': 'Ada Lovelace'}"), "\(outcome.output)")
     }
+
+    @Test(
+        "a 50 MiB file written by the official SDK is read back by its writer and by a reader it shared with",
+        arguments: TestEngine.available
+    )
+    func largeFile(engine: TestEngine) async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        let outcome = try await TestServer.run(engine: engine) { api in
+            try await PythonSDK.run(
+                [PythonSDK.path("Scripts/conformance/large_file.py")],
+                environment: ["STRONGROOM_URL": api.baseURL, "REGISTRATION_TOKEN": TestServer.registrationToken]
+            )
+        }
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains("identical"), "\(outcome.output)")
+    }
 }

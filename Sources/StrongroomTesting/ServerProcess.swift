@@ -1,0 +1,99 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `strongroom-server` executable, run as a child process (crash tests, benchmarks).
+public final class ServerProcess: @unchecked Sendable {
+    // @unchecked: `process` is only touched by start/kill, which tests call from one task.
+    private let process: Process
+    /// The loopback port it listens on.
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The executable built next to the tests (`swift build` puts it in the same folder), or
+    /// `$STRONGROOM_SERVER_BINARY`.
+    public static var executable: URL {
+        if let configured = ProcessInfo.processInfo.environment["STRONGROOM_SERVER_BINARY"] {
+            return URL(fileURLWithPath: configured)
+        }
+        // The test runner is `<build folder>/StrongroomPackageTests.xctest`; the executable sits beside it.
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return runner.deletingLastPathComponent().appending(path: "strongroom-server")
+    }
+
+    /// Starts the server with `arguments` after `serve --port <free port>` and waits until `/health` answers.
+    public init(arguments: [String], environment: [String: String] = [:]) async throws {
+        let port = try Self.freePort()
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", String(port), "--log-level", "warning"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        self.port = port
+        try await waitUntilHealthy()
+    }
+
+    /// Sends SIGKILL: no chance to flush or clean up, as in a crash.
+    public func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Sends SIGTERM and waits for a graceful exit.
+    public func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Whether the process is still running.
+    public var isRunning: Bool { process.isRunning }
+
+    private func waitUntilHealthy() async throws {
+        guard let url = URL(string: "\(baseURL)/health") else { throw StartError(message: "bad URL") }
+        for _ in 0..<300 {
+            if !process.isRunning { throw StartError(message: "strongroom-server exited during start-up") }
+            if let (_, response) = try? await URLSession.shared.data(from: url),  // not up yet: try again
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw StartError(message: "strongroom-server did not answer /health within 15 s")
+    }
+
+    /// A port the kernel just handed out (bound, then released).
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw StartError(message: "socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw StartError(message: "bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The server did not come up.
+    public struct StartError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+}

@@ -1,0 +1,172 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCrypto
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// SIGKILL during a burst of concurrent writes loses no acknowledged write.
+@Suite struct CrashTests {
+    static let writers = 8
+    static let acknowledgedBeforeKill = 120
+
+    @Test("no acknowledged write is lost when the server is killed mid-burst", arguments: TestEngine.available)
+    func sigkillDuringWrites(engine: TestEngine) async throws {
+        try await withTemporaryDirectory { directory in
+            switch engine {
+            case .sqlite:
+                try await run(arguments: ["--data-directory", directory.path])
+            case .postgres:
+                try await TestDatabase.withPostgres { url in
+                    try await run(arguments: ["--data-directory", directory.path, "--database-url", url])
+                }
+            }
+        }
+    }
+
+    private func run(arguments: [String]) async throws {
+        let token = "crash-test-token"
+        let server = try await ServerProcess(arguments: arguments + ["--registration-token", token])
+        let http = HTTP(base: server.baseURL)
+        let client = try await http.register(token: token)
+        let key = AccessKey()
+        let acknowledged = Acknowledged()
+
+        // Writers run until the server dies; every 201 is recorded with the ciphertext it carried.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<Self.writers {
+                group.addTask {
+                    var index = 0
+                    while true {
+                        let data = FieldCipher.encrypt(fields: ["n": "\(writer)-\(index)"], with: key)
+                        let body = RecordWriteRequest(
+                            meta: .init(writerID: client.id, userID: client.id, type: "crash", plain: nil),
+                            data: data
+                        )
+                        guard
+                            let (status, response) = try? await http.send(
+                                "POST",
+                                "/v1/storage/records",
+                                token: client.token,
+                                json: body
+                            ),  // the server died
+                            status == 201
+                        else { return }
+                        let record = try JSONDecoder().decode(RecordResponse.self, from: response)
+                        await acknowledged.add(record.meta.recordID, data)
+                        index += 1
+                    }
+                }
+            }
+            group.addTask {
+                // Kill once enough writes were acknowledged (a count, not a timer).
+                while await acknowledged.count < Self.acknowledgedBeforeKill { await Task.yield() }
+                server.kill()
+            }
+            try await group.waitForAll()
+        }
+        #expect(!server.isRunning)
+
+        let restarted = try await ServerProcess(arguments: arguments)
+        defer { restarted.stop() }
+        let again = HTTP(base: restarted.baseURL)
+        let token2 = try await again.token(client)
+        let written = await acknowledged.all
+        #expect(written.count >= Self.acknowledgedBeforeKill)
+        // Everything the server acknowledged is back; writes that were in flight may or may not be.
+        let stored = try await again.send(
+            "POST",
+            "/v1/storage/search",
+            token: token2,
+            json: SearchRequest(count: 1000, contentTypes: ["crash"])
+        )
+        let found = try JSONDecoder().decode(SearchResponse.self, from: stored.1).results.count
+        #expect(found >= written.count)
+        print("crash test: \(written.count) writes acknowledged before SIGKILL, \(found) stored after restart")
+        for (id, data) in written {
+            let (status, body) = try await again.send(
+                "GET",
+                "/v1/storage/records/\(id)",
+                token: token2,
+                json: nil as String?
+            )
+            #expect(status == 200, "acknowledged record \(id) is missing after the crash")
+            if status == 200 {
+                #expect(try JSONDecoder().decode(RecordResponse.self, from: body).data == data)
+            }
+        }
+    }
+}
+
+/// The writes the server acknowledged.
+actor Acknowledged {
+    private var records: [String: [String: String]] = [:]
+    func add(_ id: String, _ data: [String: String]) { records[id] = data }
+    var count: Int { records.count }
+    var all: [String: [String: String]] { records }
+}
+
+/// A minimal HTTP client over URLSession, for servers in other processes.
+struct HTTP: Sendable {
+    struct Client: Sendable {
+        var id: String
+        var apiKeyID: String
+        var apiSecret: String
+        var token: String
+    }
+
+    let base: String
+
+    func send(
+        _ method: String,
+        _ path: String,
+        token: String? = nil,
+        json: (some Encodable)?
+    ) async throws -> (Int, Data) {
+        guard let url = URL(string: base + path) else { throw TestFailure("bad URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let json { request.httpBody = try JSONEncoder().encode(json) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    func register(token: String) async throws -> Client {
+        let keys = ClientKeys.generate()
+        let registration = RegistrationRequest(
+            token: token,
+            client: .init(
+                name: "crash",
+                publicKey: .init(curve25519: keys.encryptionKey.publicKey.base64URLEncoded),
+                signingKey: nil
+            )
+        )
+        let (status, body) = try await send("POST", "/v1/account/e3db/clients/register", json: registration)
+        guard status == 201 else { throw TestFailure("registration answered \(status)") }
+        let registered = try JSONDecoder().decode(RegistrationResponse.self, from: body)
+        var client = Client(
+            id: registered.clientID,
+            apiKeyID: registered.apiKeyID,
+            apiSecret: registered.apiSecret,
+            token: ""
+        )
+        client.token = try await self.token(client)
+        return client
+    }
+
+    func token(_ client: Client) async throws -> String {
+        guard let url = URL(string: base + "/v1/auth/token") else { throw TestFailure("bad URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        let basic = Data("\(client.apiKeyID):\(client.apiSecret)".utf8).base64EncodedString()
+        request.setValue("Basic \(basic)", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data("grant_type=client_credentials".utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try JSONDecoder().decode(TokenResponse.self, from: data).accessToken
+    }
+}
