@@ -129,6 +129,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StrongroomWireTests",
+            dependencies: ["StrongroomWire"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StrongroomServerTests",
             dependencies: [
                 "StrongroomCore",

@@ -12,8 +12,6 @@ public struct ServerConfiguration: Sendable {
     public var registrationToken: String?
     /// How long an access token lives.
     public var tokenLifetime: Duration
-    /// The largest request body accepted (the spec's largest record is about 3.1 MB of JSON).
-    public var maximumBodySize: Int
     /// How far a TSV1 timestamp may be from the server's clock.
     public var signatureWindow: Duration
     /// The base URL clients reach this server at, for presigned file URLs (default: the request's `Host`).
@@ -26,7 +24,6 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8000,
         registrationToken: String? = nil,
         tokenLifetime: Duration = .seconds(3600),
-        maximumBodySize: Int = 16 << 20,
         signatureWindow: Duration = .seconds(300),
         publicURL: String? = nil
     ) {
@@ -35,7 +32,6 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.registrationToken = registrationToken
         self.tokenLifetime = tokenLifetime
-        self.maximumBodySize = maximumBodySize
         self.signatureWindow = signatureWindow
         self.publicURL = publicURL
     }

@@ -43,6 +43,7 @@ struct NoteAuthenticationMiddleware: RouterMiddleware {
         guard try await store.rememberNonce(publicKey: key, nonce: verified.nonce, timestamp: verified.timestamp) else {
             throw ServerError.unauthorized("replayed TSV1 nonce")
         }
+        try await NonceCache.prune(store, now: Int64(Date().timeIntervalSince1970), window: signatureWindow)
         context.signerKey = key
         return try await next(request, context)
     }

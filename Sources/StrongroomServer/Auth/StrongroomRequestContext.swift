@@ -15,7 +15,8 @@ public struct StrongroomRequestContext: RequestContext {
         self.signerKey = nil
     }
 
-    /// Bodies above this are refused with 413 before they are read in full.
+    /// JSON bodies above 16 MiB are refused with 413 before they are read in full (the largest record the spec
+    /// describes is about 3.1 MB of JSON). File uploads are streamed and limited to their declared size instead.
     public var maxUploadSize: Int { 16 << 20 }
 
     /// The caller, or a 401.
