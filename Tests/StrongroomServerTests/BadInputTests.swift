@@ -146,4 +146,42 @@ import Testing
             }
         }
     }
+
+    @Test(
+        "NUL characters in types, names and path segments are refused with 400, never a 5xx",
+        arguments: TestEngine.available
+    )
+    func nulCharacters(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let client = try await api.register()
+            let bearer = "Bearer \(client.token)"
+            let record = "{\"meta\": {\"type\": \"a\\u0000b\"}, \"data\": {\"f\": \"x\"}}"
+            #expect(
+                try await api.request(.post, "/v1/storage/records", authorization: bearer, body: record).status
+                    == .badRequest
+            )
+            // An escaped backslash followed by "u0000" is ordinary text, not a NUL.
+            let backslash = "{\"meta\": {\"type\": \"t\"}, \"data\": {\"f\": \"x\\\\u0000\"}}"
+            #expect(
+                try await api.request(.post, "/v1/storage/records", authorization: bearer, body: backslash).status
+                    == .created
+            )
+            let path = "/v1/storage/access_keys/\(client.clientID)/\(client.clientID)/\(client.clientID)/a%00b"
+            #expect(
+                try await api.request(.put, path, authorization: bearer, body: "{\"eak\": \"x\"}").status == .badRequest
+            )
+            #expect(try await api.request(.get, path, authorization: bearer).status == .badRequest)
+            let policy = "/v1/storage/policy/\(client.clientID)/\(client.clientID)/\(client.clientID)/a%00b"
+            #expect(
+                try await api.request(.put, policy, authorization: bearer, body: "{\"allow\": [{\"read\": {}}]}").status
+                    == .badRequest
+            )
+            let registration =
+                "{\"token\": \"\(TestServer.registrationToken)\", \"client\": {\"name\": \"a\\u0000\", \"public_key\": {\"curve25519\": \"\(client.keys.encryptionKey.publicKey.base64URLEncoded)\"}}}"
+            #expect(
+                try await api.request(.post, "/v1/account/e3db/clients/register", body: registration).status
+                    == .badRequest
+            )
+        }
+    }
 }

@@ -80,7 +80,8 @@ struct AccountRoutes {
             keyID = String(text[..<colon])
             secret = String(text[text.index(after: colon)...])
         }
-        guard let keyID, let secret, let client = try await store.client(apiKeyID: keyID), client.enabled,
+        guard let keyID, let secret, !keyID.utf8.contains(0), !secret.utf8.contains(0),
+            let client = try await store.client(apiKeyID: keyID), client.enabled,
             ConstantTime.equals(Self.hash(secret: secret), client.apiSecretHash)
         else { throw ServerError.unauthorized("Unauthorized. Check your API key pair") }
         let now = Int64(Date().timeIntervalSince1970)

@@ -68,6 +68,7 @@ struct NoteRoutes {
         let idString = parameters.get("id_string").map {
             ($0.replacingOccurrences(of: "+", with: " ")).removingPercentEncoding ?? $0
         }
+        if let idString { try requireNoNUL(idString, "id_string") }
         var id: String?
         if let noteID {
             guard let canonical = canonicalUUID(noteID) else { throw ServerError.badRequest("note_id is not a UUID") }

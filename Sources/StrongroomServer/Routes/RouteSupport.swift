@@ -15,6 +15,9 @@ func decodeBody<T: Decodable>(_ type: T.Type, _ request: Request, _ context: Str
     } catch is NIOTooManyBytesError {
         throw ServerError.tooLarge("the request body is larger than \(context.maxUploadSize) bytes")
     }
+    guard !containsEscapedNUL(buffer.readableBytesView) else {
+        throw ServerError.badRequest("NUL characters are not accepted")
+    }
     do {
         return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
     } catch let error as DecodingError {
@@ -22,6 +25,31 @@ func decodeBody<T: Decodable>(_ type: T.Type, _ request: Request, _ context: Str
     } catch {
         throw ServerError.badRequest("malformed JSON body")
     }
+}
+
+/// Whether JSON text holds a `\u0000` escape inside a string (lexing escapes properly, so `\\u0000` is not one).
+/// Databases refuse NUL in text (PostgreSQL), so such input is a 400 at the door rather than a 500 later.
+func containsEscapedNUL(_ bytes: some Collection<UInt8>) -> Bool {
+    let text = Array(bytes)
+    var index = 0
+    while index < text.count {
+        if text[index] == UInt8(ascii: "\\") {
+            if index + 5 < text.count, text[index + 1] == UInt8(ascii: "u"),
+                text[(index + 2)...(index + 5)].allSatisfy({ $0 == UInt8(ascii: "0") })
+            {
+                return true
+            }
+            index += 2
+        } else {
+            index += 1
+        }
+    }
+    return false
+}
+
+/// Refuses text containing NUL (path segments, query parameters, credentials) with a 400.
+func requireNoNUL(_ text: String, _ what: String) throws {
+    guard !text.utf8.contains(0) else { throw ServerError.badRequest("\(what) must not contain NUL characters") }
 }
 
 /// A short description of a decoding failure that names the field, never its content.
@@ -55,7 +83,9 @@ extension StrongroomRequestContext {
     /// A path segment, percent-decoded (after the router split the path on `/`).
     func segment(_ name: String) throws -> String {
         guard let raw = parameters.get(name) else { throw ServerError.notFound() }
-        return raw.removingPercentEncoding ?? raw
+        let decoded = raw.removingPercentEncoding ?? raw
+        try requireNoNUL(decoded, "a path segment")
+        return decoded
     }
 
     /// A path segment that must be a UUID (any case); the lowercase form, or 404.
