@@ -7,10 +7,14 @@ import StrongroomWire
 ///
 /// Messages never contain ciphertext, keys, tokens or record contents.
 public struct ServerError: HTTPResponseError, Sendable, CustomStringConvertible {
+    /// The HTTP status answered.
     public var status: HTTPResponse.Status
+    /// What went wrong, for people; never secrets or user data.
     public var message: String
+    /// A stable, machine-readable code (`bad_request`, `unauthorized`, `forbidden`, `not_found`, `conflict`, …).
     public var code: String
 
+    /// Creates an error answered with `status`.
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
         self.status = status
         self.code = code

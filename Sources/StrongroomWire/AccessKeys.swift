@@ -6,9 +6,11 @@ public struct AccessKeyResponse: Codable, Sendable, Hashable {
     public var eak: String
     /// The client that stored this EAK (whose key sealed it).
     public var authorizerID: String
+    /// `authorizer_public_key` in the JSON.
     public var authorizerPublicKey: PublicKeyObject
     /// The record writer, for offline document verification.
     public var signerID: String?
+    /// `signer_signing_key` in the JSON.
     public var signerSigningKey: SigningKeyObject?
 
     enum CodingKeys: String, CodingKey {
@@ -46,6 +48,7 @@ public struct AccessKeyResponse: Codable, Sendable, Hashable {
 
 /// `PUT /v1/storage/access_keys/…` body.
 public struct AccessKeyPutRequest: Codable, Sendable, Hashable {
+    /// `eak` in the JSON.
     public var eak: String
 
     /// Creates the body.

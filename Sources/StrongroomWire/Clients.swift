@@ -39,13 +39,19 @@ public struct RegistrationRequest: Codable, Sendable, Hashable {
 
 /// The 201 answer to a registration (with header `X-Backup-Client`).
 public struct RegistrationResponse: Codable, Sendable, Hashable {
+    /// `client_id` in the JSON.
     public var clientID: String
+    /// `api_key_id` in the JSON.
     public var apiKeyID: String
+    /// `api_secret` in the JSON.
     public var apiSecret: String
+    /// `name` in the JSON.
     public var name: String
+    /// `public_key` in the JSON.
     public var publicKey: PublicKeyObject
     /// Always present; `null` when no signing key was registered (the Python SDK indexes it).
     public var signingKey: SigningKeyObject?
+    /// `enabled` in the JSON.
     public var enabled: Bool
 
     enum CodingKeys: String, CodingKey {
@@ -91,9 +97,13 @@ public struct RegistrationResponse: Codable, Sendable, Hashable {
 
 /// `POST /v1/auth/token` answer.
 public struct TokenResponse: Codable, Sendable, Hashable {
+    /// `access_token` in the JSON.
     public var accessToken: String
+    /// `token_type` in the JSON.
     public var tokenType: String
+    /// `expires_in` in the JSON.
     public var expiresIn: Int
+    /// `expires_at` in the JSON.
     public var expiresAt: Timestamp
 
     enum CodingKeys: String, CodingKey {
@@ -114,9 +124,13 @@ public struct TokenResponse: Codable, Sendable, Hashable {
 
 /// `GET /v1/storage/clients/{id}` answer.
 public struct ClientInfo: Codable, Sendable, Hashable {
+    /// `client_id` in the JSON.
     public var clientID: String
+    /// `public_key` in the JSON.
     public var publicKey: PublicKeyObject
+    /// `signing_key` in the JSON.
     public var signingKey: SigningKeyObject?
+    /// `validated` in the JSON.
     public var validated: Bool
 
     enum CodingKeys: String, CodingKey {

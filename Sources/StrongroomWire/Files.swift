@@ -44,10 +44,15 @@ public struct FileMeta: Codable, Sendable, Hashable {
 public struct FileWriteRequest: Codable, Sendable, Hashable {
     /// The client-supplied meta of a file record.
     public struct Meta: Codable, Sendable, Hashable {
+        /// `writer_id` in the JSON.
         public var writerID: String?
+        /// `user_id` in the JSON.
         public var userID: String?
+        /// `type` in the JSON.
         public var type: String?
+        /// `plain` in the JSON.
         public var plain: [String: String]?
+        /// `file_meta` in the JSON.
         public var fileMeta: FileMeta?
 
         enum CodingKeys: String, CodingKey {
@@ -68,6 +73,7 @@ public struct FileWriteRequest: Codable, Sendable, Hashable {
         }
     }
 
+    /// `meta` in the JSON.
     public var meta: Meta
 
     /// Creates a file write request.
@@ -76,7 +82,9 @@ public struct FileWriteRequest: Codable, Sendable, Hashable {
 
 /// The 202 answer to `POST /v1/storage/files`: the pending record and where to PUT the ciphertext.
 public struct PendingFileResponse: Codable, Sendable, Hashable {
+    /// `id` in the JSON.
     public var id: String
+    /// `file_url` in the JSON.
     public var fileURL: String
 
     enum CodingKeys: String, CodingKey {

@@ -2,11 +2,17 @@
 
 /// Any JSON value, for objects the server stores and echoes without interpreting every field (notes).
 public indirect enum JSONValue: Codable, Sendable, Hashable {
+    /// `null`
     case null
+    /// `true` or `false`
     case bool(Bool)
+    /// A number (integers up to 2^53 stay exact and are written without a fraction).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {

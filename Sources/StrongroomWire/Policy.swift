@@ -4,7 +4,9 @@
 public struct PolicyRequest: Codable, Sendable, Hashable {
     /// One permission entry: `{"read": {}}` or `{"authorizer": {}}`.
     public struct Entry: Codable, Sendable, Hashable {
+        /// `read` in the JSON.
         public var read: [String: String]?
+        /// `authorizer` in the JSON.
         public var authorizer: [String: String]?
 
         /// Creates an entry.
@@ -14,7 +16,9 @@ public struct PolicyRequest: Codable, Sendable, Hashable {
         }
     }
 
+    /// `allow` in the JSON.
     public var allow: [Entry]?
+    /// `deny` in the JSON.
     public var deny: [Entry]?
 
     /// Creates a policy body.
@@ -26,8 +30,11 @@ public struct PolicyRequest: Codable, Sendable, Hashable {
 
 /// An entry of `GET /v1/storage/policy/outgoing`.
 public struct OutgoingShare: Codable, Sendable, Hashable {
+    /// `reader_id` in the JSON.
     public var readerID: String
+    /// `reader_name` in the JSON.
     public var readerName: String?
+    /// `record_type` in the JSON.
     public var recordType: String
 
     enum CodingKeys: String, CodingKey {
@@ -46,8 +53,11 @@ public struct OutgoingShare: Codable, Sendable, Hashable {
 
 /// An entry of `GET /v1/storage/policy/incoming`.
 public struct IncomingShare: Codable, Sendable, Hashable {
+    /// `writer_id` in the JSON.
     public var writerID: String
+    /// `writer_name` in the JSON.
     public var writerName: String?
+    /// `record_type` in the JSON.
     public var recordType: String
 
     enum CodingKeys: String, CodingKey {
@@ -66,10 +76,15 @@ public struct IncomingShare: Codable, Sendable, Hashable {
 
 /// An entry of `GET /v1/storage/policy/proxies` and `…/granted`.
 public struct AuthorizerGrant: Codable, Sendable, Hashable {
+    /// `authorizer_id` in the JSON.
     public var authorizerID: String
+    /// `writer_id` in the JSON.
     public var writerID: String
+    /// `user_id` in the JSON.
     public var userID: String
+    /// `record_type` in the JSON.
     public var recordType: String
+    /// `authorized_by` in the JSON.
     public var authorizedBy: String
 
     enum CodingKeys: String, CodingKey {

@@ -2,13 +2,21 @@
 
 /// A record's metadata as the server returns it (identical on every endpoint).
 public struct RecordMeta: Codable, Sendable, Hashable {
+    /// `record_id` in the JSON.
     public var recordID: String
+    /// `writer_id` in the JSON.
     public var writerID: String
+    /// `user_id` in the JSON.
     public var userID: String
+    /// `type` in the JSON.
     public var type: String
+    /// `plain` in the JSON.
     public var plain: [String: String]
+    /// `created` in the JSON.
     public var created: Timestamp
+    /// `last_modified` in the JSON.
     public var lastModified: Timestamp
+    /// `version` in the JSON.
     public var version: String
     /// Only for file records; the key is left out otherwise (Java treats `null` as "this is a file").
     public var fileMeta: FileMeta?
@@ -51,9 +59,11 @@ public struct RecordMeta: Codable, Sendable, Hashable {
 
 /// `{"meta": …, "data": {…}, "rec_sig": …}` as the server returns it.
 public struct RecordResponse: Codable, Sendable, Hashable {
+    /// `meta` in the JSON.
     public var meta: RecordMeta
     /// The field ciphertexts exactly as stored.
     public var data: [String: String]
+    /// `rec_sig` in the JSON.
     public var recordSignature: String?
 
     enum CodingKeys: String, CodingKey {
@@ -75,9 +85,13 @@ public struct RecordResponse: Codable, Sendable, Hashable {
 public struct RecordWriteRequest: Codable, Sendable, Hashable {
     /// The client-supplied part of the meta.
     public struct Meta: Codable, Sendable, Hashable {
+        /// `writer_id` in the JSON.
         public var writerID: String?
+        /// `user_id` in the JSON.
         public var userID: String?
+        /// `type` in the JSON.
         public var type: String?
+        /// `plain` in the JSON.
         public var plain: [String: String]?
 
         enum CodingKeys: String, CodingKey {
@@ -96,8 +110,11 @@ public struct RecordWriteRequest: Codable, Sendable, Hashable {
         }
     }
 
+    /// `meta` in the JSON.
     public var meta: Meta
+    /// `data` in the JSON.
     public var data: [String: String]?
+    /// `rec_sig` in the JSON.
     public var recordSignature: String?
 
     enum CodingKeys: String, CodingKey {

@@ -2,14 +2,23 @@
 
 /// `POST /v1/storage/search` body. Every key is optional (Go, Swift and JS leave empty ones out).
 public struct SearchRequest: Codable, Sendable, Hashable {
+    /// `count` in the JSON.
     public var count: Int?
+    /// `after_index` in the JSON.
     public var afterIndex: Int64?
+    /// `include_data` in the JSON.
     public var includeData: Bool?
+    /// `writer_ids` in the JSON.
     public var writerIDs: [String]?
+    /// `user_ids` in the JSON.
     public var userIDs: [String]?
+    /// `record_ids` in the JSON.
     public var recordIDs: [String]?
+    /// `content_types` in the JSON.
     public var contentTypes: [String]?
+    /// `plain` in the JSON.
     public var plain: PlainFilter?
+    /// `include_all_writers` in the JSON.
     public var includeAllWriters: Bool?
 
     enum CodingKeys: String, CodingKey {
@@ -50,9 +59,13 @@ public struct SearchRequest: Codable, Sendable, Hashable {
 
 /// The v1 `plain` filter: the Python DSL (`eq`, `and`, `or`, `not`) or Go's flat map of equalities.
 public indirect enum PlainFilter: Codable, Sendable, Hashable {
+    /// `{"eq": {"name": K, "value": V}}`: the plain metadata has key K equal to V.
     case equals(name: String, value: String)
+    /// `{"and": [...]}`: all of them.
     case all([PlainFilter])
+    /// `{"or": [...]}`: any of them.
     case any([PlainFilter])
+    /// `{"not": f}`: not this one.
     case not(PlainFilter)
 
     private struct Equality: Codable, Hashable {
@@ -116,6 +129,7 @@ public indirect enum PlainFilter: Codable, Sendable, Hashable {
 
 /// One v1 search hit.
 public struct SearchResult: Codable, Sendable, Hashable {
+    /// `meta` in the JSON.
     public var meta: RecordMeta
     /// The ciphertexts with `include_data`, `null` without (the key is always present).
     public var recordData: [String: String]?
@@ -145,7 +159,9 @@ public struct SearchResult: Codable, Sendable, Hashable {
 
 /// `POST /v1/storage/search` answer.
 public struct SearchResponse: Codable, Sendable, Hashable {
+    /// `results` in the JSON.
     public var results: [SearchResult]
+    /// `last_index` in the JSON.
     public var lastIndex: Int64
 
     enum CodingKeys: String, CodingKey {

@@ -6,12 +6,19 @@ public struct SearchV2Request: Codable, Sendable, Hashable {
     public struct Clause: Codable, Sendable, Hashable {
         /// The terms of a clause; empty or `null` lists add no condition.
         public struct Terms: Codable, Sendable, Hashable {
+            /// `writer_ids` in the JSON.
             public var writerIDs: [String]?
+            /// `user_ids` in the JSON.
             public var userIDs: [String]?
+            /// `record_ids` in the JSON.
             public var recordIDs: [String]?
+            /// `content_types` in the JSON.
             public var contentTypes: [String]?
+            /// `keys` in the JSON.
             public var keys: [String]?
+            /// `values` in the JSON.
             public var values: [String]?
+            /// `tags` in the JSON.
             public var tags: [String: String]?
 
             enum CodingKeys: String, CodingKey {
@@ -48,6 +55,7 @@ public struct SearchV2Request: Codable, Sendable, Hashable {
         public var condition: String?
         /// `EXACT`, `FUZZY`, `WILDCARD` or `REGEXP` (default `EXACT`).
         public var strategy: String?
+        /// `terms` in the JSON.
         public var terms: Terms?
 
         /// Creates a clause.
@@ -60,8 +68,11 @@ public struct SearchV2Request: Codable, Sendable, Hashable {
 
     /// The time range: on `CREATED` (default) or `MODIFIED`, exclusive bounds, either may be missing.
     public struct Range: Codable, Sendable, Hashable {
+        /// `range_key` in the JSON.
         public var rangeKey: String?
+        /// `after` in the JSON.
         public var after: Timestamp?
+        /// `before` in the JSON.
         public var before: Timestamp?
 
         enum CodingKeys: String, CodingKey {
@@ -78,12 +89,19 @@ public struct SearchV2Request: Codable, Sendable, Hashable {
         }
     }
 
+    /// `limit` in the JSON.
     public var limit: Int?
+    /// `next_token` in the JSON.
     public var nextToken: Int?
+    /// `include_all_writers` in the JSON.
     public var includeAllWriters: Bool?
+    /// `include_data` in the JSON.
     public var includeData: Bool?
+    /// `match` in the JSON.
     public var match: [Clause]?
+    /// `exclude` in the JSON.
     public var exclude: [Clause]?
+    /// `range` in the JSON.
     public var range: Range?
 
     enum CodingKeys: String, CodingKey {
@@ -118,10 +136,13 @@ public struct SearchV2Request: Codable, Sendable, Hashable {
 
 /// `POST /v2/search` answer.
 public struct SearchV2Response: Codable, Sendable, Hashable {
+    /// `results` in the JSON.
     public var results: [SearchResult]
     /// The next offset, or 0 when there are no more pages.
     public var lastIndex: Int
+    /// `total_results` in the JSON.
     public var totalResults: Int
+    /// `search_id` in the JSON.
     public var searchID: String
 
     enum CodingKeys: String, CodingKey {

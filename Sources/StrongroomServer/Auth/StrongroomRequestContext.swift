@@ -3,12 +3,14 @@ public import Hummingbird
 
 /// The request context: who the caller is, once authenticated.
 public struct StrongroomRequestContext: RequestContext {
+    /// Hummingbird's per-request storage.
     public var coreContext: CoreRequestContextStorage
     /// The authenticated client's ID (lowercase UUID), set by the auth middleware.
     public var clientID: String?
     /// The Ed25519 public key that signed this request (TSV1), if any.
     public var signerKey: String?
 
+    /// Creates the context for a new request (called by Hummingbird).
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientID = nil

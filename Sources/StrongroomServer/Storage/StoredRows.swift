@@ -3,14 +3,21 @@ public import StrongroomWire
 
 /// A registered client as the server stores it: public keys and a hash of the API secret, nothing private.
 public struct StoredClient: Sendable, Hashable {
+    /// The client ID (lowercase UUID).
     public var clientID: String
+    /// The display name.
     public var name: String
+    /// The encryption public key, as registered.
     public var publicKey: PublicKeyObject
+    /// The signing public key, if one was registered.
     public var signingKey: SigningKeyObject?
+    /// The API key ID (public half of the credentials).
     public var apiKeyID: String
     /// SHA-256 of the API secret (the secret itself is never stored).
     public var apiSecretHash: String
+    /// Whether it may authenticate.
     public var enabled: Bool
+    /// When it was created.
     public var created: Timestamp
     /// The registration token it was registered with (for the credential-backup call).
     public var registrationToken: String?
@@ -18,16 +25,27 @@ public struct StoredClient: Sendable, Hashable {
 
 /// A record row: ciphertext only, plus the plaintext `plain` metadata the protocol puts in the clear.
 public struct StoredRecord: Sendable, Hashable {
+    /// The search index (increasing; `last_index` in v1 search).
     public var index: Int64
+    /// The record ID (lowercase UUID).
     public var recordID: String
+    /// The writer (lowercase UUID).
     public var writerID: String
+    /// The user (lowercase UUID).
     public var userID: String
+    /// The record type.
     public var type: String
+    /// The plaintext metadata, visible to the server by design.
     public var plain: [String: String]
+    /// The field ciphertexts (`{}` for files).
     public var data: [String: String]
+    /// The optional `rec_sig` a client attached.
     public var recordSignature: String?
+    /// When it was created.
     public var created: Timestamp
+    /// When it last changed.
     public var lastModified: Timestamp
+    /// The version, new on every update.
     public var version: String
     /// Present for file records.
     public var fileMeta: FileMeta?
@@ -52,31 +70,49 @@ public struct StoredRecord: Sendable, Hashable {
 
 /// An EAK slot `(writer, user, reader, type)`.
 public struct StoredAccessKey: Sendable, Hashable {
+    /// The writer (lowercase UUID).
     public var writerID: String
+    /// The user (lowercase UUID).
     public var userID: String
+    /// The reader (lowercase UUID).
     public var readerID: String
+    /// The record type.
     public var type: String
+    /// The access key sealed to the reader (`ciphertext.nonce`).
     public var eak: String
+    /// The client that stored this EAK (whose key sealed it).
     public var authorizerID: String
 }
 
 /// The sharing flags of `(user, writer, reader, type)`.
 public struct StoredPolicy: Sendable, Hashable {
+    /// The user (lowercase UUID).
     public var userID: String
+    /// The writer (lowercase UUID).
     public var writerID: String
+    /// The reader (lowercase UUID).
     public var readerID: String
+    /// The record type.
     public var type: String
+    /// Whether the reader may read records of the type.
     public var canRead: Bool
+    /// Whether the reader may share the type on the writer's behalf.
     public var isAuthorizer: Bool
+    /// Who granted the authorizer flag.
     public var authorizedBy: String?
 }
 
 /// A registration token (multi-use, optionally capped).
 public struct StoredRegistrationToken: Sendable, Hashable {
+    /// The token string.
     public var token: String
+    /// The display name.
     public var name: String
+    /// How many registrations used it.
     public var uses: Int
+    /// The most registrations it allows (nil: unlimited).
     public var maximumUses: Int?
+    /// Whether it may authenticate.
     public var enabled: Bool
 
     /// Creates a token row.
@@ -91,13 +127,17 @@ public struct StoredRegistrationToken: Sendable, Hashable {
 
 /// What a version-checked update or delete found.
 public enum VersionedOutcome<Value: Sendable>: Sendable {
+    /// It happened; here is the result.
     case done(Value)
+    /// The record exists at another version (HTTP 409).
     case conflict
+    /// There is no such record.
     case notFound
 }
 
 /// Which records a search may see and the filters it applies.
 public struct RecordQuery: Sendable, Hashable {
+    /// Whose records a search covers.
     public enum Scope: Sendable, Hashable {
         /// Only records the caller wrote.
         case writtenBy(String)
@@ -105,25 +145,38 @@ public struct RecordQuery: Sendable, Hashable {
         case readableBy(String)
     }
 
+    /// Which records the caller may see.
     public var scope: Scope
+    /// Only records after this index.
     public var afterIndex: Int64
+    /// At most this many records.
     public var limit: Int
+    /// Only these writers (empty: any).
     public var writerIDs: [String]
+    /// Only these users (empty: any).
     public var userIDs: [String]
+    /// Only these records (empty: any).
     public var recordIDs: [String]
+    /// Only these types (empty: any).
     public var types: [String]
 }
 
 /// A note: its JSON exactly as the writer sent it (ciphertext, public keys, options), plus the server's fields.
 public struct StoredNote: Sendable, Hashable {
+    /// The note ID (lowercase UUID).
     public var noteID: String
     /// Unique when set; nil for anonymous notes.
     public var idString: String?
+    /// The note's JSON as stored and returned.
     public var body: [String: JSONValue]
+    /// When it was created.
     public var created: Timestamp
+    /// How many times it was read.
     public var views: Int64
     /// -1 (or 0) for unlimited.
     public var maximumViews: Int64
+    /// When it stops being readable, if ever.
     public var expiresAt: Timestamp?
+    /// The signing key that may read it.
     public var recipientSigningKey: String
 }
