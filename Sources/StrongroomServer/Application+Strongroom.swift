@@ -44,16 +44,14 @@ public func buildApplication(
     router.put("/v1/storage/blobs/:id", use: files.upload)
     router.get("/v1/storage/blobs/:id", use: files.download)
 
-    let authentication = AuthenticationMiddleware(
-        tokens: tokens,
-        store: store,
-        signatureWindow: configuration.signatureWindow
-    )
+    let signatures = TSV1Verifier(store: store, window: configuration.signatureWindow)
+    let authentication = AuthenticationMiddleware(tokens: tokens, store: store, signatures: signatures)
     let searchV2 = SearchV2Routes(store: store, records: records)
     router.group("/v2").add(middleware: authentication).post("search", use: searchV2.search)
     let notes = NoteRoutes(store: store, clock: clock)
-    let noteGroup = router.group("/v2/storage/notes")
-        .add(middleware: NoteAuthenticationMiddleware(store: store, signatureWindow: configuration.signatureWindow))
+    let noteGroup = router.group("/v2/storage/notes").add(
+        middleware: NoteAuthenticationMiddleware(signatures: signatures)
+    )
     noteGroup.post(use: notes.write)
     noteGroup.get(use: notes.read)
     let storage = router.group("/v1/storage").add(middleware: authentication)
@@ -94,12 +92,21 @@ public func buildEmbeddedApplication(
     logger: Logger
 ) async throws -> some ApplicationProtocol {
     let database = try await EmbeddedDatabase.open(dataDirectory: configuration.dataDirectory, logger: logger)
+    return try await buildApplication(configuration: configuration, database: database, logger: logger)
+}
+
+/// Builds the server over an open database; the application takes ownership and closes it on graceful shutdown
+/// (or here, if building fails).
+public func buildApplication(
+    configuration: ServerConfiguration,
+    database: some ServerDatabase,
+    logger: Logger
+) async throws -> some ApplicationProtocol {
     do {
-        let key = try loadTokenKey(dataDirectory: configuration.dataDirectory)
         var app = try await buildApplication(
             configuration: configuration,
             store: database.store,
-            tokenKey: key,
+            tokenKey: try loadTokenKey(dataDirectory: configuration.dataDirectory),
             logger: logger
         )
         app.addServices(database)

@@ -70,29 +70,11 @@ struct TokenCommand: AsyncParsableCommand {
     )
 
     static func withStore<R>(_ data: DataOptions, _ body: (any ServerStore) async throws -> R) async throws -> R {
+        let logger = Logger(label: "token")
         if let url = data.resolvedDatabaseURL {
-            let database = try await PostgresServerDatabase.open(url: url, logger: Logger(label: "token"))
-            do {
-                let result = try await body(database.store)
-                try await database.close()
-                return result
-            } catch {
-                try await database.close()
-                throw error
-            }
+            return try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
         }
-        let database = try await EmbeddedDatabase.open(
-            dataDirectory: data.dataDirectory,
-            logger: Logger(label: "token")
-        )
-        do {
-            let result = try await body(database.store)
-            try await database.close()
-            return result
-        } catch {
-            try await database.close()
-            throw error
-        }
+        return try await EmbeddedDatabase.open(dataDirectory: data.dataDirectory, logger: logger).withStore(body)
     }
 
     struct Create: AsyncParsableCommand {

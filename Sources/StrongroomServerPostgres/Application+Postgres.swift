@@ -11,17 +11,5 @@ public func buildPostgresApplication(
     logger: Logger
 ) async throws -> some ApplicationProtocol {
     let database = try await PostgresServerDatabase.open(url: databaseURL, logger: logger)
-    do {
-        var app = try await buildApplication(
-            configuration: configuration,
-            store: database.store,
-            tokenKey: try loadTokenKey(dataDirectory: configuration.dataDirectory),
-            logger: logger
-        )
-        app.addServices(database)
-        return app
-    } catch {
-        try await database.close()
-        throw error
-    }
+    return try await buildApplication(configuration: configuration, database: database, logger: logger)
 }

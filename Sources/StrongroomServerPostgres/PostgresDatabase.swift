@@ -4,7 +4,7 @@ public import Logging
 import NIOPosix
 import PostgresKit
 import SQLKit
-public import ServiceLifecycle
+import ServiceLifecycle
 public import StrongroomServer
 
 /// The PostgreSQL engine: a pool of connections behind the same ``SQLServerStore`` as the embedded default.
@@ -13,7 +13,7 @@ public import StrongroomServer
 /// key and the blob directory).
 // @unchecked: the only stored properties are immutable; AsyncKit's EventLoopGroupConnectionPool synchronises itself
 // (a lock plus one pool per event loop) but is not annotated Sendable.
-public final class PostgresServerDatabase: Service, @unchecked Sendable {
+public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
     private let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
     /// The store over this database.
     public let store: SQLServerStore

@@ -25,12 +25,7 @@ struct FileRoutes {
     func create(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await decodeBody(FileWriteRequest.self, request, context)
-        if let writer = body.meta.writerID, canonicalUUID(writer) != caller {
-            throw ServerError.forbidden("writer_id must be the caller")
-        }
-        if let user = body.meta.userID, canonicalUUID(user) != caller {
-            throw ServerError.forbidden("user_id must be the caller")
-        }
+        try requireCaller(caller, writerID: body.meta.writerID, userID: body.meta.userID)
         guard let type = body.meta.type, !type.isEmpty else { throw ServerError.badRequest("meta.type is required") }
         guard var fileMeta = body.meta.fileMeta else { throw ServerError.badRequest("meta.file_meta is required") }
         guard fileMeta.size > 0, let md5 = Data(base64Encoded: fileMeta.checksum), md5.count == 16 else {
@@ -66,9 +61,7 @@ struct FileRoutes {
     /// The presigned `PUT`: no Authorization header; the URL's signature is the credential. → exactly 200.
     func upload(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let id = try context.uuidSegment("id")
-        let query = request.uri.queryParameters.reduce(into: [String: String]()) {
-            $0[String($1.key)] = String($1.value)
-        }
+        let query = presignedQuery(request)
         guard signer.isValid(method: "PUT", id: id, query: query, now: now) else {
             throw ServerError.forbidden("the upload URL is invalid or expired")
         }
@@ -127,9 +120,7 @@ struct FileRoutes {
     /// The presigned `GET`: streams the ciphertext, uncompressed.
     func download(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let id = try context.uuidSegment("id")
-        let query = request.uri.queryParameters.reduce(into: [String: String]()) {
-            $0[String($1.key)] = String($1.value)
-        }
+        let query = presignedQuery(request)
         guard signer.isValid(method: "GET", id: id, query: query, now: now) else {
             throw ServerError.forbidden("the download URL is invalid or expired")
         }
@@ -144,5 +135,10 @@ struct FileRoutes {
 
     private func response(_ record: StoredRecord) -> RecordResponse {
         RecordResponse(meta: record.meta, data: [:], recordSignature: record.recordSignature)
+    }
+
+    /// The query parameters of a presigned URL (its method, expiry and signature).
+    private func presignedQuery(_ request: Request) -> [String: String] {
+        request.uri.queryParameters.reduce(into: [String: String]()) { $0[String($1.key)] = String($1.value) }
     }
 }

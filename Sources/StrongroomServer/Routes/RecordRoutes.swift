@@ -28,12 +28,7 @@ struct RecordRoutes {
     func write(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
-        if let writer = body.meta.writerID, canonicalUUID(writer) != caller {
-            throw ServerError.forbidden("writer_id must be the caller")
-        }
-        if let user = body.meta.userID, canonicalUUID(user) != caller {
-            throw ServerError.forbidden("user_id must be the caller")
-        }
+        try requireCaller(caller, writerID: body.meta.writerID, userID: body.meta.userID)
         guard let type = body.meta.type, !type.isEmpty, type.utf8.count <= 1024 else {
             throw ServerError.badRequest("meta.type is required (1 to 1024 bytes)")
         }

@@ -95,6 +95,12 @@ extension StrongroomRequestContext {
     }
 }
 
+/// The `writer_id` and `user_id` a client sends must name the caller itself (403 otherwise); absent is fine.
+func requireCaller(_ caller: String, writerID: String?, userID: String?) throws {
+    if let writerID, canonicalUUID(writerID) != caller { throw ServerError.forbidden("writer_id must be the caller") }
+    if let userID, canonicalUUID(userID) != caller { throw ServerError.forbidden("user_id must be the caller") }
+}
+
 /// A UUID string in any case → lowercase canonical form, or nil.
 func canonicalUUID(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
 

@@ -2,7 +2,7 @@
 import Foundation
 public import Logging
 import SQLiteKit
-public import ServiceLifecycle
+import ServiceLifecycle
 import StrongroomCore
 
 /// The embedded default: one SQLite file (`strongroom.sqlite`, WAL) in the data directory.
@@ -10,7 +10,7 @@ import StrongroomCore
 /// WAL with `synchronous = NORMAL` keeps every acknowledged write across a crash of the process (SIGKILL); after a
 /// power loss the last few commits may roll back. SQLite is sqlite-nio's vendored copy (prefixed symbols), never the
 /// system library.
-public final class EmbeddedDatabase: Service, Sendable {
+public final class EmbeddedDatabase: ServerDatabase, Sendable {
     let connection: SQLiteConnection
     /// The store over this database.
     public let store: SQLServerStore

@@ -1,0 +1,57 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import StrongroomCrypto
+import StrongroomWire
+
+/// Checks a TSV1 `Authorization` header the same way for every route: signature over the request's path and
+/// query, the time window, the identity named by `uid:` (when there is one) and the replay cache.
+struct TSV1Verifier: Sendable {
+    /// Who signed a verified request.
+    struct Signer: Sendable {
+        /// The registered client named by `uid:`, or nil for an anonymous signature.
+        var clientID: String?
+        /// The Ed25519 public key that signed, base64url.
+        var publicKey: String
+    }
+
+    let store: any ServerStore
+    let window: Duration
+
+    /// Verifies `header` for `request`; any failure is a 401 that names no detail an attacker could use.
+    func verify(_ header: String, for request: Request) async throws -> Signer {
+        let verified: TSV1.Header
+        do {
+            verified = try TSV1.verify(
+                header,
+                for: .init(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? ""),
+                now: Date(),
+                window: window
+            )
+        } catch {
+            throw ServerError.unauthorized("invalid TSV1 signature")
+        }
+        let key = verified.publicKey.base64URLEncoded
+        var clientID: String?
+        if !verified.clientID.isEmpty {
+            guard let id = canonicalUUID(verified.clientID), let client = try await store.client(id: id),
+                client.enabled,
+                client.signingKey?.ed25519 == key
+            else { throw ServerError.unauthorized("the TSV1 key does not belong to that client") }
+            clientID = id
+        }
+        guard try await store.rememberNonce(publicKey: key, nonce: verified.nonce, timestamp: verified.timestamp) else {
+            throw ServerError.unauthorized("replayed TSV1 nonce")
+        }
+        try await pruneNonces()
+        return Signer(clientID: clientID, publicKey: key)
+    }
+
+    /// About one signed request in a hundred deletes nonces older than twice the window (older ones can never be
+    /// replayed: their timestamps fail the window check first).
+    private func pruneNonces() async throws {
+        guard Int.random(in: 0..<100) == 0 else { return }
+        let now = Int64(Date().timeIntervalSince1970)
+        try await store.forgetNonces(olderThan: now - 2 * window.components.seconds)
+    }
+}
