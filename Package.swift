@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "StrongroomCore", targets: ["StrongroomCore"]),
         .library(name: "StrongroomCrypto", targets: ["StrongroomCrypto"]),
         .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
+        .library(name: "StrongroomClient", targets: ["StrongroomClient"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -58,6 +60,16 @@ let package = Package(
         .target(
             name: "StrongroomWire",
             dependencies: ["StrongroomCore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrongroomClient",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -126,6 +138,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomClientTests",
+            dependencies: [
+                "StrongroomClient",
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomWire",
+                "StrongroomServer",
+                "StrongroomServerPostgres",
+                "StrongroomTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

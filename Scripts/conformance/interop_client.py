@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+# Strongroom — SPDX-License-Identifier: Apache-2.0
+"""The official Python SDK on the other side of a Swift client (ClientInteropTests). STRONGROOM_URL and
+REGISTRATION_TOKEN come from the environment.
+
+  register <config-file>                 register a client, save its configuration, print its id
+  write-share <config-file> <reader-id>  write a record of type "py-to-swift" and share the type; print its id
+  read <config-file> <record-id>         read a record shared with this client; print its data as JSON
+"""
+import json
+import os
+import sys
+
+import e3db
+
+url = os.environ["STRONGROOM_URL"]
+
+
+def load(path):
+    with open(path) as handle:
+        saved = json.load(handle)
+    return e3db.Client(e3db.Config(saved["client_id"], saved["api_key_id"], saved["api_secret"], saved["public_key"],
+                                   saved["private_key"], api_url=url)())
+
+
+command = sys.argv[1]
+if command == "register":
+    public_key, private_key = e3db.Client.generate_keypair()
+    info = e3db.Client.register(os.environ["REGISTRATION_TOKEN"], "python", public_key, api_url=url)
+    with open(sys.argv[2], "w") as handle:
+        json.dump({"client_id": str(info.client_id), "api_key_id": info.api_key_id, "api_secret": info.api_secret,
+                   "public_key": public_key, "private_key": private_key}, handle)
+    print(info.client_id)
+elif command == "write-share":
+    client = load(sys.argv[2])
+    record = client.write("py-to-swift", {"msg": "from python 🐍", "n": "42"}, {"origin": "python"})
+    client.share("py-to-swift", sys.argv[3])
+    print(record.meta.record_id)
+elif command == "read":
+    print(json.dumps(load(sys.argv[2]).read(sys.argv[3]).data, sort_keys=True, ensure_ascii=False))
+else:
+    sys.exit(f"unknown command {command}")

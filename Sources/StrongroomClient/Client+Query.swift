@@ -1,0 +1,67 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomWire
+
+extension Client {
+    /// One page of records matching `params`, decrypted.
+    ///
+    /// - Throws: ``ClientError/Code/badRequest`` for invalid parameters, ``ClientError/Code/tampered`` when a
+    ///   record does not decrypt.
+    public func query(_ params: QueryParams) async throws(ClientError) -> QueryResult {
+        let response = try await authenticated(
+            .POST,
+            "/v1/storage/search",
+            body: params.wire,
+            success: [200],
+            as: SearchResponse.self
+        )
+        var records: [Record] = []
+        records.reserveCapacity(response.results.count)
+        for result in response.results {
+            records.append(
+                try await decrypt(meta: result.meta, data: result.recordData ?? [:], inlineKey: result.accessKey)
+            )
+        }
+        return QueryResult(records: records, lastIndex: response.lastIndex)
+    }
+
+    /// Every record matching `params`, fetched a page at a time as you iterate.
+    public func records(matching params: QueryParams) -> RecordSequence {
+        RecordSequence(client: self, params: params)
+    }
+}
+
+/// The records of a query, paged lazily (``Client/records(matching:)``).
+public struct RecordSequence: AsyncSequence, Sendable {
+    public typealias Element = Record
+    public typealias Failure = ClientError
+
+    let client: Client
+    let params: QueryParams
+
+    public func makeAsyncIterator() -> Iterator { Iterator(client: client, params: params) }
+
+    /// Fetches the next page when the current one runs out.
+    public struct Iterator: AsyncIteratorProtocol {
+        let client: Client
+        var params: QueryParams
+        var buffer: [Record] = []
+        var finished = false
+
+        public mutating func next(
+            isolation actor: isolated (any Actor)? = #isolation
+        ) async throws(ClientError)
+            -> Record?
+        {
+            while buffer.isEmpty {
+                if finished { return nil }
+                let page = try await client.query(params)
+                buffer = page.records.reversed()
+                finished = page.records.count < params.count
+                params = params.next(after: page)
+            }
+            return buffer.popLast()
+        }
+
+        public mutating func next() async throws(ClientError) -> Record? { try await next(isolation: nil) }
+    }
+}

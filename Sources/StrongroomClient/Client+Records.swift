@@ -1,0 +1,128 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCrypto
+import StrongroomWire
+
+extension Client {
+    /// Encrypts `data` under this client's key for `type` and stores it.
+    ///
+    /// - Parameters:
+    ///   - type: the record type (one access key per type).
+    ///   - data: the field values; encrypted field by field before they leave the process.
+    ///   - plain: plaintext metadata the server can search on (it is **not** encrypted).
+    /// - Returns: the stored record, with its plaintext.
+    /// - Throws: ``ClientError/Code/badRequest`` (for example empty `data`), ``ClientError/Code/unauthorized``,
+    ///   ``ClientError/Code/transport``.
+    public func write(
+        type: String,
+        data: [String: String],
+        plain: [String: String] = [:]
+    ) async throws(ClientError)
+        -> Record
+    {
+        let key = try await writerKey(type: type)
+        let request = RecordWriteRequest(
+            meta: .init(writerID: clientID, userID: clientID, type: type, plain: plain),
+            data: FieldCipher.encrypt(fields: data, with: key)
+        )
+        let response = try await authenticated(
+            .POST,
+            "/v1/storage/records",
+            body: request,
+            success: [201],
+            as: RecordResponse.self
+        )
+        return Record(meta: try Meta(response.meta), data: data)
+    }
+
+    /// Reads and decrypts a record, optionally only some of its fields.
+    ///
+    /// - Throws: ``ClientError/Code/notFound``, ``ClientError/Code/forbidden`` (not shared with this client),
+    ///   ``ClientError/Code/tampered`` when any field does not decrypt (nothing is returned then).
+    public func read(recordID: UUID, fields: [String]? = nil) async throws(ClientError) -> Record {
+        var path = "/v1/storage/records/\(recordID.uuidString.lowercased())"
+        if let fields, !fields.isEmpty {
+            path += "?" + fields.map { "field=\(segment($0))" }.joined(separator: "&")
+        }
+        let response = try await authenticated(.GET, path, success: [200], as: RecordResponse.self)
+        return try await decrypt(meta: response.meta, data: response.data, inlineKey: nil)
+    }
+
+    /// Replaces a record's data (and plain metadata) if it is still at `meta.version`.
+    ///
+    /// - Throws: ``ClientError/Code/conflict`` when the record changed since `meta` was read: nothing was written.
+    public func update(
+        meta: Meta,
+        newData: [String: String],
+        plain: [String: String]? = nil
+    ) async throws(ClientError)
+        -> Record
+    {
+        let key = try await writerKey(type: meta.type)
+        let request = RecordWriteRequest(
+            meta: .init(writerID: clientID, userID: clientID, type: meta.type, plain: plain ?? meta.plain),
+            data: FieldCipher.encrypt(fields: newData, with: key)
+        )
+        let path = "/v1/storage/records/safe/\(meta.recordID.uuidString.lowercased())/\(segment(meta.version))"
+        let response = try await authenticated(.PUT, path, body: request, success: [200], as: RecordResponse.self)
+        return Record(meta: try Meta(response.meta), data: newData)
+    }
+
+    /// Deletes a record if it is still at `version`.
+    ///
+    /// - Throws: ``ClientError/Code/conflict`` for a stale version, ``ClientError/Code/forbidden`` when the record
+    ///   is not this client's (or does not exist).
+    public func delete(recordID: UUID, version: String) async throws(ClientError) {
+        try await authenticated(
+            .DELETE,
+            "/v1/storage/records/safe/\(recordID.uuidString.lowercased())/\(segment(version))",
+            success: [204]
+        )
+    }
+
+    /// Decrypts a record's fields with the key of its writer, user and type.
+    func decrypt(
+        meta wire: RecordMeta,
+        data: [String: String],
+        inlineKey: AccessKeyResponse?
+    ) async throws(ClientError)
+        -> Record
+    {
+        let meta = try Meta(wire)
+        guard !data.isEmpty else { return Record(meta: meta, data: [:]) }
+        let key: AccessKey
+        if let cached = await accessKeys.key(writerID: wire.writerID, userID: wire.userID, type: wire.type) {
+            key = cached
+        } else if let inlineKey {
+            // Search results carry the caller's EAK inline: no extra request.
+            key = try open(inlineKey)
+            await accessKeys.store(key, writerID: wire.writerID, userID: wire.userID, type: wire.type)
+        } else {
+            key = try await readerKey(writerID: wire.writerID, userID: wire.userID, type: wire.type)
+        }
+        do {
+            return Record(meta: meta, data: try FieldCipher.decrypt(fields: data, with: key))
+        } catch {
+            throw ClientError(.tampered, "a field of record \(wire.recordID) did not decrypt", underlying: error)
+        }
+    }
+}
+
+extension Meta {
+    /// The public form of the wire meta; IDs must be UUIDs.
+    init(_ wire: RecordMeta) throws(ClientError) {
+        guard let recordID = UUID(uuidString: wire.recordID), let writerID = UUID(uuidString: wire.writerID),
+            let userID = UUID(uuidString: wire.userID)
+        else { throw ClientError(.invalidResponse, "the server returned record IDs that are not UUIDs") }
+        self.init(
+            recordID: recordID,
+            writerID: writerID,
+            userID: userID,
+            type: wire.type,
+            plain: wire.plain,
+            created: Date(timeIntervalSince1970: Double(wire.created.microseconds) / 1_000_000),
+            lastModified: Date(timeIntervalSince1970: Double(wire.lastModified.microseconds) / 1_000_000),
+            version: wire.version
+        )
+    }
+}

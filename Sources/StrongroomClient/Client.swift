@@ -1,0 +1,114 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import AsyncHTTPClient
+public import Foundation
+import StrongroomCore
+public import StrongroomCrypto
+import StrongroomWire
+
+/// An E3DB client: encrypts before anything leaves the process and decrypts only what authenticates.
+///
+/// It is a `Sendable` final class holding an immutable configuration, an HTTP client and two small actors (the
+/// bearer token and the access-key cache), so requests run concurrently. Every method throws ``ClientError``.
+public final class Client: Sendable {
+    /// This client's identity, credentials and keys.
+    public let configuration: Configuration
+    let transport: Transport
+    let tokens: TokenProvider
+    let accessKeys = AccessKeyCache()
+
+    /// The client's ID in lowercase, as it goes on the wire.
+    var clientID: String { configuration.clientID.uuidString.lowercased() }
+
+    /// Creates a client; no request is sent until it is used.
+    public init(configuration: Configuration, httpClient: HTTPClient = Client.defaultHTTPClient) {
+        self.configuration = configuration
+        self.transport = Transport(apiURL: configuration.apiURL, http: httpClient)
+        self.tokens = TokenProvider(
+            transport: transport,
+            apiKeyID: configuration.apiKeyID,
+            apiSecret: configuration.apiSecret
+        )
+    }
+
+    /// Registers a new client with a registration token and returns its configuration.
+    ///
+    /// - Parameter keys: the client's keys (new ones by default); only the public halves are sent.
+    /// - Throws: ``ClientError/Code/unauthorized`` for a bad token, ``ClientError/Code/badRequest``,
+    ///   ``ClientError/Code/transport``.
+    public static func register(
+        token: String,
+        clientName: String,
+        apiURL: URL,
+        keys: ClientKeys = .generate(),
+        httpClient: HTTPClient = Client.defaultHTTPClient
+    ) async throws(ClientError) -> Configuration {
+        let transport = Transport(apiURL: apiURL, http: httpClient)
+        let request = RegistrationRequest(
+            token: token,
+            client: .init(
+                name: clientName,
+                publicKey: .init(curve25519: keys.encryptionKey.publicKey.base64URLEncoded),
+                signingKey: .init(ed25519: keys.signingKey.publicKey.base64URLEncoded)
+            )
+        )
+        let response = try await transport.json(
+            .POST,
+            "/v1/account/e3db/clients/register",
+            token: nil,
+            body: request,
+            success: [200, 201],
+            as: RegistrationResponse.self
+        )
+        guard let clientID = UUID(uuidString: response.clientID) else {
+            throw ClientError(.invalidResponse, "the server returned a client ID that is not a UUID")
+        }
+        return Configuration(
+            clientID: clientID,
+            clientName: response.name,
+            apiKeyID: response.apiKeyID,
+            apiSecret: SecureBytes(copying: Array(response.apiSecret.utf8)),
+            keys: keys,
+            apiURL: apiURL
+        )
+    }
+
+    /// An authenticated request; on a 401 the token is renewed once and the request retried (E3DB requests
+    /// are safe to resend: writes are not retried, a 401 means the server did nothing).
+    @discardableResult
+    func authenticated(
+        _ method: Verb,
+        _ path: String,
+        body: (some Encodable)? = nil as String?,
+        success: Set<Int>
+    ) async throws(ClientError) -> Data {
+        let token = try await tokens.token()
+        do {
+            return try await transport.expect(method, path, token: token, body: body, success: success)
+        } catch  where error.code == .unauthorized {
+            await tokens.invalidate()
+            return try await transport.expect(
+                method,
+                path,
+                token: try await tokens.token(),
+                body: body,
+                success: success
+            )
+        }
+    }
+
+    /// Decodes an authenticated JSON answer.
+    func authenticated<Response: Decodable>(
+        _ method: Verb,
+        _ path: String,
+        body: (some Encodable)? = nil as String?,
+        success: Set<Int>,
+        as type: Response.Type
+    ) async throws(ClientError) -> Response {
+        let data = try await authenticated(method, path, body: body, success: success)
+        do {
+            return try JSONDecoder().decode(Response.self, from: data)
+        } catch {
+            throw ClientError(.invalidResponse, "the server's answer is not the expected JSON", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomCore
+
+/// An error thrown by ``Client``.
+///
+/// Compare ``code``s, never messages; two errors are equal when their codes are. Messages never contain keys,
+/// tokens, secrets or record contents.
+public struct ClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: Hashable, Sendable {
+            case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
+            case transport, cancelled, invalidConfiguration
+        }
+
+        private let kind: Kind
+
+        /// The credentials were refused (HTTP 401).
+        public static let unauthorized = Code(kind: .unauthorized)
+        /// The server refused the action for this client (HTTP 403): not shared with it, not its record.
+        public static let forbidden = Code(kind: .forbidden)
+        /// No such record, client or access key (HTTP 404).
+        public static let notFound = Code(kind: .notFound)
+        /// The record changed since the version given (HTTP 409); re-read and retry.
+        public static let conflict = Code(kind: .conflict)
+        /// The server found the request malformed (HTTP 400, 413).
+        public static let badRequest = Code(kind: .badRequest)
+        /// Data from the server did not decrypt or verify: altered, or someone else's ciphertext. No plaintext is
+        /// returned.
+        public static let tampered = Code(kind: .tampered)
+        /// The server's answer was not what the E3DB protocol promises.
+        public static let invalidResponse = Code(kind: .invalidResponse)
+        /// The server failed (HTTP 5xx).
+        public static let server = Code(kind: .server)
+        /// The request did not reach the server or its answer did not arrive.
+        public static let transport = Code(kind: .transport)
+        /// The task was cancelled.
+        public static let cancelled = Code(kind: .cancelled)
+        /// The configuration is unusable (bad URL, keys).
+        public static let invalidConfiguration = Code(kind: .invalidConfiguration)
+
+        public var description: String { "\(kind)" }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable explanation, free of secrets.
+    public var message: String
+    /// The HTTP status, when the server answered.
+    public var status: Int?
+    /// The lower-level failure, if any.
+    public var underlying: (any Error & Sendable)?
+    /// Where the error was created.
+    public var location: SourceLocation
+
+    public var description: String { "ClientError.\(code): \(message)" }
+
+    public static func == (lhs: ClientError, rhs: ClientError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    init(
+        _ code: Code,
+        _ message: String,
+        status: Int? = nil,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.underlying = underlying
+        self.location = SourceLocation(fileID: fileID, line: line)
+    }
+
+    /// The one place HTTP statuses become codes.
+    static func status(_ status: Int, message: String) -> ClientError {
+        let code: Code =
+            switch status {
+            case 400, 413, 422: .badRequest
+            case 401: .unauthorized
+            case 403: .forbidden
+            case 404: .notFound
+            case 409: .conflict
+            case 500...: .server
+            default: .invalidResponse
+            }
+        return ClientError(code, message, status: status)
+    }
+}

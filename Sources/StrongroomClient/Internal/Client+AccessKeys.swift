@@ -1,0 +1,58 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCrypto
+import StrongroomWire
+
+extension Client {
+    /// The access key of `(writer, user, type)` as this client reads it: from the cache, or fetched and opened.
+    ///
+    /// - Throws: ``ClientError/Code/notFound`` when no key was shared with this client,
+    ///   ``ClientError/Code/tampered`` when it does not open.
+    func readerKey(writerID: String, userID: String, type: String) async throws(ClientError) -> AccessKey {
+        if let cached = await accessKeys.key(writerID: writerID, userID: userID, type: type) { return cached }
+        let response = try await authenticated(
+            .GET,
+            "/v1/storage/access_keys/\(writerID)/\(userID)/\(clientID)/\(segment(type))",
+            success: [200],
+            as: AccessKeyResponse.self
+        )
+        let key = try open(response)
+        await accessKeys.store(key, writerID: writerID, userID: userID, type: type)
+        return key
+    }
+
+    /// Opens an EAK sent by the server (fetched or inline in a search).
+    func open(_ response: AccessKeyResponse) throws(ClientError) -> AccessKey {
+        do {
+            let authorizer = try EncryptionPublicKey(base64URLEncoded: response.authorizerPublicKey.curve25519 ?? "")
+            return try EncryptedAccessKey(wireFormat: response.eak).open(
+                authorizerPublicKey: authorizer,
+                readerPrivateKey: configuration.keys.encryptionKey
+            )
+        } catch {
+            throw ClientError(.tampered, "an access key from the server did not open", underlying: error)
+        }
+    }
+
+    /// This client's own key for `type`, created and stored (sealed to itself) on first use.
+    func writerKey(type: String) async throws(ClientError) -> AccessKey {
+        do {
+            return try await readerKey(writerID: clientID, userID: clientID, type: type)
+        } catch  where error.code == .notFound {
+            let key = AccessKey()
+            let eak = key.sealed(to: configuration.keys.encryptionKey.publicKey, by: configuration.keys.encryptionKey)
+            do {
+                try await authenticated(
+                    .PUT,
+                    "/v1/storage/access_keys/\(clientID)/\(clientID)/\(clientID)/\(segment(type))",
+                    body: AccessKeyPutRequest(eak: eak.wireFormat),
+                    success: [201]
+                )
+            } catch  where error.code == .conflict {
+                // Another process of this client created it first: use that one.
+                return try await readerKey(writerID: clientID, userID: clientID, type: type)
+            }
+            await accessKeys.store(key, writerID: clientID, userID: clientID, type: type)
+            return key
+        }
+    }
+}
