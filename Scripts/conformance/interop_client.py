@@ -6,6 +6,9 @@ REGISTRATION_TOKEN come from the environment.
   register <config-file>                 register a client, save its configuration, print its id
   write-share <config-file> <reader-id>  write a record of type "py-to-swift" and share the type; print its id
   read <config-file> <record-id>         read a record shared with this client; print its data as JSON
+  write <config-file> <type>             write a record of <type>; print its id
+  add-authorizer <config-file> <type> <authorizer-id>
+  share-on-behalf <config-file> <writer-id> <reader-id> <type>
 """
 import json
 import os
@@ -38,5 +41,13 @@ elif command == "write-share":
     print(record.meta.record_id)
 elif command == "read":
     print(json.dumps(load(sys.argv[2]).read(sys.argv[3]).data, sort_keys=True, ensure_ascii=False))
+elif command == "write":
+    print(load(sys.argv[2]).write(sys.argv[3], {"msg": "python wrote this"}).meta.record_id)
+elif command == "add-authorizer":
+    load(sys.argv[2]).add_authorizer(sys.argv[3], sys.argv[4])
+    print("added")
+elif command == "share-on-behalf":
+    load(sys.argv[2]).share_on_behalf_of(sys.argv[3], sys.argv[4], sys.argv[5])
+    print("shared")
 else:
     sys.exit(f"unknown command {command}")

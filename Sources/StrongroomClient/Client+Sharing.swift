@@ -11,47 +11,65 @@ extension Client {
     ///   reader's public key is malformed.
     public func share(type: String, readerID: UUID) async throws(ClientError) {
         let reader = readerID.uuidString.lowercased()
-        let key = try await writerKey(type: type)
-        let info = try await authenticated(.GET, "/v1/storage/clients/\(reader)", success: [200], as: ClientInfo.self)
-        let readerKey: EncryptionPublicKey
-        do {
-            readerKey = try EncryptionPublicKey(base64URLEncoded: info.publicKey.curve25519 ?? "")
-        } catch {
-            throw ClientError(.tampered, "the reader's public key from the server is malformed", underlying: error)
-        }
-        let eak = key.sealed(to: readerKey, by: configuration.keys.encryptionKey)
-        do {
-            try await authenticated(
-                .PUT,
-                "/v1/storage/access_keys/\(clientID)/\(clientID)/\(reader)/\(segment(type))",
-                body: AccessKeyPutRequest(eak: eak.wireFormat),
-                success: [201]
-            )
-        } catch  where error.code == .conflict {
-            // Shared before: the reader already holds the key.
-        }
-        try await authenticated(
-            .PUT,
-            "/v1/storage/policy/\(clientID)/\(clientID)/\(reader)/\(segment(type))",
-            body: PolicyRequest(allow: [.init(read: [:])]),
-            success: [200, 201]
-        )
+        try await sealWriterKey(type: type, to: reader)
+        try await setPolicy(writerID: clientID, readerID: reader, type: type, PolicyRequest(allow: [.init(read: [:])]))
     }
 
     /// Stops `readerID` reading this client's records of `type`: denies reading, then deletes the reader's key.
     /// The server refuses the reader at once, whatever it cached.
     public func revoke(type: String, readerID: UUID) async throws(ClientError) {
         let reader = readerID.uuidString.lowercased()
-        try await authenticated(
-            .PUT,
-            "/v1/storage/policy/\(clientID)/\(clientID)/\(reader)/\(segment(type))",
-            body: PolicyRequest(deny: [.init(read: [:])]),
-            success: [200, 201]
-        )
+        try await setPolicy(writerID: clientID, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
         try await authenticated(
             .DELETE,
             "/v1/storage/access_keys/\(clientID)/\(clientID)/\(reader)/\(segment(type))",
             success: [200, 204]
+        )
+    }
+
+    /// Seals this client's key for `type` to another client (a reader or an authorizer); an existing EAK is kept.
+    func sealWriterKey(type: String, to otherClientID: String) async throws(ClientError) {
+        let key = try await writerKey(type: type)
+        let eak = key.sealed(to: try await publicKey(of: otherClientID), by: configuration.keys.encryptionKey)
+        do {
+            try await authenticated(
+                .PUT,
+                "/v1/storage/access_keys/\(clientID)/\(clientID)/\(otherClientID)/\(segment(type))",
+                body: AccessKeyPutRequest(eak: eak.wireFormat),
+                success: [201]
+            )
+        } catch  where error.code == .conflict {
+            // Shared before: the other client already holds the key.
+        }
+    }
+
+    /// Another client's encryption public key, from the server.
+    func publicKey(of otherClientID: String) async throws(ClientError) -> EncryptionPublicKey {
+        let info = try await authenticated(
+            .GET,
+            "/v1/storage/clients/\(otherClientID)",
+            success: [200],
+            as: ClientInfo.self
+        )
+        do {
+            return try EncryptionPublicKey(base64URLEncoded: info.publicKey.curve25519 ?? "")
+        } catch {
+            throw ClientError(
+                .tampered,
+                "the other client's public key from the server is malformed",
+                underlying: error
+            )
+        }
+    }
+
+    /// Sets a sharing policy on `(writer, writer, reader, type)`.
+    func setPolicy(writerID: String, readerID: String, type: String, _ policy: PolicyRequest) async throws(ClientError)
+    {
+        try await authenticated(
+            .PUT,
+            "/v1/storage/policy/\(writerID)/\(writerID)/\(readerID)/\(segment(type))",
+            body: policy,
+            success: [200, 201]
         )
     }
 }

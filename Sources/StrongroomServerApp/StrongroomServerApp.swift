@@ -41,6 +41,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Create this registration token at start-up if missing. Env: STRONGROOM_REGISTRATION_TOKEN.")
     var registrationToken: String?
     @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
+    @Option(help: "The URL clients reach this server at, for presigned file URLs (default: each request's Host).")
+    var publicURL: String?
 
     func run() async throws {
         var logger = Logger(label: "strongroom-server")
@@ -50,7 +52,8 @@ struct Serve: AsyncParsableCommand {
             host: host,
             port: port,
             registrationToken: registrationToken
-                ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"]
+                ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
+            publicURL: publicURL
         )
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)

@@ -46,4 +46,47 @@ struct ClientInteropTests {
             }
         }
     }
+
+    @Test("an authorizer in one SDK shares on behalf of a writer in the other", arguments: TestEngine.available)
+    func authorizersAcrossSDKs(engine: TestEngine) async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ClientTestServer.run(engine: engine) { url in
+            try await withTemporaryDirectory { directory in
+                let environment = [
+                    "STRONGROOM_URL": url.absoluteString, "REGISTRATION_TOKEN": ClientTestServer.registrationToken,
+                ]
+                let script = PythonSDK.path("Scripts/conformance/interop_client.py")
+                let config = directory.appending(path: "python.json").path
+                func python(_ arguments: [String]) async throws -> String {
+                    let outcome = try await PythonSDK.run([script] + arguments, environment: environment)
+                    try #require(outcome.status == 0, "\(outcome.output)")
+                    return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                let swiftWriter = try await ClientTestServer.client(url, "swift-writer")
+                let swiftReader = try await ClientTestServer.client(url, "swift-reader")
+                let pythonID = try #require(UUID(uuidString: try await python(["register", config])))
+                let id = { (client: Client) in client.configuration.clientID.uuidString.lowercased() }
+
+                // A Swift writer; the Python client is its authorizer and shares with a Swift reader.
+                let record = try await swiftWriter.write(type: "delegated", data: ["msg": "via a python authorizer"])
+                try await swiftWriter.add(authorizerID: pythonID, type: "delegated")
+                _ = try await python(["share-on-behalf", config, id(swiftWriter), id(swiftReader), "delegated"])
+                #expect(
+                    try await swiftReader.read(recordID: record.meta.recordID).data == [
+                        "msg": "via a python authorizer"
+                    ]
+                )
+
+                // A Python writer; the Swift client is its authorizer and shares with another Swift reader.
+                let pythonRecord = try #require(UUID(uuidString: try await python(["write", config, "py-delegated"])))
+                _ = try await python(["add-authorizer", config, "py-delegated", id(swiftWriter)])
+                try await swiftWriter.share(
+                    onBehalfOf: pythonID,
+                    type: "py-delegated",
+                    readerID: swiftReader.configuration.clientID
+                )
+                #expect(try await swiftReader.read(recordID: pythonRecord).data == ["msg": "python wrote this"])
+            }
+        }
+    }
 }

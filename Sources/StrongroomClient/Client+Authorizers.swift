@@ -1,0 +1,147 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCrypto
+import StrongroomWire
+
+extension Client {
+    /// Lets `authorizerID` share this client's records of `type` with others, on its behalf (it gets the type's
+    /// key and the authorizer grant; it cannot read the records unless also shared with).
+    public func add(authorizerID: UUID, type: String) async throws(ClientError) {
+        let authorizer = authorizerID.uuidString.lowercased()
+        try await sealWriterKey(type: type, to: authorizer)
+        try await setPolicy(
+            writerID: clientID,
+            readerID: authorizer,
+            type: type,
+            PolicyRequest(allow: [.init(authorizer: [:])])
+        )
+    }
+
+    /// Withdraws an authorizer grant for `type` and deletes the authorizer's key. Existing shares it made stay until
+    /// revoked.
+    public func remove(authorizerID: UUID, type: String) async throws(ClientError) {
+        let authorizer = authorizerID.uuidString.lowercased()
+        try await setPolicy(
+            writerID: clientID,
+            readerID: authorizer,
+            type: type,
+            PolicyRequest(deny: [.init(authorizer: [:])])
+        )
+        try await authenticated(
+            .DELETE,
+            "/v1/storage/access_keys/\(clientID)/\(clientID)/\(authorizer)/\(segment(type))",
+            success: [200, 204]
+        )
+    }
+
+    /// Withdraws every authorizer grant `authorizerID` holds for this client, all types at once.
+    public func remove(authorizerID: UUID) async throws(ClientError) {
+        try await authenticated(
+            .DELETE,
+            "/v1/storage/policy/\(clientID)/\(clientID)/\(authorizerID.uuidString.lowercased())",
+            success: [200, 204]
+        )
+    }
+
+    /// As an authorizer of `writerID`, lets `readerID` read the writer's records of `type`: opens the writer's key
+    /// (shared with this client by ``add(authorizerID:type:)``), seals it to the reader and allows reading.
+    ///
+    /// - Throws: ``ClientError/Code/notFound`` when this client is not (or no longer) an authorizer for the type,
+    ///   ``ClientError/Code/forbidden`` when the grant was withdrawn.
+    public func share(onBehalfOf writerID: UUID, type: String, readerID: UUID) async throws(ClientError) {
+        let writer = writerID.uuidString.lowercased()
+        let reader = readerID.uuidString.lowercased()
+        await accessKeys.remove(writerID: writer, userID: writer, type: type)  // the grant may have changed
+        let key = try await readerKey(writerID: writer, userID: writer, type: type)
+        let readerPublicKey = try await publicKey(of: reader)
+        let eak = key.sealed(to: readerPublicKey, by: configuration.keys.encryptionKey)
+        do {
+            try await authenticated(
+                .PUT,
+                "/v1/storage/access_keys/\(writer)/\(writer)/\(reader)/\(segment(type))",
+                body: AccessKeyPutRequest(eak: eak.wireFormat),
+                success: [201]
+            )
+        } catch  where error.code == .conflict {
+            // The reader already holds the writer's key.
+        }
+        try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(allow: [.init(read: [:])]))
+    }
+
+    /// As an authorizer of `writerID`, stops `readerID` reading the writer's records of `type`.
+    public func revoke(onBehalfOf writerID: UUID, type: String, readerID: UUID) async throws(ClientError) {
+        let writer = writerID.uuidString.lowercased()
+        let reader = readerID.uuidString.lowercased()
+        try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
+        try await authenticated(
+            .DELETE,
+            "/v1/storage/access_keys/\(writer)/\(writer)/\(reader)/\(segment(type))",
+            success: [200, 204]
+        )
+    }
+
+    /// The types this client shares, and with whom.
+    public func outgoingSharing() async throws(ClientError) -> [OutgoingSharingPolicy] {
+        let entries = try await authenticated(
+            .GET,
+            "/v1/storage/policy/outgoing",
+            success: [200],
+            as: [OutgoingShare].self
+        )
+        return try entries.map { entry throws(ClientError) in
+            OutgoingSharingPolicy(
+                readerID: try uuid(entry.readerID),
+                readerName: entry.readerName,
+                type: entry.recordType
+            )
+        }
+    }
+
+    /// The types other writers share with this client.
+    public func incomingSharing() async throws(ClientError) -> [IncomingSharingPolicy] {
+        let entries = try await authenticated(
+            .GET,
+            "/v1/storage/policy/incoming",
+            success: [200],
+            as: [IncomingShare].self
+        )
+        return try entries.map { entry throws(ClientError) in
+            IncomingSharingPolicy(
+                writerID: try uuid(entry.writerID),
+                writerName: entry.writerName,
+                type: entry.recordType
+            )
+        }
+    }
+
+    /// The authorizers this client has granted.
+    public func authorizers() async throws(ClientError) -> [AuthorizerPolicy] {
+        try await grants("/v1/storage/policy/proxies")
+    }
+
+    /// The writers that made this client their authorizer.
+    public func authorizedBy() async throws(ClientError) -> [AuthorizerPolicy] {
+        try await grants("/v1/storage/policy/granted")
+    }
+
+    private func grants(_ path: String) async throws(ClientError) -> [AuthorizerPolicy] {
+        let entries = try await authenticated(.GET, path, success: [200], as: [AuthorizerGrant].self)
+        return try entries.map { entry throws(ClientError) in
+            AuthorizerPolicy(
+                authorizerID: try uuid(entry.authorizerID),
+                writerID: try uuid(entry.writerID),
+                userID: try uuid(entry.userID),
+                type: entry.recordType,
+                authorizedBy: try uuid(entry.authorizedBy)
+            )
+        }
+    }
+}
+
+/// A UUID from the server, or an invalid-response error.
+func uuid(_ text: String) throws(ClientError) -> UUID {
+    guard let value = UUID(uuidString: text) else {
+        throw ClientError(.invalidResponse, "the server returned an ID that is not a UUID")
+    }
+    return value
+}
