@@ -69,6 +69,7 @@ let package = Package(
                 "StrongroomCrypto",
                 "StrongroomWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -9,6 +9,8 @@ REGISTRATION_TOKEN come from the environment.
   write <config-file> <type>             write a record of <type>; print its id
   add-authorizer <config-file> <type> <authorizer-id>
   share-on-behalf <config-file> <writer-id> <reader-id> <type>
+  write-file <config-file> <path> <reader-id>   upload a file of type "py-file", share it; print its id
+  read-file <config-file> <record-id> <destination>
 """
 import json
 import os
@@ -49,5 +51,13 @@ elif command == "add-authorizer":
 elif command == "share-on-behalf":
     load(sys.argv[2]).share_on_behalf_of(sys.argv[3], sys.argv[4], sys.argv[5])
     print("shared")
+elif command == "write-file":
+    client = load(sys.argv[2])
+    meta = client.write_file("py-file", sys.argv[3], {"origin": "python"})
+    client.share("py-file", sys.argv[4])
+    print(meta.record_id)
+elif command == "read-file":
+    load(sys.argv[2]).read_file(sys.argv[3], sys.argv[4])
+    print("read")
 else:
     sys.exit(f"unknown command {command}")

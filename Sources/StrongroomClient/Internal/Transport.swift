@@ -64,6 +64,20 @@ struct Transport: Sendable {
         }
     }
 
+    /// Sends a prepared request (file uploads) and returns its status, draining the answer.
+    func execute(_ request: HTTPClientRequest) async throws(ClientError) -> Int {
+        do {
+            let response = try await http.execute(request, timeout: timeout)
+            _ = try await response.body.collect(upTo: 1 << 20)
+            return Int(response.status.code)
+        } catch is CancellationError {
+            throw ClientError(.cancelled, "the request was cancelled", underlying: CancellationError())
+        } catch {
+            if Task.isCancelled { throw ClientError(.cancelled, "the request was cancelled") }
+            throw ClientError(.transport, "the server could not be reached: \(type(of: error))", underlying: error)
+        }
+    }
+
     /// Sends JSON, expects one of `success` and decodes the answer.
     func json<Response: Decodable>(
         _ method: Verb,

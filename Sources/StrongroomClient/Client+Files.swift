@@ -1,0 +1,193 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Crypto
+public import Foundation
+import NIOCore
+import NIOHTTP1
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomWire
+
+extension Client {
+    /// Encrypts a file (E3DB format "3", streamed in constant memory) and uploads it as a record of `type`.
+    ///
+    /// The ciphertext goes to a temporary file first, because E3DB needs its size and checksum before the upload;
+    /// that file is removed on every path, including failure and cancellation.
+    ///
+    /// - Throws: ``ClientError/Code/badRequest`` when the file cannot be read, the usual server and transport
+    ///   codes, ``ClientError/Code/cancelled``.
+    public func writeFile(
+        type: String,
+        fileURL: URL,
+        plain: [String: String] = [:],
+        progress: (@Sendable (FileTransferProgress) -> Void)? = nil
+    ) async throws(ClientError) -> FileInfo {
+        let key = try await writerKey(type: type)
+        return try await withTemporaryFile { encrypted throws(ClientError) in
+            let summary: FileEncryptor.Summary
+            do throws(StrongroomCrypto.CryptoError) {
+                summary = try await FileCipher.encrypt(contentsOf: fileURL, to: encrypted, with: key) {
+                    progress?(.encrypting($0))
+                }
+            } catch {
+                throw ClientError(
+                    error.code == .cancelled ? .cancelled : .badRequest,
+                    "the file could not be encrypted: \(error.message)",
+                    underlying: error
+                )
+            }
+            let request = FileWriteRequest(
+                meta: .init(
+                    writerID: clientID,
+                    userID: clientID,
+                    type: type,
+                    plain: plain,
+                    fileMeta: FileMeta(
+                        checksum: summary.checksum,
+                        compression: "raw",
+                        size: summary.size,
+                        fileName: fileURL.lastPathComponent
+                    )
+                )
+            )
+            let pending = try await authenticated(
+                .POST,
+                "/v1/storage/files",
+                body: request,
+                success: [202],
+                as: PendingFileResponse.self
+            )
+            try await upload(
+                encrypted,
+                to: pending.fileURL,
+                size: summary.size,
+                checksum: summary.checksum,
+                progress: progress
+            )
+            let committed = try await authenticated(
+                .PATCH,
+                "/v1/storage/files/\(segment(pending.id))",
+                success: [200, 201],
+                as: RecordResponse.self
+            )
+            return try FileInfo(committed.meta)
+        }
+    }
+
+    /// Downloads a file record and decrypts it to `destination` (which must not exist). Nothing is written there
+    /// unless the whole file authenticated.
+    ///
+    /// - Throws: ``ClientError/Code/tampered`` when the ciphertext does not match its checksum or does not decrypt,
+    ///   ``ClientError/Code/forbidden``, ``ClientError/Code/notFound``, transport codes, ``ClientError/Code/cancelled``.
+    @discardableResult
+    public func readFile(
+        recordID: UUID,
+        destination: URL,
+        progress: (@Sendable (FileTransferProgress) -> Void)? = nil
+    ) async throws(ClientError) -> FileInfo {
+        let response = try await authenticated(
+            .GET,
+            "/v1/storage/files/\(recordID.uuidString.lowercased())",
+            success: [200],
+            as: RecordResponse.self
+        )
+        let info = try FileInfo(response.meta)
+        guard let url = response.meta.fileMeta?.fileURL else {
+            throw ClientError(.invalidResponse, "the server returned no download URL")
+        }
+        let key = try await readerKey(
+            writerID: response.meta.writerID,
+            userID: response.meta.userID,
+            type: response.meta.type
+        )
+        return try await withTemporaryFile { encrypted throws(ClientError) in
+            try await download(url, to: encrypted, expecting: info, progress: progress)
+            do throws(StrongroomCrypto.CryptoError) {
+                _ = try await FileCipher.decrypt(contentsOf: encrypted, to: destination, with: key) {
+                    progress?(.decrypting($0))
+                }
+            } catch {
+                let code: ClientError.Code =
+                    switch error.code {
+                    case .cancelled: .cancelled
+                    case .io: .badRequest
+                    default: .tampered
+                    }
+                throw ClientError(code, "the file did not decrypt: \(error.message)", underlying: error)
+            }
+            return info
+        }
+    }
+
+    private func upload(
+        _ file: URL,
+        to url: String,
+        size: Int64,
+        checksum: String,
+        progress: (@Sendable (FileTransferProgress) -> Void)?
+    ) async throws(ClientError) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .PUT
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.headers.add(name: "Content-MD5", value: checksum)
+        let chunks = FileChunks(path: file.path) { progress?(.uploading($0)) }.map { ByteBuffer(bytes: $0) }
+        request.body = .stream(chunks, length: .known(size))
+        let status = try await transport.execute(request)
+        guard status == 200 else {
+            throw ClientError.status(status, message: "the file upload was refused (HTTP \(status))")
+        }
+    }
+
+    private func download(
+        _ url: String,
+        to file: URL,
+        expecting info: FileInfo,
+        progress: (@Sendable (FileTransferProgress) -> Void)?
+    ) async throws(ClientError) {
+        do {
+            guard
+                FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            else {
+                throw ClientError(.badRequest, "a temporary file could not be created")
+            }
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }  // closing a file we only wrote to cannot lose anything we still need
+            let response = try await transport.http.execute(HTTPClientRequest(url: url), timeout: transport.timeout)
+            guard response.status.code == 200 else {
+                throw ClientError.status(Int(response.status.code), message: "the file download was refused")
+            }
+            var md5 = Insecure.MD5()
+            var received: Int64 = 0
+            for try await buffer in response.body {
+                buffer.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
+                try handle.write(contentsOf: Data(buffer.readableBytesView))
+                received += Int64(buffer.readableBytes)
+                progress?(.downloading(received))
+            }
+            let checksum = Data(md5.finalize()).base64EncodedString()
+            guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {
+                throw ClientError(.tampered, "the downloaded file does not match its size and checksum")
+            }
+        } catch let error as ClientError {
+            throw error
+        } catch is CancellationError {
+            throw ClientError(.cancelled, "the download was cancelled")
+        } catch {
+            throw ClientError(.transport, "the file download failed", underlying: error)
+        }
+    }
+
+    /// Runs `body` with a fresh temporary file path and removes the file afterwards, whatever happens.
+    private func withTemporaryFile<R>(_ body: (URL) async throws(ClientError) -> R) async throws(ClientError) -> R {
+        let file = FileManager.default.temporaryDirectory.appending(path: ".strongroom-\(UUID().uuidString).e3db")
+        defer { try? FileManager.default.removeItem(at: file) }  // it may never have been created
+        return try await body(file)
+    }
+}
+
+extension FileInfo {
+    init(_ wire: RecordMeta) throws(ClientError) {
+        guard let fileMeta = wire.fileMeta else { throw ClientError(.invalidResponse, "the record is not a file") }
+        self.init(meta: try Meta(wire), size: fileMeta.size, checksum: fileMeta.checksum, fileName: fileMeta.fileName)
+    }
+}

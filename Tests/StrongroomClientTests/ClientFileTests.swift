@@ -1,0 +1,129 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomClient
+import StrongroomCore
+import StrongroomTesting
+import Testing
+
+@Suite(.enabled(if: PythonSDK.isAvailableOrRequired, "\(PythonSDK.missingMessage)"))
+struct ClientFileTests {
+    /// Thread-safe record of progress reports.
+    final class Reports: @unchecked Sendable {
+        private let lock = NSLock()
+        private var storage: [FileTransferProgress] = []
+        func add(_ report: FileTransferProgress) { lock.withLock { storage.append(report) } }
+        var all: [FileTransferProgress] { lock.withLock { storage } }
+    }
+
+    @Test(
+        "a multi-block file goes up and comes back identical, with progress for every stage",
+        arguments: TestEngine.available
+    )
+    func roundTrip(engine: TestEngine) async throws {
+        try await ClientTestServer.run(engine: engine) { url in
+            try await withTemporaryDirectory { directory in
+                let client = try await ClientTestServer.client(url)
+                let source = directory.appending(path: "scan.pdf")
+                let bytes = SecureRandom.data(count: 3 * 1_048_576 + 123)
+                try bytes.write(to: source)
+                let reports = Reports()
+                let info = try await client.writeFile(type: "scans", fileURL: source, plain: ["kind": "pdf"]) {
+                    reports.add($0)
+                }
+                #expect(info.fileName == "scan.pdf")
+                #expect(info.meta.plain == ["kind": "pdf"])
+                let destination = directory.appending(path: "copy.pdf")
+                let read = try await client.readFile(recordID: info.meta.recordID, destination: destination) {
+                    reports.add($0)
+                }
+                #expect(read.checksum == info.checksum)
+                #expect(try Data(contentsOf: destination) == bytes)
+                let stages = Set(
+                    reports.all.map { report -> String in
+                        switch report {
+                        case .encrypting: "encrypting"
+                        case .uploading: "uploading"
+                        case .downloading: "downloading"
+                        case .decrypting: "decrypting"
+                        }
+                    }
+                )
+                #expect(stages == ["encrypting", "uploading", "downloading", "decrypting"])
+                #expect(reports.all.contains(.uploading(info.size)))
+            }
+        }
+    }
+
+    @Test("a shared reader downloads the file; an empty file works; an existing destination is never overwritten")
+    func sharingAndEdges() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            try await withTemporaryDirectory { directory in
+                let writer = try await ClientTestServer.client(url, "writer")
+                let reader = try await ClientTestServer.client(url, "reader")
+                let empty = directory.appending(path: "empty")
+                try Data().write(to: empty)
+                let info = try await writer.writeFile(type: "docs", fileURL: empty)
+                try await writer.share(type: "docs", readerID: reader.configuration.clientID)
+                let copy = directory.appending(path: "copy")
+                try await reader.readFile(recordID: info.meta.recordID, destination: copy)
+                #expect(try Data(contentsOf: copy).isEmpty)
+                let error = await #expect(throws: ClientError.self) {
+                    try await reader.readFile(recordID: info.meta.recordID, destination: copy)
+                }
+                #expect(error?.code == .badRequest)
+                let stranger = try await ClientTestServer.client(url, "stranger")
+                let refused = await #expect(throws: ClientError.self) {
+                    try await stranger.readFile(
+                        recordID: info.meta.recordID,
+                        destination: directory.appending(path: "x")
+                    )
+                }
+                #expect(refused?.code == .forbidden)
+                #expect(!FileManager.default.fileExists(atPath: directory.appending(path: "x").path))
+            }
+        }
+    }
+
+    @Test("files cross between the Swift client and the official Python SDK in both directions")
+    func interop() async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            try await withTemporaryDirectory { directory in
+                let environment = [
+                    "STRONGROOM_URL": url.absoluteString, "REGISTRATION_TOKEN": ClientTestServer.registrationToken,
+                ]
+                let script = PythonSDK.path("Scripts/conformance/interop_client.py")
+                let config = directory.appending(path: "python.json").path
+                func python(_ arguments: [String]) async throws -> String {
+                    let outcome = try await PythonSDK.run([script] + arguments, environment: environment)
+                    try #require(outcome.status == 0, "\(outcome.output)")
+                    return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                let swift = try await ClientTestServer.client(url)
+                let pythonID = try #require(UUID(uuidString: try await python(["register", config])))
+                let bytes = SecureRandom.data(count: 200_000)
+                let source = directory.appending(path: "from-python.bin")
+                try bytes.write(to: source)
+
+                // Python → Swift
+                let recordID = try #require(
+                    UUID(
+                        uuidString: try await python([
+                            "write-file", config, source.path, swift.configuration.clientID.uuidString.lowercased(),
+                        ])
+                    )
+                )
+                let copy = directory.appending(path: "swift-copy.bin")
+                try await swift.readFile(recordID: recordID, destination: copy)
+                #expect(try Data(contentsOf: copy) == bytes)
+
+                // Swift → Python
+                try await swift.share(type: "swift-file", readerID: pythonID)
+                let info = try await swift.writeFile(type: "swift-file", fileURL: source)
+                let pythonCopy = directory.appending(path: "python-copy.bin")
+                _ = try await python(["read-file", config, info.meta.recordID.uuidString.lowercased(), pythonCopy.path])
+                #expect(try Data(contentsOf: pythonCopy) == bytes)
+            }
+        }
+    }
+}
