@@ -11,6 +11,7 @@ REGISTRATION_TOKEN come from the environment.
   share-on-behalf <config-file> <writer-id> <reader-id> <type>
   write-file <config-file> <path> <reader-id>   upload a file of type "py-file", share it; print its id
   read-file <config-file> <record-id> <destination>
+  read-with-profile <profile> <record-id>   load ~/.tozny/<profile>/e3db.json with the SDK's own loader and read
 """
 import json
 import os
@@ -59,5 +60,8 @@ elif command == "write-file":
 elif command == "read-file":
     load(sys.argv[2]).read_file(sys.argv[3], sys.argv[4])
     print("read")
+elif command == "read-with-profile":
+    config = e3db.Config.load(sys.argv[2])
+    print(json.dumps(e3db.Client(config).read(sys.argv[3]).data, sort_keys=True, ensure_ascii=False))
 else:
     sys.exit(f"unknown command {command}")

@@ -1,0 +1,102 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+public import StrongroomCrypto
+import StrongroomWire
+
+extension Client {
+    /// This client's access key for `type` (created if needed), sealed to itself, for offline encryption.
+    public func createWriterKey(type: String) async throws(ClientError) -> EAKInfo {
+        _ = try await writerKey(type: type)
+        return try await getReaderKey(writerID: configuration.clientID, userID: configuration.clientID, type: type)
+    }
+
+    /// The access key of `(writerID, userID, type)` as this client may open it, for offline decryption.
+    public func getReaderKey(writerID: UUID, userID: UUID, type: String) async throws(ClientError) -> EAKInfo {
+        let path =
+            "/v1/storage/access_keys/\(writerID.uuidString.lowercased())/\(userID.uuidString.lowercased())/\(clientID)/\(segment(type))"
+        return try EAKInfo(try await authenticated(.GET, path, success: [200], as: AccessKeyResponse.self))
+    }
+
+    /// Encrypts `data` offline with the key in `eakInfo` and signs the document with this client's signing key.
+    ///
+    /// - Throws: ``ClientError/Code/tampered`` when `eakInfo` does not open with this client's key.
+    public func encrypt(
+        type: String,
+        data: [String: String],
+        eakInfo: EAKInfo,
+        plain: [String: String] = [:]
+    ) throws(ClientError)
+        -> EncryptedDocument
+    {
+        let key = try open(eakInfo.wire)
+        let meta = EncryptedDocument.ClientMeta(
+            writerID: configuration.clientID,
+            userID: configuration.clientID,
+            type: type,
+            plain: plain
+        )
+        let signature = configuration.keys.signingKey.signature(for: RecordInfo(meta, data: data))
+        return EncryptedDocument(
+            meta: meta,
+            data: FieldCipher.encrypt(fields: data, with: key),
+            recordSignature: Base64URL.encode(signature)
+        )
+    }
+
+    /// Decrypts a document offline and verifies its signature with the writer's key in `eakInfo`.
+    ///
+    /// - Throws: ``ClientError/Code/invalidConfiguration`` when `eakInfo` has no signer key,
+    ///   ``ClientError/Code/tampered`` when the key does not open, a field does not decrypt, or the signature does
+    ///   not verify. No plaintext is returned then.
+    public func decrypt(
+        encryptedDocument document: EncryptedDocument,
+        eakInfo: EAKInfo
+    ) throws(ClientError)
+        -> [String: String]
+    {
+        guard let signer = eakInfo.signerSigningKey else {
+            throw ClientError(.invalidConfiguration, "decrypting a document needs the signer's signing key in eakInfo")
+        }
+        let key = try open(eakInfo.wire)
+        do {
+            let data = try FieldCipher.decrypt(fields: document.data, with: key)
+            let signature = try Base64URL.decode(document.recordSignature)
+            try SigningPublicKey(base64URLEncoded: signer).verify(signature, for: RecordInfo(document.meta, data: data))
+            return data
+        } catch {
+            throw ClientError(
+                .tampered,
+                "the document did not decrypt or its signature did not verify",
+                underlying: error
+            )
+        }
+    }
+
+    /// Signs any ``Signable`` document with this client's signing key.
+    public func sign<Document: Signable>(document: Document) -> SignedDocument<Document> {
+        SignedDocument(signing: document, with: configuration.keys.signingKey)
+    }
+
+    /// Verifies a signed document with the signer's public key.
+    ///
+    /// - Throws: ``ClientError/Code/tampered`` when the signature does not verify.
+    public func verify<Document: Signable>(
+        signed: SignedDocument<Document>,
+        publicSigningKey: SigningPublicKey
+    )
+        throws(ClientError)
+    {
+        do {
+            try signed.verify(with: publicSigningKey)
+        } catch {
+            throw ClientError(.tampered, "the signature does not verify", underlying: error)
+        }
+    }
+}
+
+extension RecordInfo {
+    init(_ meta: EncryptedDocument.ClientMeta, data: [String: String]) {
+        self.init(writerID: meta.writerID, userID: meta.userID, type: meta.type, plain: meta.plain, data: data)
+    }
+}

@@ -1,0 +1,142 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+import StrongroomCrypto
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Client.Configuration {
+    /// Where profiles live by default: `~/.strongroom`. Pass `~/.tozny` to share profiles with the official SDKs,
+    /// which use the same file format.
+    public static var defaultProfileDirectory: URL {
+        FileManager.default.homeDirectoryForCurrentUser.appending(path: ".strongroom")
+    }
+
+    /// The official SDKs' configuration file (`e3db.json`, version 2).
+    private struct File: Codable {
+        var version: Int
+        var clientID: String
+        var apiKeyID: String
+        var apiSecret: String
+        var clientEmail: String?
+        var publicKey: String
+        var privateKey: String
+        var publicSigningKey: String?
+        var privateSigningKey: String?
+        var apiURL: String
+        var clientName: String?
+
+        enum CodingKeys: String, CodingKey {
+            case version
+            case clientID = "client_id"
+            case apiKeyID = "api_key_id"
+            case apiSecret = "api_secret"
+            case clientEmail = "client_email"
+            case publicKey = "public_key"
+            case privateKey = "private_key"
+            case publicSigningKey = "public_signing_key"
+            case privateSigningKey = "private_signing_key"
+            case apiURL = "api_url"
+            case clientName = "client_name"
+        }
+    }
+
+    /// The file of a profile: `<directory>/<profile>/e3db.json`, or `<directory>/e3db.json` for `""`.
+    static func profileFile(_ profile: String, in directory: URL) -> URL {
+        (profile.isEmpty ? directory : directory.appending(path: profile)).appending(path: "e3db.json")
+    }
+
+    /// Saves the configuration as a profile, in the official SDKs' `e3db.json` format: directory 0700, file 0600,
+    /// written to a temporary file and renamed into place.
+    ///
+    /// - Warning: The file holds the API secret and the private keys in the clear, protected by its permissions
+    ///   only. Keychain storage comes with the keychain module.
+    /// - Throws: ``ClientError/Code/invalidConfiguration`` when the profile cannot be written.
+    public func save(profile: String, in directory: URL = Self.defaultProfileDirectory) throws(ClientError) {
+        let file = Self.profileFile(profile, in: directory)
+        let contents = File(
+            version: 2,
+            clientID: clientID.uuidString.lowercased(),
+            apiKeyID: apiKeyID,
+            apiSecret: apiSecret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            clientEmail: "",
+            publicKey: keys.encryptionKey.publicKey.base64URLEncoded,
+            privateKey: keys.encryptionKey.base64URLEncoded,
+            publicSigningKey: keys.signingKey.publicKey.base64URLEncoded,
+            privateSigningKey: keys.signingKey.base64URLEncoded,
+            apiURL: apiURL.absoluteString,
+            clientName: clientName
+        )
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            var data = try JSONEncoder().encode(contents)
+            defer { data.resetBytes(in: 0..<data.count) }
+            let temporary = file.deletingLastPathComponent().appending(path: ".e3db.json.\(UUID().uuidString)")
+            guard
+                FileManager.default.createFile(
+                    atPath: temporary.path,
+                    contents: data,
+                    attributes: [.posixPermissions: 0o600]
+                )
+            else { throw CocoaError(.fileWriteUnknown) }
+            guard rename(temporary.path, file.path) == 0 else {
+                unlink(temporary.path)
+                throw CocoaError(.fileWriteUnknown)
+            }
+        } catch {
+            throw ClientError(.invalidConfiguration, "the profile \(profile) could not be saved", underlying: error)
+        }
+    }
+
+    /// Loads a saved profile (Strongroom's or an official SDK's `e3db.json`).
+    ///
+    /// A version 1 profile has no signing key; it gets a fresh one that the server does not know, so documents it
+    /// signs verify only with that new public key.
+    ///
+    /// - Throws: ``ClientError/Code/notFound`` when there is no such profile; ``ClientError/Code/invalidConfiguration``
+    ///   when the file is readable by group or others (as ssh refuses such keys), malformed, or its keys do not load.
+    public init(loadProfile profile: String, from directory: URL = Self.defaultProfileDirectory) throws(ClientError) {
+        let file = Self.profileFile(profile, in: directory)
+        var status = stat()
+        guard stat(file.path, &status) == 0 else { throw ClientError(.notFound, "there is no profile \(profile)") }
+        guard status.st_mode & 0o077 == 0 else {
+            throw ClientError(.invalidConfiguration, "the profile \(profile) is readable by others; chmod 600 it")
+        }
+        do {
+            var data = try Data(contentsOf: file)
+            defer { data.resetBytes(in: 0..<data.count) }
+            let contents = try JSONDecoder().decode(File.self, from: data)
+            guard let clientID = UUID(uuidString: contents.clientID), let apiURL = URL(string: contents.apiURL) else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            let signingKey =
+                try contents.privateSigningKey.flatMap { $0.isEmpty ? nil : $0 }.map(
+                    SigningPrivateKey.init(base64URLEncoded:)
+                )
+                ?? SigningPrivateKey()
+            self.init(
+                clientID: clientID,
+                clientName: contents.clientName ?? profile,
+                apiKeyID: contents.apiKeyID,
+                apiSecret: SecureBytes(copying: Array(contents.apiSecret.utf8)),
+                keys: ClientKeys(
+                    encryptionKey: try EncryptionPrivateKey(base64URLEncoded: contents.privateKey),
+                    signingKey: signingKey
+                ),
+                apiURL: apiURL
+            )
+        } catch {
+            throw ClientError(
+                .invalidConfiguration,
+                "the profile \(profile) is not a valid configuration",
+                underlying: error
+            )
+        }
+    }
+}

@@ -1,0 +1,123 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomWire
+
+/// An encrypted access key with what is needed to open it offline (e3db-swift's `EAKInfo`): the EAK, the
+/// client that sealed it, and the record writer's signing key for verifying documents.
+///
+/// It is `Codable` in the JSON shape e3db-swift and the JS SDK use (nested key objects), so it can be kept with
+/// data that is encrypted and decrypted without the network.
+public struct EAKInfo: Codable, Sendable, Hashable {
+    /// The sealed access key, `ciphertext.nonce` in base64url.
+    public var eak: String
+    /// The client that sealed it.
+    public var authorizerID: UUID
+    /// That client's encryption public key (base64url X25519).
+    public var authorizerPublicKey: String
+    /// The record writer, whose signatures documents carry.
+    public var signerID: UUID?
+    /// The writer's signing public key (base64url Ed25519); needed to decrypt documents.
+    public var signerSigningKey: String?
+
+    enum CodingKeys: String, CodingKey {
+        case eak
+        case authorizerID = "authorizer_id"
+        case authorizerPublicKey = "authorizer_public_key"
+        case signerID = "signer_id"
+        case signerSigningKey = "signer_signing_key"
+    }
+
+    private struct Curve25519Key: Codable { var curve25519: String }
+    private struct Ed25519Key: Codable { var ed25519: String }
+
+    /// Creates EAK information.
+    public init(
+        eak: String,
+        authorizerID: UUID,
+        authorizerPublicKey: String,
+        signerID: UUID?,
+        signerSigningKey: String?
+    ) {
+        self.eak = eak
+        self.authorizerID = authorizerID
+        self.authorizerPublicKey = authorizerPublicKey
+        self.signerID = signerID
+        self.signerSigningKey = signerSigningKey
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        eak = try container.decode(String.self, forKey: .eak)
+        authorizerID = try container.decode(UUID.self, forKey: .authorizerID)
+        authorizerPublicKey = try container.decode(Curve25519Key.self, forKey: .authorizerPublicKey).curve25519
+        signerID = try container.decodeIfPresent(UUID.self, forKey: .signerID)
+        signerSigningKey = try container.decodeIfPresent(Ed25519Key.self, forKey: .signerSigningKey)?.ed25519
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(eak, forKey: .eak)
+        try container.encode(authorizerID.uuidString.lowercased(), forKey: .authorizerID)
+        try container.encode(Curve25519Key(curve25519: authorizerPublicKey), forKey: .authorizerPublicKey)
+        try container.encodeIfPresent(signerID?.uuidString.lowercased(), forKey: .signerID)
+        try container.encodeIfPresent(signerSigningKey.map { Ed25519Key(ed25519: $0) }, forKey: .signerSigningKey)
+    }
+
+    init(_ wire: AccessKeyResponse) throws(ClientError) {
+        guard let authorizerPublicKey = wire.authorizerPublicKey.curve25519 else {
+            throw ClientError(.invalidResponse, "the access key has no curve25519 authorizer key")
+        }
+        self.init(
+            eak: wire.eak,
+            authorizerID: try uuid(wire.authorizerID),
+            authorizerPublicKey: authorizerPublicKey,
+            signerID: try wire.signerID.map { id throws(ClientError) in try uuid(id) },
+            signerSigningKey: wire.signerSigningKey?.ed25519
+        )
+    }
+
+    var wire: AccessKeyResponse {
+        AccessKeyResponse(
+            eak: eak,
+            authorizerID: authorizerID.uuidString.lowercased(),
+            authorizerPublicKey: .init(curve25519: authorizerPublicKey),
+            signerID: signerID?.uuidString.lowercased(),
+            signerSigningKey: signerSigningKey.map { .init(ed25519: $0) }
+        )
+    }
+}
+
+/// A record encrypted and signed offline (e3db-swift's `EncryptedDocument`).
+public struct EncryptedDocument: Codable, Sendable, Hashable {
+    /// The writer, user, type and plain metadata.
+    public struct ClientMeta: Codable, Sendable, Hashable {
+        /// The writer.
+        public var writerID: UUID
+        /// The user.
+        public var userID: UUID
+        /// The record type.
+        public var type: String
+        /// Plaintext metadata.
+        public var plain: [String: String]
+
+        enum CodingKeys: String, CodingKey {
+            case writerID = "writer_id"
+            case userID = "user_id"
+            case type
+            case plain
+        }
+    }
+
+    /// The document's metadata.
+    public var meta: ClientMeta
+    /// The encrypted fields (`EDK.EDKN.EF.EFN`).
+    public var data: [String: String]
+    /// The writer's Ed25519 signature over meta and plaintext (base64url).
+    public var recordSignature: String
+
+    enum CodingKeys: String, CodingKey {
+        case meta
+        case data
+        case recordSignature = "rec_sig"
+    }
+}
