@@ -20,6 +20,17 @@ extension Client {
         public var keys: ClientKeys
         /// The server, such as `http://127.0.0.1:8000` (no trailing slash needed).
         public var apiURL: URL
+        /// How requests prove who sends them.
+        public var authentication: Authentication = .bearerToken
+
+        /// How a client authenticates its requests.
+        public enum Authentication: Sendable, Hashable {
+            /// An OAuth client-credentials token from the API key pair (what every official SDK uses for storage).
+            case bearerToken
+            /// A TSV1 Ed25519 signature on every request (method, path, query, time, nonce); the API secret is not
+            /// used and no token exists to steal. Needs the client's signing key to be registered.
+            case signedRequests
+        }
 
         /// Assembles a configuration (normally ``Client/register(token:clientName:apiURL:keys:httpClient:)``
         /// returns one).

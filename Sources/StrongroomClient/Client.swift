@@ -81,19 +81,44 @@ public final class Client: Sendable {
         body: (some Encodable)? = nil as String?,
         success: Set<Int>
     ) async throws(ClientError) -> Data {
-        let token = try await tokens.token()
+        if configuration.authentication == .signedRequests {
+            return try await transport.expect(
+                method,
+                path,
+                authorization: signature(method, path),
+                body: body,
+                success: success
+            )
+        }
         do {
-            return try await transport.expect(method, path, token: token, body: body, success: success)
+            return try await transport.expect(
+                method,
+                path,
+                authorization: "Bearer \(try await tokens.token())",
+                body: body,
+                success: success
+            )
         } catch  where error.code == .unauthorized {
             await tokens.invalidate()
             return try await transport.expect(
                 method,
                 path,
-                token: try await tokens.token(),
+                authorization: "Bearer \(try await tokens.token())",
                 body: body,
                 success: success
             )
         }
+    }
+
+    /// A TSV1 `Authorization` header for this request: the path as sent and its query, signed now with a fresh
+    /// nonce.
+    private func signature(_ method: Verb, _ path: String) -> String {
+        let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return TSV1.authorization(
+            for: .init(method: method.rawValue, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : ""),
+            clientID: clientID,
+            signingKey: configuration.keys.signingKey
+        )
     }
 
     /// Decodes an authenticated JSON answer.

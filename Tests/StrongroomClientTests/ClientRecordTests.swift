@@ -170,4 +170,33 @@ import FoundationNetworking
             }
         }
     }
+
+    @Test(
+        "TSV1-signed requests instead of tokens: a full flow works; an unregistered key is refused",
+        arguments: TestEngine.available
+    )
+    func signedRequests(engine: TestEngine) async throws {
+        try await ClientTestServer.run(engine: engine) { url in
+            var configuration = try await Client.register(
+                token: ClientTestServer.registrationToken,
+                clientName: "signer",
+                apiURL: url
+            )
+            configuration.authentication = .signedRequests
+            let client = Client(configuration: configuration)
+            let record = try await client.write(type: "signed", data: ["a": "1", "b": "2"])
+            #expect(try await client.read(recordID: record.meta.recordID, fields: ["a"]).data == ["a": "1"])
+            #expect(try await client.query(QueryParams(types: ["signed"])).records.count == 1)
+            let reader = try await ClientTestServer.client(url, "reader")
+            try await client.share(type: "signed", readerID: reader.configuration.clientID)
+            #expect(try await reader.read(recordID: record.meta.recordID).data == ["a": "1", "b": "2"])
+
+            var impostor = configuration
+            impostor.keys = .init(encryptionKey: configuration.keys.encryptionKey, signingKey: SigningPrivateKey())
+            let refused = await #expect(throws: ClientError.self) {
+                try await Client(configuration: impostor).read(recordID: record.meta.recordID)
+            }
+            #expect(refused?.code == .unauthorized)
+        }
+    }
 }

@@ -87,7 +87,13 @@ struct Transport: Sendable {
         success: Set<Int>,
         as type: Response.Type
     ) async throws(ClientError) -> Response {
-        let data = try await expect(method, path, token: token, body: body, success: success)
+        let data = try await expect(
+            method,
+            path,
+            authorization: token.map { "Bearer \($0)" },
+            body: body,
+            success: success
+        )
         do {
             return try JSONDecoder().decode(Response.self, from: data)
         } catch {
@@ -99,12 +105,12 @@ struct Transport: Sendable {
         }
     }
 
-    /// Sends JSON and expects one of `success`; returns the raw body.
+    /// Sends JSON and expects one of `success`; returns the raw body. `authorization` is the whole header value.
     @discardableResult
     func expect(
         _ method: Verb,
         _ path: String,
-        token: String?,
+        authorization: String?,
         body: (some Encodable)?,
         success: Set<Int>
     ) async throws(ClientError) -> Data {
@@ -116,7 +122,7 @@ struct Transport: Sendable {
                 throw ClientError(.invalidConfiguration, "the request could not be encoded", underlying: error)
             }
         }
-        let headers = token.map { [("Authorization", "Bearer \($0)")] } ?? []
+        let headers = authorization.map { [("Authorization", $0)] } ?? []
         let (status, buffer) = try await send(method, path, headers: headers, body: encoded)
         let data = Data(buffer.readableBytesView)
         guard success.contains(status) else {
