@@ -55,16 +55,7 @@ extension Client {
         let key = try await readerKey(writerID: writer, userID: writer, type: type)
         let readerPublicKey = try await publicKey(of: reader)
         let eak = key.sealed(to: readerPublicKey, by: configuration.keys.encryptionKey)
-        do {
-            try await authenticated(
-                .PUT,
-                "/v1/storage/access_keys/\(writer)/\(writer)/\(reader)/\(segment(type))",
-                body: AccessKeyPutRequest(eak: eak.wireFormat),
-                success: [201]
-            )
-        } catch  where error.code == .conflict {
-            // The reader already holds the writer's key.
-        }
+        try await storeEAK(eak, writerID: writer, readerID: reader, type: type)
         try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(allow: [.init(read: [:])]))
     }
 

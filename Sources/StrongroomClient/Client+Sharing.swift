@@ -31,16 +31,7 @@ extension Client {
     func sealWriterKey(type: String, to otherClientID: String) async throws(ClientError) {
         let key = try await writerKey(type: type)
         let eak = key.sealed(to: try await publicKey(of: otherClientID), by: configuration.keys.encryptionKey)
-        do {
-            try await authenticated(
-                .PUT,
-                "/v1/storage/access_keys/\(clientID)/\(clientID)/\(otherClientID)/\(segment(type))",
-                body: AccessKeyPutRequest(eak: eak.wireFormat),
-                success: [201]
-            )
-        } catch  where error.code == .conflict {
-            // Shared before: the other client already holds the key.
-        }
+        try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type)
     }
 
     /// Another client's encryption public key, from the server.

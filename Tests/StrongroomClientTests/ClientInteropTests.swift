@@ -12,16 +12,9 @@ struct ClientInteropTests {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
         try await ClientTestServer.run(engine: engine) { url in
             try await withTemporaryDirectory { directory in
-                let environment = [
-                    "STRONGROOM_URL": url.absoluteString, "REGISTRATION_TOKEN": ClientTestServer.registrationToken,
-                ]
-                let script = PythonSDK.path("Scripts/conformance/interop_client.py")
-                let config = directory.appending(path: "python.json").path
-                func python(_ arguments: [String]) async throws -> String {
-                    let outcome = try await PythonSDK.run([script] + arguments, environment: environment)
-                    try #require(outcome.status == 0, "\(outcome.output)")
-                    return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
-                }
+                let peer = PythonPeer(url: url, directory: directory)
+                let config = peer.config
+                func python(_ arguments: [String]) async throws -> String { try await peer.run(arguments) }
                 let swift = try await ClientTestServer.client(url)
                 let pythonID = try #require(UUID(uuidString: try await python(["register", config])))
 
@@ -52,16 +45,9 @@ struct ClientInteropTests {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
         try await ClientTestServer.run(engine: engine) { url in
             try await withTemporaryDirectory { directory in
-                let environment = [
-                    "STRONGROOM_URL": url.absoluteString, "REGISTRATION_TOKEN": ClientTestServer.registrationToken,
-                ]
-                let script = PythonSDK.path("Scripts/conformance/interop_client.py")
-                let config = directory.appending(path: "python.json").path
-                func python(_ arguments: [String]) async throws -> String {
-                    let outcome = try await PythonSDK.run([script] + arguments, environment: environment)
-                    try #require(outcome.status == 0, "\(outcome.output)")
-                    return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
-                }
+                let peer = PythonPeer(url: url, directory: directory)
+                let config = peer.config
+                func python(_ arguments: [String]) async throws -> String { try await peer.run(arguments) }
                 let swiftWriter = try await ClientTestServer.client(url, "swift-writer")
                 let swiftReader = try await ClientTestServer.client(url, "swift-reader")
                 let pythonID = try #require(UUID(uuidString: try await python(["register", config])))

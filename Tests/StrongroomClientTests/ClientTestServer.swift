@@ -29,3 +29,28 @@ enum ClientTestServer {
         Client(configuration: try await Client.register(token: registrationToken, clientName: name, apiURL: url))
     }
 }
+
+/// A client of the official Python SDK, driven through `Scripts/conformance/interop_client.py`; its configuration
+/// lives in `directory`.
+struct PythonPeer {
+    let url: URL
+    let directory: URL
+    var config: String { directory.appending(path: "python.json").path }
+
+    /// Runs a command of the script with this peer's configuration file where the command takes one.
+    func run(_ arguments: [String]) async throws -> String {
+        let outcome = try await PythonSDK.run(
+            [PythonSDK.path("Scripts/conformance/interop_client.py")] + arguments,
+            environment: [
+                "STRONGROOM_URL": url.absoluteString, "REGISTRATION_TOKEN": ClientTestServer.registrationToken,
+            ]
+        )
+        try #require(outcome.status == 0, "\(outcome.output)")
+        return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Registers the peer and returns its client ID.
+    func register() async throws -> UUID {
+        try #require(UUID(uuidString: try await run(["register", config])))
+    }
+}

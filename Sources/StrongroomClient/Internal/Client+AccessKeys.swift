@@ -40,19 +40,36 @@ extension Client {
         } catch  where error.code == .notFound {
             let key = AccessKey()
             let eak = key.sealed(to: configuration.keys.encryptionKey.publicKey, by: configuration.keys.encryptionKey)
-            do {
-                try await authenticated(
-                    .PUT,
-                    "/v1/storage/access_keys/\(clientID)/\(clientID)/\(clientID)/\(segment(type))",
-                    body: AccessKeyPutRequest(eak: eak.wireFormat),
-                    success: [201]
-                )
-            } catch  where error.code == .conflict {
+            guard try await storeEAK(eak, writerID: clientID, readerID: clientID, type: type) else {
                 // Another process of this client created it first: use that one.
                 return try await readerKey(writerID: clientID, userID: clientID, type: type)
             }
             await accessKeys.store(key, writerID: clientID, userID: clientID, type: type)
             return key
+        }
+    }
+
+    /// Stores an EAK for `(writer, writer, reader, type)`; false when one was already there (the server's 409),
+    /// which callers treat as "already shared".
+    @discardableResult
+    func storeEAK(
+        _ eak: EncryptedAccessKey,
+        writerID: String,
+        readerID: String,
+        type: String
+    ) async throws(ClientError)
+        -> Bool
+    {
+        do {
+            try await authenticated(
+                .PUT,
+                "/v1/storage/access_keys/\(writerID)/\(writerID)/\(readerID)/\(segment(type))",
+                body: AccessKeyPutRequest(eak: eak.wireFormat),
+                success: [201]
+            )
+            return true
+        } catch  where error.code == .conflict {
+            return false
         }
     }
 }
