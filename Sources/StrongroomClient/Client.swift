@@ -51,14 +51,14 @@ public final class Client: Sendable {
                 signingKey: .init(ed25519: keys.signingKey.publicKey.base64URLEncoded)
             )
         )
-        let response = try await transport.json(
+        let data = try await transport.expect(
             .POST,
             "/v1/account/e3db/clients/register",
-            token: nil,
+            authorization: nil,
             body: request,
-            success: [200, 201],
-            as: RegistrationResponse.self
+            success: [200, 201]
         )
+        let response = try Transport.decode(RegistrationResponse.self, from: data)
         guard let clientID = UUID(uuidString: response.clientID) else {
             throw ClientError(.invalidResponse, "the server returned a client ID that is not a UUID")
         }
@@ -129,11 +129,6 @@ public final class Client: Sendable {
         success: Set<Int>,
         as type: Response.Type
     ) async throws(ClientError) -> Response {
-        let data = try await authenticated(method, path, body: body, success: success)
-        do {
-            return try JSONDecoder().decode(Response.self, from: data)
-        } catch {
-            throw ClientError(.invalidResponse, "the server's answer is not the expected JSON", underlying: error)
-        }
+        try Transport.decode(Response.self, from: try await authenticated(method, path, body: body, success: success))
     }
 }

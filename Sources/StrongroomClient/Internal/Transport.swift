@@ -78,30 +78,12 @@ struct Transport: Sendable {
         }
     }
 
-    /// Sends JSON, expects one of `success` and decodes the answer.
-    func json<Response: Decodable>(
-        _ method: Verb,
-        _ path: String,
-        token: String?,
-        body: (some Encodable)?,
-        success: Set<Int>,
-        as type: Response.Type
-    ) async throws(ClientError) -> Response {
-        let data = try await expect(
-            method,
-            path,
-            authorization: token.map { "Bearer \($0)" },
-            body: body,
-            success: success
-        )
+    /// Decodes a JSON answer; anything else is ``ClientError/Code/invalidResponse``.
+    static func decode<Response: Decodable>(_ type: Response.Type, from data: Data) throws(ClientError) -> Response {
         do {
             return try JSONDecoder().decode(Response.self, from: data)
         } catch {
-            throw ClientError(
-                .invalidResponse,
-                "the server's answer to \(method) is not the expected JSON",
-                underlying: error
-            )
+            throw ClientError(.invalidResponse, "the server's answer is not the expected JSON", underlying: error)
         }
     }
 

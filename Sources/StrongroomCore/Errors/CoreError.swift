@@ -8,15 +8,12 @@ public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case invalidEncoding
-            case invalidLength
         }
 
         private let kind: Kind
 
         /// Text was not valid base64url (wrong alphabet, bad padding or non-zero trailing bits).
         public static let invalidEncoding = Code(kind: .invalidEncoding)
-        /// Bytes had the wrong length for what they should hold.
-        public static let invalidLength = Code(kind: .invalidLength)
 
         public var description: String { "\(kind)" }
     }
@@ -36,10 +33,5 @@ public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Text was not valid base64url; nothing was decoded.
     public static func invalidEncoding(_ message: String, fileID: String = #fileID, line: Int = #line) -> CoreError {
         CoreError(code: .invalidEncoding, message: message, location: SourceLocation(fileID: fileID, line: line))
-    }
-
-    /// Bytes had the wrong length; nothing was created.
-    public static func invalidLength(_ message: String, fileID: String = #fileID, line: Int = #line) -> CoreError {
-        CoreError(code: .invalidLength, message: message, location: SourceLocation(fileID: fileID, line: line))
     }
 }
