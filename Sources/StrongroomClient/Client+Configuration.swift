@@ -32,7 +32,7 @@ extension Client {
             case signedRequests
         }
 
-        /// Assembles a configuration (normally ``Client/register(token:clientName:apiURL:keys:httpClient:)``
+        /// Assembles a configuration (normally ``Client/register(token:clientName:apiURL:keys:options:httpClient:)``
         /// returns one).
         public init(
             clientID: UUID,

@@ -1,5 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import AsyncHTTPClient
 import Crypto
 public import Foundation
 import NIOCore
@@ -126,13 +125,14 @@ extension Client {
         checksum: String,
         progress: (@Sendable (FileTransferProgress) -> Void)?
     ) async throws(ClientError) {
-        var request = HTTPClientRequest(url: url)
-        request.method = .PUT
+        var request = OutgoingRequest(method: .PUT, url: url)
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Content-MD5", value: checksum)
-        let chunks = FileChunks(path: file.path) { progress?(.uploading($0)) }.map { ByteBuffer(bytes: $0) }
-        request.body = .stream(chunks, length: .known(size))
-        let status = try await transport.execute(request)
+        request.body = .file(path: file.path, length: size) { progress?(.uploading($0)) }
+        let status = try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
+            _ = try await body.collect(upTo: 1 << 20)
+            return status
+        }
         guard status == 200 else {
             throw ClientError.status(status, message: "the file upload was refused (HTTP \(status))")
         }
@@ -144,21 +144,27 @@ extension Client {
         expecting info: FileInfo,
         progress: (@Sendable (FileTransferProgress) -> Void)?
     ) async throws(ClientError) {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw ClientError(.badRequest, "a temporary file could not be created")
+        }
+        let handle: FileHandle
         do {
-            guard
-                FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
-            else {
-                throw ClientError(.badRequest, "a temporary file could not be created")
+            handle = try FileHandle(forWritingTo: file)
+        } catch {
+            throw ClientError(.badRequest, "a temporary file could not be opened", underlying: error)
+        }
+        defer { try? handle.close() }  // closing a file we only wrote to cannot lose anything we still need
+        let request = OutgoingRequest(method: .GET, url: url)
+        try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
+            guard status == 200 else {
+                throw ClientError.status(status, message: "the file download was refused (HTTP \(status))")
             }
-            let handle = try FileHandle(forWritingTo: file)
-            defer { try? handle.close() }  // closing a file we only wrote to cannot lose anything we still need
-            let response = try await transport.http.execute(HTTPClientRequest(url: url), timeout: transport.timeout)
-            guard response.status.code == 200 else {
-                throw ClientError.status(Int(response.status.code), message: "the file download was refused")
-            }
+            // A retried download starts the file again.
+            try handle.truncate(atOffset: 0)
             var md5 = Insecure.MD5()
             var received: Int64 = 0
-            for try await buffer in response.body {
+            for try await buffer in body {
                 buffer.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
                 try handle.write(contentsOf: Data(buffer.readableBytesView))
                 received += Int64(buffer.readableBytes)
@@ -168,12 +174,6 @@ extension Client {
             guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {
                 throw ClientError(.tampered, "the downloaded file does not match its size and checksum")
             }
-        } catch let error as ClientError {
-            throw error
-        } catch is CancellationError {
-            throw ClientError(.cancelled, "the download was cancelled")
-        } catch {
-            throw ClientError(.transport, "the file download failed", underlying: error)
         }
     }
 

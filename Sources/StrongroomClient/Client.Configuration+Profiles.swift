@@ -3,10 +3,6 @@ public import Foundation
 import StrongroomCore
 import StrongroomCrypto
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension Client.Configuration {
     /// Where profiles live by default: `~/.strongroom`. Pass `~/.tozny` to share profiles with the official SDKs,
     /// which use the same file format.
@@ -103,9 +99,10 @@ extension Client.Configuration {
     ///   when the file is readable by group or others (as ssh refuses such keys), malformed, or its keys do not load.
     public init(loadProfile profile: String, from directory: URL = Self.defaultProfileDirectory) throws(ClientError) {
         let file = Self.profileFile(profile, in: directory)
-        var status = stat()
-        guard stat(file.path, &status) == 0 else { throw ClientError(.notFound, "there is no profile \(profile)") }
-        guard status.st_mode & 0o077 == 0 else {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else {
+            throw ClientError(.notFound, "there is no profile \(profile)")
+        }
+        guard ((attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777) & 0o077 == 0 else {
             throw ClientError(.invalidConfiguration, "the profile \(profile) is readable by others; chmod 600 it")
         }
         do {

@@ -19,10 +19,24 @@ public final class Client: Sendable {
     /// The client's ID in lowercase, as it goes on the wire.
     var clientID: String { configuration.clientID.uuidString.lowercased() }
 
-    /// Creates a client; no request is sent until it is used.
-    public init(configuration: Configuration, httpClient: HTTPClient = Client.defaultHTTPClient) {
+    /// Creates a client with the default transport (system trust, pooled connections); no request is sent until
+    /// it is used.
+    public convenience init(configuration: Configuration, httpClient: HTTPClient = Client.defaultHTTPClient) {
+        // The default options hold no trust roots to load, so this cannot fail.
+        // swift-format-ignore: NeverUseForceTry
+        try! self.init(configuration: configuration, options: .init(), httpClient: httpClient)
+    }
+
+    /// Creates a client with custom transport options: pinned keys or private roots, timeouts, retries.
+    ///
+    /// - Throws: ``ClientError/Code/invalidConfiguration`` when the trust roots cannot be loaded.
+    public init(
+        configuration: Configuration,
+        options: TransportOptions,
+        httpClient: HTTPClient = Client.defaultHTTPClient
+    ) throws(ClientError) {
         self.configuration = configuration
-        self.transport = Transport(apiURL: configuration.apiURL, http: httpClient)
+        self.transport = try Transport(apiURL: configuration.apiURL, http: httpClient, options: options)
         self.tokens = TokenProvider(
             transport: transport,
             apiKeyID: configuration.apiKeyID,
@@ -40,9 +54,10 @@ public final class Client: Sendable {
         clientName: String,
         apiURL: URL,
         keys: ClientKeys = .generate(),
+        options: TransportOptions = .init(),
         httpClient: HTTPClient = Client.defaultHTTPClient
     ) async throws(ClientError) -> Configuration {
-        let transport = Transport(apiURL: apiURL, http: httpClient)
+        let transport = try Transport(apiURL: apiURL, http: httpClient, options: options)
         let request = RegistrationRequest(
             token: token,
             client: .init(

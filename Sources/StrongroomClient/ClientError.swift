@@ -10,7 +10,7 @@ public struct ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
-            case transport, cancelled, invalidConfiguration
+            case transport, cancelled, invalidConfiguration, untrustedServer, timedOut
         }
 
         private let kind: Kind
@@ -36,6 +36,11 @@ public struct ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let transport = Code(kind: .transport)
         /// The task was cancelled.
         public static let cancelled = Code(kind: .cancelled)
+        /// The TLS server is not the one configured: its chain does not lead to a trusted root, or its key is not
+        /// pinned. Nothing was sent.
+        public static let untrustedServer = Code(kind: .untrustedServer)
+        /// The request did not finish within its timeout (``Client/TransportOptions``).
+        public static let timedOut = Code(kind: .timedOut)
         /// The configuration is unusable (bad URL, keys).
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
 

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 public import Hummingbird
+import HummingbirdTLS
 public import Logging
 public import StrongroomCore
 import StrongroomCrypto
@@ -33,7 +34,8 @@ public func buildApplication(
         signer: try BlobURLSigner(tokenKey: tokenKey),
         clock: clock,
         records: records,
-        publicURL: configuration.publicURL
+        publicURL: configuration.publicURL,
+        scheme: configuration.tls == nil ? "http" : "https"
     )
 
     let router = Router(context: StrongroomRequestContext.self)
@@ -77,6 +79,8 @@ public func buildApplication(
 
     return Application(
         router: router,
+        server: try configuration.tls.map { try .tls(.http1(), tlsConfiguration: try $0.makeConfiguration()) }
+            ?? .http1(),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "strongroom"

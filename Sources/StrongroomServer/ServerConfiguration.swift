@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var signatureWindow: Duration
     /// The base URL clients reach this server at, for presigned file URLs (default: the request's `Host`).
     public var publicURL: String?
+    /// TLS served by the server itself (PEM files); nil serves plain HTTP, for loopback or behind a proxy.
+    public var tls: ServerTLS?
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(
@@ -25,7 +27,8 @@ public struct ServerConfiguration: Sendable {
         registrationToken: String? = nil,
         tokenLifetime: Duration = .seconds(3600),
         signatureWindow: Duration = .seconds(300),
-        publicURL: String? = nil
+        publicURL: String? = nil,
+        tls: ServerTLS? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -34,5 +37,6 @@ public struct ServerConfiguration: Sendable {
         self.tokenLifetime = tokenLifetime
         self.signatureWindow = signatureWindow
         self.publicURL = publicURL
+        self.tls = tls
     }
 }

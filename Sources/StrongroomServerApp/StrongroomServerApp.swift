@@ -43,6 +43,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
     @Option(help: "The URL clients reach this server at, for presigned file URLs (default: each request's Host).")
     var publicURL: String?
+    @Option(help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-private-key.")
+    var tlsCertificateChain: String?
+    @Option(help: "The PEM private key of --tls-certificate-chain.") var tlsPrivateKey: String?
+
+    func validate() throws {
+        if (tlsCertificateChain == nil) != (tlsPrivateKey == nil) {
+            throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
+        }
+    }
 
     func run() async throws {
         var logger = Logger(label: "strongroom-server")
@@ -53,7 +62,10 @@ struct Serve: AsyncParsableCommand {
             port: port,
             registrationToken: registrationToken
                 ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
-            publicURL: publicURL
+            publicURL: publicURL,
+            tls: tlsCertificateChain.flatMap { chain in
+                tlsPrivateKey.map { ServerTLS(certificateChainPath: chain, privateKeyPath: $0) }
+            }
         )
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)

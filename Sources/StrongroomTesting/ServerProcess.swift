@@ -14,8 +14,10 @@ public final class ServerProcess: @unchecked Sendable {
     private let process: Process
     /// The loopback port it listens on.
     public let port: Int
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http` or `https`.
+    public let scheme: String
+    /// `<scheme>://127.0.0.1:<port>`.
+    public var baseURL: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// The executable built next to the tests (`swift build` puts it in the same folder), or
     /// `$STRONGROOM_SERVER_BINARY`.
@@ -29,7 +31,9 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts the server with `arguments` after `serve --port <free port>` and waits until `/health` answers.
-    public init(arguments: [String], environment: [String: String] = [:]) async throws {
+    /// With TLS arguments pass `scheme: "https"`: readiness is then a TCP connection, since the test's trust roots
+    /// are not the system's.
+    public init(arguments: [String], environment: [String: String] = [:], scheme: String = "http") async throws {
         let port = try Self.freePort()
         let process = Process()
         process.executableURL = Self.executable
@@ -40,6 +44,7 @@ public final class ServerProcess: @unchecked Sendable {
         try process.run()
         self.process = process
         self.port = port
+        self.scheme = scheme
         try await waitUntilHealthy()
     }
 
@@ -62,6 +67,11 @@ public final class ServerProcess: @unchecked Sendable {
         guard let url = URL(string: "\(baseURL)/health") else { throw StartError(message: "bad URL") }
         for _ in 0..<300 {
             if !process.isRunning { throw StartError(message: "strongroom-server exited during start-up") }
+            if scheme == "https" {
+                if Self.accepts(port: port) { return }
+                try await Task.sleep(for: .milliseconds(50))
+                continue
+            }
             if let (_, response) = try? await URLSession.shared.data(from: url),  // not up yet: try again
                 (response as? HTTPURLResponse)?.statusCode == 200
             {
@@ -70,6 +80,22 @@ public final class ServerProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw StartError(message: "strongroom-server did not answer /health within 15 s")
+    }
+
+    /// Whether something listens on the loopback `port`.
+    private static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
     }
 
     /// A port the kernel just handed out (bound, then released).

@@ -13,10 +13,12 @@ struct FileRoutes {
     let clock: MonotonicClock
     let records: RecordRoutes
     let publicURL: String?
+    /// `https` when the server terminates TLS itself.
+    let scheme: String
 
     /// The absolute base for presigned URLs: the configured public URL, or the address the client used.
     private func base(_ request: Request) -> String {
-        publicURL ?? "http://\(request.head.authority ?? "127.0.0.1")"
+        publicURL ?? "\(scheme)://\(request.head.authority ?? "127.0.0.1")"
     }
 
     private var now: Int64 { Int64(Date().timeIntervalSince1970) }

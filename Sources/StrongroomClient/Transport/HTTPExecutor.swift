@@ -1,0 +1,97 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP exchange, independent of the client library that carries it.
+struct OutgoingRequest: Sendable {
+    /// What is sent after the head.
+    enum Body: Sendable {
+        case none
+        case bytes(ByteBuffer)
+        /// A file streamed from disk in 1 MiB chunks; `progress` gets the bytes sent so far.
+        case file(path: String, length: Int64, progress: (@Sendable (Int64) -> Void)?)
+    }
+
+    var method: Verb
+    var url: String
+    var headers: HTTPHeaders = [:]
+    var body: Body = .none
+}
+
+/// The answer's body, read once, chunk by chunk, while the exchange is open.
+struct ResponseBody: AsyncSequence {
+    typealias Element = ByteBuffer
+    let nextChunk: () async throws -> ByteBuffer?
+
+    func makeAsyncIterator() -> Iterator { Iterator(nextChunk: nextChunk) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let nextChunk: () async throws -> ByteBuffer?
+        mutating func next() async throws -> ByteBuffer? { try await nextChunk() }
+    }
+
+    /// The whole body, refusing more than `limit` bytes.
+    func collect(upTo limit: Int) async throws -> ByteBuffer {
+        var all = ByteBuffer()
+        for try await var chunk in self {
+            guard all.readableBytes + chunk.readableBytes <= limit else { throw ResponseTooLarge() }
+            all.writeBuffer(&chunk)
+        }
+        return all
+    }
+
+    struct ResponseTooLarge: Error {}
+}
+
+/// A single-consumer iterator shared with the closure that drains it.
+final class IteratorBox<Base: AsyncIteratorProtocol> {
+    var base: Base
+    init(_ base: Base) { self.base = base }
+}
+
+/// Carries requests: AsyncHTTPClient by default, the pinning NIO client when trust is customised.
+protocol HTTPExecutor: Sendable {
+    /// Sends `request` and hands the status and body to `handle` while the exchange is open; the whole exchange
+    /// must finish within `timeout`.
+    func execute<R>(
+        _ request: OutgoingRequest,
+        timeout: Duration,
+        _ handle: (_ status: Int, _ body: ResponseBody) async throws -> R
+    ) async throws -> R
+}
+
+/// The pooled AsyncHTTPClient path.
+struct AsyncHTTPClientExecutor: HTTPExecutor {
+    let http: HTTPClient
+
+    func execute<R>(
+        _ request: OutgoingRequest,
+        timeout: Duration,
+        _ handle: (Int, ResponseBody) async throws -> R
+    ) async throws -> R {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = request.method.method
+        outgoing.headers = request.headers
+        switch request.body {
+        case .none: break
+        case .bytes(let bytes): outgoing.body = .bytes(bytes)
+        case .file(let path, let length, let progress):
+            let chunks = FileChunks(path: path, progress: progress).map { ByteBuffer(bytes: $0) }
+            outgoing.body = .stream(chunks, length: .known(length))
+        }
+        let response = try await http.execute(outgoing, timeout: .nanoseconds(timeout.nanoseconds))
+        let iterator = IteratorBox(response.body.makeAsyncIterator())
+        return try await handle(Int(response.status.code), ResponseBody { try await iterator.base.next() })
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : scaled &+ attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,71 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+public import Foundation
+import StrongroomCore
+import SwiftASN1
+public import X509
+
+/// Which TLS servers a ``Client`` talks to.
+///
+/// By default the system's roots decide. With custom roots only those anchors are accepted; with pins the
+/// server's leaf key must also be one of the pinned keys (SPKI SHA-256, as in HPKP and OkHttp), checked during the
+/// handshake, so a server presenting any other key is refused before a byte of the request is sent. Pin the
+/// current key and at least one backup key you keep offline, so that a key rotation does not lock clients out.
+public struct ServerTrust: Sendable, Hashable {
+    /// The anchors chains must lead to.
+    public enum Roots: Sendable, Hashable {
+        /// The operating system's trust store.
+        case system
+        /// Exactly these certificates (a private CA, or a self-signed server certificate).
+        case certificates([Certificate])
+    }
+
+    /// The anchors chains must lead to.
+    public var roots: Roots
+    /// Accepted leaf keys; empty means no pinning.
+    public var pins: Set<PublicKeyPin>
+
+    /// Chain validation against `roots`, then, when `pins` is not empty, the leaf key must be pinned.
+    public init(roots: Roots = .system, pins: Set<PublicKeyPin> = []) {
+        self.roots = roots
+        self.pins = pins
+    }
+
+    /// The system's trust store, no pinning: what an unconfigured client does.
+    public static let system = ServerTrust()
+
+    /// Whether this differs from the default, which needs the pinning transport.
+    var isCustom: Bool { self != .system }
+}
+
+/// The SHA-256 of a DER `SubjectPublicKeyInfo`, the value HPKP, OkHttp and `openssl … | openssl dgst -sha256`
+/// pipelines print in base64.
+public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
+    /// The 32 digest bytes.
+    public let sha256: [UInt8]
+
+    /// A pin from its standard base64 text (`vxK9Vw0I…FnpI=`), or nil if it is not 32 bytes of base64.
+    public init?(base64 text: String) {
+        let trimmed = text.hasPrefix("sha256/") ? String(text.dropFirst(7)) : text
+        guard let bytes = Data(base64Encoded: trimmed), bytes.count == 32 else { return nil }
+        self.sha256 = Array(bytes)
+    }
+
+    /// The pin of a DER `SubjectPublicKeyInfo`.
+    public init(subjectPublicKeyInfo der: some DataProtocol) {
+        self.sha256 = Array(SHA256.hash(data: Data(der)))
+    }
+
+    /// The pin of a certificate's public key.
+    public init(certificate: Certificate) throws {
+        self.init(subjectPublicKeyInfo: try certificate.publicKey.serializeAsPEM().derBytes)
+    }
+
+    /// Whether `der` (a `SubjectPublicKeyInfo`) has this pin, compared in constant time.
+    func matches(subjectPublicKeyInfo der: [UInt8]) -> Bool {
+        ConstantTime.equals(Array(SHA256.hash(data: der)), sha256)
+    }
+
+    /// The base64 text of the digest (a pin is public).
+    public var description: String { Data(sha256).base64EncodedString() }
+}

@@ -1,0 +1,205 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomClient
+import StrongroomTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// TLS trust, SPKI pinning, timeouts, retries and cancellation, against the real server executable over HTTPS.
+@Suite struct ClientTransportTests {
+    /// Runs the server with `certificate`/`key` on a fresh data directory; `body` gets its `https://localhost` URL
+    /// and the directory.
+    private func withTLSServer<R>(
+        _ certificates: TestCertificates,
+        rogue: Bool = false,
+        _ body: (URL, URL) async throws -> R
+    ) async throws -> R {
+        try await withTemporaryDirectory { directory in
+            let tls = try certificates.serverArguments(
+                rogue ? certificates.rogue : certificates.server,
+                rogue ? certificates.rogueKey : certificates.serverKey,
+                in: directory
+            )
+            let server = try await ServerProcess(
+                arguments: [
+                    "--data-directory", directory.path, "--registration-token", ClientTestServer.registrationToken,
+                ]
+                    + tls,
+                scheme: "https"
+            )
+            defer { server.stop() }
+            let url = try #require(URL(string: "https://localhost:\(server.port)"))
+            return try await body(url, directory)
+        }
+    }
+
+    @Test("a private CA and a pinned key with a backup pin: records and files round-trip over HTTPS")
+    func pinnedRoundTrip() async throws {
+        let certificates = try TestCertificates()
+        let backup = try #require(PublicKeyPin(base64: "vxK9Vw0IMoNT7sw7B3uckHBK2sj9lrzx54XCaOyFnpI="))
+        let options = Client.TransportOptions(
+            serverTrust: ServerTrust(
+                roots: .certificates([certificates.ca]),
+                pins: [try PublicKeyPin(certificate: certificates.server), backup]
+            )
+        )
+        try await withTLSServer(certificates) { url, directory in
+            let configuration = try await Client.register(
+                token: ClientTestServer.registrationToken,
+                clientName: "pinned",
+                apiURL: url,
+                options: options
+            )
+            let client = try Client(configuration: configuration, options: options)
+            let record = try await client.write(type: "tls", data: ["secret": "over TLS"])
+            #expect(try await client.read(recordID: record.meta.recordID).data == ["secret": "over TLS"])
+
+            let plain = directory.appending(path: "plain.bin")
+            try Data(repeating: 7, count: 3 << 20).write(to: plain)
+            let file = try await client.writeFile(type: "tls-file", fileURL: plain)
+            let copy = directory.appending(path: "copy.bin")
+            try await client.readFile(recordID: file.meta.recordID, destination: copy)
+            #expect(try Data(contentsOf: copy) == Data(contentsOf: plain))
+        }
+    }
+
+    @Test("a server with another key from the same CA is refused during the handshake; the request never arrives")
+    func rogueKeyRefused() async throws {
+        let certificates = try TestCertificates()
+        let pinned = Client.TransportOptions(
+            serverTrust: ServerTrust(
+                roots: .certificates([certificates.ca]),
+                pins: [try PublicKeyPin(certificate: certificates.server)]
+            )
+        )
+        try await withTLSServer(certificates, rogue: true) { url, directory in
+            let token = try await Self.singleUseToken(in: directory)
+            let refused = await #expect(throws: ClientError.self) {
+                try await Client.register(token: token, clientName: "victim", apiURL: url, options: pinned)
+            }
+            #expect(refused?.code == .untrustedServer)
+            // The single-use token still works: the refused registration was never sent.
+            let unpinned = Client.TransportOptions(serverTrust: ServerTrust(roots: .certificates([certificates.ca])))
+            _ = try await Client.register(token: token, clientName: "second", apiURL: url, options: unpinned)
+        }
+    }
+
+    @Test("system roots and a foreign CA both refuse the private CA's server")
+    func untrustedChains() async throws {
+        let certificates = try TestCertificates()
+        let other = try TestCertificates()
+        try await withTLSServer(certificates) { url, _ in
+            for options in [
+                Client.TransportOptions(),
+                Client.TransportOptions(serverTrust: ServerTrust(roots: .certificates([other.ca]))),
+            ] {
+                let refused = await #expect(throws: ClientError.self) {
+                    try await Client.register(
+                        token: ClientTestServer.registrationToken,
+                        clientName: "x",
+                        apiURL: url,
+                        options: options
+                    )
+                }
+                #expect(refused?.code == .untrustedServer, "\(String(describing: refused?.underlying))")
+            }
+        }
+    }
+
+    @Test("pin texts: base64 of 32 bytes, with or without the sha256/ prefix; anything else is nil")
+    func pinParsing() throws {
+        let text = "vxK9Vw0IMoNT7sw7B3uckHBK2sj9lrzx54XCaOyFnpI="
+        #expect(PublicKeyPin(base64: text)?.description == text)
+        #expect(PublicKeyPin(base64: "sha256/" + text) == PublicKeyPin(base64: text))
+        #expect(PublicKeyPin(base64: "c2hvcnQ=") == nil)
+        #expect(PublicKeyPin(base64: "not base64") == nil)
+    }
+
+    @Test("a pinned client refuses plain http URLs")
+    func pinningNeedsHTTPS() async throws {
+        let certificates = try TestCertificates()
+        let options = Client.TransportOptions(
+            serverTrust: ServerTrust(pins: [try PublicKeyPin(certificate: certificates.server)])
+        )
+        let error = await #expect(throws: ClientError.self) {
+            try await Client.register(
+                token: "t",
+                clientName: "x",
+                apiURL: try #require(URL(string: "http://127.0.0.1:9")),
+                options: options
+            )
+        }
+        #expect(error?.code == .invalidConfiguration)
+    }
+
+    @Test("a server that never answers: timedOut after the request timeout, cancelled when the task is")
+    func timeoutAndCancellation() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(silent.port)"))
+        let options = Client.TransportOptions(requestTimeout: .milliseconds(300), maximumAttempts: 1)
+        let timedOut = await #expect(throws: ClientError.self) {
+            try await Client.register(token: "t", clientName: "x", apiURL: url, options: options)
+        }
+        #expect(timedOut?.code == .timedOut)
+
+        let patient = Client.TransportOptions(requestTimeout: .seconds(60))
+        let task = Task { try await Client.register(token: "t", clientName: "x", apiURL: url, options: patient) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let cancelled = await #expect(throws: ClientError.self) { try await task.value }
+        #expect(cancelled?.code == .cancelled)
+    }
+
+    @Test("an unreachable server is a transport error, at once")
+    func unreachable() async throws {
+        let port = try SilentListener().closedPort()
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let error = await #expect(throws: ClientError.self) {
+            try await Client.register(token: "t", clientName: "x", apiURL: url)
+        }
+        #expect(error?.code == .transport)
+    }
+
+    private static func singleUseToken(in directory: URL) async throws -> String {
+        let outcome = try await ExternalProcess.run(
+            ServerProcess.executable,
+            arguments: ["token", "create", "--data-directory", directory.path, "--maximum-uses", "1"]
+        )
+        try #require(outcome.status == 0, "\(outcome.output)")
+        return try #require(outcome.output.split(separator: "\n").last.map(String.init))
+    }
+}
+
+/// A loopback socket that accepts connections into its backlog and never answers.
+struct SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0 && listen(fd, 16) == 0
+            }
+        }
+        try #require(ready)
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(fd) }
+
+    /// Closes the socket and returns its port, where nothing listens now.
+    func closedPort() -> Int {
+        close()
+        return port
+    }
+}
