@@ -134,6 +134,9 @@ let package = Package(
             dependencies: [
                 "StrongroomCore",
                 "StrongroomCrypto",
+                "StrongroomClient",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -171,6 +174,11 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomCLITests",
+            dependencies: ["StrongroomTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
 
@@ -24,11 +25,32 @@ struct CLIError: Error, CustomStringConvertible {
                 default: 1
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as ClientError:
+            return CLIError(
+                description: "error: \(error.message) [\(error.code)]",
+                exitCode: ExitCode(clientExitStatus(for: error.code))
+            )
         case let error as CoreError:
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))
         default:
             return CLIError(description: "error: \(error)", exitCode: .failure)
         }
+    }
+}
+
+/// The exit status of each client failure (documented in the README's CLI section).
+func clientExitStatus(for code: ClientError.Code) -> Int32 {
+    switch code {
+    case .tampered: 3
+    case .badRequest: 4
+    case .invalidConfiguration: 5
+    case .notFound: 7
+    case .unauthorized, .forbidden: 8
+    case .conflict: 9
+    case .transport, .timedOut, .untrustedServer: 10
+    case .server, .invalidResponse: 11
+    case .cancelled: 130
+    default: 1
     }
 }
 

@@ -8,6 +8,13 @@ struct Strongroom: AsyncParsableCommand {
         commandName: "strongroom",
         abstract: "End-to-end encrypted storage and sharing, E3DB-compatible.",
         version: "0.1.0",
-        subcommands: [KeysCommand.self, FileCommand.self, DemoCommand.self]
+        subcommands: [
+            RegisterCommand.self, WhoAmICommand.self, ProfilesCommand.self,
+            WriteCommand.self, ReadCommand.self, UpdateCommand.self, DeleteCommand.self, QueryCommand.self,
+            ShareCommand.self, RevokeCommand.self, SharingCommand.self, AuthorizerCommand.self,
+            FileCommand.self,
+            EncryptCommand.self, DecryptCommand.self, WriterKeyCommand.self, SignCommand.self, VerifyCommand.self,
+            KeysCommand.self, DemoCommand.self,
+        ]
     )
 }

@@ -106,6 +106,22 @@ public struct EncryptedDocument: Codable, Sendable, Hashable {
             case type
             case plain
         }
+        /// Creates metadata.
+        public init(writerID: UUID, userID: UUID, type: String, plain: [String: String]) {
+            self.writerID = writerID
+            self.userID = userID
+            self.type = type
+            self.plain = plain
+        }
+
+        /// IDs are written in lowercase, as every E3DB SDK writes them.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(writerID.uuidString.lowercased(), forKey: .writerID)
+            try container.encode(userID.uuidString.lowercased(), forKey: .userID)
+            try container.encode(type, forKey: .type)
+            try container.encode(plain, forKey: .plain)
+        }
     }
 
     /// The document's metadata.

@@ -1,15 +1,70 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import StrongroomClient
 import StrongroomCrypto
 
 /// `strongroom file encrypt|decrypt`: E3DB file format "3", locally.
 struct FileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "file",
-        abstract: "Encrypt or decrypt a file in E3DB's large-file format, locally.",
-        subcommands: [Encrypt.self, Decrypt.self]
+        abstract: "Store and fetch encrypted files; encrypt or decrypt E3DB's file format locally.",
+        subcommands: [Put.self, Get.self, Encrypt.self, Decrypt.self]
     )
+
+    struct Put: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Encrypt a file (streamed, constant memory) and upload it as a record; prints its ID."
+        )
+        @OptionGroup var profile: ProfileOptions
+        @Option(help: "The record type.") var type: String
+        @Option(name: .customLong("plain"), help: "Plaintext metadata, name=value; repeatable.") var plain: [String] =
+            []
+        @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
+        @Argument(help: "The file.") var path: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let url = URL(fileURLWithPath: path)
+                let size =
+                    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+                let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
+                let info = try await profile.client().writeFile(
+                    type: type,
+                    fileURL: url,
+                    plain: try Fields.parse(plain, json: nil),
+                    progress: bar.update
+                )
+                bar.finish()
+                print(info.meta.recordID.uuidString.lowercased())
+            }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download a file record and decrypt it; nothing is written unless it all authenticates."
+        )
+        @OptionGroup var profile: ProfileOptions
+        @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
+        @Argument(help: "The record ID.") var recordID: String
+        @Argument(help: "Where to write the file. Must not exist.") var destination: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = try profile.client()
+                let id = try Fields.uuid(recordID, "record ID")
+                let bar = progress ? ProgressBar(total: nil, enabled: true) : ProgressBar(total: nil)
+                let info = try await client.readFile(
+                    recordID: id,
+                    destination: URL(fileURLWithPath: destination),
+                    progress: bar.update
+                )
+                bar.finish()
+                print("\(info.fileName ?? "file"): \(info.size) bytes")
+            }
+        }
+    }
 
     struct Encrypt: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Encrypt a file under an access key.")

@@ -1,0 +1,102 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomClient
+import StrongroomCrypto
+
+/// `strongroom register`: creates a client with a registration token and saves it as a profile.
+struct RegisterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register",
+        abstract: "Register a new client and save it as a profile (mode 0600)."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+    @Option(help: "The server's registration token. Env: STRONGROOM_REGISTRATION_TOKEN.") var token: String?
+    @Option(help: "The server's URL.") var url = "http://127.0.0.1:8000"
+    @Option(help: "A name for the client (default: the profile name).") var name: String?
+    @Flag(help: "Replace an existing profile of that name.") var force = false
+
+    func run() async throws {
+        try await reportingErrors {
+            guard let token = token ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
+                !token.isEmpty
+            else {
+                throw CLIError(description: "error: --token is required", exitCode: .validationFailure)
+            }
+            guard let apiURL = URL(string: url), apiURL.scheme == "http" || apiURL.scheme == "https" else {
+                throw CLIError(description: "error: --url must be an http(s) URL", exitCode: .validationFailure)
+            }
+            if !force, (try? profile.configuration()) != nil {
+                throw CLIError(
+                    description: "error: profile \(profile.profile) exists; pass --force to replace it",
+                    exitCode: .validationFailure
+                )
+            }
+            let configuration = try await Client.register(
+                token: token,
+                clientName: name ?? profile.profile,
+                apiURL: apiURL,
+                options: try profile.transportOptions()
+            )
+            try configuration.save(profile: profile.profile, in: profile.directory)
+            print(configuration.clientID.uuidString.lowercased())
+        }
+    }
+}
+
+/// `strongroom whoami`: the profile's client ID, name, server and public keys.
+struct WhoAmICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whoami",
+        abstract: "Show the profile's client ID, server and public keys (never the private ones)."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let configuration = try profile.configuration()
+            let fields = [
+                "profile": profile.profile,
+                "client_id": configuration.clientID.uuidString.lowercased(),
+                "name": configuration.clientName,
+                "api_url": configuration.apiURL.absoluteString,
+                "public_key": configuration.keys.encryptionKey.publicKey.base64URLEncoded,
+                "public_signing_key": configuration.keys.signingKey.publicKey.base64URLEncoded,
+            ]
+            if json {
+                try printJSON(fields)
+            } else {
+                for key in ["profile", "client_id", "name", "api_url", "public_key", "public_signing_key"] {
+                    print("\(key.padding(toLength: 19, withPad: " ", startingAt: 0)) \(fields[key] ?? "")")
+                }
+            }
+        }
+    }
+}
+
+/// `strongroom profiles`: the saved profiles.
+struct ProfilesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profiles",
+        abstract: "List the saved profiles."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: profile.directory.path)) ?? []
+            for name in names.sorted() {
+                guard let configuration = try? Client.Configuration(loadProfile: name, from: profile.directory) else {
+                    continue
+                }
+                print(
+                    "\(name)\t\(configuration.clientID.uuidString.lowercased())\t\(configuration.apiURL.absoluteString)"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomClient
+
+/// `strongroom write`: encrypts fields and stores them as a new record.
+struct WriteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Encrypt fields and write them as a new record; prints its ID."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+    @Option(help: "The record type.") var type: String
+    @Option(name: .customLong("plain"), help: "Plaintext (searchable) metadata, name=value; repeatable.")
+    var plain: [String] = []
+    @Option(help: "The fields as one JSON object of strings (- reads standard input).") var json: String?
+    @Argument(help: "Fields as name=value (encrypted).") var fields: [String] = []
+
+    func run() async throws {
+        try await reportingErrors {
+            let data = try Fields.parse(fields, json: json)
+            guard !data.isEmpty else {
+                throw CLIError(description: "error: no fields to write", exitCode: .validationFailure)
+            }
+            let record = try await profile.client().write(
+                type: type,
+                data: data,
+                plain: try Fields.parse(plain, json: nil)
+            )
+            print(record.meta.recordID.uuidString.lowercased())
+        }
+    }
+}
+
+/// `strongroom read`: fetches and decrypts one record.
+struct ReadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "read", abstract: "Read and decrypt a record.")
+
+    @OptionGroup var profile: ProfileOptions
+    @Argument(help: "The record ID.") var recordID: String
+    @Option(name: .customLong("field"), help: "Only this field; repeatable.") var fields: [String] = []
+    @Flag(help: "Print the record and its metadata as JSON.") var json = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let record = try await profile.client().read(
+                recordID: try Fields.uuid(recordID, "record ID"),
+                fields: fields.isEmpty ? nil : fields
+            )
+            if json {
+                try printJSON(RecordOutput(record))
+            } else {
+                for (name, value) in record.data.sorted(by: { $0.key < $1.key }) { print("\(name)=\(value)") }
+            }
+        }
+    }
+}
+
+/// `strongroom update`: replaces a record's fields, refusing if it changed since `--version`.
+struct UpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Replace a record's fields (exit 9 if it changed since --version)."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+    @Argument(help: "The record ID.") var recordID: String
+    @Option(help: "The version you read (default: the current one).") var version: String?
+    @Option(name: .customLong("plain"), help: "New plaintext metadata, name=value; repeatable (default: keep).")
+    var plain: [String] = []
+    @Option(help: "The new fields as one JSON object of strings (- reads standard input).") var json: String?
+    @Argument(help: "The new fields as name=value.") var fields: [String] = []
+
+    func run() async throws {
+        try await reportingErrors {
+            let client = try profile.client()
+            var meta = try await client.read(recordID: try Fields.uuid(recordID, "record ID"), fields: []).meta
+            if let version { meta.version = version }
+            let data = try Fields.parse(fields, json: json)
+            guard !data.isEmpty else {
+                throw CLIError(description: "error: no fields given", exitCode: .validationFailure)
+            }
+            let updated = try await client.update(
+                meta: meta,
+                newData: data,
+                plain: plain.isEmpty ? meta.plain : try Fields.parse(plain, json: nil)
+            )
+            print(updated.meta.version)
+        }
+    }
+}
+
+/// `strongroom delete`: deletes a record.
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete a record (exit 9 if it changed since --version)."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+    @Argument(help: "The record ID.") var recordID: String
+    @Option(help: "The version you read (default: the current one).") var version: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let client = try profile.client()
+            let id = try Fields.uuid(recordID, "record ID")
+            let current: String
+            if let version {
+                current = version
+            } else {
+                current = try await client.read(recordID: id, fields: []).meta.version
+            }
+            try await client.delete(recordID: id, version: current)
+            print("deleted")
+        }
+    }
+}
+
+/// `strongroom query`: searches records, paging through all matches.
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Search records: a table by default, JSON with --json."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+    @Option(name: .customLong("type"), help: "Only this type; repeatable.") var types: [String] = []
+    @Option(name: .customLong("writer"), help: "Only this writer's records; repeatable.") var writers: [String] = []
+    @Option(name: .customLong("record"), help: "Only this record; repeatable.") var records: [String] = []
+    @Flag(help: "Include records others shared with this client.") var allWriters = false
+    @Flag(help: "Metadata only: do not fetch or decrypt the fields.") var noData = false
+    @Option(help: "Stop after this many records.") var limit: Int?
+    @Option(help: "Records per page.") var pageSize = 100
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let params = QueryParams(
+                count: pageSize,
+                types: types,
+                includesAllWriters: allWriters,
+                writerIDs: try writers.map { try Fields.uuid($0, "writer") },
+                recordIDs: try records.map { try Fields.uuid($0, "record") },
+                includesData: !noData
+            )
+            var found: [Record] = []
+            for try await record in try profile.client().records(matching: params) {
+                found.append(record)
+                if let limit, found.count >= limit { break }
+            }
+            if json {
+                try printJSON(found.map(RecordOutput.init))
+                return
+            }
+            print(["RECORD ID", "TYPE", "WRITER", "MODIFIED", "FIELDS"].joined(separator: "\t"))
+            let dates = ISO8601DateFormatter()
+            for record in found {
+                let fields = record.data.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                print(
+                    [
+                        record.meta.recordID.uuidString.lowercased(), record.meta.type,
+                        record.meta.writerID.uuidString.lowercased(), dates.string(from: record.meta.lastModified),
+                        fields.joined(separator: " "),
+                    ].joined(separator: "\t")
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomClient
+
+/// The options `share` and `revoke` have in common, and the one place they act.
+struct ShareTarget: ParsableArguments {
+    @OptionGroup var profile: ProfileOptions
+    @Option(help: "The record type.") var type: String
+    @Option(help: "The reader's client ID.") var reader: String
+    @Option(help: "Act for this writer, as their authorizer.") var onBehalfOf: String?
+
+    /// Grants (`share`) or withdraws (`revoke`) and returns the line to print.
+    func apply(share: Bool) async throws -> String {
+        let client = try profile.client()
+        let readerID = try Fields.uuid(reader, "reader")
+        switch (share, try onBehalfOf.map { try Fields.uuid($0, "writer") }) {
+        case (true, nil): try await client.share(type: type, readerID: readerID)
+        case (false, nil): try await client.revoke(type: type, readerID: readerID)
+        case (true, let writer?): try await client.share(onBehalfOf: writer, type: type, readerID: readerID)
+        case (false, let writer?): try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID)
+        }
+        return "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(readerID.uuidString.lowercased())"
+    }
+}
+
+/// `strongroom share`: lets a reader read this client's records of a type (or, as an authorizer, a writer's).
+struct ShareCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "share",
+        abstract: "Share records of a type with a reader."
+    )
+    @OptionGroup var target: ShareTarget
+
+    func run() async throws { try await reportingErrors { print(try await target.apply(share: true)) } }
+}
+
+/// `strongroom revoke`: withdraws a share.
+struct RevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Stop sharing records of a type with a reader."
+    )
+    @OptionGroup var target: ShareTarget
+
+    func run() async throws { try await reportingErrors { print(try await target.apply(share: false)) } }
+}
+
+/// `strongroom sharing`: who this client shares with and who shares with it.
+struct SharingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sharing",
+        abstract: "List outgoing and incoming shares."
+    )
+
+    @OptionGroup var profile: ProfileOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let client = try profile.client()
+            for policy in try await client.outgoingSharing() {
+                print(
+                    "outgoing\t\(policy.type)\t\(policy.readerID.uuidString.lowercased())\t\(policy.readerName ?? "")"
+                )
+            }
+            for policy in try await client.incomingSharing() {
+                print(
+                    "incoming\t\(policy.type)\t\(policy.writerID.uuidString.lowercased())\t\(policy.writerName ?? "")"
+                )
+            }
+        }
+    }
+}
+
+/// `strongroom authorizer add|remove|list`.
+struct AuthorizerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authorizer",
+        abstract: "Let another client share your records on your behalf.",
+        subcommands: [Add.self, Remove.self, List.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Allow an authorizer to share a type.")
+        @OptionGroup var profile: ProfileOptions
+        @Option(help: "The authorizer's client ID.") var authorizer: String
+        @Option(help: "The record type.") var type: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await profile.client().add(authorizerID: try Fields.uuid(authorizer, "authorizer"), type: type)
+                print("added authorizer for \(type)")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Withdraw an authorizer (one type, or all).")
+        @OptionGroup var profile: ProfileOptions
+        @Option(help: "The authorizer's client ID.") var authorizer: String
+        @Option(help: "Only this type (default: every type).") var type: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = try profile.client()
+                let id = try Fields.uuid(authorizer, "authorizer")
+                if let type {
+                    try await client.remove(authorizerID: id, type: type)
+                } else {
+                    try await client.remove(authorizerID: id)
+                }
+                print("removed authorizer")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List your authorizers and whom you authorize for.")
+        @OptionGroup var profile: ProfileOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = try profile.client()
+                for policy in try await client.authorizers() {
+                    print("authorizer\t\(policy.type)\t\(policy.authorizerID.uuidString.lowercased())")
+                }
+                for policy in try await client.authorizedBy() {
+                    print("authorized-by\t\(policy.type)\t\(policy.writerID.uuidString.lowercased())")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomClient
+import StrongroomCrypto
+
+/// Record fields given as `name=value` arguments, or as one JSON object of strings with `--json` (`-` reads stdin).
+enum Fields {
+    static func parse(_ pairs: [String], json: String?) throws -> [String: String] {
+        var fields: [String: String] = [:]
+        if let json {
+            let data = json == "-" ? FileHandle.standardInput.readDataToEndOfFile() : Data(json.utf8)
+            guard let object = try? JSONDecoder().decode([String: String].self, from: data) else {
+                throw CLIError(
+                    description: "error: --json must be a JSON object of strings",
+                    exitCode: .validationFailure
+                )
+            }
+            fields = object
+        }
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw CLIError(description: "error: expected name=value, got \(pair)", exitCode: .validationFailure)
+            }
+            fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return fields
+    }
+
+    /// A UUID argument, or a usage error naming it.
+    static func uuid(_ text: String, _ what: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else {
+            throw CLIError(description: "error: \(what) \(text) is not a UUID", exitCode: .validationFailure)
+        }
+        return id
+    }
+
+    /// Reads a JSON file, or standard input for `-`.
+    static func read(_ path: String) throws -> Data {
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError(description: "error: cannot read \(path)", exitCode: ExitCode(6))
+        }
+        return data
+    }
+}
+
+/// JSON for standard output: sorted keys, pretty-printed, slashes unescaped.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// A record as the CLI prints it with `--json`.
+struct RecordOutput: Encodable {
+    var recordID: String
+    var writerID: String
+    var userID: String
+    var type: String
+    var version: String
+    var created: Date
+    var lastModified: Date
+    var plain: [String: String]
+    var data: [String: String]
+
+    init(_ record: Record) {
+        recordID = record.meta.recordID.uuidString.lowercased()
+        writerID = record.meta.writerID.uuidString.lowercased()
+        userID = record.meta.userID.uuidString.lowercased()
+        type = record.meta.type
+        version = record.meta.version
+        created = record.meta.created
+        lastModified = record.meta.lastModified
+        plain = record.meta.plain
+        data = record.data
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case recordID = "record_id", writerID = "writer_id", userID = "user_id", type, version, created
+        case lastModified = "last_modified", plain, data
+    }
+}

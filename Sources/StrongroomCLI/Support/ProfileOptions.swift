@@ -1,0 +1,75 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomClient
+import SwiftASN1
+import X509
+
+/// `--profile`, `--profile-directory` and the transport flags every networked command takes.
+struct ProfileOptions: ParsableArguments {
+    @Option(help: "The profile to use. Env: STRONGROOM_PROFILE.")
+    var profile = ProcessInfo.processInfo.environment["STRONGROOM_PROFILE"] ?? "default"
+
+    @Option(
+        help:
+            "Where profiles live (default ~/.strongroom; ~/.tozny shares them with the official SDKs). Env: STRONGROOM_HOME."
+    )
+    var profileDirectory: String?
+
+    @Option(help: "Trust only the CA certificates in this PEM file (a private CA or a self-signed server).")
+    var caFile: String?
+
+    @Option(
+        name: .customLong("pin"),
+        help: "Accept only a server whose key has this SPKI SHA-256 (base64); repeat for backup pins."
+    )
+    var pins: [String] = []
+
+    @Option(help: "Seconds a request may take.") var timeout = 60
+
+    var directory: URL {
+        (profileDirectory ?? ProcessInfo.processInfo.environment["STRONGROOM_HOME"]).map { URL(fileURLWithPath: $0) }
+            ?? Client.Configuration.defaultProfileDirectory
+    }
+
+    /// The transport options these flags describe.
+    func transportOptions() throws -> Client.TransportOptions {
+        var roots = ServerTrust.Roots.system
+        if let caFile {
+            let pem = try String(contentsOfFile: caFile, encoding: .utf8)
+            let blocks = pem.components(separatedBy: "-----END CERTIFICATE-----").dropLast().map {
+                $0 + "-----END CERTIFICATE-----"
+            }
+            let certificates = try blocks.map {
+                try Certificate(pemEncoded: $0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            guard !certificates.isEmpty else {
+                throw CLIError(description: "error: \(caFile) holds no certificate", exitCode: .validationFailure)
+            }
+            roots = .certificates(certificates)
+        }
+        let parsed = try pins.map { text in
+            guard let pin = PublicKeyPin(base64: text) else {
+                throw CLIError(
+                    description: "error: --pin \(text) is not base64 of 32 bytes",
+                    exitCode: .validationFailure
+                )
+            }
+            return pin
+        }
+        return Client.TransportOptions(
+            serverTrust: ServerTrust(roots: roots, pins: Set(parsed)),
+            requestTimeout: .seconds(timeout)
+        )
+    }
+
+    /// The saved configuration of `profile`.
+    func configuration() throws -> Client.Configuration {
+        try Client.Configuration(loadProfile: profile, from: directory)
+    }
+
+    /// A client for `profile`.
+    func client() throws -> Client {
+        try Client(configuration: configuration(), options: transportOptions())
+    }
+}

@@ -1,0 +1,164 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomTesting
+import Testing
+
+/// The `strongroom` binary against the real server: the README's first session, and an exit code per failure.
+@Suite struct CLISessionTests {
+    /// The CLI built beside the tests, with profiles kept in `home`.
+    struct CLI {
+        let url: String
+        let home: URL
+
+        static var executable: URL {
+            ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom")
+        }
+
+        /// Runs `strongroom <arguments>` and returns its exit status and output (stdout and stderr together).
+        @discardableResult
+        func run(_ arguments: [String], profile: String = "alice") async throws -> ExternalProcess.Outcome {
+            try await ExternalProcess.run(
+                Self.executable,
+                arguments: arguments,
+                directory: home,
+                environment: ["STRONGROOM_HOME": home.appending(path: "profiles").path, "STRONGROOM_PROFILE": profile]
+            )
+        }
+
+        /// Runs a command that must succeed and returns its trimmed output.
+        func ok(_ arguments: [String], profile: String = "alice") async throws -> String {
+            let outcome = try await run(arguments, profile: profile)
+            try #require(outcome.status == 0, "strongroom \(arguments.joined(separator: " ")): \(outcome.output)")
+            return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Runs a command that must fail with `status`.
+        func fails(_ arguments: [String], profile: String = "alice", status: Int32) async throws {
+            let outcome = try await run(arguments, profile: profile)
+            #expect(outcome.status == status, "strongroom \(arguments.joined(separator: " ")): \(outcome.output)")
+            #expect(outcome.output.hasPrefix("error: "), "one clear line: \(outcome.output)")
+        }
+    }
+
+    private func withCLI(_ body: (CLI) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", directory.appending(path: "data").path, "--registration-token", "tok"]
+            )
+            defer { server.stop() }
+            try await body(CLI(url: server.baseURL, home: directory))
+        }
+    }
+
+    @Test("the README's first session: register, write, read, query, update, share, files, offline crypto, delete")
+    func firstSession() async throws {
+        try await withCLI { cli in
+            let alice = try await cli.ok(["register", "--token", "tok", "--url", cli.url])
+            let bob = try await cli.ok(["register", "--token", "tok", "--url", cli.url], profile: "bob")
+            #expect(UUID(uuidString: alice) != nil && UUID(uuidString: bob) != nil)
+            #expect(try await cli.ok(["whoami"]).contains(alice))
+
+            let id = try await cli.ok([
+                "write", "--type", "note", "title=hello", "body=first secret", "--plain", "tag=x",
+            ])
+            #expect(try await cli.ok(["read", id]) == "body=first secret\ntitle=hello")
+            let table = try await cli.ok(["query", "--type", "note"])
+            #expect(table.contains(id) && table.contains("title=hello"))
+            let json = try await cli.ok(["query", "--json"])
+            let records = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
+            #expect(records?.first?["record_id"] as? String == id)
+
+            _ = try await cli.ok(["update", id, "body=changed"])
+            #expect(try await cli.ok(["read", id, "--field", "body"]) == "body=changed")
+
+            try await cli.fails(["read", id], profile: "bob", status: 8)
+            _ = try await cli.ok(["share", "--type", "note", "--reader", bob])
+            #expect(try await cli.ok(["read", id], profile: "bob").contains("body=changed"))
+            #expect(try await cli.ok(["sharing"]).contains(bob))
+            _ = try await cli.ok(["revoke", "--type", "note", "--reader", bob])
+            try await cli.fails(["read", id], profile: "bob", status: 8)
+
+            _ = try await cli.ok(["authorizer", "add", "--authorizer", bob, "--type", "note"])
+            #expect(try await cli.ok(["authorizer", "list"], profile: "bob").contains(alice))
+            _ = try await cli.ok(["share", "--type", "note", "--reader", bob, "--on-behalf-of", alice], profile: "bob")
+            #expect(try await cli.ok(["read", id], profile: "bob").contains("body=changed"))
+            _ = try await cli.ok(["authorizer", "remove", "--authorizer", bob])
+
+            let plain = cli.home.appending(path: "report.bin")
+            try Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: plain)
+            let file = try await cli.ok(["file", "put", "--type", "report", "report.bin", "--progress"])
+            let fileID = try #require(file.split(separator: "\n").last.map(String.init))
+            _ = try await cli.ok(["file", "get", fileID, "copy.bin"])
+            #expect(try Data(contentsOf: cli.home.appending(path: "copy.bin")) == Data(contentsOf: plain))
+
+            try await cli.ok(["encrypt", "--type", "offline", "a=1", "b=two"]).write(
+                to: cli.home.appending(path: "doc.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+            let opened = try await cli.ok(["decrypt", "doc.json"])
+            #expect(try JSONDecoder().decode([String: String].self, from: Data(opened.utf8)) == ["a": "1", "b": "two"])
+
+            try #"{"order": 7, "items": ["tea", true, null]}"#.write(
+                to: cli.home.appending(path: "order.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+            try await cli.ok(["sign", "order.json"]).write(
+                to: cli.home.appending(path: "signed.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+            let key = try await cli.ok(["whoami", "--json"])
+            let publicKey = try #require(
+                (try JSONSerialization.jsonObject(with: Data(key.utf8)) as? [String: String])?["public_signing_key"]
+            )
+            #expect(
+                try await cli.ok(["verify", "signed.json", "--public-key", publicKey], profile: "bob") == "verified"
+            )
+
+            _ = try await cli.ok(["delete", id])
+            try await cli.fails(["read", id], status: 7)
+        }
+    }
+
+    @Test("each failure has its exit code and one line on stderr; nothing changes")
+    func exitCodes() async throws {
+        try await withCLI { cli in
+            try await cli.fails(["register", "--token", "wrong", "--url", cli.url], status: 8)
+            try await cli.fails(["whoami"], status: 7)
+            _ = try await cli.ok(["register", "--token", "tok", "--url", cli.url])
+            try await cli.fails(["register", "--token", "tok", "--url", cli.url], status: 64)
+            let id = try await cli.ok(["write", "--type", "t", "k=v"])
+            try await cli.fails(["update", id, "--version", UUID().uuidString.lowercased(), "k=lost"], status: 9)
+            #expect(try await cli.ok(["read", id]) == "k=v")
+            try await cli.fails(["read", UUID().uuidString], status: 7)
+            try await cli.fails(["read", "not-a-uuid"], status: 64)
+            try await cli.fails(["write", "--type", "t", "no-equals-sign"], status: 64)
+            try await cli.fails(["write", "--type", "t", "--json", "[1,2]"], status: 64)
+
+            let eak = try await cli.ok(["writer-key", "--type", "offline"])
+            try eak.write(to: cli.home.appending(path: "eak.json"), atomically: true, encoding: .utf8)
+            let document = try await cli.ok(["encrypt", "--type", "offline", "--eak", "eak.json", "a=1"])
+            let tampered = document.replacingOccurrences(of: "\"offline\"", with: "\"other\"")
+            try tampered.write(to: cli.home.appending(path: "bad.json"), atomically: true, encoding: .utf8)
+            // Offline with the type's key: the signature no longer matches. Online: there is no key for "other".
+            try await cli.fails(["decrypt", "bad.json", "--eak", "eak.json"], status: 3)
+            try await cli.fails(["decrypt", "bad.json"], status: 7)
+            try "not json".write(to: cli.home.appending(path: "junk.json"), atomically: true, encoding: .utf8)
+            try await cli.fails(["decrypt", "junk.json"], status: 4)
+
+            try #"{"a": 1.5}"#.write(to: cli.home.appending(path: "float.json"), atomically: true, encoding: .utf8)
+            try await cli.fails(["sign", "float.json"], status: 4)
+            try #"{"a": "b"}"#.write(to: cli.home.appending(path: "doc.json"), atomically: true, encoding: .utf8)
+            let signed = try await cli.ok(["sign", "doc.json"]).replacingOccurrences(of: "\"b\"", with: "\"c\"")
+            try signed.write(to: cli.home.appending(path: "forged.json"), atomically: true, encoding: .utf8)
+            try await cli.fails(["verify", "forged.json"], status: 3)
+
+            try await cli.fails(["read", id, "--timeout", "5", "--pin", "c2hvcnQ="], status: 64)
+            try await cli.fails(["query", "--pin", "vxK9Vw0IMoNT7sw7B3uckHBK2sj9lrzx54XCaOyFnpI="], status: 5)
+            let down = CLI(url: "http://127.0.0.1:9", home: cli.home)
+            try await down.fails(["register", "--token", "t", "--url", down.url, "--profile", "x"], status: 10)
+        }
+    }
+}
