@@ -1,0 +1,193 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomClient
+import StrongroomCrypto
+import StrongroomTesting
+import Testing
+
+/// Every Strongroom snippet of the porting article (`Documentation.docc/PortingFromE3dbSwift.md`) runs here, in the
+/// article's order, against the real server; a second test checks the article quotes these blocks verbatim.
+@Suite struct PortingArticleTests {
+    @Test("every snippet of the porting article runs against a real server")
+    func snippetsRun() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { apiURL in
+            try await withTemporaryDirectory { folder in
+                let e3dbToken = ClientTestServer.registrationToken
+                let otherClient = try await ClientTestServer.client(apiURL, "other")
+                let otherClientID = otherClient.configuration.clientID
+
+                // porting: register
+                let config = try await Client.register(token: e3dbToken, clientName: "ExampleApp", apiURL: apiURL)
+                let e3db = Client(configuration: config)
+                // end porting
+
+                // porting: write
+                let record = try await e3db.write(
+                    type: "UserInfo",
+                    data: ["SSN": "123-45-6789"],
+                    plain: ["Sent from": "my iPhone"]
+                )
+                print("Wrote record! \(record.meta.recordID)")
+                // end porting
+
+                // porting: read
+                let read = try await e3db.read(recordID: record.meta.recordID)
+                print("Record data: \(read.data)")
+                // end porting
+                #expect(read.data == ["SSN": "123-45-6789"])
+
+                // porting: errors
+                do throws(ClientError) {  // the methods use typed throws: `error` is a ClientError
+                    _ = try await e3db.read(recordID: UUID())
+                } catch {
+                    switch error.code {
+                    case .notFound, .forbidden: print("no such record for this client")
+                    case .tampered: print("the server returned data that does not authenticate")
+                    default: print("failed: \(error)")
+                    }
+                }
+                // end porting
+
+                // porting: query
+                let q1 = QueryParams(count: 5, types: ["UserInfo"], includesAllWriters: true)
+                let page = try await e3db.query(q1)
+                print("Records: \(page.records)")
+                let q2 = q1.next(after: page)
+                let nextPage = try await e3db.query(q2)
+
+                // Or let the SDK page for you:
+                for try await record in e3db.records(matching: q1) {
+                    print(record.meta.recordID, record.data)
+                }
+                // end porting
+                #expect(page.records.count == 1 && nextPage.records.isEmpty)
+
+                // porting: share
+                try await e3db.share(type: "UserInfo", readerID: otherClientID)
+                try await e3db.revoke(type: "UserInfo", readerID: otherClientID)
+                // end porting
+
+                // porting: encrypt
+                let recordType = "UserInfo"
+                let eak = try await e3db.createWriterKey(type: recordType)
+                let encrypted = try e3db.encrypt(type: recordType, data: ["SSN": "123-45-6789"], eakInfo: eak)
+                let stored = try JSONEncoder().encode(eak)  // EAKInfo is Codable and safe to store: it is encrypted
+                print("Encrypted document: \(encrypted)")
+                // end porting
+                #expect(!stored.isEmpty)
+
+                // porting: decrypt
+                let writerKey = try JSONDecoder().decode(EAKInfo.self, from: stored)
+                let decrypted = try e3db.decrypt(encryptedDocument: encrypted, eakInfo: writerKey)
+                print("Decrypted document: \(decrypted)")
+                // end porting
+                #expect(decrypted == ["SSN": "123-45-6789"])
+
+                try await e3db.share(type: recordType, readerID: otherClientID)
+                let reader = otherClient
+                // porting: reader-key
+                let writerID = e3db.configuration.clientID
+                let readerKey = try await reader.getReaderKey(writerID: writerID, userID: writerID, type: recordType)
+                let shared = try reader.decrypt(encryptedDocument: encrypted, eakInfo: readerKey)
+                // end porting
+                #expect(shared == decrypted)
+
+                // porting: sign
+                let document: SignableValue = ["SSN": "123-45-6789", "issued": 2026]
+                let signedDoc = e3db.sign(document: document)
+                print("Signed Document: \(signedDoc.signature.base64EncodedString())")
+                // end porting
+
+                // porting: verify
+                do {
+                    try e3db.verify(signed: signedDoc, publicSigningKey: config.keys.signingKey.publicKey)
+                    // Document verified!
+                } catch {
+                    print("Document failed verification")
+                }
+                // end porting
+
+                let profiles = folder
+                // porting: profiles
+                try config.save(profile: "example", in: profiles)  // 0600, the official SDKs' e3db.json format
+                let loaded = try Client.Configuration(loadProfile: "example", from: profiles)
+                // end porting
+                #expect(loaded.clientID == config.clientID)
+
+                let photoURL = folder.appending(path: "photo.jpg")
+                try Data(repeating: 0xFF, count: 100_000).write(to: photoURL)
+                // porting: files
+                let file = try await e3db.writeFile(type: "photo", fileURL: photoURL) { progress in
+                    print(progress)
+                }
+                try await e3db.readFile(recordID: file.meta.recordID, destination: folder.appending(path: "copy.jpg"))
+                // end porting
+
+                // porting: authorizers
+                try await e3db.add(authorizerID: otherClientID, type: "UserInfo")
+                try await otherClient.share(
+                    onBehalfOf: e3db.configuration.clientID,
+                    type: "UserInfo",
+                    readerID: otherClientID
+                )
+                try await e3db.remove(authorizerID: otherClientID)
+                // end porting
+
+                // porting: pinning
+                let pinned = Client.TransportOptions(
+                    serverTrust: ServerTrust(
+                        roots: .system,
+                        pins: [
+                            PublicKeyPin(base64: "vxK9Vw0IMoNT7sw7B3uckHBK2sj9lrzx54XCaOyFnpI=")!,  // current key
+                            PublicKeyPin(base64: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=")!,  // offline backup
+                        ]
+                    ),
+                    requestTimeout: .seconds(30)
+                )
+                let pinnedClient = try Client(configuration: config, options: pinned)
+                // end porting
+                _ = pinnedClient
+            }
+        }
+    }
+
+    @Test("the article quotes each tested snippet verbatim, and every article snippet is tested")
+    func articleMatchesTests() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appending(path: "Sources/StrongroomClient/Documentation.docc/PortingFromE3dbSwift.md"),
+            encoding: .utf8
+        )
+        let tests = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let tested = Self.snippets(in: tests)
+        let quoted = Self.snippets(in: article)
+        #expect(tested.count >= 14)
+        #expect(Set(quoted.keys) == Set(tested.keys))
+        for (name, code) in tested { #expect(quoted[name] == code, "snippet \(name)") }
+    }
+
+    /// `// porting: <name>` … `// end porting` blocks (in the article `<!-- porting: <name> -->` … `<!-- end porting -->`
+    /// around a code fence), dedented.
+    static func snippets(in text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var name: String?
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("// porting: ") || trimmed.hasPrefix("<!-- porting: ") {
+                name = String(trimmed.split(separator: " ")[2])
+                lines = []
+            } else if trimmed == "// end porting" || trimmed == "<!-- end porting -->", let current = name {
+                let indent =
+                    lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                    .map { $0.prefix { $0 == " " }.count }.min() ?? 0
+                result[current] = lines.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
+                name = nil
+            } else if name != nil, !trimmed.hasPrefix("```") {
+                lines.append(line)
+            }
+        }
+        return result
+    }
+}
