@@ -13,6 +13,13 @@ let package = Package(
     ],
     targets: [
         .executableTarget(
+            name: "StrongroomClientBenchmark",
+            dependencies: [
+                .product(name: "StrongroomClient", package: "Strongroom"),
+                .product(name: "StrongroomCrypto", package: "Strongroom"),
+            ]
+        ),
+        .executableTarget(
             name: "StrongroomBenchmarks",
             dependencies: [
                 .product(name: "StrongroomCore", package: "Strongroom"),

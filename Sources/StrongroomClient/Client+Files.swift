@@ -25,7 +25,12 @@ extension Client {
         return try await withTemporaryFile { encrypted throws(ClientError) in
             let summary: FileEncryptor.Summary
             do throws(StrongroomCrypto.CryptoError) {
-                summary = try await FileCipher.encrypt(contentsOf: fileURL, to: encrypted, with: key) {
+                summary = try await FileCipher.encrypt(
+                    contentsOf: fileURL,
+                    to: encrypted,
+                    with: key,
+                    synchronizes: false  // uploaded, then removed
+                ) {
                     progress?(.encrypting($0))
                 }
             } catch {

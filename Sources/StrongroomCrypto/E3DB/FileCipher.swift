@@ -30,6 +30,9 @@ public enum FileCipher {
 
     /// Encrypts the file at `source` into a new file at `destination` under `accessKey`.
     ///
+    /// With `synchronizes` (the default) the ciphertext is on stable storage before it is renamed into place; pass
+    /// false for a throw-away file that is uploaded and removed, where an fsync would only cost time.
+    ///
     /// - Returns: the ciphertext size and MD5 checksum for the E3DB upload.
     /// - Throws: ``CryptoError/Code/io`` when a file cannot be read or written (the destination must not exist),
     ///   ``CryptoError/Code/cancelled`` when the task is cancelled.
@@ -37,13 +40,14 @@ public enum FileCipher {
         contentsOf source: URL,
         to destination: URL,
         with accessKey: AccessKey,
+        synchronizes: Bool = true,
         progress: Progress? = nil
     ) async throws(CryptoError) -> FileEncryptor.Summary {
         let sourcePath = source.path
         let destinationPath = destination.path
         return try await BlockingIO.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
-            return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
+            return try writeAtomically(to: destinationPath, synchronizes: synchronizes) { output throws(CryptoError) in
                 var encryptor = FileEncryptor(accessKey: accessKey)
                 var readBuffer = [UInt8](repeating: 0, count: readSize)
                 var ciphertext: [UInt8] = []
@@ -123,6 +127,7 @@ public enum FileCipher {
     /// temporary file is removed and `path` is untouched.
     static func writeAtomically<R>(
         to path: String,
+        synchronizes: Bool = true,
         _ body: (borrowing BlockingFile) throws(CryptoError) -> R
     ) throws(CryptoError) -> R {
         if access(path, F_OK) == 0 { throw .io("the destination already exists") }
@@ -138,7 +143,7 @@ public enum FileCipher {
             do {
                 let file = try BlockingFile.createExclusive(temporary)
                 result = try body(file)
-                try file.sync()
+                if synchronizes { try file.sync() }
             }
             guard rename(temporary, path) == 0 else { throw CryptoError.io("rename failed: \(errnoDescription())") }
             return result

@@ -1,0 +1,160 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+// The Swift SDK's half of Scripts/bench-client.sh (not a test). Against a running server it writes then reads N
+// records of five 1 KiB fields one at a time (as the Python SDK does), then 8 at a time, then a file of M MiB; it
+// prints each figure beside its anchor: the official Python SDK's rate from the same run (JSON in argument 4), and
+// for files the raw local file-encryption rate (FileCipher disk to disk, no network).
+import Foundation
+import StrongroomClient
+import StrongroomCrypto
+
+@main
+enum StrongroomClientBenchmark {
+    static func main() async throws {
+        let arguments = CommandLine.arguments
+        guard arguments.count >= 6, let url = URL(string: arguments[1]), let records = Int(arguments[3]),
+            let mib = Int(arguments[5])
+        else {
+            print("usage: StrongroomClientBenchmark URL TOKEN RECORDS PYTHON_JSON FILE_MIB [WORK_DIR]")
+            return
+        }
+        let python =
+            (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: arguments[4]))))
+            as? [String: Double] ?? [:]
+        let work = URL(fileURLWithPath: arguments.count > 6 ? arguments[6] : NSTemporaryDirectory())
+        let client = Client(
+            configuration: try await Client.register(token: arguments[2], clientName: "bench-swift", apiURL: url)
+        )
+        let data = Dictionary(uniqueKeysWithValues: (0..<5).map { i in
+            ("field\(i)", String(repeating: Character(UnicodeScalar(UInt8(97 + i))), count: 1024))
+        })
+        _ = try await client.write(type: "bench-warmup", data: data)
+
+        let clock = ContinuousClock()
+        var ids: [UUID] = []
+        let writing = try await clock.measure {
+            for _ in 0..<records { ids.append(try await client.write(type: "bench", data: data).meta.recordID) }
+        }
+        let reading = try await clock.measure {
+            for id in ids {
+                let record = try await client.read(recordID: id)
+                precondition(record.data == data)
+            }
+        }
+        let concurrentWriting = try await clock.measure {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<8 {
+                    group.addTask {
+                        for _ in stride(from: lane, to: records, by: 8) { _ = try await client.write(type: "bench", data: data) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let written = ids
+        let concurrentReading = try await clock.measure {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<8 {
+                    group.addTask {
+                        for index in stride(from: lane, to: written.count, by: 8) {
+                            _ = try await client.read(recordID: written[index])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+
+        print("Records: \(records) of five 1 KiB fields, loopback, SQLite server (release), same run")
+        print("figure                              Swift SDK        Python SDK (official)   Swift / Python")
+        line("write, one at a time (records/s)", Double(records) / writing.seconds, python["write_rps"])
+        line("read, one at a time (records/s)", Double(records) / reading.seconds, python["read_rps"])
+        line("write, 8 concurrent (records/s)", Double(records) / concurrentWriting.seconds, python["write_rps"])
+        line("read, 8 concurrent (records/s)", Double(records) / concurrentReading.seconds, python["read_rps"])
+
+        guard mib > 0 else { return }
+        let size = Int64(mib) << 20
+        let plain = work.appending(path: "swift-plain.bin")
+        try writeRandomFile(plain, mebibytes: mib)
+        defer { try? FileManager.default.removeItem(at: plain) }
+
+        // Anchor: the same format "3" encryption and decryption, disk to disk, with no network.
+        let key = AccessKey()
+        let local = work.appending(path: "swift-local.e3db")
+        let localCopy = work.appending(path: "swift-local-copy.bin")
+        defer {
+            try? FileManager.default.removeItem(at: local)
+            try? FileManager.default.removeItem(at: localCopy)
+        }
+        let encrypting = try await clock.measure { _ = try await FileCipher.encrypt(contentsOf: plain, to: local, with: key) }
+        let decrypting = try await clock.measure { _ = try await FileCipher.decrypt(contentsOf: local, to: localCopy, with: key) }
+
+        let copy = work.appending(path: "swift-copy.bin")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        var info: FileInfo?
+        let stages = StageClock()
+        let uploading = try await clock.measure {
+            info = try await client.writeFile(type: "bench-file", fileURL: plain) { stages.saw($0) }
+        }
+        let afterUpload = ContinuousClock.now
+        let downloading = try await clock.measure {
+            guard let info else { return }
+            try await client.readFile(recordID: info.meta.recordID, destination: copy)
+        }
+        print("")
+        print("File: \(mib) MiB (MB/s = 10^6 bytes per second)")
+        print("figure                              Swift SDK        local FileCipher only    SDK / local   Python SDK")
+        fileLine("writeFile: encrypt + upload", mbps(size, uploading), mbps(size, encrypting), python["file_write_mbps"])
+        fileLine("readFile: download + decrypt", mbps(size, downloading), mbps(size, decrypting), python["file_read_mbps"])
+        if let started = stages.firstUpload {
+            print(String(format: "  of writeFile, the upload alone: %.1f MB/s", mbps(size, afterUpload - started)))
+        }
+    }
+
+    static func mbps(_ bytes: Int64, _ duration: Duration) -> Double { Double(bytes) / 1e6 / duration.seconds }
+
+    static func line(_ label: String, _ swift: Double, _ python: Double?) {
+        let anchor = python.map { String(format: "%10.1f", $0) } ?? "       n/a"
+        let ratio = python.map { String(format: "%6.2fx", swift / $0) } ?? "    n/a"
+        print(label.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%10.1f", swift) + "        " + anchor + "              " + ratio)
+    }
+
+    static func fileLine(_ label: String, _ swift: Double, _ local: Double, _ python: Double?) {
+        let py = python.map { String(format: "%8.1f", $0) } ?? "     n/a"
+        print(
+            label.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%10.1f        %10.1f            %6.1f%%", swift, local, swift / local * 100)
+                + "   " + py
+        )
+    }
+
+    static func writeRandomFile(_ url: URL, mebibytes: Int) throws {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<mebibytes {
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            for index in stride(from: 0, to: chunk.count, by: 8) {
+                withUnsafeBytes(of: generator.next() as UInt64) { chunk.replaceSubrange(index..<index + 8, with: $0) }
+            }
+            try handle.write(contentsOf: chunk)
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// When the first upload progress arrived (the encryption stage is over then).
+final class StageClock: @unchecked Sendable {
+    // @unchecked: written once from the progress callback before it is read after writeFile returns.
+    private let lock = NSLock()
+    private var first: ContinuousClock.Instant?
+
+    var firstUpload: ContinuousClock.Instant? { lock.withLock { first } }
+
+    func saw(_ progress: FileTransferProgress) {
+        guard case .uploading = progress else { return }
+        lock.withLock { if first == nil { first = .now } }
+    }
+}
