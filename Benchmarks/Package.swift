@@ -26,6 +26,6 @@ let package = Package(
                 .product(name: "StrongroomCrypto", package: "Strongroom"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
-        )
+        ),
     ]
 )

@@ -24,9 +24,11 @@ enum StrongroomClientBenchmark {
         let client = Client(
             configuration: try await Client.register(token: arguments[2], clientName: "bench-swift", apiURL: url)
         )
-        let data = Dictionary(uniqueKeysWithValues: (0..<5).map { i in
-            ("field\(i)", String(repeating: Character(UnicodeScalar(UInt8(97 + i))), count: 1024))
-        })
+        let data = Dictionary(
+            uniqueKeysWithValues: (0..<5).map { i in
+                ("field\(i)", String(repeating: Character(UnicodeScalar(UInt8(97 + i))), count: 1024))
+            }
+        )
         _ = try await client.write(type: "bench-warmup", data: data)
 
         let clock = ContinuousClock()
@@ -44,7 +46,9 @@ enum StrongroomClientBenchmark {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for lane in 0..<8 {
                     group.addTask {
-                        for _ in stride(from: lane, to: records, by: 8) { _ = try await client.write(type: "bench", data: data) }
+                        for _ in stride(from: lane, to: records, by: 8) {
+                            _ = try await client.write(type: "bench", data: data)
+                        }
                     }
                 }
                 try await group.waitForAll()
@@ -85,8 +89,12 @@ enum StrongroomClientBenchmark {
             try? FileManager.default.removeItem(at: local)
             try? FileManager.default.removeItem(at: localCopy)
         }
-        let encrypting = try await clock.measure { _ = try await FileCipher.encrypt(contentsOf: plain, to: local, with: key) }
-        let decrypting = try await clock.measure { _ = try await FileCipher.decrypt(contentsOf: local, to: localCopy, with: key) }
+        let encrypting = try await clock.measure {
+            _ = try await FileCipher.encrypt(contentsOf: plain, to: local, with: key)
+        }
+        let decrypting = try await clock.measure {
+            _ = try await FileCipher.decrypt(contentsOf: local, to: localCopy, with: key)
+        }
 
         let copy = work.appending(path: "swift-copy.bin")
         defer { try? FileManager.default.removeItem(at: copy) }
@@ -103,8 +111,18 @@ enum StrongroomClientBenchmark {
         print("")
         print("File: \(mib) MiB (MB/s = 10^6 bytes per second)")
         print("figure                              Swift SDK        local FileCipher only    SDK / local   Python SDK")
-        fileLine("writeFile: encrypt + upload", mbps(size, uploading), mbps(size, encrypting), python["file_write_mbps"])
-        fileLine("readFile: download + decrypt", mbps(size, downloading), mbps(size, decrypting), python["file_read_mbps"])
+        fileLine(
+            "writeFile: encrypt + upload",
+            mbps(size, uploading),
+            mbps(size, encrypting),
+            python["file_write_mbps"]
+        )
+        fileLine(
+            "readFile: download + decrypt",
+            mbps(size, downloading),
+            mbps(size, decrypting),
+            python["file_read_mbps"]
+        )
         if let started = stages.firstUpload {
             print(String(format: "  of writeFile, the upload alone: %.1f MB/s", mbps(size, afterUpload - started)))
         }
@@ -115,13 +133,17 @@ enum StrongroomClientBenchmark {
     static func line(_ label: String, _ swift: Double, _ python: Double?) {
         let anchor = python.map { String(format: "%10.1f", $0) } ?? "       n/a"
         let ratio = python.map { String(format: "%6.2fx", swift / $0) } ?? "    n/a"
-        print(label.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%10.1f", swift) + "        " + anchor + "              " + ratio)
+        print(
+            label.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%10.1f", swift) + "        "
+                + anchor + "              " + ratio
+        )
     }
 
     static func fileLine(_ label: String, _ swift: Double, _ local: Double, _ python: Double?) {
         let py = python.map { String(format: "%8.1f", $0) } ?? "     n/a"
         print(
-            label.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%10.1f        %10.1f            %6.1f%%", swift, local, swift / local * 100)
+            label.padding(toLength: 34, withPad: " ", startingAt: 0)
+                + String(format: "%10.1f        %10.1f            %6.1f%%", swift, local, swift / local * 100)
                 + "   " + py
         )
     }
