@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StrongroomCrypto", targets: ["StrongroomCrypto"]),
         .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
         .library(name: "StrongroomClient", targets: ["StrongroomClient"]),
+        .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
@@ -79,6 +80,17 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrongroomKeychain",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -179,6 +191,18 @@ let package = Package(
         .testTarget(
             name: "StrongroomCLITests",
             dependencies: ["StrongroomTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomKeychainTests",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomKeychain",
+                "StrongroomTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

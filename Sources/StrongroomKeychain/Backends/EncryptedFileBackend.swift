@@ -1,0 +1,445 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+public import Foundation
+import StrongroomCore
+public import StrongroomCrypto
+import Synchronization
+
+/// The default backend: one encrypted file, safe for several processes at once.
+///
+/// A random 256-bit data key is wrapped (XChaCha20-Poly1305) in one or more slots, each under a key derived from a
+/// passphrase with Argon2id (parameters stored per slot and capped when read), so changing a passphrase re-wraps
+/// the data key and leaves every item as it was. Subkeys per purpose come from HKDF: item IDs (HMAC of the
+/// identity), item metadata, and one key per accessibility. Every item is sealed with associated data binding it to
+/// this store, its ID and its policy, so it cannot be moved to another identity or store unnoticed. Writes are
+/// atomic (temporary file, fsync, rename, folder fsync) under an exclusive `flock`; the file is mode 0600.
+public final class EncryptedFileBackend: KeychainBackend {
+    /// The keychain file.
+    public let url: URL
+    private let lockFile: FileLock
+    private let state = Mutex(State())
+
+    private struct Keys {
+        var index: SecureBytes
+        var meta: SecureBytes
+        var afterFirstUnlock: SecureBytes
+        var whenUnlocked: SecureBytes?
+    }
+
+    private struct State {
+        var keys: Keys?
+        var cached: (stamp: FileStamp, document: KeychainDocument)?
+    }
+
+    private init(url: URL) {
+        self.url = url
+        self.lockFile = FileLock(path: url.path + ".lock")
+    }
+
+    /// Creates a new keychain file at `url` (which must not exist), unlocked.
+    ///
+    /// - Parameter parameters: the Argon2id cost; ``Argon2id/Parameters/moderate`` (256 MiB, 3 passes) by default.
+    public static func create(
+        at url: URL,
+        passphrase: String,
+        parameters: Argon2id.Parameters = .moderate
+    ) throws(KeychainError) -> EncryptedFileBackend {
+        let backend = EncryptedFileBackend(url: url)
+        let dataKey = SecureRandom.bytes(count: 32)
+        let storeID = UUID().uuidString.lowercased()
+        let slot = try makeSlot(dataKey: dataKey, passphrase: passphrase, parameters: parameters, storeID: storeID)
+        let document = KeychainDocument(storeID: storeID, generation: 1, slots: [slot], items: [])
+        try backend.lockFile.withLock(exclusive: true) { () throws(KeychainError) in
+            guard AtomicFile.stamp(url.path) == nil else {
+                throw KeychainError(.invalidParameters, "a keychain exists at \(url.path) already")
+            }
+            try AtomicFile.write(try document.encoded(), to: url.path)
+        }
+        try backend.state.withLock { state throws(KeychainError) in
+            state.keys = try deriveKeys(dataKey, storeID: storeID, includingWhenUnlocked: true)
+        }
+        return backend
+    }
+
+    /// Opens an existing keychain file, locked: call ``unlock(passphrase:)`` before use.
+    ///
+    /// - Throws: ``KeychainError/Code/io`` when it is missing or readable by others, ``KeychainError/Code/corrupted``.
+    public static func open(at url: URL) throws(KeychainError) -> EncryptedFileBackend {
+        try AtomicFile.checkPrivate(url.path)
+        let backend = EncryptedFileBackend(url: url)
+        _ = try backend.withDocument(exclusive: false) { document throws(KeychainError) in document.storeID }
+        return backend
+    }
+
+    /// Opens and unlocks.
+    public static func open(at url: URL, passphrase: String) throws(KeychainError) -> EncryptedFileBackend {
+        let backend = try open(at: url)
+        try backend.unlock(passphrase: passphrase)
+        return backend
+    }
+
+    // MARK: Lock state and passphrases
+
+    public func unlock(passphrase: String) throws(KeychainError) {
+        let (dataKey, storeID) = try withDocument(exclusive: false) { document throws(KeychainError) in
+            (try Self.unwrap(document, passphrase: passphrase), document.storeID)
+        }
+        let keys = try Self.deriveKeys(dataKey, storeID: storeID, includingWhenUnlocked: true)
+        state.withLock { $0.keys = keys }
+    }
+
+    public func lock() {
+        state.withLock { $0.keys?.whenUnlocked = nil }
+    }
+
+    /// Whether ``AccessPolicy/Accessibility/whenUnlocked`` items are readable now.
+    public var isUnlocked: Bool { state.withLock { $0.keys?.whenUnlocked != nil } }
+
+    /// Replaces the passphrase of the slot it opens: only that slot is re-wrapped; items stay byte for byte.
+    public func changePassphrase(
+        from old: String,
+        to new: String,
+        parameters: Argon2id.Parameters = .moderate
+    ) throws(KeychainError) {
+        try withDocument(exclusive: true) { document throws(KeychainError) in
+            guard
+                let index = document.slots.firstIndex(where: {
+                    Self.open($0, passphrase: old, storeID: document.storeID) != nil
+                }),
+                let dataKey = Self.open(document.slots[index], passphrase: old, storeID: document.storeID)
+            else {
+                throw KeychainError(.wrongPassphrase, "the current passphrase does not open this keychain")
+            }
+            document.slots[index] = try Self.makeSlot(
+                dataKey: dataKey,
+                passphrase: new,
+                parameters: parameters,
+                storeID: document.storeID
+            )
+        }
+    }
+
+    /// Adds another passphrase (a new slot) after proving an existing one.
+    public func addPassphrase(
+        _ new: String,
+        authorizedBy existing: String,
+        parameters: Argon2id.Parameters = .moderate
+    ) throws(KeychainError) {
+        try withDocument(exclusive: true) { document throws(KeychainError) in
+            let dataKey = try Self.unwrap(document, passphrase: existing)
+            document.slots.append(
+                try Self.makeSlot(dataKey: dataKey, passphrase: new, parameters: parameters, storeID: document.storeID)
+            )
+        }
+    }
+
+    // MARK: Items
+
+    public func store(
+        _ item: KeychainItem,
+        policy: AccessPolicy,
+        replacing: Bool,
+        authentication: AuthenticationContext?
+    ) throws(KeychainError) {
+        try withDocument(exclusive: true) { document throws(KeychainError) in
+            let keys = try self.keys()
+            let id = Self.itemID(item.info.identity, keys)
+            let secretKey = try self.secretKey(policy, keys, document, authentication)
+            let existing = document.items.firstIndex { $0.id == id }
+            if existing != nil && !replacing {
+                throw KeychainError(.duplicateItem, "an item with this identity exists")
+            }
+            if existing == nil && replacing {
+                throw KeychainError(.invalidParameters, "there is no such item to update")
+            }
+            let meta = try Self.encodeInfo(item.info)
+            let sealed = KeychainDocument.SealedItem(
+                id: id,
+                policy: policy.storedForm,
+                meta: try Self.seal(meta, keys.meta, Self.aad(document.storeID, id, policy.storedForm, "meta")),
+                secret: try Self.seal(
+                    item.secret,
+                    secretKey,
+                    Self.aad(document.storeID, id, policy.storedForm, "secret")
+                )
+            )
+            if let existing { document.items[existing] = sealed } else { document.items.append(sealed) }
+        }
+    }
+
+    public func item(
+        for identity: ItemIdentity,
+        authentication: AuthenticationContext?
+    ) throws(KeychainError)
+        -> KeychainItem?
+    {
+        try withDocument(exclusive: false) { document throws(KeychainError) -> KeychainItem? in
+            let keys = try self.keys()
+            let id = Self.itemID(identity, keys)
+            guard let sealed = document.items.first(where: { $0.id == id }) else { return nil }
+            guard let policy = AccessPolicy(storedForm: sealed.policy) else {
+                throw KeychainError(.tampered, "the item's policy is not one this version knows")
+            }
+            let info = try Self.openInfo(sealed, keys, document.storeID)
+            guard info.identity == identity else {
+                throw KeychainError(.tampered, "the item was sealed under another identity")
+            }
+            let secretKey = try self.secretKey(policy, keys, document, authentication)
+            let secret = try Self.open(
+                sealed.secret,
+                secretKey,
+                Self.aad(document.storeID, id, sealed.policy, "secret")
+            )
+            return KeychainItem(info: info, secret: secret)
+        }
+    }
+
+    public func allItems() throws(KeychainError) -> [ItemInfo] {
+        try withDocument(exclusive: false) { document throws(KeychainError) in
+            let keys = try self.keys()
+            var infos: [ItemInfo] = []
+            for sealed in document.items { infos.append(try Self.openInfo(sealed, keys, document.storeID)) }
+            return infos
+        }
+    }
+
+    public func info(for identity: ItemIdentity) throws(KeychainError) -> ItemInfo? {
+        try withDocument(exclusive: false) { document throws(KeychainError) -> ItemInfo? in
+            let keys = try self.keys()
+            let id = Self.itemID(identity, keys)
+            guard let sealed = document.items.first(where: { $0.id == id }) else { return nil }
+            return try Self.openInfo(sealed, keys, document.storeID)
+        }
+    }
+
+    public func remove(_ identity: ItemIdentity) throws(KeychainError) -> Bool {
+        try withDocument(exclusive: true) { document throws(KeychainError) -> Bool in
+            let id = Self.itemID(identity, try self.keys())
+            let before = document.items.count
+            document.items.removeAll { $0.id == id }
+            return document.items.count != before
+        }
+    }
+
+    public func removeAll() throws(KeychainError) {
+        try withDocument(exclusive: true) { document throws(KeychainError) in
+            _ = try self.keys()
+            document.items.removeAll()
+        }
+    }
+
+    // MARK: File access
+
+    /// Runs `body` on the current document under the file lock; when exclusive, writes the document back if
+    /// `body` changed it (a new generation).
+    @discardableResult
+    private func withDocument<R>(
+        exclusive: Bool,
+        _ body: (inout KeychainDocument) throws(KeychainError) -> R
+    ) throws(KeychainError) -> R {
+        try lockFile.withLock(exclusive: exclusive) { () throws(KeychainError) -> R in
+            var document = try current()
+            let generation = document.generation
+            let before = exclusive ? try document.encoded() : Data()
+            let result = try body(&document)
+            if exclusive, try document.encoded() != before {
+                document.generation = generation + 1
+                try AtomicFile.write(try document.encoded(), to: url.path)
+                if let stamp = AtomicFile.stamp(url.path) { state.withLock { $0.cached = (stamp, document) } }
+            }
+            return result
+        }
+    }
+
+    /// The document on disk, parsed again only when the file changed.
+    private func current() throws(KeychainError) -> KeychainDocument {
+        guard let stamp = AtomicFile.stamp(url.path) else {
+            throw KeychainError(.io, "there is no keychain at \(url.path)")
+        }
+        if let cached = state.withLock({ $0.cached }), cached.stamp == stamp { return cached.document }
+        let document = try KeychainDocument.decode(try AtomicFile.read(url.path))
+        state.withLock { $0.cached = (stamp, document) }
+        return document
+    }
+
+    private func keys() throws(KeychainError) -> Keys {
+        guard let keys = state.withLock({ $0.keys }) else { throw KeychainError(.locked, "the keychain is locked") }
+        return keys
+    }
+
+    /// The key that seals secrets of `policy`; `userPresence` items need the passphrase again, every time.
+    private func secretKey(
+        _ policy: AccessPolicy,
+        _ keys: Keys,
+        _ document: KeychainDocument,
+        _ authentication: AuthenticationContext?
+    ) throws(KeychainError) -> SecureBytes {
+        if policy.requiresUserPresence {
+            guard let authentication else {
+                throw KeychainError(.authenticationRequired, "this item needs the passphrase again")
+            }
+            let dataKey = try Self.unwrap(document, passphrase: authentication.passphrase)
+            return try Self.derive(dataKey, document.storeID, "user-presence")
+        }
+        switch policy.accessibility {
+        case .afterFirstUnlock:
+            return keys.afterFirstUnlock
+        case .whenUnlocked:
+            guard let key = keys.whenUnlocked else {
+                throw KeychainError(.locked, "the keychain is locked for whenUnlocked items")
+            }
+            return key
+        }
+    }
+
+    // MARK: Cryptography
+
+    private static func makeSlot(
+        dataKey: SecureBytes,
+        passphrase: String,
+        parameters: Argon2id.Parameters,
+        storeID: String
+    ) throws(KeychainError) -> KeychainDocument.Slot {
+        let kdf = KeychainDocument.KDF(
+            iterations: parameters.iterations,
+            memoryBytes: parameters.memoryBytes,
+            salt: SecureRandom.data(count: Argon2id.saltByteCount)
+        )
+        let id = UUID().uuidString.lowercased()
+        let kek = try passphraseKey(passphrase, kdf)
+        return KeychainDocument.Slot(id: id, kdf: kdf, wrappedKey: try seal(dataKey, kek, slotAAD(storeID, id, kdf)))
+    }
+
+    private static func passphraseKey(
+        _ passphrase: String,
+        _ kdf: KeychainDocument.KDF
+    ) throws(KeychainError)
+        -> SecureBytes
+    {
+        guard kdf.algorithm == "argon2id13" else { throw KeychainError(.corrupted, "unknown KDF \(kdf.algorithm)") }
+        do {
+            // deriveKey validates the stored parameters against Argon2id.Parameters.maximum (a hostile file cannot
+            // make opening it take unbounded time or memory).
+            return try Argon2id.deriveKey(fromPassword: passphrase, salt: kdf.salt, parameters: kdf.parameters)
+        } catch {
+            throw KeychainError(.invalidParameters, "the key-derivation parameters are refused: \(error.message)")
+        }
+    }
+
+    private static func slotAAD(_ storeID: String, _ slotID: String, _ kdf: KeychainDocument.KDF) -> Data {
+        Data(
+            "strongroom.keychain.v1 slot|\(storeID)|\(slotID)|\(kdf.algorithm)|\(kdf.iterations)|\(kdf.memoryBytes)|\(kdf.salt.base64EncodedString())"
+                .utf8
+        )
+    }
+
+    /// The data key from the first slot `passphrase` opens.
+    private static func unwrap(_ document: KeychainDocument, passphrase: String) throws(KeychainError) -> SecureBytes {
+        for slot in document.slots {
+            do {
+                try slot.kdf.parameters.validate()
+            } catch {
+                throw KeychainError(
+                    .invalidParameters,
+                    "a slot's key-derivation parameters are refused: \(error.message)"
+                )
+            }
+            if let key = open(slot, passphrase: passphrase, storeID: document.storeID) { return key }
+        }
+        throw KeychainError(.wrongPassphrase, "the passphrase does not open this keychain")
+    }
+
+    private static func open(_ slot: KeychainDocument.Slot, passphrase: String, storeID: String) -> SecureBytes? {
+        guard let kek = try? passphraseKey(passphrase, slot.kdf) else { return nil }
+        return try? XChaCha20Poly1305.open(
+            slot.wrappedKey,
+            key: kek,
+            associatedData: slotAAD(storeID, slot.id, slot.kdf)
+        )
+    }
+
+    private static func deriveKeys(
+        _ dataKey: SecureBytes,
+        storeID: String,
+        includingWhenUnlocked: Bool
+    ) throws(KeychainError)
+        -> Keys
+    {
+        Keys(
+            index: try derive(dataKey, storeID, "index"),
+            meta: try derive(dataKey, storeID, "meta"),
+            afterFirstUnlock: try derive(dataKey, storeID, "after-first-unlock"),
+            whenUnlocked: includingWhenUnlocked ? try derive(dataKey, storeID, "when-unlocked") : nil
+        )
+    }
+
+    private static func derive(
+        _ dataKey: SecureBytes,
+        _ storeID: String,
+        _ purpose: String
+    ) throws(KeychainError)
+        -> SecureBytes
+    {
+        do {
+            return try HKDFSHA256.deriveKey(
+                from: dataKey,
+                salt: Data(storeID.utf8),
+                label: "strongroom.keychain.v1 \(purpose)"
+            )
+        } catch {
+            throw KeychainError(.invalidParameters, "a subkey could not be derived")
+        }
+    }
+
+    private static func itemID(_ identity: ItemIdentity, _ keys: Keys) -> String {
+        let mac = keys.index.withUnsafeBytes { key in
+            HMAC<SHA256>.authenticationCode(for: Data(identity.canonical.utf8), using: SymmetricKey(data: key))
+        }
+        return Base64URL.encode(Data(mac))
+    }
+
+    private static func aad(_ storeID: String, _ id: String, _ policy: String, _ part: String) -> Data {
+        Data("strongroom.keychain.v1 item|\(storeID)|\(id)|\(policy)|\(part)".utf8)
+    }
+
+    private static func seal(_ plaintext: SecureBytes, _ key: SecureBytes, _ aad: Data) throws(KeychainError) -> Data {
+        do {
+            return try XChaCha20Poly1305.seal(plaintext, key: key, associatedData: aad)
+        } catch {
+            throw KeychainError(.invalidParameters, "an item could not be sealed")
+        }
+    }
+
+    private static func open(_ sealed: Data, _ key: SecureBytes, _ aad: Data) throws(KeychainError) -> SecureBytes {
+        do {
+            return try XChaCha20Poly1305.open(sealed, key: key, associatedData: aad)
+        } catch {
+            throw KeychainError(.tampered, "an item does not authenticate: altered, or sealed under another identity")
+        }
+    }
+
+    private static func encodeInfo(_ info: ItemInfo) throws(KeychainError) -> SecureBytes {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        guard let data = try? encoder.encode(info) else {
+            throw KeychainError(.io, "item information could not be encoded")
+        }
+        return SecureBytes(copying: data)
+    }
+
+    private static func openInfo(
+        _ sealed: KeychainDocument.SealedItem,
+        _ keys: Keys,
+        _ storeID: String
+    ) throws(KeychainError)
+        -> ItemInfo
+    {
+        let plain = try open(sealed.meta, keys.meta, aad(storeID, sealed.id, sealed.policy, "meta"))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        guard let info = plain.withUnsafeBytes({ try? decoder.decode(ItemInfo.self, from: Data($0)) }) else {
+            throw KeychainError(.tampered, "an item's information does not decode")
+        }
+        return info
+    }
+}

@@ -1,0 +1,218 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+
+/// Typed secure items on any backend, in the spirit of SwiftSecurity.
+///
+/// ```swift
+/// let keychain = try Keychain.encryptedFile(at: url, passphrase: passphrase)   // or .inMemory(), or Secret Service
+/// try keychain.store("s3cret", query: .credential(for: "alice", service: "api.example.com"))
+/// let secret: String? = try keychain.retrieve(.credential(for: "alice", service: "api.example.com"))
+/// try keychain.store(Curve25519.Signing.PrivateKey(), query: .key(for: "signing"))
+/// let key: Curve25519.Signing.PrivateKey? = try keychain.retrieve(.key(for: "signing"))
+/// ```
+///
+/// `retrieve` returns nil when there is no such item and throws ``KeychainError`` for anything else. Values go in
+/// through conversion protocols (``KeychainDataConvertible``, ``KeychainKeyConvertible``,
+/// ``KeychainCertificateConvertible``, ``DigitalIdentity``), so a key cannot be stored as a password by accident and
+/// a value is never read back as another type.
+public final class Keychain: Sendable {
+    /// Where the items live.
+    public let backend: any KeychainBackend
+
+    /// A keychain over `backend`.
+    public init(backend: any KeychainBackend) {
+        self.backend = backend
+    }
+
+    /// A keychain in memory (tests): unlocked unless a passphrase is given.
+    public static func inMemory(passphrase: String? = nil) -> Keychain {
+        Keychain(backend: InMemoryBackend(passphrase: passphrase))
+    }
+
+    // MARK: Passwords
+
+    /// Stores a secret as a generic password.
+    public func store(
+        _ value: some KeychainDataConvertible,
+        query: ItemQuery<GenericPassword>,
+        accessPolicy: AccessPolicy = .default
+    ) throws(KeychainError) {
+        try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: accessPolicy)
+    }
+
+    /// Stores a secret as an internet password.
+    public func store(
+        _ value: some KeychainDataConvertible,
+        query: ItemQuery<InternetPassword>,
+        accessPolicy: AccessPolicy = .default
+    ) throws(KeychainError) {
+        try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: accessPolicy)
+    }
+
+    /// Replaces the secret of an existing generic password (its creation date is kept).
+    public func update(_ value: some KeychainDataConvertible, query: ItemQuery<GenericPassword>) throws(KeychainError) {
+        try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: nil)
+    }
+
+    /// Replaces the secret of an existing internet password.
+    public func update(_ value: some KeychainDataConvertible, query: ItemQuery<InternetPassword>) throws(KeychainError)
+    {
+        try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: nil)
+    }
+
+    /// A generic password, or nil when there is none.
+    public func retrieve<Value: KeychainDataConvertible>(
+        _ query: ItemQuery<GenericPassword>,
+        as type: Value.Type = Value.self
+    ) throws(KeychainError) -> Value? {
+        guard let value = try get(query, kind: "data") else { return nil }
+        return try Value(keychainData: value)
+    }
+
+    /// An internet password, or nil when there is none.
+    public func retrieve<Value: KeychainDataConvertible>(
+        _ query: ItemQuery<InternetPassword>,
+        as type: Value.Type = Value.self
+    ) throws(KeychainError) -> Value? {
+        guard let value = try get(query, kind: "data") else { return nil }
+        return try Value(keychainData: value)
+    }
+
+    // MARK: Keys, certificates, identities
+
+    /// Stores a key.
+    public func store<Key: KeychainKeyConvertible>(
+        _ key: Key,
+        query: ItemQuery<SecKey>,
+        accessPolicy: AccessPolicy = .default
+    ) throws(KeychainError) {
+        try put(
+            StoredValue(kind: "key." + Key.keychainKeyKind, bytes: key.keychainKeyData),
+            query: query,
+            policy: accessPolicy
+        )
+    }
+
+    /// A key of type `Key`, or nil when there is none.
+    ///
+    /// - Throws: ``KeychainError/Code/typeMismatch`` when the item holds another kind of key.
+    public func retrieve<Key: KeychainKeyConvertible>(
+        _ query: ItemQuery<SecKey>,
+        as type: Key.Type = Key.self
+    ) throws(KeychainError) -> Key? {
+        guard let bytes = try get(query, kind: "key." + Key.keychainKeyKind) else { return nil }
+        return try Key(keychainKeyData: bytes)
+    }
+
+    /// Stores a certificate (DER).
+    public func store(
+        _ certificate: some KeychainCertificateConvertible,
+        query: ItemQuery<SecCertificate>,
+        accessPolicy: AccessPolicy = .default
+    ) throws(KeychainError) {
+        let der = SecureBytes(copying: try certificate.keychainCertificateDER())
+        try put(StoredValue(kind: "certificate", bytes: der), query: query, policy: accessPolicy)
+    }
+
+    /// A certificate, or nil when there is none.
+    public func retrieve<Value: KeychainCertificateConvertible>(
+        _ query: ItemQuery<SecCertificate>,
+        as type: Value.Type = Value.self
+    ) throws(KeychainError) -> Value? {
+        guard let bytes = try get(query, kind: "certificate") else { return nil }
+        return try Value(keychainCertificateDER: bytes.withUnsafeBytes { Array($0) })
+    }
+
+    /// Stores a digital identity (certificate and private key).
+    public func store(
+        _ identity: DigitalIdentity,
+        query: ItemQuery<SecIdentity>,
+        accessPolicy: AccessPolicy = .default
+    ) throws(KeychainError) {
+        try put(StoredValue(kind: "identity", bytes: try identity.stored), query: query, policy: accessPolicy)
+    }
+
+    /// A digital identity, or nil when there is none.
+    public func retrieve(_ query: ItemQuery<SecIdentity>) throws(KeychainError) -> DigitalIdentity? {
+        guard let bytes = try get(query, kind: "identity") else { return nil }
+        return try DigitalIdentity(stored: bytes)
+    }
+
+    // MARK: Any class
+
+    /// Removes the item; returns whether it existed.
+    @discardableResult
+    public func remove<Class>(_ query: ItemQuery<Class>) throws(KeychainError) -> Bool {
+        try query.validate()
+        return try backend.remove(query.identity)
+    }
+
+    /// The item's label, comment, dates and policy (never its secret), or nil when there is none.
+    public func info<Class>(for query: ItemQuery<Class>) throws(KeychainError) -> ItemInfo? {
+        try query.validate()
+        return try backend.info(for: query.identity)
+    }
+
+    /// Every item's information, sorted by class then identity (never secrets).
+    public func items() throws(KeychainError) -> [ItemInfo] {
+        try backend.allItems().sorted { $0.identity.canonical < $1.identity.canonical }
+    }
+
+    /// Removes every item.
+    public func removeAll() throws(KeychainError) {
+        try backend.removeAll()
+    }
+
+    /// Makes ``AccessPolicy/Accessibility/whenUnlocked`` items unreadable until the next ``unlock(passphrase:)``.
+    public func lock() { backend.lock() }
+
+    /// Unlocks with the passphrase.
+    public func unlock(passphrase: String) throws(KeychainError) { try backend.unlock(passphrase: passphrase) }
+
+    // MARK: Internals
+
+    /// Stores (policy given) or updates (policy nil: keep the existing item's) a value.
+    private func put<Class>(_ value: StoredValue, query: ItemQuery<Class>, policy: AccessPolicy?) throws(KeychainError)
+    {
+        try query.validate()
+        try policy?.validate()
+        let now = Date()
+        var created = now
+        var effective = policy ?? .default
+        if policy == nil {
+            guard let existing = try backend.info(for: query.identity) else {
+                throw KeychainError(.invalidParameters, "there is no such item to update")
+            }
+            created = existing.creationDate
+            effective = AccessPolicy(storedForm: existing.accessPolicy) ?? .default
+        }
+        let info = ItemInfo(
+            identity: query.identity,
+            label: query.label,
+            comment: query.comment,
+            creationDate: created,
+            modificationDate: now,
+            accessPolicy: effective.storedForm,
+            valueKind: value.kind
+        )
+        try backend.store(
+            KeychainItem(info: info, secret: value.bytes),
+            policy: effective,
+            replacing: policy == nil,
+            authentication: query.authenticationContext
+        )
+    }
+
+    /// The secret of the item, checked to be of `kind`.
+    private func get<Class>(_ query: ItemQuery<Class>, kind: String) throws(KeychainError) -> SecureBytes? {
+        try query.validate()
+        guard let item = try backend.item(for: query.identity, authentication: query.authenticationContext) else {
+            return nil
+        }
+        guard item.info.valueKind == kind else {
+            throw KeychainError(.typeMismatch, "the item holds \(item.info.valueKind), not \(kind)")
+        }
+        return item.secret
+    }
+}
