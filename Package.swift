@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
         .library(name: "StrongroomClient", targets: ["StrongroomClient"]),
         .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
+        .library(name: "StrongroomSecretService", targets: ["StrongroomSecretService"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
@@ -83,6 +84,16 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
+            name: "CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        .target(
+            name: "StrongroomSecretService",
+            dependencies: ["CLibSecret", "StrongroomCore", "StrongroomKeychain"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -199,6 +210,7 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomKeychain",
+                "StrongroomSecretService",
                 "StrongroomTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -13,6 +13,9 @@ packages=(
     ca-certificates
     postgresql        # the second server engine; tests start a throw-away cluster (Scripts/postgres.sh)
     postgresql-client # psql and pg_dump for the tests
+    libsecret-1-dev   # the keychain's Secret Service backend (CLibSecret)
+    gnome-keyring     # a real Secret Service provider for its tests (Scripts/with-keyring.sh)
+    dbus              # dbus-run-session, the private session bus those tests run in
 )
 
 missing=()

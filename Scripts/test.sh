@@ -16,4 +16,6 @@ swift build --build-tests
 STRONGROOM_TEST_POSTGRES_URL="$(Scripts/postgres.sh start)"
 export STRONGROOM_TEST_POSTGRES_URL
 trap 'Scripts/postgres.sh stop' EXIT
-swift test --skip-build
+# The keychain's Secret Service tests need a session bus and a real gnome-keyring: the whole run happens inside
+# one private session (its keyring lives in a throw-away folder).
+Scripts/with-keyring.sh swift test --skip-build

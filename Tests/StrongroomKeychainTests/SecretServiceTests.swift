@@ -1,0 +1,71 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import StrongroomKeychain
+import StrongroomSecretService
+import Testing
+import X509
+
+/// Whether the tests run inside `Scripts/with-keyring.sh`.
+let secretServiceAvailable = ProcessInfo.processInfo.environment["STRONGROOM_TEST_SECRET_SERVICE"] == "1"
+
+/// The Secret Service backend against a real gnome-keyring-daemon: `Scripts/test.sh` runs the tests inside
+/// `Scripts/with-keyring.sh`. Outside it they are skipped, except in CI, where a missing keyring fails.
+@Suite(.enabled(if: secretServiceAvailable || ProcessInfo.processInfo.environment["CI"] != nil))
+struct SecretServiceTests {
+    /// A keychain on a store name of its own, emptied before and after.
+    private func withStore(_ body: (Keychain) throws -> Void) throws {
+        try #require(secretServiceAvailable, "run the tests through Scripts/with-keyring.sh (Scripts/test.sh does)")
+        let keychain = Keychain(backend: SecretServiceBackend(store: "test-\(UUID().uuidString)"))
+        try keychain.removeAll()
+        defer { try? keychain.removeAll() }
+        try body(keychain)
+    }
+
+    @Test("passwords, keys and certificates round-trip through gnome-keyring; its keyring file holds none of them")
+    func roundTrip() throws {
+        try withStore { keychain in
+            var query = ItemQuery<GenericPassword>.credential(for: "alice", service: "ss.example.com")
+            query.label = "Secret Service test"
+            let key = Curve25519.Signing.PrivateKey()
+            let (certificate, _) = try selfSigned()
+            try keychain.store("ss-secret-value-42", query: query)
+            try keychain.store(key, query: .key(for: "ss-signing"))
+            try keychain.store(certificate, query: .certificate(for: "ss-cert"))
+
+            #expect(try keychain.retrieve(query, as: String.self) == "ss-secret-value-42")
+            let keyBack: Curve25519.Signing.PrivateKey? = try keychain.retrieve(.key(for: "ss-signing"))
+            #expect(keyBack?.rawRepresentation == key.rawRepresentation)
+            #expect(try keychain.retrieve(.certificate(for: "ss-cert"), as: Certificate.self) == certificate)
+            #expect(try keychain.info(for: query)?.label == "Secret Service test")
+            #expect(try keychain.items().count == 3)
+
+            let duplicate = #expect(throws: KeychainError.self) { try keychain.store("again", query: query) }
+            #expect(duplicate?.code == .duplicateItem)
+            try keychain.update("ss-secret-value-43", query: query)
+            #expect(try keychain.retrieve(query, as: String.self) == "ss-secret-value-43")
+            #expect(try keychain.retrieve(.credential(for: "nobody"), as: String.self) == nil)
+            #expect(throws: KeychainError(.unsupported, "")) {
+                try keychain.store(
+                    "x",
+                    query: .credential(for: "p"),
+                    accessPolicy: AccessPolicy(options: .userPresence)
+                )
+            }
+
+            // Another store name sees nothing of this one (as separate Valets).
+            #expect(try Keychain(backend: SecretServiceBackend(store: "other-\(UUID())")).items().isEmpty)
+            #expect(try keychain.remove(query))
+            #expect(try keychain.retrieve(query, as: String.self) == nil)
+
+            if let directory = ProcessInfo.processInfo.environment["STRONGROOM_TEST_KEYRING_DIR"] {
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+                    try expectNoPlaintext(
+                        in: URL(fileURLWithPath: directory).appending(path: file),
+                        [Data("ss-secret-value-42".utf8), Data("ss-secret-value-43".utf8), key.rawRepresentation]
+                    )
+                }
+            }
+        }
+    }
+}
