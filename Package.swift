@@ -74,6 +74,7 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomWire",
+                "StrongroomKeychain",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -158,6 +159,8 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomClient",
+                "StrongroomKeychain",
+                "StrongroomSecretService",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -183,6 +186,7 @@ let package = Package(
         .testTarget(
             name: "StrongroomClientTests",
             dependencies: [
+                "StrongroomKeychain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -3,6 +3,7 @@ import ArgumentParser
 import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomKeychain
 
 /// A failure the CLI reports to the user: one line on standard error and a distinct exit code.
 struct CLIError: Error, CustomStringConvertible {
@@ -30,6 +31,17 @@ struct CLIError: Error, CustomStringConvertible {
                 description: "error: \(error.message) [\(error.code)]",
                 exitCode: ExitCode(clientExitStatus(for: error.code))
             )
+        case let error as KeychainError:
+            let code: Int32 =
+                switch error.code {
+                case .tampered, .wrongPassphrase, .authenticationRequired: 3
+                case .corrupted: 4
+                case .invalidParameters, .unsupported, .typeMismatch: 5
+                case .io: 6
+                case .duplicateItem: 9
+                case .locked: 8
+                }
+            return CLIError(description: "error: \(error.message) [\(error.code.rawValue)]", exitCode: ExitCode(code))
         case let error as CoreError:
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))
         default:

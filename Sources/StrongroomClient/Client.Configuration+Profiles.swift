@@ -48,30 +48,17 @@ extension Client.Configuration {
     /// written to a temporary file and renamed into place.
     ///
     /// - Warning: The file holds the API secret and the private keys in the clear, protected by its permissions
-    ///   only. Keychain storage comes with the keychain module.
+    ///   only; ``save(profile:to:)`` keeps them in a ``Keychain`` instead.
     /// - Throws: ``ClientError/Code/invalidConfiguration`` when the profile cannot be written.
     public func save(profile: String, in directory: URL = Self.defaultProfileDirectory) throws(ClientError) {
         let file = Self.profileFile(profile, in: directory)
-        let contents = File(
-            version: 2,
-            clientID: clientID.uuidString.lowercased(),
-            apiKeyID: apiKeyID,
-            apiSecret: apiSecret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
-            clientEmail: "",
-            publicKey: keys.encryptionKey.publicKey.base64URLEncoded,
-            privateKey: keys.encryptionKey.base64URLEncoded,
-            publicSigningKey: keys.signingKey.publicKey.base64URLEncoded,
-            privateSigningKey: keys.signingKey.base64URLEncoded,
-            apiURL: apiURL.absoluteString,
-            clientName: clientName
-        )
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(),
                 withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700]
             )
-            var data = try JSONEncoder().encode(contents)
+            var data = try profileJSON()
             defer { data.resetBytes(in: 0..<data.count) }
             let temporary = file.deletingLastPathComponent().appending(path: ".e3db.json.\(UUID().uuidString)")
             guard
@@ -105,9 +92,41 @@ extension Client.Configuration {
         guard ((attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777) & 0o077 == 0 else {
             throw ClientError(.invalidConfiguration, "the profile \(profile) is readable by others; chmod 600 it")
         }
+        var data: Data
         do {
-            var data = try Data(contentsOf: file)
-            defer { data.resetBytes(in: 0..<data.count) }
+            data = try Data(contentsOf: file)
+        } catch {
+            throw ClientError(.invalidConfiguration, "the profile \(profile) could not be read", underlying: error)
+        }
+        defer { data.resetBytes(in: 0..<data.count) }
+        try self.init(profileJSON: data, profile: profile)
+    }
+
+    /// The configuration in the official SDKs' `e3db.json` format (secrets included: wipe it after use).
+    func profileJSON() throws(ClientError) -> Data {
+        let contents = File(
+            version: 2,
+            clientID: clientID.uuidString.lowercased(),
+            apiKeyID: apiKeyID,
+            apiSecret: apiSecret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            clientEmail: "",
+            publicKey: keys.encryptionKey.publicKey.base64URLEncoded,
+            privateKey: keys.encryptionKey.base64URLEncoded,
+            publicSigningKey: keys.signingKey.publicKey.base64URLEncoded,
+            privateSigningKey: keys.signingKey.base64URLEncoded,
+            apiURL: apiURL.absoluteString,
+            clientName: clientName
+        )
+        do {
+            return try JSONEncoder().encode(contents)
+        } catch {
+            throw ClientError(.invalidConfiguration, "the configuration could not be encoded", underlying: error)
+        }
+    }
+
+    /// Reads the `e3db.json` format (Strongroom's or an official SDK's).
+    init(profileJSON data: Data, profile: String) throws(ClientError) {
+        do {
             let contents = try JSONDecoder().decode(File.self, from: data)
             guard let clientID = UUID(uuidString: contents.clientID), let apiURL = URL(string: contents.apiURL) else {
                 throw CocoaError(.fileReadCorruptFile)

@@ -12,12 +12,14 @@ public enum ExternalProcess {
         public var output: String
     }
 
-    /// Runs `executable` with `arguments`, in `directory`, with `environment` added to the current one.
+    /// Runs `executable` with `arguments`, in `directory`, with `environment` added to the current one and `input`
+    /// as its standard input (empty by default).
     public static func run(
         _ executable: URL,
         arguments: [String],
         directory: URL? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        input: String? = nil
     ) async throws -> Outcome {
         let log = FileManager.default.temporaryDirectory.appending(path: "strongroom-process-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
@@ -32,6 +34,14 @@ public enum ExternalProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = handle
         process.standardError = handle
+        if let input {
+            let inputFile = log.appendingPathExtension("input")
+            try Data(input.utf8).write(to: inputFile)
+            defer { try? FileManager.default.removeItem(at: inputFile) }  // the open handle keeps it readable
+            process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {

@@ -27,6 +27,11 @@ struct ProfileOptions: ParsableArguments {
 
     @Option(help: "Seconds a request may take.") var timeout = 60
 
+    @Flag(help: "Keep the profile in the keychain (see `strongroom keychain`) instead of a 0600 file.")
+    var inKeychain = false
+
+    @OptionGroup var keychain: KeychainOptions
+
     var directory: URL {
         (profileDirectory ?? ProcessInfo.processInfo.environment["STRONGROOM_HOME"]).map { URL(fileURLWithPath: $0) }
             ?? Client.Configuration.defaultProfileDirectory
@@ -65,7 +70,17 @@ struct ProfileOptions: ParsableArguments {
 
     /// The saved configuration of `profile`.
     func configuration() throws -> Client.Configuration {
-        try Client.Configuration(loadProfile: profile, from: directory)
+        if inKeychain { return try Client.Configuration(loadProfile: profile, from: keychain.open()) }
+        return try Client.Configuration(loadProfile: profile, from: directory)
+    }
+
+    /// Saves `configuration` as this profile, in the keychain or as a file.
+    func save(_ configuration: Client.Configuration) throws {
+        if inKeychain {
+            try configuration.save(profile: profile, to: keychain.open())
+        } else {
+            try configuration.save(profile: profile, in: directory)
+        }
     }
 
     /// A client for `profile`.

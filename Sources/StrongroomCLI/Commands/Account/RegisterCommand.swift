@@ -39,7 +39,7 @@ struct RegisterCommand: AsyncParsableCommand {
                 apiURL: apiURL,
                 options: try profile.transportOptions()
             )
-            try configuration.save(profile: profile.profile, in: profile.directory)
+            try profile.save(configuration)
             print(configuration.clientID.uuidString.lowercased())
         }
     }

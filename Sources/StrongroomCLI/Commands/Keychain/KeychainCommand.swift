@@ -1,0 +1,176 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomCrypto
+import StrongroomKeychain
+
+/// `strongroom keychain …`: generic passwords in the keychain, and its passphrase.
+struct KeychainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keychain",
+        abstract: "Store, read, list and remove secrets in the keychain; create it; change its passphrase.",
+        subcommands: [Create.self, Store.self, Get.self, List.self, Remove.self, ChangePassphrase.self]
+    )
+
+    /// The item options `store`, `get` and `remove` share.
+    struct ItemOptions: ParsableArguments {
+        @Option(help: "The account the secret is for.") var account: String
+        @Option(help: "The service (for example a host name).") var service: String?
+
+        var query: ItemQuery<GenericPassword> { .credential(for: account, service: service) }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an encrypted keychain file (mode 0600).")
+        @OptionGroup var keychain: KeychainOptions
+        @Option(help: "Argon2id cost: interactive, moderate (default) or sensitive.") var kdf = "moderate"
+
+        func run() async throws {
+            try await reportingErrors {
+                try FileManager.default.createDirectory(
+                    at: keychain.fileURL.deletingLastPathComponent(),
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
+                _ = try EncryptedFileBackend.create(
+                    at: keychain.fileURL,
+                    passphrase: try keychain.passphrase(),
+                    parameters: try KeychainCommand.parameters(kdf)
+                )
+                print("created \(keychain.fileURL.path)")
+            }
+        }
+    }
+
+    struct Store: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store a secret read from standard input (never from the command line)."
+        )
+        @OptionGroup var keychain: KeychainOptions
+        @OptionGroup var item: ItemOptions
+        @Option(help: "A label to recognise it by.") var label: String?
+        @Option(help: "whenUnlocked (default) or afterFirstUnlock.") var accessibility = "whenUnlocked"
+        @Flag(help: "Replace an existing item.") var update = false
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let policy = AccessPolicy.Accessibility(rawValue: accessibility) else {
+                    throw CLIError(
+                        description: "error: unknown accessibility \(accessibility)",
+                        exitCode: .validationFailure
+                    )
+                }
+                let opened = try keychain.open()
+                // The rest of standard input (after the passphrase line, when that came from stdin too).
+                var lines: [String] = []
+                while let line = readLine(strippingNewline: true) { lines.append(line) }
+                let value = lines.joined(separator: "\n")
+                guard !value.isEmpty else {
+                    throw CLIError(description: "error: no secret on standard input", exitCode: .validationFailure)
+                }
+                var query = item.query
+                query.label = label
+                if update {
+                    try opened.update(value, query: query)
+                } else {
+                    try opened.store(value, query: query, accessPolicy: AccessPolicy(policy))
+                }
+                print("stored")
+            }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a secret (exit 7 when there is none).")
+        @OptionGroup var keychain: KeychainOptions
+        @OptionGroup var item: ItemOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let value = try keychain.open().retrieve(item.query, as: String.self) else {
+                    throw CLIError(description: "error: no such item", exitCode: ExitCode(7))
+                }
+                print(value)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List items: class, identity and label, never secrets."
+        )
+        @OptionGroup var keychain: KeychainOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                for info in try keychain.open().items() {
+                    let attributes = info.identity.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                    print("\(info.identity.itemClass)\t\(attributes.joined(separator: " "))\t\(info.label ?? "")")
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a secret (exit 7 when there is none).")
+        @OptionGroup var keychain: KeychainOptions
+        @OptionGroup var item: ItemOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                guard try keychain.open().remove(item.query) else {
+                    throw CLIError(description: "error: no such item", exitCode: ExitCode(7))
+                }
+                print("removed")
+            }
+        }
+    }
+
+    struct ChangePassphrase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "change-passphrase",
+            abstract: "Re-wrap the keychain's key under a new passphrase (items are not re-encrypted)."
+        )
+        @OptionGroup var keychain: KeychainOptions
+        @Option(help: "Read the new passphrase from this file's first line (default: the next line of stdin).")
+        var newPassphraseFile: String?
+        @Option(help: "Argon2id cost for the new passphrase.") var kdf = "moderate"
+
+        func run() async throws {
+            try await reportingErrors {
+                let old = try keychain.passphrase(prompt: "current passphrase: ")
+                let new: String
+                if let newPassphraseFile {
+                    let text = try String(contentsOfFile: newPassphraseFile, encoding: .utf8)
+                    new = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+                } else if isatty(STDIN_FILENO) == 1, let typed = getpass("new passphrase: ") {
+                    new = String(cString: typed)
+                } else {
+                    guard let line = readLine(strippingNewline: true) else {
+                        throw CLIError(description: "error: no new passphrase", exitCode: .validationFailure)
+                    }
+                    new = line
+                }
+                guard !new.isEmpty else {
+                    throw CLIError(description: "error: empty passphrase", exitCode: .validationFailure)
+                }
+                try EncryptedFileBackend.open(at: keychain.fileURL).changePassphrase(
+                    from: old,
+                    to: new,
+                    parameters: try KeychainCommand.parameters(kdf)
+                )
+                print("passphrase changed")
+            }
+        }
+    }
+
+    static func parameters(_ name: String) throws -> Argon2id.Parameters {
+        switch name {
+        case "interactive": .interactive
+        case "moderate": .moderate
+        case "sensitive": .sensitive
+        case "minimum": .minimum
+        default: throw CLIError(description: "error: unknown KDF preset \(name)", exitCode: .validationFailure)
+        }
+    }
+}

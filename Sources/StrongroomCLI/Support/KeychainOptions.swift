@@ -1,0 +1,70 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomCrypto
+import StrongroomKeychain
+import StrongroomSecretService
+import Synchronization
+
+/// The passphrase once read: a command reads it at most once, even when it opens the keychain twice.
+private let passphraseCache = Mutex<String?>(nil)
+
+/// Which keychain a command uses and how it is unlocked.
+struct KeychainOptions: ParsableArguments {
+    enum Backend: String, ExpressibleByArgument, CaseIterable {
+        case file
+        case secretService = "secret-service"
+    }
+
+    @Option(help: "file (an encrypted file, the default) or secret-service (the desktop keyring via libsecret).")
+    var backend: Backend = .file
+
+    @Option(help: "The keychain file (default ~/.strongroom/keychain). Env: STRONGROOM_KEYCHAIN.")
+    var keychainFile: String?
+
+    @Option(
+        help: "Read the passphrase from this file's first line (default: STRONGROOM_KEYCHAIN_PASSPHRASE, else stdin)."
+    )
+    var passphraseFile: String?
+
+    var fileURL: URL {
+        (keychainFile ?? ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN"]).map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appending(path: ".strongroom/keychain")
+    }
+
+    /// The passphrase: from `--passphrase-file`, the environment, or the first line of standard input.
+    func passphrase(prompt: String = "keychain passphrase: ") throws -> String {
+        if let cached = passphraseCache.withLock({ $0 }) { return cached }
+        let passphrase = try readPassphrase(prompt: prompt)
+        passphraseCache.withLock { $0 = passphrase }
+        return passphrase
+    }
+
+    private func readPassphrase(prompt: String) throws -> String {
+        if let passphraseFile {
+            let text = try String(contentsOfFile: passphraseFile, encoding: .utf8)
+            return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        }
+        if let text = ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN_PASSPHRASE"] { return text }
+        if isatty(STDIN_FILENO) == 1 {
+            guard let typed = getpass(prompt) else {
+                throw CLIError(description: "error: no passphrase", exitCode: .failure)
+            }
+            return String(cString: typed)
+        }
+        guard let line = readLine(strippingNewline: true) else {
+            throw CLIError(description: "error: no passphrase on standard input", exitCode: .validationFailure)
+        }
+        return line
+    }
+
+    /// The keychain, opened and unlocked.
+    func open() throws -> Keychain {
+        switch backend {
+        case .secretService:
+            return Keychain(backend: SecretServiceBackend())
+        case .file:
+            return Keychain(backend: try EncryptedFileBackend.open(at: fileURL, passphrase: try passphrase()))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomTesting
+import Testing
+
+/// `strongroom keychain …` and profiles kept in the keychain, through the real binary.
+@Suite struct CLIKeychainTests {
+    @Test("create, store, get, list, remove, change the passphrase; a profile in the keychain; no plaintext on disk")
+    func keychainSession() async throws {
+        try await withTemporaryDirectory { home in
+            let file = home.appending(path: "cli.keychain")
+            func run(
+                _ arguments: [String],
+                passphrase: String = "first pass",
+                input: String? = nil
+            ) async throws
+                -> ExternalProcess.Outcome
+            {
+                try await ExternalProcess.run(
+                    CLISessionTests.CLI.executable,
+                    arguments: arguments + ["--keychain-file", file.path],
+                    directory: home,
+                    environment: [
+                        "STRONGROOM_KEYCHAIN_PASSPHRASE": passphrase, "STRONGROOM_HOME": home.path,
+                    ],
+                    input: input
+                )
+            }
+            func ok(
+                _ arguments: [String],
+                passphrase: String = "first pass",
+                input: String? = nil
+            ) async throws -> String {
+                let outcome = try await run(arguments, passphrase: passphrase, input: input)
+                try #require(outcome.status == 0, "strongroom \(arguments.joined(separator: " ")): \(outcome.output)")
+                return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+
+            _ = try await ok(["keychain", "create", "--kdf", "minimum"])
+            let service = ["--account", "deploy-bot", "--service", "registry.example.com"]
+            _ = try await ok(["keychain", "store", "--label", "Registry token"] + service, input: "tok-3f9a-secret\n")
+            #expect(try await ok(["keychain", "get"] + service) == "tok-3f9a-secret")
+            #expect(try await ok(["keychain", "list"]).contains("Registry token"))
+            #expect(try await run(["keychain", "store"] + service, input: "again\n").status == 9)
+            #expect(try await run(["keychain", "get"] + service, passphrase: "wrong").status == 3)
+            #expect(try await run(["keychain", "get", "--account", "nobody"]).status == 7)
+
+            let newPassphrase = home.appending(path: "new.txt")
+            try "second pass\n".write(to: newPassphrase, atomically: true, encoding: .utf8)
+            _ = try await ok([
+                "keychain", "change-passphrase", "--new-passphrase-file", newPassphrase.path, "--kdf", "minimum",
+            ])
+            #expect(try await run(["keychain", "get"] + service).status == 3)
+            #expect(try await ok(["keychain", "get"] + service, passphrase: "second pass") == "tok-3f9a-secret")
+
+            // A client profile kept in the keychain instead of a file.
+            try await withTemporaryDirectory { data in
+                let server = try await ServerProcess(arguments: [
+                    "--data-directory", data.path, "--registration-token", "tok",
+                ])
+                defer { server.stop() }
+                let id = try await ok(
+                    ["register", "--token", "tok", "--url", server.baseURL, "--in-keychain", "--profile", "vault"],
+                    passphrase: "second pass"
+                )
+                #expect(
+                    try await ok(["whoami", "--in-keychain", "--profile", "vault"], passphrase: "second pass").contains(
+                        id
+                    )
+                )
+                #expect(!FileManager.default.fileExists(atPath: home.appending(path: "vault").path))
+            }
+
+            _ = try await ok(["keychain", "remove"] + service, passphrase: "second pass")
+            #expect(try await run(["keychain", "get"] + service, passphrase: "second pass").status == 7)
+
+            let bytes = try Data(contentsOf: file)
+            for needle in ["tok-3f9a-secret", "deploy-bot", "registry.example.com", "Registry token", "vault"] {
+                #expect(bytes.range(of: Data(needle.utf8)) == nil, "\(needle) in the keychain file")
+            }
+        }
+    }
+}
