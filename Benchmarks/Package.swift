@@ -20,6 +20,15 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StrongroomKeychainBenchmark",
+            dependencies: [
+                .product(name: "StrongroomCore", package: "Strongroom"),
+                .product(name: "StrongroomCrypto", package: "Strongroom"),
+                .product(name: "StrongroomKeychain", package: "Strongroom"),
+                .product(name: "StrongroomSecretService", package: "Strongroom"),
+            ]
+        ),
+        .executableTarget(
             name: "StrongroomBenchmarks",
             dependencies: [
                 .product(name: "StrongroomCore", package: "Strongroom"),
