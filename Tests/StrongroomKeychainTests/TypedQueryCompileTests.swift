@@ -17,7 +17,11 @@ import Testing
     private func typecheck(_ source: String) async throws -> ExternalProcess.Outcome {
         try await withTemporaryDirectory { directory in
             let file = directory.appending(path: "snippet.swift")
-            try ("import StrongroomKeychain\nimport Crypto\n" + source).write(to: file, atomically: true, encoding: .utf8)
+            try ("import StrongroomKeychain\nimport Crypto\n" + source).write(
+                to: file,
+                atomically: true,
+                encoding: .utf8
+            )
             return try await ExternalProcess.run(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 arguments: [
@@ -52,10 +56,19 @@ import Testing
         "a wrong attribute or a value of the wrong kind does not compile",
         arguments: [
             ("var q = ItemQuery<SecKey>.key(for: \"k\"); q.service = \"x\"", "'SecKey' and 'GenericPassword'"),
-            ("var q = ItemQuery<GenericPassword>.credential(for: \"a\"); q.port = 1", "'GenericPassword' and 'InternetPassword'"),
-            ("var q = ItemQuery<SecCertificate>.certificate(for: \"c\"); q.applicationTag = \"t\"", "'SecCertificate' and 'SecKey'"),
+            (
+                "var q = ItemQuery<GenericPassword>.credential(for: \"a\"); q.port = 1",
+                "'GenericPassword' and 'InternetPassword'"
+            ),
+            (
+                "var q = ItemQuery<SecCertificate>.certificate(for: \"c\"); q.applicationTag = \"t\"",
+                "'SecCertificate' and 'SecKey'"
+            ),
             ("func f(k: Keychain) throws { try k.store(\"password\", query: .key(for: \"k\")) }", "error:"),
-            ("func f(k: Keychain) throws { try k.store(P256.Signing.PrivateKey(), query: .credential(for: \"a\")) }", "error:"),
+            (
+                "func f(k: Keychain) throws { try k.store(P256.Signing.PrivateKey(), query: .credential(for: \"a\")) }",
+                "error:"
+            ),
         ]
     )
     func wrongAttributes(source: String, expected: String) async throws {
