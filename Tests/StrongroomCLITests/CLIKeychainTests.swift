@@ -37,6 +37,23 @@ import Testing
             }
 
             _ = try await ok(["keychain", "create", "--kdf", "minimum"])
+
+            // Two processes writing at once: flock serialises them and every item lands.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<2 {
+                    group.addTask {
+                        for index in 0..<6 {
+                            _ = try await ok(
+                                ["keychain", "store", "--account", "w\(writer)-\(index)"],
+                                input: "parallel-\(writer)-\(index)\n"
+                            )
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await ok(["keychain", "list"]).split(separator: "\n").count == 12)
+            #expect(try await ok(["keychain", "get", "--account", "w1-5"]) == "parallel-1-5")
             let service = ["--account", "deploy-bot", "--service", "registry.example.com"]
             _ = try await ok(["keychain", "store", "--label", "Registry token"] + service, input: "tok-3f9a-secret\n")
             #expect(try await ok(["keychain", "get"] + service) == "tok-3f9a-secret")
@@ -75,7 +92,9 @@ import Testing
             #expect(try await run(["keychain", "get"] + service, passphrase: "second pass").status == 7)
 
             let bytes = try Data(contentsOf: file)
-            for needle in ["tok-3f9a-secret", "deploy-bot", "registry.example.com", "Registry token", "vault"] {
+            for needle in [
+                "tok-3f9a-secret", "deploy-bot", "registry.example.com", "Registry token", "vault", "parallel-",
+            ] {
                 #expect(bytes.range(of: Data(needle.utf8)) == nil, "\(needle) in the keychain file")
             }
         }

@@ -20,6 +20,13 @@ import Testing
             )
             for name in ["one", "two", "three"] { try keychain.store("secret-\(name)", query: .credential(for: name)) }
             try await body(url)
+            // Whatever the fault did, the file never shows what was stored.
+            if FileManager.default.fileExists(atPath: url.path) {
+                try expectNoPlaintext(
+                    in: url,
+                    ["secret-one", "secret-two", "secret-three", "value-", "after"].map { Data($0.utf8) }
+                )
+            }
         }
     }
 
