@@ -18,7 +18,12 @@ extension Client {
         records.reserveCapacity(response.results.count)
         for result in response.results {
             records.append(
-                try await decrypt(meta: result.meta, data: result.recordData ?? [:], inlineKey: result.accessKey)
+                try await decrypt(
+                    meta: result.meta,
+                    data: result.recordData ?? [:],
+                    inlineKey: result.accessKey,
+                    signature: result.recordSignature
+                )
             )
         }
         return QueryResult(records: records, lastIndex: response.lastIndex)

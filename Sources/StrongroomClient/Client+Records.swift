@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Foundation
+import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
 
@@ -23,7 +24,8 @@ extension Client {
         let key = try await writerKey(type: type)
         let request = RecordWriteRequest(
             meta: .init(writerID: clientID, userID: clientID, type: type, plain: plain),
-            data: FieldCipher.encrypt(fields: data, with: key)
+            data: FieldCipher.encrypt(fields: data, with: key),
+            recordSignature: recordSignature(type: type, plain: plain, data: data)
         )
         let response = try await authenticated(
             .POST,
@@ -45,7 +47,12 @@ extension Client {
             path += "?" + fields.map { "field=\(segment($0))" }.joined(separator: "&")
         }
         let response = try await authenticated(.GET, path, success: [200], as: RecordResponse.self)
-        return try await decrypt(meta: response.meta, data: response.data, inlineKey: nil)
+        return try await decrypt(
+            meta: response.meta,
+            data: response.data,
+            inlineKey: nil,
+            signature: fields?.isEmpty == false ? nil : response.recordSignature
+        )
     }
 
     /// Replaces a record's data (and plain metadata) if it is still at `meta.version`.
@@ -61,7 +68,8 @@ extension Client {
         let key = try await writerKey(type: meta.type)
         let request = RecordWriteRequest(
             meta: .init(writerID: clientID, userID: clientID, type: meta.type, plain: plain ?? meta.plain),
-            data: FieldCipher.encrypt(fields: newData, with: key)
+            data: FieldCipher.encrypt(fields: newData, with: key),
+            recordSignature: recordSignature(type: meta.type, plain: plain ?? meta.plain, data: newData)
         )
         let path = "/v1/storage/records/safe/\(meta.recordID.uuidString.lowercased())/\(segment(meta.version))"
         let response = try await authenticated(.PUT, path, body: request, success: [200], as: RecordResponse.self)
@@ -80,8 +88,56 @@ extension Client {
         )
     }
 
-    /// Decrypts a record's fields with the key of its writer, user and type.
+    /// `rec_sig` for a record this client writes: its Ed25519 signature over meta and plaintext, in the JS SDK's
+    /// form, so readers can tell its fields were not swapped or replaced.
+    func recordSignature(type: String, plain: [String: String], data: [String: String]) -> String {
+        let info = RecordInfo(
+            writerID: configuration.clientID,
+            userID: configuration.clientID,
+            type: type,
+            plain: plain,
+            data: data
+        )
+        return Base64URL.encode(configuration.keys.signingKey.signature(for: info))
+    }
+
+    /// Decrypts a record's fields with the key of its writer, user and type, then verifies `rec_sig` when the
+    /// record has one (whole records only: a signature covers every field).
+    ///
+    /// Records written by this client verify with its own key; others' with the signing key the server lists for
+    /// the writer. Records without `rec_sig` (the Python, Go and Java SDKs write none) are accepted as E3DB does.
     func decrypt(
+        meta wire: RecordMeta,
+        data: [String: String],
+        inlineKey: AccessKeyResponse?,
+        signature: String?
+    ) async throws(ClientError)
+        -> Record
+    {
+        let record = try await decrypt(meta: wire, data: data, inlineKey: inlineKey)
+        guard let signature, !record.data.isEmpty else { return record }
+        guard let signer = try await signingKey(of: record.meta.writerID) else { return record }
+        let info = RecordInfo(
+            writerID: record.meta.writerID,
+            userID: record.meta.userID,
+            type: record.meta.type,
+            plain: record.meta.plain,
+            data: record.data
+        )
+        do {
+            try signer.verify(try Base64URL.decode(signature), for: info)
+        } catch {
+            throw ClientError(
+                .tampered,
+                "record \(wire.recordID) does not match its writer's signature (fields swapped or replaced)",
+                underlying: error
+            )
+        }
+        return record
+    }
+
+    /// Decrypts a record's fields with the key of its writer, user and type.
+    private func decrypt(
         meta wire: RecordMeta,
         data: [String: String],
         inlineKey: AccessKeyResponse?

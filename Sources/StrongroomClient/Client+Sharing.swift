@@ -53,6 +53,27 @@ extension Client {
         }
     }
 
+    /// A writer's Ed25519 public key: this client's own, or the one the server lists (cached); nil when the writer
+    /// registered without one.
+    func signingKey(of writerID: UUID) async throws(ClientError) -> SigningPublicKey? {
+        if writerID == configuration.clientID { return configuration.keys.signingKey.publicKey }
+        if let cached = await writerSigningKeys.key(for: writerID) { return cached }
+        let info = try await authenticated(
+            .GET,
+            "/v1/storage/clients/\(writerID.uuidString.lowercased())",
+            success: [200],
+            as: ClientInfo.self
+        )
+        guard let text = info.signingKey?.ed25519, !text.isEmpty else { return nil }
+        do {
+            let key = try SigningPublicKey(base64URLEncoded: text)
+            await writerSigningKeys.store(key, for: writerID)
+            return key
+        } catch {
+            throw ClientError(.tampered, "the writer's signing key from the server is malformed", underlying: error)
+        }
+    }
+
     /// Sets a sharing policy on `(writer, writer, reader, type)`.
     func setPolicy(writerID: String, readerID: String, type: String, _ policy: PolicyRequest) async throws(ClientError)
     {

@@ -15,6 +15,7 @@ public final class Client: Sendable {
     let transport: Transport
     let tokens: TokenProvider
     let accessKeys = AccessKeyCache()
+    let writerSigningKeys = SigningKeyCache()
 
     /// The client's ID in lowercase, as it goes on the wire.
     var clientID: String { configuration.clientID.uuidString.lowercased() }

@@ -135,18 +135,27 @@ public struct SearchResult: Codable, Sendable, Hashable {
     public var recordData: [String: String]?
     /// The caller's EAK for the record's type, inline (Swift and Java SDKs need it).
     public var accessKey: AccessKeyResponse?
+    /// `rec_sig`, when the writer sent one (a Strongroom extension of the v1 result; other SDKs ignore it).
+    public var recordSignature: String?
 
     enum CodingKeys: String, CodingKey {
         case meta
         case recordData = "record_data"
         case accessKey = "access_key"
+        case recordSignature = "rec_sig"
     }
 
     /// Creates a search hit.
-    public init(meta: RecordMeta, recordData: [String: String]?, accessKey: AccessKeyResponse?) {
+    public init(
+        meta: RecordMeta,
+        recordData: [String: String]?,
+        accessKey: AccessKeyResponse?,
+        recordSignature: String? = nil
+    ) {
         self.meta = meta
         self.recordData = recordData
         self.accessKey = accessKey
+        self.recordSignature = recordSignature
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -154,6 +163,7 @@ public struct SearchResult: Codable, Sendable, Hashable {
         try container.encode(meta, forKey: .meta)
         try container.encode(recordData, forKey: .recordData)
         try container.encode(accessKey, forKey: .accessKey)
+        try container.encodeIfPresent(recordSignature, forKey: .recordSignature)
     }
 }
 

@@ -202,7 +202,12 @@ struct RecordRoutes {
                 }
             }
             results.append(
-                SearchResult(meta: record.meta, recordData: includeData ? record.data : nil, accessKey: accessKey)
+                SearchResult(
+                    meta: record.meta,
+                    recordData: includeData ? record.data : nil,
+                    accessKey: accessKey,
+                    recordSignature: includeData ? record.recordSignature : nil
+                )
             )
         }
         return results
