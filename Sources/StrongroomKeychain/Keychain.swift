@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
+public import Foundation
 import StrongroomCore
+public import StrongroomCrypto
 
 /// Typed secure items on any backend, in the spirit of SwiftSecurity.
 ///
@@ -23,6 +24,23 @@ public final class Keychain: Sendable {
     /// A keychain over `backend`.
     public init(backend: any KeychainBackend) {
         self.backend = backend
+    }
+
+    /// The encrypted-file keychain at `url`, unlocked: opened when it exists, created (mode 0600) when it does not.
+    ///
+    /// - Throws: ``KeychainError/Code/wrongPassphrase`` for an existing file the passphrase does not open,
+    ///   ``KeychainError/Code/corrupted``, ``KeychainError/Code/io``.
+    public static func encryptedFile(
+        at url: URL,
+        passphrase: String,
+        parameters: Argon2id.Parameters = .moderate
+    ) throws(KeychainError) -> Keychain {
+        if FileManager.default.fileExists(atPath: url.path) {
+            return Keychain(backend: try EncryptedFileBackend.open(at: url, passphrase: passphrase))
+        }
+        return Keychain(
+            backend: try EncryptedFileBackend.create(at: url, passphrase: passphrase, parameters: parameters)
+        )
     }
 
     /// A keychain in memory (tests): unlocked unless a passphrase is given.

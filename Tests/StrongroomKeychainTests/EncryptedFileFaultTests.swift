@@ -49,6 +49,8 @@ import Testing
                 _ = try EncryptedFileBackend.open(at: url, passphrase: "guess")
             }
             #expect(try reopen(url).retrieve(.credential(for: "two"), as: String.self) == "secret-two")
+            let convenience = try Keychain.encryptedFile(at: url, passphrase: testPassphrase)
+            #expect(try convenience.retrieve(.credential(for: "one"), as: String.self) == "secret-one")
             let mode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber
             #expect(mode?.intValue == 0o600)
             let locked = Keychain(backend: try EncryptedFileBackend.open(at: url))
