@@ -1,5 +1,10 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a file transfer is, for progress observers: each case carries the bytes done so far in that stage.
 public enum FileTransferProgress: Sendable, Hashable {
@@ -25,9 +30,11 @@ public struct FileInfo: Sendable, Hashable {
     public var fileName: String?
 }
 
-/// A file read in chunks of up to 1 MiB, as an async sequence of `ByteBuffer`s for the HTTP client.
+/// A file read in chunks of up to 1 MiB straight into `ByteBuffer`s (no intermediate copy), as an async sequence
+/// for the HTTP client; `progress` gets the bytes read so far.
 struct FileChunks: AsyncSequence, Sendable {
-    typealias Element = Data
+    typealias Element = ByteBuffer
+    static let chunkSize = 1 << 20
     let path: String
     let progress: (@Sendable (Int64) -> Void)?
 
@@ -36,24 +43,52 @@ struct FileChunks: AsyncSequence, Sendable {
     struct Iterator: AsyncIteratorProtocol {
         let path: String
         let progress: (@Sendable (Int64) -> Void)?
-        var handle: FileHandle?
+        var file: OpenFile?
         var sent: Int64 = 0
+        var finished = false
 
         init(path: String, progress: (@Sendable (Int64) -> Void)?) {
             self.path = path
             self.progress = progress
         }
 
-        mutating func next() async throws -> Data? {
+        mutating func next() async throws -> ByteBuffer? {
             try Task.checkCancellation()
-            if handle == nil { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) }
-            guard let chunk = try handle?.read(upToCount: 1 << 20), !chunk.isEmpty else {
-                try handle?.close()
+            guard !finished else { return nil }
+            if file == nil { file = try OpenFile(path: path) }
+            guard let fd = file?.descriptor else { return nil }
+            var buffer = ByteBufferAllocator().buffer(capacity: FileChunks.chunkSize)
+            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: FileChunks.chunkSize) { bytes in
+                var total = 0
+                while total < bytes.count {
+                    guard let base = bytes.baseAddress else { break }
+                    let result = read(fd, base + total, bytes.count - total)
+                    if result < 0 && errno == EINTR { continue }
+                    if result <= 0 { break }
+                    total += result
+                }
+                return total
+            }
+            if count == 0 {
+                file = nil  // closes it
+                finished = true
                 return nil
             }
-            sent += Int64(chunk.count)
+            sent += Int64(count)
             progress?(sent)
-            return chunk
+            return buffer
         }
     }
+}
+
+/// A read-only descriptor closed when the last reference goes (also when an upload is abandoned half-way).
+final class OpenFile {
+    let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile) }
+    }
+
+    deinit { close(descriptor) }
 }

@@ -100,6 +100,7 @@ enum StrongroomClientBenchmark {
         defer { try? FileManager.default.removeItem(at: copy) }
         var info: FileInfo?
         let stages = StageClock()
+        let beforeUpload = ContinuousClock.now
         let uploading = try await clock.measure {
             info = try await client.writeFile(type: "bench-file", fileURL: plain) { stages.saw($0) }
         }
@@ -124,6 +125,12 @@ enum StrongroomClientBenchmark {
             python["file_read_mbps"]
         )
         if let started = stages.firstUpload {
+            print(
+                String(
+                    format: "  of writeFile, key + encryption to a temporary file: %.1f MB/s",
+                    mbps(size, started - beforeUpload)
+                )
+            )
             print(String(format: "  of writeFile, the upload alone: %.1f MB/s", mbps(size, afterUpload - started)))
         }
     }

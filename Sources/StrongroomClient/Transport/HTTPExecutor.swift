@@ -78,7 +78,7 @@ struct AsyncHTTPClientExecutor: HTTPExecutor {
         case .none: break
         case .bytes(let bytes): outgoing.body = .bytes(bytes)
         case .file(let path, let length, let progress):
-            let chunks = FileChunks(path: path, progress: progress).map { ByteBuffer(bytes: $0) }
+            let chunks = FileChunks(path: path, progress: progress)
             outgoing.body = .stream(chunks, length: .known(length))
         }
         let response = try await http.execute(outgoing, timeout: .nanoseconds(timeout.nanoseconds))

@@ -141,7 +141,7 @@ struct PinningHTTPExecutor: HTTPExecutor {
             head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
             try await outbound.write(.head(head))
             for try await chunk in FileChunks(path: path, progress: progress) {
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: chunk))))
+                try await outbound.write(.body(.byteBuffer(chunk)))
             }
         }
         try await outbound.write(.end(nil))
