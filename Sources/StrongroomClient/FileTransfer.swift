@@ -30,11 +30,11 @@ public struct FileInfo: Sendable, Hashable {
     public var fileName: String?
 }
 
-/// A file read in chunks of up to 1 MiB straight into `ByteBuffer`s (no intermediate copy), as an async sequence
+/// A file read in chunks of up to 64 KiB (AsyncHTTPClient streams small chunks several times faster) straight into `ByteBuffer`s (no intermediate copy), as an async sequence
 /// for the HTTP client; `progress` gets the bytes read so far.
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
-    static let chunkSize = 1 << 20
+    static let chunkSize = 64 << 10
     let path: String
     let progress: (@Sendable (Int64) -> Void)?
 
