@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Where encrypted file contents live. The server only ever sees ciphertext here.
@@ -55,6 +56,8 @@ struct FileBlobStore: BlobStore {
         let digest = RunningDigest(limit: maximumSize)
         do {
             try await fileIO.writeFile(contents: body.map { try digest.update($0) }, path: partial, context: context)
+            // The upload is acknowledged after this returns: its bytes must be on disk first.
+            try await NIOThreadPool.singleton.runIfActive { try Self.synchronize(partial) }
         } catch {
             unlink(partial)
             throw error
@@ -64,6 +67,7 @@ struct FileBlobStore: BlobStore {
             throw ServerError(.internalServerError, "storage", "the blob could not be stored")
         }
         chmod(path(id), 0o600)
+        try? await NIOThreadPool.singleton.runIfActive { try Self.synchronize(directory) }  // makes the rename durable
         return digest.finish()
     }
 
@@ -78,6 +82,18 @@ struct FileBlobStore: BlobStore {
     }
 
     func remove(id: String) { unlink(path(id)) }
+
+    /// `fsync` of a file or folder (blocking: run it on the thread pool, off the event loops).
+    private static func synchronize(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ServerError(.internalServerError, "storage", "the blob could not be synced")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw ServerError(.internalServerError, "storage", "the blob could not be synced")
+        }
+    }
 }
 
 /// MD5 and size of a stream as it passes, with a size limit.
