@@ -58,22 +58,15 @@ extension Client.Configuration {
                 withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700]
             )
-            var data = try profileJSON()
-            defer { data.resetBytes(in: 0..<data.count) }
-            let temporary = file.deletingLastPathComponent().appending(path: ".e3db.json.\(UUID().uuidString)")
-            guard
-                FileManager.default.createFile(
-                    atPath: temporary.path,
-                    contents: data,
-                    attributes: [.posixPermissions: 0o600]
-                )
-            else { throw CocoaError(.fileWriteUnknown) }
-            guard rename(temporary.path, file.path) == 0 else {
-                unlink(temporary.path)
-                throw CocoaError(.fileWriteUnknown)
-            }
         } catch {
             throw ClientError(.invalidConfiguration, "the profile \(profile) could not be saved", underlying: error)
+        }
+        var data = try profileJSON()
+        defer { data.resetBytes(in: 0..<data.count) }
+        do throws(AtomicFile.Failure) {
+            try AtomicFile.write(data, to: file.path)
+        } catch {
+            throw ClientError(.invalidConfiguration, "the profile \(profile) could not be saved: \(error.message)")
         }
     }
 
@@ -86,11 +79,11 @@ extension Client.Configuration {
     ///   when the file is readable by group or others (as ssh refuses such keys), malformed, or its keys do not load.
     public init(loadProfile profile: String, from directory: URL = Self.defaultProfileDirectory) throws(ClientError) {
         let file = Self.profileFile(profile, in: directory)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else {
-            throw ClientError(.notFound, "there is no profile \(profile)")
-        }
-        guard ((attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o777) & 0o077 == 0 else {
-            throw ClientError(.invalidConfiguration, "the profile \(profile) is readable by others; chmod 600 it")
+        switch AtomicFile.privacy(of: file.path) {
+        case .ownerOnly: break
+        case .missing: throw ClientError(.notFound, "there is no profile \(profile)")
+        case .exposed(let reason):
+            throw ClientError(.invalidConfiguration, "the profile \(profile) is refused: \(reason)")
         }
         var data: Data
         do {

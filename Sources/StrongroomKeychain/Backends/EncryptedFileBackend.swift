@@ -53,7 +53,7 @@ public final class EncryptedFileBackend: KeychainBackend {
             guard AtomicFile.stamp(url.path) == nil else {
                 throw KeychainError(.invalidParameters, "a keychain exists at \(url.path) already")
             }
-            try AtomicFile.write(try document.encoded(), to: url.path)
+            try Self.write(document, to: url)
         }
         try backend.state.withLock { state throws(KeychainError) in
             state.keys = try deriveKeys(dataKey, storeID: storeID, includingWhenUnlocked: true)
@@ -65,7 +65,11 @@ public final class EncryptedFileBackend: KeychainBackend {
     ///
     /// - Throws: ``KeychainError/Code/io`` when it is missing or readable by others, ``KeychainError/Code/corrupted``.
     public static func open(at url: URL) throws(KeychainError) -> EncryptedFileBackend {
-        try AtomicFile.checkPrivate(url.path)
+        switch AtomicFile.privacy(of: url.path) {
+        case .ownerOnly: break
+        case .missing: throw KeychainError(.io, "there is no keychain at \(url.path)")
+        case .exposed(let reason): throw KeychainError(.io, reason)
+        }
         let backend = EncryptedFileBackend(url: url)
         _ = try backend.withDocument(exclusive: false) { document throws(KeychainError) in document.storeID }
         return backend
@@ -244,7 +248,7 @@ public final class EncryptedFileBackend: KeychainBackend {
             let result = try body(&document)
             if exclusive, try document.encoded() != before {
                 document.generation = generation + 1
-                try AtomicFile.write(try document.encoded(), to: url.path)
+                try Self.write(document, to: url)
                 if let stamp = AtomicFile.stamp(url.path) { state.withLock { $0.cached = (stamp, document) } }
             }
             return result
@@ -257,9 +261,21 @@ public final class EncryptedFileBackend: KeychainBackend {
             throw KeychainError(.io, "there is no keychain at \(url.path)")
         }
         if let cached = state.withLock({ $0.cached }), cached.stamp == stamp { return cached.document }
-        let document = try KeychainDocument.decode(try AtomicFile.read(url.path))
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw KeychainError(.io, "the keychain file could not be read")
+        }
+        let document = try KeychainDocument.decode(data)
         state.withLock { $0.cached = (stamp, document) }
         return document
+    }
+
+    private static func write(_ document: KeychainDocument, to url: URL) throws(KeychainError) {
+        let data = try document.encoded()
+        do throws(AtomicFile.Failure) {
+            try AtomicFile.write(data, to: url.path)
+        } catch {
+            throw KeychainError(.io, error.message)
+        }
     }
 
     private func keys() throws(KeychainError) -> Keys {

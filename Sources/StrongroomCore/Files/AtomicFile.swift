@@ -1,0 +1,102 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Identifies one version of a file: every atomic write renames a new file into place.
+package struct FileStamp: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Int64
+}
+
+/// Small secret files (keychains, client profiles): crash-safe replacement and the ssh-style permission check.
+///
+/// A write goes to a temporary file in the same folder (mode 0600, `O_EXCL`), is fsynced, renamed into place and
+/// the folder fsynced: a crash at any point leaves either the old or the new file, never a mix.
+package enum AtomicFile {
+    /// A failure, with a message free of file contents.
+    package struct Failure: Error, Sendable {
+        package let message: String
+    }
+
+    /// Whether a file is fit to hold secrets.
+    package enum Privacy: Sendable, Equatable {
+        /// There is no file.
+        case missing
+        /// A regular file of this user that nobody else may read or write.
+        case ownerOnly
+        /// Anything else, with the reason.
+        case exposed(String)
+    }
+
+    /// The file's stamp, or nil when it does not exist.
+    package static func stamp(_ path: String) -> FileStamp? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return FileStamp(
+            device: UInt64(status.st_dev),
+            inode: UInt64(status.st_ino),
+            size: Int64(status.st_size),
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        )
+    }
+
+    /// Refuses files that group or others may read or write, links, and files of another user (as ssh does with
+    /// keys).
+    package static func privacy(of path: String) -> Privacy {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return .missing }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { return .exposed("\(path) is not a regular file") }
+        guard status.st_mode & 0o077 == 0 else {
+            return .exposed("\(path) is readable or writable by others; chmod 600 it")
+        }
+        guard status.st_uid == geteuid() else { return .exposed("\(path) belongs to another user") }
+        return .ownerOnly
+    }
+
+    /// Replaces (or creates) `path` with `data` atomically and durably, mode 0600.
+    package static func write(_ data: Data, to path: String) throws(Failure) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = folder + "/." + name + "." + UUID().uuidString + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(message: "a temporary file could not be created: \(errorText())") }
+        var written = 0
+        let ok = data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return fsync(fd) == 0 }
+            while written < buffer.count {
+                let result = Glibc.write(fd, base + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += result
+            }
+            return fsync(fd) == 0
+        }
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw Failure(message: "\(name) could not be written: \(errorText())")
+        }
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)  // the rename is durable once the folder is synced
+            close(directory)
+        }
+    }
+
+    static func errorText() -> String { String(cString: strerror(errno)) }
+}
