@@ -174,7 +174,7 @@ public final class Keychain: Sendable {
 
     /// Every item's information, sorted by class then identity (never secrets).
     public func items() throws(KeychainError) -> [ItemInfo] {
-        try backend.allItems().sorted { $0.identity.canonical < $1.identity.canonical }
+        try backend.allItems().map { ($0.identity.canonical, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// Removes every item.

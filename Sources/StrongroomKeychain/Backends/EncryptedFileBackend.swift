@@ -56,7 +56,7 @@ public final class EncryptedFileBackend: KeychainBackend {
             try Self.write(document, to: url)
         }
         try backend.state.withLock { state throws(KeychainError) in
-            state.keys = try deriveKeys(dataKey, storeID: storeID, includingWhenUnlocked: true)
+            state.keys = try deriveKeys(dataKey, storeID: storeID)
         }
         return backend
     }
@@ -88,7 +88,7 @@ public final class EncryptedFileBackend: KeychainBackend {
         let (dataKey, storeID) = try withDocument(exclusive: false) { document throws(KeychainError) in
             (try Self.unwrap(document, passphrase: passphrase), document.storeID)
         }
-        let keys = try Self.deriveKeys(dataKey, storeID: storeID, includingWhenUnlocked: true)
+        let keys = try Self.deriveKeys(dataKey, storeID: storeID)
         state.withLock { $0.keys = keys }
     }
 
@@ -106,14 +106,7 @@ public final class EncryptedFileBackend: KeychainBackend {
         parameters: Argon2id.Parameters = .moderate
     ) throws(KeychainError) {
         try withDocument(exclusive: true) { document throws(KeychainError) in
-            guard
-                let index = document.slots.firstIndex(where: {
-                    Self.open($0, passphrase: old, storeID: document.storeID) != nil
-                }),
-                let dataKey = Self.open(document.slots[index], passphrase: old, storeID: document.storeID)
-            else {
-                throw KeychainError(.wrongPassphrase, "the current passphrase does not open this keychain")
-            }
+            let (index, dataKey) = try Self.openSlot(document, passphrase: old)
             document.slots[index] = try Self.makeSlot(
                 dataKey: dataKey,
                 passphrase: new,
@@ -242,12 +235,11 @@ public final class EncryptedFileBackend: KeychainBackend {
         _ body: (inout KeychainDocument) throws(KeychainError) -> R
     ) throws(KeychainError) -> R {
         try lockFile.withLock(exclusive: exclusive) { () throws(KeychainError) -> R in
-            var document = try current()
-            let generation = document.generation
-            let before = exclusive ? try document.encoded() : Data()
+            let original = try current()
+            var document = original
             let result = try body(&document)
-            if exclusive, try document.encoded() != before {
-                document.generation = generation + 1
+            if exclusive, document != original {
+                document.generation = original.generation + 1
                 try Self.write(document, to: url)
                 if let stamp = AtomicFile.stamp(url.path) { state.withLock { $0.cached = (stamp, document) } }
             }
@@ -351,7 +343,15 @@ public final class EncryptedFileBackend: KeychainBackend {
 
     /// The data key from the first slot `passphrase` opens.
     private static func unwrap(_ document: KeychainDocument, passphrase: String) throws(KeychainError) -> SecureBytes {
-        for slot in document.slots {
+        try openSlot(document, passphrase: passphrase).dataKey
+    }
+
+    /// The first slot `passphrase` opens and its data key (one Argon2id derivation per slot tried).
+    private static func openSlot(
+        _ document: KeychainDocument,
+        passphrase: String
+    ) throws(KeychainError) -> (index: Int, dataKey: SecureBytes) {
+        for (index, slot) in document.slots.enumerated() {
             do {
                 try slot.kdf.parameters.validate()
             } catch {
@@ -360,7 +360,7 @@ public final class EncryptedFileBackend: KeychainBackend {
                     "a slot's key-derivation parameters are refused: \(error.message)"
                 )
             }
-            if let key = open(slot, passphrase: passphrase, storeID: document.storeID) { return key }
+            if let key = open(slot, passphrase: passphrase, storeID: document.storeID) { return (index, key) }
         }
         throw KeychainError(.wrongPassphrase, "the passphrase does not open this keychain")
     }
@@ -374,18 +374,12 @@ public final class EncryptedFileBackend: KeychainBackend {
         )
     }
 
-    private static func deriveKeys(
-        _ dataKey: SecureBytes,
-        storeID: String,
-        includingWhenUnlocked: Bool
-    ) throws(KeychainError)
-        -> Keys
-    {
+    private static func deriveKeys(_ dataKey: SecureBytes, storeID: String) throws(KeychainError) -> Keys {
         Keys(
             index: try derive(dataKey, storeID, "index"),
             meta: try derive(dataKey, storeID, "meta"),
             afterFirstUnlock: try derive(dataKey, storeID, "after-first-unlock"),
-            whenUnlocked: includingWhenUnlocked ? try derive(dataKey, storeID, "when-unlocked") : nil
+            whenUnlocked: try derive(dataKey, storeID, "when-unlocked")
         )
     }
 

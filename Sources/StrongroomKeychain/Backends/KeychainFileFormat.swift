@@ -12,7 +12,7 @@ import StrongroomCrypto
 ///   "items": [ { "id": "<b64url HMAC-SHA256(index key, identity)>", "policy": "whenUnlocked",
 ///                "meta": "<b64 sealed ItemInfo>", "secret": "<b64 sealed value>" } ] }
 /// ```
-struct KeychainDocument: Codable {
+struct KeychainDocument: Codable, Equatable {
     var format = "strongroom.keychain"
     var version = 1
     var storeID: String
@@ -20,7 +20,7 @@ struct KeychainDocument: Codable {
     var slots: [Slot]
     var items: [SealedItem]
 
-    struct Slot: Codable {
+    struct Slot: Codable, Equatable {
         var id: String
         var kdf: KDF
         var wrappedKey: Data
@@ -31,7 +31,7 @@ struct KeychainDocument: Codable {
         }
     }
 
-    struct KDF: Codable {
+    struct KDF: Codable, Equatable {
         var algorithm = "argon2id13"
         var iterations: UInt64
         var memoryBytes: Int
@@ -45,7 +45,7 @@ struct KeychainDocument: Codable {
         }
     }
 
-    struct SealedItem: Codable {
+    struct SealedItem: Codable, Equatable {
         var id: String
         var policy: String
         var meta: Data
