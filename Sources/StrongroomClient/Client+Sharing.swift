@@ -34,14 +34,14 @@ extension Client {
         try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type)
     }
 
+    /// Another client's public information (keys), from the server.
+    private func clientInfo(_ clientID: String) async throws(ClientError) -> ClientInfo {
+        try await authenticated(.GET, "/v1/storage/clients/\(clientID)", success: [200], as: ClientInfo.self)
+    }
+
     /// Another client's encryption public key, from the server.
     func publicKey(of otherClientID: String) async throws(ClientError) -> EncryptionPublicKey {
-        let info = try await authenticated(
-            .GET,
-            "/v1/storage/clients/\(otherClientID)",
-            success: [200],
-            as: ClientInfo.self
-        )
+        let info = try await clientInfo(otherClientID)
         do {
             return try EncryptionPublicKey(base64URLEncoded: info.publicKey.curve25519 ?? "")
         } catch {
@@ -58,12 +58,7 @@ extension Client {
     func signingKey(of writerID: UUID) async throws(ClientError) -> SigningPublicKey? {
         if writerID == configuration.clientID { return configuration.keys.signingKey.publicKey }
         if let cached = await writerSigningKeys.key(for: writerID) { return cached }
-        let info = try await authenticated(
-            .GET,
-            "/v1/storage/clients/\(writerID.uuidString.lowercased())",
-            success: [200],
-            as: ClientInfo.self
-        )
+        let info = try await clientInfo(writerID.uuidString.lowercased())
         guard let text = info.signingKey?.ed25519, !text.isEmpty else { return nil }
         do {
             let key = try SigningPublicKey(base64URLEncoded: text)

@@ -1,5 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
 import StrongroomCrypto
 
 /// Opened access keys by `(writer, user, type)`, so that each is fetched and opened once per client.
@@ -26,13 +25,4 @@ actor AccessKeyCache {
     func remove(writerID: String, userID: String, type: String) {
         keys[Slot(writerID: writerID, userID: userID, type: type)] = nil
     }
-}
-
-/// Writers' signing keys by client ID, for `rec_sig` checks.
-actor SigningKeyCache {
-    private var keys: [UUID: SigningPublicKey] = [:]
-
-    func key(for writerID: UUID) -> SigningPublicKey? { keys[writerID] }
-
-    func store(_ key: SigningPublicKey, for writerID: UUID) { keys[writerID] = key }
 }
