@@ -163,6 +163,7 @@ let package = Package(
                 "StrongroomClient",
                 "StrongroomKeychain",
                 "StrongroomSecretService",
+                "StrongroomWire",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -41,15 +41,20 @@ struct KeychainOptions: ParsableArguments {
     }
 
     private func readPassphrase(prompt: String) throws -> String {
-        if let passphraseFile {
-            let text = try String(contentsOfFile: passphraseFile, encoding: .utf8)
+        if passphraseFile == nil, let text = ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN_PASSPHRASE"] {
+            return text
+        }
+        return try Self.readSecretLine(file: passphraseFile, prompt: prompt)
+    }
+
+    /// One secret line: the first line of `file`, else typed at a prompt on a terminal, else the next line of
+    /// standard input.
+    static func readSecretLine(file: String?, prompt: String) throws -> String {
+        if let file {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
             return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
-        if let text = ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN_PASSPHRASE"] { return text }
-        if isatty(STDIN_FILENO) == 1 {
-            guard let typed = getpass(prompt) else {
-                throw CLIError(description: "error: no passphrase", exitCode: .failure)
-            }
+        if isatty(STDIN_FILENO) == 1, let typed = getpass(prompt) {
             return String(cString: typed)
         }
         guard let line = readLine(strippingNewline: true) else {

@@ -42,12 +42,7 @@ struct ProfileOptions: ParsableArguments {
         var roots = ServerTrust.Roots.system
         if let caFile {
             let pem = try String(contentsOfFile: caFile, encoding: .utf8)
-            let blocks = pem.components(separatedBy: "-----END CERTIFICATE-----").dropLast().map {
-                $0 + "-----END CERTIFICATE-----"
-            }
-            let certificates = try blocks.map {
-                try Certificate(pemEncoded: $0.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
+            let certificates = try PEMDocument.parseMultiple(pemString: pem).map { try Certificate(pemDocument: $0) }
             guard !certificates.isEmpty else {
                 throw CLIError(description: "error: \(caFile) holds no certificate", exitCode: .validationFailure)
             }

@@ -139,18 +139,7 @@ struct KeychainCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let old = try keychain.passphrase(prompt: "current passphrase: ")
-                let new: String
-                if let newPassphraseFile {
-                    let text = try String(contentsOfFile: newPassphraseFile, encoding: .utf8)
-                    new = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-                } else if isatty(STDIN_FILENO) == 1, let typed = getpass("new passphrase: ") {
-                    new = String(cString: typed)
-                } else {
-                    guard let line = readLine(strippingNewline: true) else {
-                        throw CLIError(description: "error: no new passphrase", exitCode: .validationFailure)
-                    }
-                    new = line
-                }
+                let new = try KeychainOptions.readSecretLine(file: newPassphraseFile, prompt: "new passphrase: ")
                 guard !new.isEmpty else {
                     throw CLIError(description: "error: empty passphrase", exitCode: .validationFailure)
                 }

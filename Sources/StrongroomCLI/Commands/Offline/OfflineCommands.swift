@@ -4,6 +4,7 @@ import Foundation
 import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomWire
 
 /// `strongroom encrypt`: an E3DB document encrypted and signed locally (e3db-swift's offline `encrypt`).
 struct EncryptCommand: AsyncParsableCommand {
@@ -92,8 +93,10 @@ struct SignCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let document = try SignableJSON.parse(try Fields.read(input))
-            let signed = try profile.client().sign(document: document.value)
+            guard let document = try? JSONDecoder().decode(JSONValue.self, from: try Fields.read(input)) else {
+                throw CLIError(description: "error: \(input) is not JSON", exitCode: ExitCode(4))
+            }
+            let signed = try profile.client().sign(document: try SignableValue(json: document))
             try printJSON(SignedJSON(document: document, signature: Base64URL.encode(signed.signature)))
         }
     }
@@ -127,7 +130,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 throw CLIError(description: "error: the signature is not base64url", exitCode: ExitCode(4))
             }
             try Client(configuration: configuration).verify(
-                signed: SignedDocument(document: signed.document.value, signature: signature),
+                signed: SignedDocument(document: try SignableValue(json: signed.document), signature: signature),
                 publicSigningKey: key
             )
             print("verified")
