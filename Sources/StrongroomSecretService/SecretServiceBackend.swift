@@ -73,6 +73,10 @@ public final class SecretServiceBackend: KeychainBackend {
         return stored.item
     }
 
+    public func info(for identity: ItemIdentity) throws(KeychainError) -> ItemInfo? {
+        try lookup(identity)?.item.info
+    }
+
     public func allItems() throws(KeychainError) -> [ItemInfo] {
         var error: UnsafeMutablePointer<GError>?
         let secrets = strongroom_secret_search_all(store, &error)

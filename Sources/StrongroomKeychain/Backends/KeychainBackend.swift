@@ -33,6 +33,9 @@ public protocol KeychainBackend: Sendable {
     /// The item with `identity` and its secret, or nil when there is none.
     func item(for identity: ItemIdentity, authentication: AuthenticationContext?) throws(KeychainError) -> KeychainItem?
 
+    /// The information of one item (never its secret), or nil when there is none.
+    func info(for identity: ItemIdentity) throws(KeychainError) -> ItemInfo?
+
     /// The information of every item (never secrets).
     func allItems() throws(KeychainError) -> [ItemInfo]
 
@@ -50,7 +53,7 @@ public protocol KeychainBackend: Sendable {
 }
 
 extension KeychainBackend {
-    /// The information of one item.
+    /// The information of one item, by listing them all (backends with a direct lookup implement it themselves).
     public func info(for identity: ItemIdentity) throws(KeychainError) -> ItemInfo? {
         try allItems().first { $0.identity == identity }
     }
