@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -108,9 +109,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // RE2 (Debian's libre2-dev) behind a small C shim: the server's REGEXP and WILDCARD search terms run in time
+        // linear in the value, never backtracking.
+        .target(
+            name: "CRE2",
+            linkerSettings: [.linkedLibrary("re2")]
+        ),
         .target(
             name: "StrongroomServer",
             dependencies: [
+                "CRE2",
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomWire",
@@ -182,6 +190,7 @@ let package = Package(
                 "StrongroomCrypto",
                 "StrongroomTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
@@ -226,7 +235,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomWireTests",
-            dependencies: ["StrongroomWire"],
+            dependencies: ["StrongroomWire", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -242,6 +251,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings
         ),

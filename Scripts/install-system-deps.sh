@@ -16,6 +16,7 @@ packages=(
     libsecret-1-dev   # the keychain's Secret Service backend (CLibSecret)
     gnome-keyring     # a real Secret Service provider for its tests (Scripts/with-keyring.sh)
     dbus              # dbus-run-session, the private session bus those tests run in
+    libre2-dev        # RE2: linear-time REGEXP/WILDCARD matching in the server's v2 search (CRE2)
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 public import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 public import Logging
 public import StrongroomCore
@@ -21,21 +22,30 @@ public func buildApplication(
     logger: Logger
 ) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
     try await prepare(store: store, configuration: configuration, logger: logger)
+    let limits = configuration.limits
     let tokens = TokenIssuer(key: tokenKey)
-    let accessKeys = AccessKeyRoutes(store: store)
-    let account = AccountRoutes(store: store, tokens: tokens, tokenLifetime: configuration.tokenLifetime)
+    let accessKeys = AccessKeyRoutes(store: store, limits: limits)
+    let account = AccountRoutes(
+        store: store,
+        tokens: tokens,
+        tokenLifetime: configuration.tokenLifetime,
+        limits: limits,
+        failures: FailureRateLimiter(failuresPerMinute: limits.authenticationFailuresPerMinute)
+    )
     let clock = MonotonicClock()
     let blobs = try FileBlobStore(directory: configuration.dataDirectory + "/blobs")
-    let records = RecordRoutes(store: store, clock: clock, accessKeys: accessKeys, blobs: blobs)
-    let policies = PolicyRoutes(store: store)
+    let records = RecordRoutes(store: store, clock: clock, accessKeys: accessKeys, blobs: blobs, limits: limits)
+    let policies = PolicyRoutes(store: store, limits: limits)
+    let scheme = configuration.tls == nil ? "http" : "https"
+    let baseURL = try PublicBaseURL(publicURL: configuration.publicURL, scheme: scheme, host: configuration.host)
     let files = FileRoutes(
         store: store,
         blobs: blobs,
-        signer: try BlobURLSigner(tokenKey: tokenKey),
+        signer: try BlobURLSigner(tokenKey: tokenKey, lifetime: limits.presignedURLLifetime.wholeSeconds),
         clock: clock,
         records: records,
-        publicURL: configuration.publicURL,
-        scheme: configuration.tls == nil ? "http" : "https"
+        limits: limits,
+        baseURL: baseURL
     )
 
     let router = Router(context: StrongroomRequestContext.self)
@@ -48,9 +58,9 @@ public func buildApplication(
 
     let signatures = TSV1Verifier(store: store, window: configuration.signatureWindow)
     let authentication = AuthenticationMiddleware(tokens: tokens, store: store, signatures: signatures)
-    let searchV2 = SearchV2Routes(store: store, records: records)
+    let searchV2 = SearchV2Routes(store: store, records: records, limits: limits)
     router.group("/v2").add(middleware: authentication).post("search", use: searchV2.search)
-    let notes = NoteRoutes(store: store, clock: clock)
+    let notes = NoteRoutes(store: store, clock: clock, limits: limits)
     let noteGroup = router.group("/v2/storage/notes").add(
         middleware: NoteAuthenticationMiddleware(signatures: signatures)
     )
@@ -77,14 +87,23 @@ public func buildApplication(
     storage.put("policy/:user/:writer/:reader/:type", use: policies.put)
     storage.delete("policy/:user/:writer/:reader", use: policies.delete)
 
+    let connections = configuration.connections
+    let registry = ConnectionRegistry(maximum: connections.maximumConnections)
+    let http1 = HTTPServerBuilder.http1(
+        configuration: .init(
+            additionalChannelHandlers: [SlowClientGuard(limits: connections, registry: registry)]
+        )
+    )
     return Application(
         router: router,
-        server: try configuration.tls.map { try .tls(.http1(), tlsConfiguration: try $0.makeConfiguration()) }
-            ?? .http1(),
+        server: try configuration.tls.map { try .tls(http1, tlsConfiguration: try $0.makeConfiguration()) } ?? http1,
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "strongroom"
         ),
+        onServerRunning: { channel in
+            if let port = channel.localAddress?.port { baseURL.bound(port: port) }
+        },
         logger: logger
     )
 }
@@ -142,6 +161,11 @@ private func prepare(store: any ServerStore, configuration: ServerConfiguration,
         try await store.setSettingIfAbsent("backup_client_id", value: backup.clientID)
     }
     if let token = configuration.registrationToken {
+        if token.utf8.count < 32 {
+            logger.warning(
+                "the preset registration token is shorter than 32 characters: it can be guessed; use `token create`"
+            )
+        }
         try await store.createRegistrationToken(
             StoredRegistrationToken(token: token, name: "preset", uses: 0, maximumUses: nil, enabled: true)
         )

@@ -14,10 +14,16 @@ public struct ServerConfiguration: Sendable {
     public var tokenLifetime: Duration
     /// How far a TSV1 timestamp may be from the server's clock.
     public var signatureWindow: Duration
-    /// The base URL clients reach this server at, for presigned file URLs (default: the request's `Host`).
+    /// The base URL clients reach this server at, for presigned file URLs. Required when `host` is not a loopback
+    /// address; on loopback the default is `http(s)://<host>:<bound port>`. The request's `Host` header is never
+    /// used.
     public var publicURL: String?
     /// TLS served by the server itself (PEM files); nil serves plain HTTP, for loopback or behind a proxy.
     public var tls: ServerTLS?
+    /// Bounds on what callers send and what the server keeps for them.
+    public var limits: ServerLimits
+    /// Connection timeouts and the connection cap.
+    public var connections: ConnectionLimits
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(
@@ -28,7 +34,9 @@ public struct ServerConfiguration: Sendable {
         tokenLifetime: Duration = .seconds(3600),
         signatureWindow: Duration = .seconds(300),
         publicURL: String? = nil,
-        tls: ServerTLS? = nil
+        tls: ServerTLS? = nil,
+        limits: ServerLimits = .init(),
+        connections: ConnectionLimits = .init()
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -38,5 +46,7 @@ public struct ServerConfiguration: Sendable {
         self.signatureWindow = signatureWindow
         self.publicURL = publicURL
         self.tls = tls
+        self.limits = limits
+        self.connections = connections
     }
 }

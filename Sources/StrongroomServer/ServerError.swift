@@ -25,11 +25,11 @@ public struct ServerError: HTTPResponseError, Sendable, CustomStringConvertible 
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = try JSONEncoder().encode(ErrorBody(error: message, code: code))
-        return Response(
-            status: status,
-            headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body))
-        )
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if status == .unauthorized {
+            headers[.wwwAuthenticate] = "Bearer realm=\"strongroom\", TSV1-ED25519-BLAKE2B realm=\"strongroom\""
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     static func badRequest(_ message: String) -> ServerError { ServerError(.badRequest, "bad_request", message) }
@@ -44,4 +44,7 @@ public struct ServerError: HTTPResponseError, Sendable, CustomStringConvertible 
     }
     static func conflict(_ message: String) -> ServerError { ServerError(.conflict, "conflict", message) }
     static func tooLarge(_ message: String) -> ServerError { ServerError(.contentTooLarge, "too_large", message) }
+    /// A start-up or storage failure of the server's own (its message may name the server's paths; it is never a
+    /// response to a request body).
+    static func storage(_ message: String) -> ServerError { ServerError(.internalServerError, "storage", message) }
 }

@@ -6,6 +6,10 @@ import Logging
 import StrongroomServer
 import StrongroomServerPostgres
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `strongroom-server`: the E3DB-compatible service.
 @main
 struct StrongroomServerCommand: AsyncParsableCommand {
@@ -41,8 +45,33 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Create this registration token at start-up if missing. Env: STRONGROOM_REGISTRATION_TOKEN.")
     var registrationToken: String?
     @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
-    @Option(help: "The URL clients reach this server at, for presigned file URLs (default: each request's Host).")
+    @Option(
+        help:
+            "The URL clients reach this server at, for presigned file URLs. Required unless --host is loopback (then http(s)://host:port)."
+    )
     var publicURL: String?
+    @Option(help: "The largest file a client may upload, in bytes (default 5 GiB).")
+    var maximumFileSize: Int64 = ServerLimits().maximumFileSize
+    @Option(help: "Seconds a presigned file URL stays valid (default 60).")
+    var presignedURLLifetime: Int64 = ServerLimits().presignedURLLifetime.components.seconds
+    @Option(help: "Live notes one signing key may have (default 100).")
+    var notesPerKey: Int = ServerLimits().notesPerKey
+    @Option(help: "Live notes on the server (default 100000).")
+    var notesTotal: Int = ServerLimits().notesTotal
+    @Option(help: "Days before a note without an expiry expires (default 30).")
+    var noteLifetimeDays: Int64 = ServerLimits().defaultNoteLifetime.components.seconds / 86_400
+    @Option(help: "Failed credential attempts per source address and minute before 429 (default 30).")
+    var authenticationFailuresPerMinute: Int = ServerLimits().authenticationFailuresPerMinute
+    @Option(help: "Connections held open at most (default: half the file-descriptor limit, 16 to 4096).")
+    var maximumConnections: Int = ConnectionLimits.defaultMaximumConnections
+    @Option(help: "Seconds before an idle connection is closed (default 60).")
+    var idleTimeout: Int64 = ConnectionLimits().idleTimeout.components.seconds
+    @Option(help: "Seconds a request head may take to arrive (default 10).")
+    var headerTimeout: Int64 = ConnectionLimits().headerTimeout.components.seconds
+    @Option(help: "Seconds a request body gets, plus one per --body-minimum-rate bytes received (default 30).")
+    var bodyTimeout: Int64 = ConnectionLimits().bodyTimeout.components.seconds
+    @Option(help: "Bytes per second a request body must average to earn more time (default 1024).")
+    var bodyMinimumRate: Int = ConnectionLimits().bodyMinimumRate
     @Option(help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-private-key.")
     var tlsCertificateChain: String?
     @Option(help: "The PEM private key of --tls-certificate-chain.") var tlsPrivateKey: String?
@@ -51,11 +80,43 @@ struct Serve: AsyncParsableCommand {
         if (tlsCertificateChain == nil) != (tlsPrivateKey == nil) {
             throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
         }
+        if publicURL == nil, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")) {
+            throw ValidationError("--public-url is required when --host is not a loopback address")
+        }
+        for (name, value) in [
+            ("--maximum-file-size", maximumFileSize), ("--presigned-url-lifetime", presignedURLLifetime),
+            ("--note-lifetime-days", noteLifetimeDays), ("--idle-timeout", idleTimeout),
+            ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout),
+        ] where !(1...(Int64(1) << 50)).contains(value) {
+            throw ValidationError("\(name) must be a positive number")
+        }
+        for (name, value) in [
+            ("--notes-per-key", notesPerKey), ("--notes-total", notesTotal),
+            ("--authentication-failures-per-minute", authenticationFailuresPerMinute),
+            ("--maximum-connections", maximumConnections), ("--body-minimum-rate", bodyMinimumRate),
+        ] where !(1...(1 << 30)).contains(value) {
+            throw ValidationError("\(name) must be a positive number")
+        }
     }
 
     func run() async throws {
+        // Everything the server creates (database, WAL, blobs, keys) is owner-only.
+        umask(0o077)
         var logger = Logger(label: "strongroom-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var limits = ServerLimits()
+        limits.maximumFileSize = maximumFileSize
+        limits.presignedURLLifetime = .seconds(presignedURLLifetime)
+        limits.notesPerKey = notesPerKey
+        limits.notesTotal = notesTotal
+        limits.defaultNoteLifetime = .seconds(noteLifetimeDays * 86_400)
+        limits.authenticationFailuresPerMinute = authenticationFailuresPerMinute
+        var connections = ConnectionLimits()
+        connections.maximumConnections = maximumConnections
+        connections.idleTimeout = .seconds(idleTimeout)
+        connections.headerTimeout = .seconds(headerTimeout)
+        connections.bodyTimeout = .seconds(bodyTimeout)
+        connections.bodyMinimumRate = bodyMinimumRate
         let configuration = ServerConfiguration(
             dataDirectory: data.dataDirectory,
             host: host,
@@ -65,7 +126,9 @@ struct Serve: AsyncParsableCommand {
             publicURL: publicURL,
             tls: tlsCertificateChain.flatMap { chain in
                 tlsPrivateKey.map { ServerTLS(certificateChainPath: chain, privateKeyPath: $0) }
-            }
+            },
+            limits: limits,
+            connections: connections
         )
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)

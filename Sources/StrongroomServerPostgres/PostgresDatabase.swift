@@ -20,7 +20,7 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
 
     private init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>, logger: Logger) {
         self.pool = pool
-        self.store = SQLServerStore(database: pool.database(logger: logger).sql(), engine: .postgres)
+        self.store = SQLServerStore(database: pool.database(logger: databaseLogger(logger)).sql(), engine: .postgres)
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and
@@ -36,7 +36,7 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
         let pool = EventLoopGroupConnectionPool(
             source: PostgresConnectionSource(sqlConfiguration: configuration),
             maxConnectionsPerEventLoop: maximumConnectionsPerLoop,
-            logger: logger,
+            logger: databaseLogger(logger),
             on: MultiThreadedEventLoopGroup.singleton
         )
         let database = PostgresServerDatabase(pool: pool, logger: logger)

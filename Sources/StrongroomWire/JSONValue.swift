@@ -61,9 +61,11 @@ public indirect enum JSONValue: Codable, Sendable, Hashable {
         return nil
     }
 
-    /// The number as an integer, if this is a whole number.
+    /// The number as an integer, if this is a whole number that fits in `Int64`.
+    ///
+    /// Fractions, infinities, NaN and magnitudes beyond `Int64` (such as `1e300`) give `nil`, never a trap.
     public var integerValue: Int64? {
-        if case .number(let value) = self, value.rounded() == value { return Int64(value) }
+        if case .number(let value) = self { return Int64(exactly: value) }
         return nil
     }
 

@@ -15,6 +15,7 @@ import Testing
                 let e3dbToken = ClientTestServer.registrationToken
                 let otherClient = try await ClientTestServer.client(apiURL, "other")
                 let otherClientID = otherClient.configuration.clientID
+                let thirdClientID = try await ClientTestServer.client(apiURL, "third").configuration.clientID
 
                 // porting: register
                 let config = try await Client.register(token: e3dbToken, clientName: "ExampleApp", apiURL: apiURL)
@@ -125,10 +126,11 @@ import Testing
 
                 // porting: authorizers
                 try await e3db.add(authorizerID: otherClientID, type: "UserInfo")
+                // The authorizer shares with a third client (never with itself: the server refuses that).
                 try await otherClient.share(
                     onBehalfOf: e3db.configuration.clientID,
                     type: "UserInfo",
-                    readerID: otherClientID
+                    readerID: thirdClientID
                 )
                 try await e3db.remove(authorizerID: otherClientID)
                 // end porting

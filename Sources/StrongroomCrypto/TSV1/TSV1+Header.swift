@@ -23,17 +23,40 @@ extension TSV1 {
         /// The first five parts exactly as received, the string that was hashed.
         public let signedHeader: String
 
+        /// The longest header accepted, in bytes (every official SDK's header is under 250).
+        public static let maximumLength = 512
+        /// The longest nonce accepted, in bytes (the official SDKs send 36-character UUIDs).
+        public static let maximumNonceLength = 64
+        /// The longest client ID after `uid:` accepted, in bytes (a UUID is 36).
+        public static let maximumClientIDLength = 64
+
         /// Parses `"TSV1-ED25519-BLAKE2B; pub; ts; nonce; uid:id; sig"`.
         ///
-        /// - Throws: ``CryptoError/Code/invalidFormat`` unless there are exactly six parts, the scheme matches,
-        ///   the timestamp is an integer, part five starts with `uid:`, and the key and signature decode.
+        /// - Throws: ``CryptoError/Code/invalidFormat`` unless the header is at most ``maximumLength`` bytes with
+        ///   exactly six parts, the scheme matches, the timestamp is an `Int64`, the nonce is 1 to
+        ///   ``maximumNonceLength`` printable ASCII characters, part five starts with `uid:`, and the key and
+        ///   signature decode.
         public init(parsing authorization: String) throws(CryptoError) {
+            guard authorization.utf8.count <= Self.maximumLength else {
+                throw .invalidFormat("a TSV1 header is at most \(Self.maximumLength) bytes")
+            }
             let parts = authorization.components(separatedBy: "; ")
             guard parts.count == 6 else { throw .invalidFormat("a TSV1 header has six parts separated by \"; \"") }
             guard parts[0] == TSV1.scheme else { throw .invalidFormat("not a \(TSV1.scheme) header") }
-            guard let timestamp = Int64(parts[2]) else { throw .invalidFormat("the TSV1 timestamp is not an integer") }
+            guard parts[2].utf8.count <= 20, let timestamp = Int64(parts[2]) else {
+                throw .invalidFormat("the TSV1 timestamp is not an integer")
+            }
             guard parts[4].hasPrefix("uid:") else { throw .invalidFormat("the fifth TSV1 part must start with uid:") }
-            guard !parts[3].isEmpty else { throw .invalidFormat("the TSV1 nonce is empty") }
+            guard parts[4].utf8.count <= 4 + Self.maximumClientIDLength else {
+                throw .invalidFormat("the TSV1 client ID is longer than \(Self.maximumClientIDLength) bytes")
+            }
+            guard !parts[3].isEmpty, parts[3].utf8.count <= Self.maximumNonceLength,
+                parts[3].utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+            else {
+                throw .invalidFormat(
+                    "the TSV1 nonce must be 1 to \(Self.maximumNonceLength) printable ASCII characters"
+                )
+            }
             let publicKey: SigningPublicKey
             do {
                 publicKey = try SigningPublicKey(base64URLEncoded: parts[1])

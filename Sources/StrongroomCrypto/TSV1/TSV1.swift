@@ -95,9 +95,7 @@ public enum TSV1 {
         window: Duration = .seconds(300)
     ) throws(CryptoError) -> Header {
         let header = try Header(parsing: authorization)
-        let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        let (windowSeconds, _) = window.components
-        guard abs(nowSeconds - header.timestamp) <= windowSeconds else {
+        guard Self.isWithinWindow(header.timestamp, now: now, window: window) else {
             throw .expired("the TSV1 timestamp is outside the accepted window")
         }
         let decodedPath = QueryCanonicalizer.percentDecode(request.path.utf8)
@@ -116,6 +114,17 @@ public enum TSV1 {
             if header.publicKey.isValidSignature(header.signature, for: digest) { return header }
         }
         throw .invalidSignature("the TSV1 signature does not match this request")
+    }
+
+    /// Whether `timestamp` (Unix seconds, any `Int64` a caller sent) lies within `window` of `now`.
+    ///
+    /// Computed without overflow: a timestamp such as `Int64.min` is simply outside the window.
+    static func isWithinWindow(_ timestamp: Int64, now: Date, window: Duration) -> Bool {
+        let seconds = now.timeIntervalSince1970.rounded(.down)
+        guard let nowSeconds = Int64(exactly: seconds) else { return false }
+        let (difference, overflow) = nowSeconds.subtractingReportingOverflow(timestamp)
+        guard !overflow else { return false }
+        return difference.magnitude <= window.components.seconds.magnitude
     }
 
     /// BLAKE2b-256 of `"{path}; {query}; {method}; {header}"`.

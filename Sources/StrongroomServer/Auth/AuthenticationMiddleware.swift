@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Hummingbird
+import Logging
 import StrongroomCrypto
 
 /// Accepts `Authorization: Bearer <token>` or a TSV1 signature from a registered client on every authenticated
@@ -19,17 +20,20 @@ struct AuthenticationMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else { throw ServerError.unauthorized() }
         var context = context
-        if header.count > 7, header.prefix(7).lowercased() == "bearer " {
+        if header.utf8.count > 7, header.utf8.count <= 1024, header.prefix(7).lowercased() == "bearer " {
             guard let clientID = tokens.verify(String(header.dropFirst(7)), now: Int64(Date().timeIntervalSince1970)),
                 let client = try await store.client(id: clientID), client.enabled
-            else { throw ServerError.unauthorized("invalid or expired token") }
+            else {
+                context.logger.info(
+                    "bearer authentication failed: invalid or expired token",
+                    metadata: ["source": .string(context.sourceAddress), "path": .string(request.uri.path)]
+                )
+                throw ServerError.unauthorized("invalid or expired token")
+            }
             context.clientID = client.clientID
         } else if header.hasPrefix(TSV1.scheme) {
-            let signer = try await signatures.verify(header, for: request)
-            guard let clientID = signer.clientID else {
-                throw ServerError.unauthorized("storage requests need a TSV1 signature from a registered client")
-            }
-            context.clientID = clientID
+            let signer = try await signatures.verify(header, for: request, context: context, allowsAnonymous: false)
+            context.clientID = signer.clientID
             context.signerKey = signer.publicKey
         } else {
             throw ServerError.unauthorized()

@@ -9,12 +9,15 @@ public struct StrongroomRequestContext: RequestContext {
     public var clientID: String?
     /// The Ed25519 public key that signed this request (TSV1), if any.
     public var signerKey: String?
+    /// The peer's IP address (no port), for rate limits and logs; `unknown` when the channel has none.
+    public let sourceAddress: String
 
     /// Creates the context for a new request (called by Hummingbird).
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientID = nil
         self.signerKey = nil
+        self.sourceAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// JSON bodies above 16 MiB are refused with 413 before they are read in full (the largest record the spec

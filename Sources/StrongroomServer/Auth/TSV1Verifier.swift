@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Hummingbird
+import Logging
 import StrongroomCrypto
 import StrongroomWire
 
@@ -18,8 +19,24 @@ struct TSV1Verifier: Sendable {
     let store: any ServerStore
     let window: Duration
 
-    /// Verifies `header` for `request`; any failure is a 401 that names no detail an attacker could use.
-    func verify(_ header: String, for request: Request) async throws -> Signer {
+    /// Verifies `header` for `request`; any failure is a 401 that names no detail an attacker could use, and is
+    /// logged at `info` (without the header). The nonce is remembered only once the signature, the time window and
+    /// the signer's identity have all been verified, so a refused request stores nothing.
+    ///
+    /// - Parameter allowsAnonymous: whether an empty `uid:` is acceptable (notes) or a 401 (storage).
+    func verify(
+        _ header: String,
+        for request: Request,
+        context: StrongroomRequestContext,
+        allowsAnonymous: Bool
+    ) async throws -> Signer {
+        func refuse(_ reason: String) -> ServerError {
+            context.logger.info(
+                "TSV1 authentication failed: \(reason)",
+                metadata: ["source": .string(context.sourceAddress), "path": .string(request.uri.path)]
+            )
+            return ServerError.unauthorized(reason)
+        }
         let verified: TSV1.Header
         do {
             verified = try TSV1.verify(
@@ -29,7 +46,7 @@ struct TSV1Verifier: Sendable {
                 window: window
             )
         } catch {
-            throw ServerError.unauthorized("invalid TSV1 signature")
+            throw refuse("invalid TSV1 signature")
         }
         let key = verified.publicKey.base64URLEncoded
         var clientID: String?
@@ -37,11 +54,13 @@ struct TSV1Verifier: Sendable {
             guard let id = canonicalUUID(verified.clientID), let client = try await store.client(id: id),
                 client.enabled,
                 client.signingKey?.ed25519 == key
-            else { throw ServerError.unauthorized("the TSV1 key does not belong to that client") }
+            else { throw refuse("the TSV1 key does not belong to that client") }
             clientID = id
+        } else if !allowsAnonymous {
+            throw refuse("storage requests need a TSV1 signature from a registered client")
         }
         guard try await store.rememberNonce(publicKey: key, nonce: verified.nonce, timestamp: verified.timestamp) else {
-            throw ServerError.unauthorized("replayed TSV1 nonce")
+            throw refuse("replayed TSV1 nonce")
         }
         try await pruneNonces()
         return Signer(clientID: clientID, publicKey: key)

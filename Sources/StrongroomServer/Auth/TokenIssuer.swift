@@ -27,7 +27,9 @@ struct TokenIssuer: Sendable {
             HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: payload, using: key)
         else { return nil }
         let fields = String(decoding: payload, as: UTF8.self).split(separator: "|")
-        guard fields.count == 2, let expiry = Int64(fields[1]), now <= expiry + grace else { return nil }
+        guard fields.count == 2, let expiry = Int64(fields[1]), now <= expiry.addingSaturating(grace) else {
+            return nil
+        }
         return String(fields[0])
     }
 }

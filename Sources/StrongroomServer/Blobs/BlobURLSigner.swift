@@ -4,43 +4,51 @@ import Foundation
 import StrongroomCore
 import StrongroomCrypto
 
-/// Presigned blob URLs: `/v1/storage/blobs/{id}?method=PUT&expires=…&signature=…`, an HMAC-SHA256 over
-/// method, blob ID and expiry with a key derived from the server's token key (label `"blob-url"`).
+/// Presigned blob URLs: `/v1/storage/blobs/{id}?method=PUT&client=…&expires=…&signature=…`, an HMAC-SHA256 over
+/// method, blob ID, the client the URL was made for and expiry, with a key derived from the server's token key
+/// (label `"blob-url"`). The download route checks that the client may still read the record.
 struct BlobURLSigner: Sendable {
     private let key: SymmetricKey
+    /// How long a URL is valid, in seconds.
     let lifetime: Int64
 
-    init(tokenKey: SecureBytes, lifetime: Int64 = 900) throws {
+    init(tokenKey: SecureBytes, lifetime: Int64) throws {
         let derived = try HKDFSHA256.deriveKey(from: tokenKey, label: "blob-url")
         self.key = derived.withUnsafeBytes { SymmetricKey(data: $0) }
         self.lifetime = lifetime
     }
 
-    func url(base: String, method: String, id: String, now: Int64) -> String {
-        let expires = now + lifetime
+    func url(base: String, method: String, id: String, client: String, now: Int64) -> String {
+        let expires = now.addingSaturating(lifetime)
+        let signature = signature(method, id, client, expires)
         return
-            "\(base)/v1/storage/blobs/\(id)?method=\(method)&expires=\(expires)&signature=\(signature(method, id, expires))"
+            "\(base)/v1/storage/blobs/\(id)?method=\(method)&client=\(client)&expires=\(expires)&signature=\(signature)"
     }
 
-    /// Whether the query of a blob request carries a valid, unexpired signature for `method` and `id`.
-    func isValid(method: String, id: String, query: [String: String], now: Int64) -> Bool {
-        guard query["method"] == method, let expiresText = query["expires"], let expires = Int64(expiresText),
-            now <= expires, let signature = query["signature"],
+    /// The client a blob request's URL was made for, when it carries a valid, unexpired signature for `method`
+    /// and `id`; nil otherwise.
+    func client(method: String, id: String, query: [String: String], now: Int64) -> String? {
+        guard query["method"] == method, let client = query["client"], client.utf8.count <= 64,
+            let expiresText = query["expires"], expiresText.utf8.count <= 20, let expires = Int64(expiresText),
+            now <= expires, let signature = query["signature"], signature.utf8.count <= 64,
             // A signature that is not base64url is simply not valid.
             let mac = try? Base64URL.decode(signature)
-        else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(
+        else { return nil }
+        let valid = HMAC<SHA256>.isValidAuthenticationCode(
             mac,
-            authenticating: Data(message(method, id, expires).utf8),
+            authenticating: Data(message(method, id, client, expires).utf8),
             using: key
         )
+        return valid ? client : nil
     }
 
-    private func message(_ method: String, _ id: String, _ expires: Int64) -> String { "\(method)\n\(id)\n\(expires)" }
+    private func message(_ method: String, _ id: String, _ client: String, _ expires: Int64) -> String {
+        "\(method)\n\(id)\n\(client)\n\(expires)"
+    }
 
-    private func signature(_ method: String, _ id: String, _ expires: Int64) -> String {
+    private func signature(_ method: String, _ id: String, _ client: String, _ expires: Int64) -> String {
         Base64URL.encode(
-            Data(HMAC<SHA256>.authenticationCode(for: Data(message(method, id, expires).utf8), using: key))
+            Data(HMAC<SHA256>.authenticationCode(for: Data(message(method, id, client, expires).utf8), using: key))
         )
     }
 }

@@ -6,6 +6,7 @@ import StrongroomWire
 /// `/v1/storage/access_keys/{writer}/{user}/{reader}/{type}`.
 struct AccessKeyRoutes {
     let store: any ServerStore
+    let limits: ServerLimits
 
     struct Slot {
         var writerID, userID, readerID, type: String
@@ -16,13 +17,18 @@ struct AccessKeyRoutes {
             writerID: try context.uuidSegment("writer"),
             userID: try context.uuidSegment("user"),
             readerID: try context.uuidSegment("reader"),
-            type: try context.segment("type")
+            type: try requireTypeSegment(try context.segment("type"), limits)
         )
     }
 
-    /// Whether `caller` may store or delete EAKs of this slot: the writer itself, or an active authorizer.
+    /// Whether `caller` may store or delete EAKs of this slot: the writer itself, or an active authorizer for a
+    /// slot of *another* reader (never the writer's own key, which would lose or replace its data key, nor the
+    /// authorizer's own).
     private func mayManage(_ slot: Slot, caller: String) async throws -> Bool {
         if caller == slot.writerID && caller == slot.userID { return true }
+        guard slot.readerID != slot.writerID, slot.readerID != slot.userID, slot.readerID != caller else {
+            return false
+        }
         let policy = try await store.policy(
             userID: slot.userID,
             writerID: slot.writerID,

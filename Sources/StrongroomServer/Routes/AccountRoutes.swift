@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
@@ -12,25 +13,27 @@ struct AccountRoutes {
     let store: any ServerStore
     let tokens: TokenIssuer
     let tokenLifetime: Duration
+    let limits: ServerLimits
+    let failures: FailureRateLimiter
+
+    /// Credential responses are never cached by a browser or proxy.
+    static let noStore: HTTPFields = [.cacheControl: "no-store"]
 
     /// `POST /v1/account/e3db/clients/register` → 201 + `X-Backup-Client`.
     func register(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        try failures.check(context.sourceAddress)
         let body = try await decodeBody(RegistrationRequest.self, request, context)
         let name = body.client.name
-        guard !name.isEmpty, name.count <= 512 else {
-            throw ServerError.badRequest("a client name is 1 to 512 characters")
+        guard !name.isEmpty, name.utf8.count <= limits.maximumNameBytes else {
+            throw ServerError.badRequest("a client name is 1 to \(limits.maximumNameBytes) bytes")
         }
-        if let key = body.client.publicKey.curve25519 {
-            guard (try? EncryptionPublicKey(base64URLEncoded: key)) != nil else {  // the reason is in the message
-                throw ServerError.badRequest("public_key.curve25519 is not an X25519 key")
-            }
-        } else if body.client.publicKey.p384 == nil {
-            throw ServerError.badRequest("public_key needs curve25519 (or p384)")
-        }
-        if let signing = body.client.signingKey?.ed25519, (try? SigningPublicKey(base64URLEncoded: signing)) == nil {
-            throw ServerError.badRequest("signing_key.ed25519 is not an Ed25519 key")
-        }
-        guard try await store.useRegistrationToken(body.token) else {
+        try Self.validate(body.client.publicKey, body.client.signingKey)
+        guard body.token.utf8.count <= 1024, try await store.useRegistrationToken(body.token) else {
+            failures.recordFailure(context.sourceAddress)
+            context.logger.info(
+                "registration refused: unknown, revoked or used-up token",
+                metadata: ["source": .string(context.sourceAddress)]
+            )
             throw ServerError.unauthorized("unknown, revoked or used-up registration token")
         }
         let apiSecret = hex(SecureRandom.data(count: 32))
@@ -47,7 +50,7 @@ struct AccountRoutes {
         )
         try await store.insertClient(client)
         let backup = try await store.setting("backup_client_id") ?? ""
-        var headers = HTTPFields()
+        var headers = Self.noStore
         if let backupHeader = HTTPField.Name("X-Backup-Client") { headers[backupHeader] = backup }
         return try json(
             RegistrationResponse(
@@ -66,6 +69,7 @@ struct AccountRoutes {
 
     /// `POST /v1/auth/token`: client credentials by Basic auth or form fields, form parsed whatever the type.
     func token(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        try failures.check(context.sourceAddress)
         let buffer = try await request.body.collect(upTo: 64 << 10)
         let form = Self.parseForm(String(decoding: buffer.readableBytesView, as: UTF8.self))
         if let grant = form["grant_type"], grant != "client_credentials" {
@@ -80,10 +84,17 @@ struct AccountRoutes {
             keyID = String(text[..<colon])
             secret = String(text[text.index(after: colon)...])
         }
-        guard let keyID, let secret, !keyID.utf8.contains(0), !secret.utf8.contains(0),
+        guard let keyID, let secret, !keyID.utf8.contains(0), !secret.utf8.contains(0), keyID.utf8.count <= 256,
             let client = try await store.client(apiKeyID: keyID), client.enabled,
             ConstantTime.equals(Self.hash(secret: secret), client.apiSecretHash)
-        else { throw ServerError.unauthorized("Unauthorized. Check your API key pair") }
+        else {
+            failures.recordFailure(context.sourceAddress)
+            context.logger.info(
+                "token refused: unknown or disabled API key, or wrong secret",
+                metadata: ["source": .string(context.sourceAddress)]
+            )
+            throw ServerError.unauthorized("Unauthorized. Check your API key pair")
+        }
         let now = Int64(Date().timeIntervalSince1970)
         let lifetime = tokenLifetime.components.seconds
         return try json(
@@ -91,7 +102,8 @@ struct AccountRoutes {
                 accessToken: tokens.issue(clientID: client.clientID, expiresAt: now + lifetime),
                 expiresIn: Int(lifetime),
                 expiresAt: Timestamp(microseconds: (now + lifetime) * 1_000_000)
-            )
+            ),
+            headers: Self.noStore
         )
     }
 
@@ -112,14 +124,62 @@ struct AccountRoutes {
     }
 
     /// `POST /v1/account/backup/{token}/{client_id}`: acknowledges a credential backup. The JS SDK sends it with no
-    /// credentials, so the check is that the client was registered with that token.
+    /// credentials and ignores the answer beyond its status.
+    ///
+    /// The answer is the same `201 {}` whether or not the client was registered with that token and the token is
+    /// still enabled, so the endpoint is no oracle for guessing registration tokens; a mismatch only counts as a
+    /// failure for the source's rate limit.
     func backup(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        try failures.check(context.sourceAddress)
         let token = try context.segment("token")
-        guard let clientID = canonicalUUID(try context.segment("client")),
+        var acknowledged = false
+        if token.utf8.count <= 1024, let clientID = canonicalUUID(try context.segment("client")),
             let client = try await store.client(id: clientID),
             let registeredWith = client.registrationToken, ConstantTime.equals(registeredWith, token)
-        else { throw ServerError.notFound("no client registered with that token") }
-        return try json([String: String](), status: .created)
+        {
+            acknowledged = try await store.registrationTokens().contains { $0.token == registeredWith && $0.enabled }
+        }
+        if !acknowledged {
+            failures.recordFailure(context.sourceAddress)
+            context.logger.info(
+                "credential backup not acknowledged",
+                metadata: ["source": .string(context.sourceAddress)]
+            )
+        }
+        return try json([String: String](), status: .created, headers: Self.noStore)
+    }
+
+    /// Public keys must be real keys: an X25519 key that is not of small order, or a P-384 key in PEM
+    /// SubjectPublicKeyInfo (base64url, as the NIST-mode SDKs send it); a signing key on the Ed25519 curve.
+    static func validate(_ publicKey: PublicKeyObject, _ signingKey: SigningKeyObject?) throws {
+        if let key = publicKey.curve25519 {
+            guard let parsed = try? EncryptionPublicKey(base64URLEncoded: key),  // the reason is in the message
+                parsed.isUsableForKeyAgreement
+            else {
+                throw ServerError.badRequest("public_key.curve25519 is not a usable X25519 key")
+            }
+        } else if let key = publicKey.p384 {
+            guard isP384PublicKey(key) else {
+                throw ServerError.badRequest("public_key.p384 is not a P-384 public key (base64url of PEM)")
+            }
+        } else {
+            throw ServerError.badRequest("public_key needs curve25519 (or p384)")
+        }
+        if let signing = signingKey?.ed25519 {
+            guard let parsed = try? SigningPublicKey(base64URLEncoded: signing),  // the reason is in the message
+                parsed.isValidPoint
+            else {
+                throw ServerError.badRequest("signing_key.ed25519 is not a valid Ed25519 key")
+            }
+        }
+    }
+
+    /// Whether `text` is base64url of a PEM P-384 public key (at most 4 KiB).
+    private static func isP384PublicKey(_ text: String) -> Bool {
+        guard text.utf8.count <= 4096, let pem = try? Base64URL.decode(text, padding: .allowed),  // not base64url
+            let string = String(data: pem, encoding: .utf8)
+        else { return false }
+        return (try? P384.Signing.PublicKey(pemRepresentation: string)) != nil  // not a P-384 key
     }
 
     /// SHA-256 of an API secret, hex. Secrets are 256 random bits, so a fast hash is enough.

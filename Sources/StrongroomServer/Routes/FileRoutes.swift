@@ -12,14 +12,9 @@ struct FileRoutes {
     let signer: BlobURLSigner
     let clock: MonotonicClock
     let records: RecordRoutes
-    let publicURL: String?
-    /// `https` when the server terminates TLS itself.
-    let scheme: String
-
-    /// The absolute base for presigned URLs: the configured public URL, or the address the client used.
-    private func base(_ request: Request) -> String {
-        publicURL ?? "\(scheme)://\(request.head.authority ?? "127.0.0.1")"
-    }
+    let limits: ServerLimits
+    /// The absolute base for presigned URLs, from configuration only (never the request's `Host`).
+    let baseURL: PublicBaseURL
 
     private var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
@@ -28,13 +23,26 @@ struct FileRoutes {
         let caller = try context.caller()
         let body = try await decodeBody(FileWriteRequest.self, request, context)
         try requireCaller(caller, writerID: body.meta.writerID, userID: body.meta.userID)
-        guard let type = body.meta.type, !type.isEmpty else { throw ServerError.badRequest("meta.type is required") }
+        let type = try requireType(body.meta.type, limits)
+        try requirePlain(body.meta.plain, limits)
         guard var fileMeta = body.meta.fileMeta else { throw ServerError.badRequest("meta.file_meta is required") }
-        guard fileMeta.size > 0, let md5 = Data(base64Encoded: fileMeta.checksum), md5.count == 16 else {
+        guard fileMeta.size > 0, fileMeta.checksum.utf8.count <= 64, let md5 = Data(base64Encoded: fileMeta.checksum),
+            md5.count == 16
+        else {
             throw ServerError.badRequest("file_meta needs a positive size and a base64 MD5 checksum")
+        }
+        guard fileMeta.size <= limits.maximumFileSize else {
+            throw ServerError.tooLarge("a file is at most \(limits.maximumFileSize) bytes")
+        }
+        if let name = fileMeta.fileName, name.utf8.count > limits.maximumNameBytes {
+            throw ServerError.badRequest("file_name is at most \(limits.maximumNameBytes) bytes")
+        }
+        if fileMeta.compression.utf8.count > 64 {
+            throw ServerError.badRequest("compression is at most 64 bytes")
         }
         let id = SecureRandom.uuid().uuidString.lowercased()
         let timestamp = clock.now()
+        try await removeStalePendingFiles(now: timestamp)
         fileMeta.fileURL = nil
         if fileMeta.fileName?.isEmpty ?? true { fileMeta.fileName = "\(id)-\(timestamp.microseconds)" }
         _ = try await store.insertRecord(
@@ -55,19 +63,32 @@ struct FileRoutes {
             )
         )
         return try json(
-            PendingFileResponse(id: id, fileURL: signer.url(base: base(request), method: "PUT", id: id, now: now)),
+            PendingFileResponse(
+                id: id,
+                fileURL: signer.url(base: try baseURL.value, method: "PUT", id: id, client: caller, now: now)
+            ),
             status: .accepted
         )
+    }
+
+    /// Deletes pending file records (and their blobs) older than ``ServerLimits/pendingFileLifetime``.
+    private func removeStalePendingFiles(now: Timestamp) async throws {
+        let cutoff = now.microseconds.addingSaturating(-limits.pendingFileLifetime.microseconds)
+        for id in try await store.deletePendingFiles(createdBefore: Timestamp(microseconds: cutoff)) {
+            blobs.remove(id: id)
+        }
     }
 
     /// The presigned `PUT`: no Authorization header; the URL's signature is the credential. → exactly 200.
     func upload(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let id = try context.uuidSegment("id")
         let query = presignedQuery(request)
-        guard signer.isValid(method: "PUT", id: id, query: query, now: now) else {
+        guard let signedFor = signer.client(method: "PUT", id: id, query: query, now: now) else {
             throw ServerError.forbidden("the upload URL is invalid or expired")
         }
-        guard let record = try await store.record(id: id), record.isPending, let fileMeta = record.fileMeta else {
+        guard let record = try await store.record(id: id), record.isPending, let fileMeta = record.fileMeta,
+            record.writerID == signedFor
+        else {
             throw ServerError.notFound("no pending file")
         }
         let (size, checksum) = try await blobs.write(
@@ -115,20 +136,33 @@ struct FileRoutes {
             throw ServerError.forbidden("not shared with you")
         }
         var withURL = response(record)
-        withURL.meta.fileMeta?.fileURL = signer.url(base: base(request), method: "GET", id: id, now: now)
+        withURL.meta.fileMeta?.fileURL = signer.url(
+            base: try baseURL.value,
+            method: "GET",
+            id: id,
+            client: caller,
+            now: now
+        )
         return try json(withURL)
     }
 
-    /// The presigned `GET`: streams the ciphertext, uncompressed.
+    /// The presigned `GET`: streams the ciphertext, uncompressed. The URL names the client it was made for, and
+    /// that client must still be allowed to read the record: a revoke takes effect at once, not at expiry.
     func download(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let id = try context.uuidSegment("id")
         let query = presignedQuery(request)
-        guard signer.isValid(method: "GET", id: id, query: query, now: now) else {
+        guard let signedFor = signer.client(method: "GET", id: id, query: query, now: now) else {
             throw ServerError.forbidden("the download URL is invalid or expired")
         }
-        guard let record = try await store.record(id: id), !record.isPending,
-            let body = try await blobs.read(id: id, context: context)
-        else { throw ServerError.notFound("no such file") }
+        guard let record = try await store.record(id: id), !record.isPending else {
+            throw ServerError.notFound("no such file")
+        }
+        guard try await records.mayRead(record, caller: signedFor) else {
+            throw ServerError.forbidden("the download URL is no longer valid for its client")
+        }
+        guard let body = try await blobs.read(id: id, context: context) else {
+            throw ServerError.notFound("no such file")
+        }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
         if let size = record.fileMeta?.size { headers[.contentLength] = String(size) }

@@ -10,8 +10,11 @@ import StrongroomWire
 struct NoteRoutes {
     let store: any ServerStore
     let clock: MonotonicClock
+    let limits: ServerLimits
 
-    /// `POST /v2/storage/notes` → 201; a taken `id_string` → 409.
+    /// `POST /v2/storage/notes` → 201; a taken `id_string` → 409; a malformed `max_views` or name → 400; past the
+    /// writer key's or the server's note quota → 429. A note without an expiry expires after
+    /// ``ServerLimits/defaultNoteLifetime``.
     func write(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         guard let signer = context.signerKey else { throw ServerError.unauthorized() }
         var body = try await decodeBody([String: JSONValue].self, request, context)
@@ -32,8 +35,14 @@ struct NoteRoutes {
         let created = clock.now()
         // Anonymous writers cannot claim a name (the real service answers with an empty id_string).
         let requestedName = body["id_string"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        if let requestedName, requestedName.utf8.count > limits.maximumNameBytes {
+            throw ServerError.badRequest("id_string is at most \(limits.maximumNameBytes) bytes")
+        }
         let idString = context.clientID == nil ? nil : requestedName
-        var expiresAt: Timestamp?
+        let maximumViews = try Self.maximumViews(body["max_views"], limit: limits.maximumNoteViews)
+        var expiresAt = Timestamp(
+            microseconds: created.microseconds.addingSaturating(limits.defaultNoteLifetime.microseconds)
+        )
         if body["expires"]?.boolValue == true, let text = body["expiration"]?.stringValue {
             guard let expiration = Timestamp(iso8601: text) else {
                 throw ServerError.badRequest("expiration is not ISO 8601")
@@ -51,12 +60,28 @@ struct NoteRoutes {
             body: body,
             created: created,
             views: 0,
-            maximumViews: body["max_views"]?.integerValue ?? -1,
+            maximumViews: maximumViews,
             expiresAt: expiresAt,
-            recipientSigningKey: recipient
+            recipientSigningKey: recipient,
+            writerSigningKey: writer
         )
-        guard try await store.insertNote(note) else { throw ServerError.conflict("a note with that id_string exists") }
-        return try json(JSONValue.object(body), status: .created)
+        switch try await store.insertNote(note, quota: NoteQuota(perKey: limits.notesPerKey, total: limits.notesTotal))
+        {
+        case .inserted: return try json(JSONValue.object(body), status: .created)
+        case .nameTaken: throw ServerError.conflict("a note with that id_string exists")
+        case .quotaExceeded:
+            throw ServerError(.tooManyRequests, "quota_exceeded", "too many live notes; wait for some to expire")
+        }
+    }
+
+    /// `max_views`: absent or -1 (unlimited, as are 0 and any negative the SDKs send), or a whole number up to
+    /// `limit`. Fractions, exponents beyond `Int64` and non-numbers are a 400, never a conversion trap.
+    static func maximumViews(_ value: JSONValue?, limit: Int64) throws -> Int64 {
+        guard let value, value != .null else { return -1 }
+        guard let views = value.integerValue, views <= limit else {
+            throw ServerError.badRequest("max_views must be -1 or a whole number from 1 to \(limit)")
+        }
+        return max(views, -1)
     }
 
     /// `GET /v2/storage/notes?note_id=…` or `?id_string=…`: only the recipient's key reads it; each read counts

@@ -5,17 +5,18 @@ import StrongroomWire
 /// Sharing policies, authorizers and the four listings.
 struct PolicyRoutes {
     let store: any ServerStore
+    let limits: ServerLimits
 
     /// `PUT /v1/storage/policy/{user}/{writer}/{reader}/{type}`.
     ///
-    /// The writer may set both flags; an active authorizer may set or clear `read` for other readers (share and
-    /// revoke on behalf of the writer); anyone else gets 403.
+    /// The writer may set both flags; an active authorizer may set or clear `read` for *other* readers (share and
+    /// revoke on behalf of the writer), never for itself; anyone else gets 403.
     func put(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let userID = try context.uuidSegment("user")
         let writerID = try context.uuidSegment("writer")
         let readerID = try context.uuidSegment("reader")
-        let type = try context.segment("type")
+        let type = try requireTypeSegment(try context.segment("type"), limits)
         let body = try await decodeBody(PolicyRequest.self, request, context)
         let allow = body.allow ?? []
         let deny = body.deny ?? []
@@ -32,6 +33,9 @@ struct PolicyRoutes {
             guard grant?.isAuthorizer == true, authorizerChange == nil else {
                 throw ServerError.forbidden("only the writer, or its authorizer for read, may change this policy")
             }
+            guard readerID != caller else {
+                throw ServerError.forbidden("an authorizer may share with other readers, not with itself")
+            }
         }
         guard try await store.client(id: readerID) != nil else { throw ServerError.notFound("no such reader") }
         var policy =
@@ -43,9 +47,13 @@ struct PolicyRoutes {
                 type: type,
                 canRead: false,
                 isAuthorizer: false,
-                authorizedBy: nil
+                authorizedBy: nil,
+                readGrantedBy: nil
             )
-        if let readChange { policy.canRead = readChange }
+        if let readChange {
+            policy.canRead = readChange
+            policy.readGrantedBy = readChange ? caller : nil
+        }
         if let authorizerChange {
             policy.isAuthorizer = authorizerChange
             policy.authorizedBy = authorizerChange ? caller : nil
@@ -65,8 +73,26 @@ struct PolicyRoutes {
         return try json([String: String](), status: .ok)
     }
 
+    /// `?limit=` (1 to ``ServerLimits/listingPageSize``, the default) and `?offset=` of a listing; 400 otherwise.
+    private func page(_ request: Request) throws -> ListingPage {
+        let parameters = request.uri.queryParameters
+        let limit = try parameters.get("limit").map { text in
+            guard let value = Int(text), (1...limits.listingPageSize).contains(value) else {
+                throw ServerError.badRequest("limit must be 1 to \(limits.listingPageSize)")
+            }
+            return value
+        }
+        let offset = try parameters.get("offset").map { text in
+            guard let value = Int(text), (0...Int(Int32.max)).contains(value) else {
+                throw ServerError.badRequest("offset must be 0 to \(Int32.max)")
+            }
+            return value
+        }
+        return ListingPage(limit: limit ?? limits.listingPageSize, offset: offset ?? 0)
+    }
+
     func outgoing(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        let policies = try await store.readPolicies(writerID: try context.caller())
+        let policies = try await store.readPolicies(writerID: try context.caller(), page: try page(request))
         let names = try await store.clientNames(ids: Array(Set(policies.map(\.readerID))))
         return try json(
             policies.map { OutgoingShare(readerID: $0.readerID, readerName: names[$0.readerID], recordType: $0.type) }
@@ -74,7 +100,7 @@ struct PolicyRoutes {
     }
 
     func incoming(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        let policies = try await store.readPolicies(readerID: try context.caller())
+        let policies = try await store.readPolicies(readerID: try context.caller(), page: try page(request))
         let names = try await store.clientNames(ids: Array(Set(policies.map(\.writerID))))
         return try json(
             policies.map { IncomingShare(writerID: $0.writerID, writerName: names[$0.writerID], recordType: $0.type) }
@@ -82,11 +108,13 @@ struct PolicyRoutes {
     }
 
     func proxies(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        try json(try await store.authorizerPolicies(writerID: try context.caller()).map(grant))
+        try json(try await store.authorizerPolicies(writerID: try context.caller(), page: try page(request)).map(grant))
     }
 
     func granted(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        try json(try await store.authorizerPolicies(authorizerID: try context.caller()).map(grant))
+        try json(
+            try await store.authorizerPolicies(authorizerID: try context.caller(), page: try page(request)).map(grant)
+        )
     }
 
     private func grant(_ policy: StoredPolicy) -> AuthorizerGrant {

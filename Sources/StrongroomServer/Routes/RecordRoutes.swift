@@ -10,6 +10,7 @@ struct RecordRoutes {
     let clock: MonotonicClock
     let accessKeys: AccessKeyRoutes
     let blobs: any BlobStore
+    let limits: ServerLimits
 
     /// Whether `caller` may read `record`: its writer or user, or an allow-read policy. Checked on every read,
     /// so a revoke takes effect at once whatever the client cached.
@@ -29,9 +30,8 @@ struct RecordRoutes {
         let caller = try context.caller()
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
         try requireCaller(caller, writerID: body.meta.writerID, userID: body.meta.userID)
-        guard let type = body.meta.type, !type.isEmpty, type.utf8.count <= 1024 else {
-            throw ServerError.badRequest("meta.type is required (1 to 1024 bytes)")
-        }
+        let type = try requireType(body.meta.type, limits)
+        try requirePlain(body.meta.plain, limits)
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
         let now = clock.now()
         let stored = try await store.insertRecord(
@@ -83,6 +83,7 @@ struct RecordRoutes {
             throw ServerError.forbidden("only the writer may update a record")
         }
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
+        try requirePlain(body.meta.plain, limits)
         let outcome = try await store.updateRecord(
             id: id,
             expectedVersion: version,
@@ -161,7 +162,8 @@ struct RecordRoutes {
             writerIDs: writerIDs,
             userIDs: try ids(body.userIDs),
             recordIDs: try ids(body.recordIDs),
-            types: body.contentTypes ?? []
+            types: body.contentTypes ?? [],
+            includesData: false
         )
         var matches: [StoredRecord] = []
         // The plain filter runs here, so keep fetching until a page is full or the records run out.
@@ -174,8 +176,32 @@ struct RecordRoutes {
             guard batch.count == query.limit, let last = batch.last else { break }
             query.afterIndex = last.index
         }
-        let results = try await searchResults(for: matches, caller: caller, includeData: body.includeData ?? false)
-        return try json(SearchResponse(results: results, lastIndex: matches.last?.index ?? afterIndex))
+        let includeData = body.includeData ?? false
+        let page = includeData ? try await withData(matches) : matches
+        let results = try await searchResults(for: page, caller: caller, includeData: includeData)
+        return try json(SearchResponse(results: results, lastIndex: page.last?.index ?? afterIndex))
+    }
+
+    /// The longest prefix of `page` whose ciphertext fits the response budget (at least one record), read in
+    /// full. Records deleted since the metadata pass are left out.
+    func withData(_ page: [StoredRecord]) async throws -> [StoredRecord] {
+        var kept = 0
+        var bytes = 0
+        for record in page {
+            bytes += record.dataSize
+            if kept > 0 && bytes > limits.searchResponseDataBytes { break }
+            kept += 1
+        }
+        var full: [String: StoredRecord] = [:]
+        var start = 0
+        while start < kept {
+            let end = min(kept, start + 100)
+            for record in try await store.records(ids: page[start..<end].map(\.recordID)) {
+                full[record.recordID] = record
+            }
+            start = end
+        }
+        return page.prefix(kept).compactMap { full[$0.recordID] }
     }
 
     /// Search hits: ciphertext when asked for (`{}` for files), and the caller's EAK inlined once per

@@ -101,6 +101,33 @@ func requireCaller(_ caller: String, writerID: String?, userID: String?) throws 
     if let userID, canonicalUUID(userID) != caller { throw ServerError.forbidden("user_id must be the caller") }
 }
 
+/// A record or file type: 1 to `maximumNameBytes` UTF-8 bytes (400 otherwise).
+func requireType(_ type: String?, _ limits: ServerLimits) throws -> String {
+    guard let type, !type.isEmpty, type.utf8.count <= limits.maximumNameBytes else {
+        throw ServerError.badRequest("meta.type is required (1 to \(limits.maximumNameBytes) bytes)")
+    }
+    return type
+}
+
+/// A type in a path segment (policies, access keys): at most `maximumNameBytes` UTF-8 bytes.
+func requireTypeSegment(_ type: String, _ limits: ServerLimits) throws -> String {
+    guard !type.isEmpty, type.utf8.count <= limits.maximumNameBytes else {
+        throw ServerError.badRequest("a record type is 1 to \(limits.maximumNameBytes) bytes")
+    }
+    return type
+}
+
+/// `meta.plain`: at most `maximumPlainBytes` of keys and values (400 otherwise).
+func requirePlain(_ plain: [String: String]?, _ limits: ServerLimits) throws {
+    var bytes = 0
+    for (key, value) in plain ?? [:] {
+        bytes += key.utf8.count + value.utf8.count + 6
+        guard bytes <= limits.maximumPlainBytes else {
+            throw ServerError.badRequest("meta.plain is larger than \(limits.maximumPlainBytes) bytes")
+        }
+    }
+}
+
 /// A UUID string in any case → lowercase canonical form, or nil.
 func canonicalUUID(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
 

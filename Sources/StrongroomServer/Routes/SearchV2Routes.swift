@@ -1,17 +1,23 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Hummingbird
+import NIOPosix
 import StrongroomCore
 import StrongroomWire
 
 /// `POST /v2/search`: match and exclude clauses with EXACT, FUZZY, WILDCARD and REGEXP strategies, a time range,
 /// and offset paging.
 ///
-/// It scans the caller's scope (own records, plus shared ones with `include_all_writers`) in index order, which
-/// is creation order; fine for the embedded deployment, and the next step for a large one is an index.
+/// It scans the caller's scope (own records, plus shared ones with `include_all_writers`) in index order, which is
+/// creation order, reading metadata only, in batches. Matching runs on the NIO thread pool, never on the
+/// cooperative pool, and is charged against a ``SearchBudget``; only the requested page is kept, and its
+/// ciphertext is read at the end, within the response's byte budget.
 struct SearchV2Routes {
+    static let batchSize = 200
+
     let store: any ServerStore
     let records: RecordRoutes
+    let limits: ServerLimits
 
     func search(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
@@ -20,35 +26,47 @@ struct SearchV2Routes {
         let offset = body.nextToken ?? 0
         guard (1...1000).contains(limit) else { throw ServerError.badRequest("limit must be 1 to 1000") }
         guard offset >= 0 else { throw ServerError.badRequest("next_token must not be negative") }
+        // Written so that no sum can overflow, whatever next_token is.
+        guard offset <= limits.searchWindow - limit else {
+            throw ServerError.badRequest("next_token + limit may not exceed \(limits.searchWindow)")
+        }
         let filter = try SearchV2Filter(body)
         let scope: RecordQuery.Scope = body.includeAllWriters == true ? .readableBy(caller) : .writtenBy(caller)
         var query = RecordQuery(
             scope: scope,
             afterIndex: 0,
-            limit: 1000,
+            limit: Self.batchSize,
             writerIDs: [],
             userIDs: [],
             recordIDs: [],
-            types: []
+            types: [],
+            includesData: false
         )
-        var matches: [StoredRecord] = []
+        var budget = SearchBudget(units: limits.searchWorkUnits)
+        var page: [StoredRecord] = []
+        var total = 0
         while true {
             let batch = try await store.records(matching: query)
-            matches += batch.filter(filter.accepts)
+            let (accepted, remaining) = try await NIOThreadPool.singleton.runIfActive { [budget] in
+                var budget = budget
+                return (try filter.accepted(batch, budget: &budget), budget)
+            }
+            budget = remaining
+            for record in accepted {
+                if total >= offset && page.count < limit { page.append(record) }
+                total += 1
+            }
             guard batch.count == query.limit, let last = batch.last else { break }
             query.afterIndex = last.index
         }
-        let page = Array(matches.dropFirst(offset).prefix(limit))
-        let next = offset + limit < matches.count ? offset + limit : 0
+        let includeData = body.includeData ?? false
+        let withData = includeData ? try await records.withData(page) : page
+        let next = offset + withData.count < total ? offset + withData.count : 0
         return try json(
             SearchV2Response(
-                results: try await records.searchResults(
-                    for: page,
-                    caller: caller,
-                    includeData: body.includeData ?? false
-                ),
+                results: try await records.searchResults(for: withData, caller: caller, includeData: includeData),
                 lastIndex: next,
-                totalResults: matches.count,
+                totalResults: total,
                 searchID: SecureRandom.uuid().uuidString.lowercased()
             )
         )

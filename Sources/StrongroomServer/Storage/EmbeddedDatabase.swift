@@ -22,9 +22,13 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
 
     /// Opens (creating if needed) the database in `dataDirectory` and migrates it.
     public static func open(dataDirectory: String, logger: Logger) async throws -> EmbeddedDatabase {
-        try DataDirectory.prepare(dataDirectory)
+        try DataDirectory.prepare(dataDirectory, logger: logger)
         let path = dataDirectory + "/strongroom.sqlite"
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        // SQLite creates the -wal and -shm files with the database file's mode: create it owner-only first, and
+        // tighten files an older version left behind.
+        try DataDirectory.createOwnerOnly(path)
+        for sibling in [path + "-wal", path + "-shm", path + "-journal"] { chmod(sibling, 0o600) }
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: databaseLogger(logger))
         let database = EmbeddedDatabase(connection: connection)
         do {
             for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
@@ -50,19 +54,53 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
     }
 }
 
-/// The data directory: created 0700; holds the database and the token key (0600).
+/// The logger the SQL layer gets: never below `info`, so that `debug`/`trace` server logs never carry SQL text
+/// with bound values (registration tokens, secret hashes, EAKs, plain metadata).
+package func databaseLogger(_ logger: Logger) -> Logger {
+    var quiet = logger
+    quiet.logLevel = max(logger.logLevel, .info)
+    return quiet
+}
+
+/// The data directory: created 0700 (an existing one open to group or others is tightened, with a warning);
+/// holds the database and the token key (0600).
 enum DataDirectory {
-    static func prepare(_ path: String) throws {
+    static func prepare(_ path: String, logger: Logger? = nil) throws {
         try FileManager.default.createDirectory(
             atPath: path,
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw ServerError.storage("the data directory cannot be read") }
+        if status.st_mode & 0o077 != 0 {
+            guard chmod(path, 0o700) == 0 else {
+                throw ServerError.storage(
+                    "the data directory \(path) is open to group or others and cannot be tightened to 0700"
+                )
+            }
+            logger?.warning("tightened the data directory to 0700: it was open to group or others")
+        }
     }
 
-    /// The HMAC key for bearer tokens, created once (32 random bytes, mode 0600).
+    /// Creates `path` as an empty owner-only file if it does not exist; makes an existing one owner-only.
+    static func createOwnerOnly(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw ServerError.storage("the database file cannot be created") }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o600) == 0 else { throw ServerError.storage("the database file mode cannot be set") }
+    }
+
+    /// The HMAC key for bearer tokens, created once (32 random bytes, mode 0600). An existing key readable by
+    /// group or others is refused: it may have leaked, so tokens signed with it cannot be trusted.
     static func tokenKey(in directory: String) throws -> Data {
         let path = directory + "/token.key"
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+            throw ServerError.storage(
+                "\(path) is readable by group or others: remove it (all tokens are then invalid) or chmod 600 it"
+            )
+        }
         if let existing = FileManager.default.contents(atPath: path), existing.count == 32 { return existing }
         let created = FileManager.default.createFile(
             atPath: path,

@@ -78,6 +78,19 @@ public struct SQLServerStore: ServerStore {
                     """
                 ]
             ),
+            (
+                3,
+                [
+                    // Who granted a read (an authorizer's grants go when the authorizer is removed).
+                    "ALTER TABLE policies ADD COLUMN read_granted_by TEXT",
+                    // Per-key note quotas and the clean-up of expired notes.
+                    "ALTER TABLE notes ADD COLUMN writer_signing_key TEXT",
+                    "CREATE INDEX notes_writer ON notes (writer_signing_key)",
+                    "CREATE INDEX notes_expiry ON notes (expires_at)",
+                    // Pending files past their lifetime are found without a scan.
+                    "CREATE INDEX records_pending ON records (pending, created)",
+                ]
+            ),
         ]
     }
 
@@ -286,50 +299,75 @@ public struct SQLServerStore: ServerStore {
     public func savePolicy(_ policy: StoredPolicy) async throws {
         try await database.raw(
             """
-            INSERT INTO policies (user_id, writer_id, reader_id, type, can_read, is_authorizer, authorized_by)
-            VALUES (\(bind: policy.userID), \(bind: policy.writerID), \(bind: policy.readerID), \(bind: policy.type),
-            \(bind: policy.canRead), \(bind: policy.isAuthorizer), \(bind: policy.authorizedBy))
+            INSERT INTO policies (user_id, writer_id, reader_id, type, can_read, is_authorizer, authorized_by,
+            read_granted_by) VALUES (\(bind: policy.userID), \(bind: policy.writerID), \(bind: policy.readerID),
+            \(bind: policy.type), \(bind: policy.canRead), \(bind: policy.isAuthorizer), \(bind: policy.authorizedBy),
+            \(bind: policy.readGrantedBy))
             ON CONFLICT (user_id, writer_id, reader_id, type) DO UPDATE SET can_read = excluded.can_read,
-            is_authorizer = excluded.is_authorizer, authorized_by = excluded.authorized_by
+            is_authorizer = excluded.is_authorizer, authorized_by = excluded.authorized_by,
+            read_granted_by = excluded.read_granted_by
             """
         ).run()
     }
 
     public func clearAuthorizer(userID: String, writerID: String, readerID: String) async throws {
-        try await database.raw(
-            """
-            UPDATE policies SET is_authorizer = \(bind: false), authorized_by = NULL WHERE user_id = \(bind: userID)
-            AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
-            """
-        ).run()
+        try await database.withSession { session in
+            try await session.raw("BEGIN").run()
+            do {
+                try await session.raw(
+                    """
+                    UPDATE policies SET is_authorizer = \(bind: false), authorized_by = NULL
+                    WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
+                    """
+                ).run()
+                // Reads the authorizer granted itself go with it.
+                try await session.raw(
+                    """
+                    UPDATE policies SET can_read = \(bind: false), read_granted_by = NULL
+                    WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
+                    AND read_granted_by = \(bind: readerID)
+                    """
+                ).run()
+                try await session.raw("COMMIT").run()
+            } catch {
+                try? await session.raw("ROLLBACK").run()  // the original error is the one to report
+                throw error
+            }
+        }
     }
 
-    public func readPolicies(writerID: String) async throws -> [StoredPolicy] {
+    public func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await database.raw(
-            "SELECT * FROM policies WHERE writer_id = \(bind: writerID) AND can_read = \(bind: true) ORDER BY reader_id, type"
+            """
+            SELECT * FROM policies WHERE writer_id = \(bind: writerID) AND can_read = \(bind: true)
+            ORDER BY reader_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
+            """
         ).all().map(decodePolicy)
     }
 
-    public func readPolicies(readerID: String) async throws -> [StoredPolicy] {
+    public func readPolicies(readerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await database.raw(
-            "SELECT * FROM policies WHERE reader_id = \(bind: readerID) AND can_read = \(bind: true) ORDER BY writer_id, type"
+            """
+            SELECT * FROM policies WHERE reader_id = \(bind: readerID) AND can_read = \(bind: true)
+            ORDER BY writer_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
+            """
         ).all().map(decodePolicy)
     }
 
-    public func authorizerPolicies(writerID: String) async throws -> [StoredPolicy] {
+    public func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await database.raw(
             """
             SELECT * FROM policies WHERE writer_id = \(bind: writerID) AND is_authorizer = \(bind: true)
-            ORDER BY reader_id, type
+            ORDER BY reader_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
             """
         ).all().map(decodePolicy)
     }
 
-    public func authorizerPolicies(authorizerID: String) async throws -> [StoredPolicy] {
+    public func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await database.raw(
             """
             SELECT * FROM policies WHERE reader_id = \(bind: authorizerID) AND is_authorizer = \(bind: true)
-            ORDER BY writer_id, type
+            ORDER BY writer_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
             """
         ).all().map(decodePolicy)
     }
@@ -342,7 +380,8 @@ public struct SQLServerStore: ServerStore {
             type: try row.decode(column: "type", as: String.self),
             canRead: try row.decode(column: "can_read", as: Bool.self),
             isAuthorizer: try row.decode(column: "is_authorizer", as: Bool.self),
-            authorizedBy: try row.decode(column: "authorized_by", as: String?.self)
+            authorizedBy: try row.decode(column: "authorized_by", as: String?.self),
+            readGrantedBy: try row.decode(column: "read_granted_by", as: String?.self)
         )
     }
 
@@ -398,6 +437,15 @@ public struct SQLServerStore: ServerStore {
         ).first().map(decodeRecord)
     }
 
+    public func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String] {
+        try await database.raw(
+            """
+            DELETE FROM records WHERE pending = \(bind: true) AND created < \(bind: time.microseconds)
+            RETURNING record_id
+            """
+        ).all().map { try $0.decode(column: "record_id", as: String.self) }
+    }
+
     public func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void> {
         let deleted = try await database.raw(
             "DELETE FROM records WHERE record_id = \(bind: id) AND version = \(bind: expectedVersion) RETURNING record_id"
@@ -406,9 +454,16 @@ public struct SQLServerStore: ServerStore {
         return try await record(id: id) == nil ? .notFound : .conflict
     }
 
+    /// The columns of a metadata-only read: `data` and `rec_sig` are left out and their size is read instead.
+    private static let metadataColumns = """
+        r.idx, r.record_id, r.writer_id, r.user_id, r.type, r.plain, r.created, r.last_modified, r.version,
+        r.file_meta, r.pending, CAST(octet_length(r.data) + COALESCE(octet_length(r.rec_sig), 0) AS BIGINT) AS data_size
+        """
+
     public func records(matching query: RecordQuery) async throws -> [StoredRecord] {
+        let columns = query.includesData ? "r.*" : Self.metadataColumns
         var sql: SQLQueryString =
-            "SELECT r.* FROM records r WHERE r.idx > \(bind: query.afterIndex) AND r.pending = \(bind: false)"
+            "SELECT \(unsafeRaw: columns) FROM records r WHERE r.idx > \(bind: query.afterIndex) AND r.pending = \(bind: false)"
         func list(_ values: [String]) -> [any Encodable & Sendable] { values.map { $0 as any Encodable & Sendable } }
         if !query.writerIDs.isEmpty { sql += " AND r.writer_id IN (\(binds: list(query.writerIDs)))" }
         if !query.userIDs.isEmpty { sql += " AND r.user_id IN (\(binds: list(query.userIDs)))" }
@@ -425,7 +480,35 @@ public struct SQLServerStore: ServerStore {
                 """
         }
         sql += " ORDER BY r.idx LIMIT \(bind: query.limit)"
-        return try await database.raw(sql).all().map(decodeRecord)
+        let rows = try await database.raw(sql).all()
+        return try rows.map { query.includesData ? try decodeRecord($0) : try decodeMetadata($0) }
+    }
+
+    public func records(ids: [String]) async throws -> [StoredRecord] {
+        guard !ids.isEmpty else { return [] }
+        let list = ids.map { $0 as any Encodable & Sendable }
+        return try await database.raw(
+            "SELECT * FROM records WHERE record_id IN (\(binds: list)) AND pending = \(bind: false)"
+        ).all().map(decodeRecord)
+    }
+
+    private func decodeMetadata(_ row: any SQLRow) throws -> StoredRecord {
+        StoredRecord(
+            index: try row.decode(column: "idx", as: Int64.self),
+            recordID: try row.decode(column: "record_id", as: String.self),
+            writerID: try row.decode(column: "writer_id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            type: try row.decode(column: "type", as: String.self),
+            plain: try decodeJSON([String: String].self, try row.decode(column: "plain", as: String.self)),
+            data: [:],
+            recordSignature: nil,
+            created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
+            lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),
+            version: try row.decode(column: "version", as: String.self),
+            fileMeta: try row.decode(column: "file_meta", as: String?.self).map { try decodeJSON(FileMeta.self, $0) },
+            isPending: try row.decode(column: "pending", as: Bool.self),
+            dataSize: Int(clamping: try row.decode(column: "data_size", as: Int64.self))
+        )
     }
 
     private func decodeRecord(_ row: any SQLRow) throws -> StoredRecord {
@@ -460,16 +543,28 @@ public struct SQLServerStore: ServerStore {
 
     // MARK: Notes
 
-    public func insertNote(_ note: StoredNote) async throws -> Bool {
-        try await database.raw(
+    public func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion {
+        // Expired notes are gone for readers already; delete them so that they count against no quota.
+        try await database.raw("DELETE FROM notes WHERE expires_at <= \(bind: note.created.microseconds)").run()
+        // One statement: the quotas are checked and the note inserted atomically.
+        let inserted = try await database.raw(
             """
-            INSERT INTO notes (note_id, id_string, body, created, views, max_views, expires_at, recipient_signing_key)
-            VALUES (\(bind: note.noteID), \(bind: note.idString), \(bind: try json(note.body)),
+            INSERT INTO notes (note_id, id_string, body, created, views, max_views, expires_at, recipient_signing_key,
+            writer_signing_key) SELECT \(bind: note.noteID), \(bind: note.idString), \(bind: try json(note.body)),
             \(bind: note.created.microseconds), \(bind: note.views), \(bind: note.maximumViews),
-            \(bind: note.expiresAt?.microseconds), \(bind: note.recipientSigningKey))
+            \(bind: note.expiresAt?.microseconds), \(bind: note.recipientSigningKey), \(bind: note.writerSigningKey)
+            WHERE (SELECT COUNT(*) FROM notes WHERE writer_signing_key = \(bind: note.writerSigningKey))
+            < \(bind: quota.perKey) AND (SELECT COUNT(*) FROM notes) < \(bind: quota.total)
             ON CONFLICT DO NOTHING RETURNING note_id
             """
-        ).first() != nil
+        ).first()
+        if inserted != nil { return .inserted }
+        if let name = note.idString,
+            try await database.raw("SELECT note_id FROM notes WHERE id_string = \(bind: name)").first() != nil
+        {
+            return .nameTaken
+        }
+        return .quotaExceeded
     }
 
     public func viewNote(
@@ -485,7 +580,7 @@ public struct SQLServerStore: ServerStore {
              AND recipient_signing_key = \(bind: recipientSigningKey) AND (max_views < 1 OR views < max_views)
             AND (expires_at IS NULL OR expires_at > \(bind: now.microseconds)) RETURNING *
             """
-        return try await database.raw(sql).first().map { row in
+        let note = try await database.raw(sql).first().map { row in
             StoredNote(
                 noteID: try row.decode(column: "note_id", as: String.self),
                 idString: try row.decode(column: "id_string", as: String?.self),
@@ -494,8 +589,14 @@ public struct SQLServerStore: ServerStore {
                 views: try row.decode(column: "views", as: Int64.self),
                 maximumViews: try row.decode(column: "max_views", as: Int64.self),
                 expiresAt: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(microseconds:)),
-                recipientSigningKey: try row.decode(column: "recipient_signing_key", as: String.self)
+                recipientSigningKey: try row.decode(column: "recipient_signing_key", as: String.self),
+                writerSigningKey: try row.decode(column: "writer_signing_key", as: String?.self) ?? ""
             )
         }
+        if let note, note.maximumViews > 0, note.views >= note.maximumViews {
+            // That was the last view: nothing is kept for a note nobody can read any more.
+            try await database.raw("DELETE FROM notes WHERE note_id = \(bind: note.noteID)").run()
+        }
+        return note
     }
 }

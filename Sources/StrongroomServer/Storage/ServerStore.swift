@@ -36,11 +36,13 @@ public protocol ServerStore: Sendable {
     // MARK: Policies
     func policy(userID: String, writerID: String, readerID: String, type: String) async throws -> StoredPolicy?
     func savePolicy(_ policy: StoredPolicy) async throws
+    /// Clears the authorizer flag of `readerID` for every type, and the reads it granted itself.
     func clearAuthorizer(userID: String, writerID: String, readerID: String) async throws
-    func readPolicies(writerID: String) async throws -> [StoredPolicy]
-    func readPolicies(readerID: String) async throws -> [StoredPolicy]
-    func authorizerPolicies(writerID: String) async throws -> [StoredPolicy]
-    func authorizerPolicies(authorizerID: String) async throws -> [StoredPolicy]
+    /// One page of the read grants a writer gave, ordered by reader and type (the other listings likewise).
+    func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy]
+    func readPolicies(readerID: String, page: ListingPage) async throws -> [StoredPolicy]
+    func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy]
+    func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy]
 
     // MARK: Records
     /// Inserts a record and returns it with its index.
@@ -59,12 +61,17 @@ public protocol ServerStore: Sendable {
     func commitFile(id: String, lastModified: Timestamp) async throws -> StoredRecord?
     func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void>
     func records(matching query: RecordQuery) async throws -> [StoredRecord]
+    /// The committed records with these IDs, in full, in no particular order (missing ones are left out).
+    func records(ids: [String]) async throws -> [StoredRecord]
+    /// Deletes pending file records created before `time` and returns their IDs (their blobs go next).
+    func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String]
 
     // MARK: Notes
-    /// Stores a note; false when its `id_string` is taken.
-    func insertNote(_ note: StoredNote) async throws -> Bool
+    /// Stores a note within `quota` (expired notes are deleted first and count against nothing).
+    func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion
     /// Counts one view of a note addressed to `recipientSigningKey` and returns it, or nil when it is missing,
-    /// addressed to another key, used up or expired (nothing is counted then).
+    /// addressed to another key, used up or expired (nothing is counted then). A note whose last view this was is
+    /// deleted.
     func viewNote(
         id: String?,
         idString: String?,

@@ -51,6 +51,8 @@ public struct StoredRecord: Sendable, Hashable {
     public var fileMeta: FileMeta?
     /// A file record whose upload has not been committed: invisible to reads and searches.
     public var isPending: Bool
+    /// The ciphertext's size in bytes (`data` and `rec_sig`), filled when a query reads metadata only.
+    public var dataSize: Int = 0
 
     /// The wire form of the meta, identical on every endpoint.
     public var meta: RecordMeta {
@@ -100,6 +102,8 @@ public struct StoredPolicy: Sendable, Hashable {
     public var isAuthorizer: Bool
     /// Who granted the authorizer flag.
     public var authorizedBy: String?
+    /// Who last granted `canRead` (the writer, or an authorizer on its behalf).
+    public var readGrantedBy: String?
 }
 
 /// A registration token (multi-use, optionally capped).
@@ -159,6 +163,9 @@ public struct RecordQuery: Sendable, Hashable {
     public var recordIDs: [String]
     /// Only these types (empty: any).
     public var types: [String]
+    /// Whether to read `data` and `rec_sig`; metadata-only queries leave them empty and fill
+    /// ``StoredRecord/dataSize`` instead.
+    public var includesData: Bool = true
 }
 
 /// A note: its JSON exactly as the writer sent it (ciphertext, public keys, options), plus the server's fields.
@@ -179,4 +186,44 @@ public struct StoredNote: Sendable, Hashable {
     public var expiresAt: Timestamp?
     /// The signing key that may read it.
     public var recipientSigningKey: String
+    /// The writer's signing key (the TSV1 key that wrote it), for per-key quotas.
+    public var writerSigningKey: String
+}
+
+/// One page of a listing.
+public struct ListingPage: Sendable, Hashable {
+    /// Entries at most.
+    public var limit: Int
+    /// Entries skipped.
+    public var offset: Int
+
+    /// Describes a page.
+    public init(limit: Int, offset: Int) {
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// The bounds on live notes.
+public struct NoteQuota: Sendable, Hashable {
+    /// Live notes one writer key may have.
+    public var perKey: Int
+    /// Live notes on the server.
+    public var total: Int
+
+    /// Describes a quota.
+    public init(perKey: Int, total: Int) {
+        self.perKey = perKey
+        self.total = total
+    }
+}
+
+/// What storing a note did.
+public enum NoteInsertion: Sendable, Hashable {
+    /// It was stored.
+    case inserted
+    /// Its `id_string` is taken.
+    case nameTaken
+    /// The writer's key, or the server, has as many live notes as the quota allows.
+    case quotaExceeded
 }

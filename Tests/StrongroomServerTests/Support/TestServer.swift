@@ -20,16 +20,22 @@ enum TestServer {
     static func run<R: Sendable>(
         engine: TestEngine = .sqlite,
         tokenLifetime: Duration = .seconds(3600),
+        limits: ServerLimits = .init(),
+        connections: ConnectionLimits = .init(),
+        logger: Logger? = nil,
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
-            var logger = Logger(label: "strongroom-test")
-            logger.logLevel = .warning
+            var quiet = Logger(label: "strongroom-test")
+            quiet.logLevel = .warning
+            let logger = logger ?? quiet
             let configuration = ServerConfiguration(
                 dataDirectory: directory.path,
                 port: 0,
                 registrationToken: registrationToken,
-                tokenLifetime: tokenLifetime
+                tokenLifetime: tokenLifetime,
+                limits: limits,
+                connections: connections
             )
             switch engine {
             case .sqlite:
@@ -87,6 +93,15 @@ struct API: Sendable {
             headers: headers,
             body: body.map { ByteBuffer(string: $0) }
         )
+    }
+
+    func request(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        headers: HTTPFields,
+        body: String? = nil
+    ) async throws -> TestResponse {
+        try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
     }
 
     func request(

@@ -1,0 +1,131 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOHTTPTypes
+
+/// Closes connections that hold the server without using it: idle too long, a request head trickled in slower
+/// than ``ConnectionLimits/headerTimeout``, or a body slower than ``ConnectionLimits/bodyMinimumRate``; and keeps
+/// the number of connections under the cap through the ``ConnectionRegistry``.
+///
+/// It sits after the HTTP decoder: decoded parts mark the phases, and every socket read (a `channelReadComplete`,
+/// which the decoder forwards even when a read held only part of a head) marks the start of a request head.
+final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum Phase {
+        /// Waiting for a request; nothing of it has arrived.
+        case idle
+        /// Part of a request head has arrived.
+        case readingHead
+        /// The head arrived at `started`; `received` body bytes so far.
+        case readingBody(started: NIODeadline, received: Int)
+        /// The request is with the server; its own work is not timed here.
+        case responding
+    }
+
+    private let limits: ConnectionLimits
+    private let registry: ConnectionRegistry
+    private var phase = Phase.idle
+    private var deadline: NIODeadline?
+    private var timer: Scheduled<Void>?
+    private var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+    init(limits: ConnectionLimits, registry: ConnectionRegistry) {
+        self.limits = limits
+        self.registry = registry
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard registry.open(id, channel: context.channel, now: .now()) else {
+            context.close(promise: nil)
+            return
+        }
+        enter(.idle, context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        registry.close(id)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        registry.close(id)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            enter(.readingBody(started: .now(), received: 0), context: context)
+        case .body(let buffer):
+            if case .readingBody(let started, let received) = phase {
+                let total = received + buffer.readableBytes
+                phase = .readingBody(started: started, received: total)
+                let earned = Int64(total / max(1, limits.bodyMinimumRate))
+                deadline = started + .nanoseconds(limits.bodyTimeout.nanoseconds) + .seconds(earned)
+            }
+        case .end:
+            enter(.responding, context: context)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if case .idle = phase { enter(.readingHead, context: context) }
+        context.fireChannelReadComplete()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), case .responding = phase { enter(.idle, context: context) }
+        context.write(data, promise: promise)
+    }
+
+    private func enter(_ next: Phase, context: ChannelHandlerContext) {
+        phase = next
+        let now = NIODeadline.now()
+        switch next {
+        case .idle:
+            registry.markIdle(id, since: now)
+            deadline = now + .nanoseconds(limits.idleTimeout.nanoseconds)
+        case .readingHead:
+            registry.markBusy(id)
+            deadline = now + .nanoseconds(limits.headerTimeout.nanoseconds)
+        case .readingBody:
+            registry.markBusy(id)
+            deadline = now + .nanoseconds(limits.bodyTimeout.nanoseconds)
+        case .responding:
+            registry.markBusy(id)
+            deadline = nil
+        }
+        arm(context: context)
+    }
+
+    /// Keeps one timer pending for the current deadline; when it fires early (the deadline moved), it re-arms.
+    private func arm(context: ChannelHandlerContext) {
+        guard timer == nil, let deadline else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = loopBound.value
+            handler.timer = nil
+            guard let current = handler.deadline else { return }
+            if current <= .now() {
+                context.close(promise: nil)
+            } else {
+                handler.arm(context: context)
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// Nanoseconds, saturating.
+    fileprivate var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds.multipliedSaturating(by: 1_000_000_000).addingSaturating(attoseconds / 1_000_000_000)
+    }
+}

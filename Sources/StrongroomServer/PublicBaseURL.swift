@@ -1,0 +1,47 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import Synchronization
+
+/// The base of presigned file URLs, from configuration alone: `--public-url`, or on a loopback listener
+/// `<scheme>://<host>:<bound port>` once the server is bound. The request's `Host` header is never used, so a
+/// client cannot point another client's upload or download at a host of its choosing.
+final class PublicBaseURL: Sendable {
+    private let configured: String?
+    private let scheme: String
+    private let host: String
+    private let boundPort = Mutex<Int?>(nil)
+
+    /// - Throws: ``ServerError`` when `host` is not a loopback address and no `publicURL` is configured.
+    init(publicURL: String?, scheme: String, host: String) throws {
+        if publicURL == nil, !Self.isLoopback(host) {
+            throw ServerError(
+                .internalServerError,
+                "configuration",
+                "--public-url is required when listening on \(host), a non-loopback address"
+            )
+        }
+        self.configured = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        self.scheme = scheme
+        self.host = host
+    }
+
+    /// Called once the listener is bound.
+    func bound(port: Int) { boundPort.withLock { $0 = port } }
+
+    /// The base URL, without a trailing slash.
+    var value: String {
+        get throws {
+            if let configured { return configured }
+            guard let port = boundPort.withLock({ $0 }) else {
+                throw ServerError(.serviceUnavailable, "starting", "the server is still starting")
+            }
+            let name = host.contains(":") ? "[\(host)]" : host
+            return "\(scheme)://\(name):\(port)"
+        }
+    }
+
+    /// Whether `host` names the loopback interface (127.0.0.0/8, `::1` or `localhost`).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

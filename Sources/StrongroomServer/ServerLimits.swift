@@ -1,0 +1,40 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// Every bound the server enforces on what callers send and what it keeps for them. The defaults are the
+/// documented ones (`docs/THREAT_MODEL.md`); `strongroom-server serve` exposes the ones an operator is likely
+/// to change.
+public struct ServerLimits: Sendable, Hashable {
+    /// v2 search: `next_token + limit` may not exceed this (Elasticsearch's `max_result_window`).
+    public var searchWindow: Int = 10_000
+    /// v2 search: the work one search may do (roughly the bytes of metadata it compares), before a 400.
+    public var searchWorkUnits: Int = 256 << 20
+    /// v1 and v2 search: the ciphertext bytes one response carries at most; a page that would exceed it ends
+    /// early (at least one record is always returned) and the caller pages on.
+    public var searchResponseDataBytes: Int = 32 << 20
+    /// Records and files: the JSON size of `meta.plain`, in bytes.
+    public var maximumPlainBytes: Int = 64 << 10
+    /// Record types, file names and every other name, in UTF-8 bytes (not characters).
+    public var maximumNameBytes: Int = 1024
+    /// The largest file a client may declare, in bytes (default 5 GiB, S3's single-PUT limit).
+    public var maximumFileSize: Int64 = 5 << 30
+    /// How long a file record may stay pending (uploaded but not committed) before it and its blob are deleted.
+    public var pendingFileLifetime: Duration = .seconds(24 * 3600)
+    /// How long a presigned upload or download URL is valid.
+    public var presignedURLLifetime: Duration = .seconds(60)
+    /// Notes without an expiry expire after this long.
+    public var defaultNoteLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// Live notes one signing key may have written.
+    public var notesPerKey: Int = 100
+    /// Live notes on the whole server.
+    public var notesTotal: Int = 100_000
+    /// `max_views` of a note: -1 (unlimited) or 1 to this.
+    public var maximumNoteViews: Int64 = 1_000_000
+    /// Sharing listings (`policy/incoming`, `outgoing`, `proxies`, `granted`): entries per page at most.
+    public var listingPageSize: Int = 1000
+    /// Failed registrations, token requests and credential-backup acknowledgements a source address may make in
+    /// one minute before it is answered 429.
+    public var authenticationFailuresPerMinute: Int = 30
+
+    /// The defaults.
+    public init() {}
+}
