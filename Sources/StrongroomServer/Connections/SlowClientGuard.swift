@@ -31,7 +31,7 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let registry: ConnectionRegistry
     private var phase = Phase.idle
     private var deadline: NIODeadline?
-    private var timer: Scheduled<Void>?
+    private var timer: (task: Scheduled<Void>, deadline: NIODeadline)?
     private var id: ObjectIdentifier { ObjectIdentifier(self) }
 
     init(limits: ConnectionLimits, registry: ConnectionRegistry) {
@@ -48,12 +48,12 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
+        timer?.task.cancel()
         registry.close(id)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
+        timer?.task.cancel()
         registry.close(id)
         context.fireChannelInactive()
     }
@@ -105,11 +105,16 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
         arm(context: context)
     }
 
-    /// Keeps one timer pending for the current deadline; when it fires early (the deadline moved), it re-arms.
+    /// Keeps one timer pending, no later than the current deadline: an earlier deadline replaces a later timer; a
+    /// timer that fires before a deadline that moved later re-arms itself.
     private func arm(context: ChannelHandlerContext) {
-        guard timer == nil, let deadline else { return }
+        guard let deadline else { return }
+        if let timer {
+            guard timer.deadline > deadline else { return }
+            timer.task.cancel()
+        }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(deadline: deadline) {
+        let task = context.eventLoop.scheduleTask(deadline: deadline) {
             let (handler, context) = loopBound.value
             handler.timer = nil
             guard let current = handler.deadline else { return }
@@ -119,6 +124,7 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 handler.arm(context: context)
             }
         }
+        timer = (task, deadline)
     }
 }
 
