@@ -170,9 +170,13 @@ extension Client {
             var md5 = Insecure.MD5()
             var received: Int64 = 0
             for try await buffer in body {
+                received += Int64(buffer.readableBytes)
+                // A server that sends more than the record declares is cut off before it can fill the disk.
+                guard received <= info.size else {
+                    throw ClientError(.tampered, "the download is larger than the file's declared size")
+                }
                 buffer.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
                 try handle.write(contentsOf: Data(buffer.readableBytesView))
-                received += Int64(buffer.readableBytes)
                 progress?(.downloading(received))
             }
             let checksum = Data(md5.finalize()).base64EncodedString()

@@ -80,8 +80,19 @@ import Testing
 
             _ = try await cli.ok(["authorizer", "add", "--authorizer", bob, "--type", "note"])
             #expect(try await cli.ok(["authorizer", "list"], profile: "bob").contains(alice))
-            _ = try await cli.ok(["share", "--type", "note", "--reader", bob, "--on-behalf-of", alice], profile: "bob")
-            #expect(try await cli.ok(["read", id], profile: "bob").contains("body=changed"))
+            // Bob shares alice's notes with carol on her behalf; he may not share them with himself.
+            let carol = try await cli.ok(["register", "--token", "tok", "--url", cli.url], profile: "carol")
+            try await cli.fails(
+                ["share", "--type", "note", "--reader", bob, "--on-behalf-of", alice],
+                profile: "bob",
+                status: 8
+            )
+            _ = try await cli.ok(
+                ["share", "--type", "note", "--reader", carol, "--on-behalf-of", alice],
+                profile: "bob"
+            )
+            #expect(try await cli.ok(["read", id], profile: "carol").contains("body=changed"))
+            try await cli.fails(["read", id], profile: "bob", status: 8)
             _ = try await cli.ok(["authorizer", "remove", "--authorizer", bob])
 
             let plain = cli.home.appending(path: "report.bin")

@@ -404,7 +404,9 @@ public struct SQLServerStore: ServerStore {
     }
 
     public func record(id: String) async throws -> StoredRecord? {
-        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id)").first().map(decodeRecord)
+        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id)").first().map {
+            try decodeRecord($0)
+        }
     }
 
     public func updateRecord(
@@ -434,7 +436,7 @@ public struct SQLServerStore: ServerStore {
             UPDATE records SET pending = \(bind: false), last_modified = \(bind: lastModified.microseconds)
             WHERE record_id = \(bind: id) AND pending = \(bind: true) RETURNING *
             """
-        ).first().map(decodeRecord)
+        ).first().map { try decodeRecord($0) }
     }
 
     public func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String] {
@@ -481,7 +483,7 @@ public struct SQLServerStore: ServerStore {
         }
         sql += " ORDER BY r.idx LIMIT \(bind: query.limit)"
         let rows = try await database.raw(sql).all()
-        return try rows.map { query.includesData ? try decodeRecord($0) : try decodeMetadata($0) }
+        return try rows.map { try decodeRecord($0, includesData: query.includesData) }
     }
 
     public func records(ids: [String]) async throws -> [StoredRecord] {
@@ -489,10 +491,11 @@ public struct SQLServerStore: ServerStore {
         let list = ids.map { $0 as any Encodable & Sendable }
         return try await database.raw(
             "SELECT * FROM records WHERE record_id IN (\(binds: list)) AND pending = \(bind: false)"
-        ).all().map(decodeRecord)
+        ).all().map { try decodeRecord($0) }
     }
 
-    private func decodeMetadata(_ row: any SQLRow) throws -> StoredRecord {
+    /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``.
+    private func decodeRecord(_ row: any SQLRow, includesData: Bool = true) throws -> StoredRecord {
         StoredRecord(
             index: try row.decode(column: "idx", as: Int64.self),
             recordID: try row.decode(column: "record_id", as: String.self),
@@ -500,32 +503,15 @@ public struct SQLServerStore: ServerStore {
             userID: try row.decode(column: "user_id", as: String.self),
             type: try row.decode(column: "type", as: String.self),
             plain: try decodeJSON([String: String].self, try row.decode(column: "plain", as: String.self)),
-            data: [:],
-            recordSignature: nil,
+            data: includesData
+                ? try decodeJSON([String: String].self, try row.decode(column: "data", as: String.self)) : [:],
+            recordSignature: includesData ? try row.decode(column: "rec_sig", as: String?.self) : nil,
             created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
             lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),
             version: try row.decode(column: "version", as: String.self),
             fileMeta: try row.decode(column: "file_meta", as: String?.self).map { try decodeJSON(FileMeta.self, $0) },
             isPending: try row.decode(column: "pending", as: Bool.self),
-            dataSize: Int(clamping: try row.decode(column: "data_size", as: Int64.self))
-        )
-    }
-
-    private func decodeRecord(_ row: any SQLRow) throws -> StoredRecord {
-        StoredRecord(
-            index: try row.decode(column: "idx", as: Int64.self),
-            recordID: try row.decode(column: "record_id", as: String.self),
-            writerID: try row.decode(column: "writer_id", as: String.self),
-            userID: try row.decode(column: "user_id", as: String.self),
-            type: try row.decode(column: "type", as: String.self),
-            plain: try decodeJSON([String: String].self, try row.decode(column: "plain", as: String.self)),
-            data: try decodeJSON([String: String].self, try row.decode(column: "data", as: String.self)),
-            recordSignature: try row.decode(column: "rec_sig", as: String?.self),
-            created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
-            lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),
-            version: try row.decode(column: "version", as: String.self),
-            fileMeta: try row.decode(column: "file_meta", as: String?.self).map { try decodeJSON(FileMeta.self, $0) },
-            isPending: try row.decode(column: "pending", as: Bool.self)
+            dataSize: includesData ? 0 : Int(clamping: try row.decode(column: "data_size", as: Int64.self))
         )
     }
 

@@ -63,6 +63,24 @@ import Testing
             #expect(status == 400, "\(body)")
         }
         #expect(await http.isHealthyWithinOneSecond())
+
+        // 4. The search inputs that froze the server: (a+)+ against 20 a's and a '!', twice at once.
+        let write = RecordWriteRequest(
+            meta: .init(
+                writerID: client.id,
+                userID: client.id,
+                type: "dos",
+                plain: ["v": String(repeating: "a", count: 20) + "!"]
+            ),
+            data: FieldCipher.encrypt(fields: ["f": "x"], with: AccessKey())
+        )
+        #expect(try await http.send("POST", "/v1/storage/records", token: client.token, json: write).0 == 201)
+        let regexp = #"{"match": [{"strategy": "REGEXP", "terms": {"values": ["(a+)+"]}}]}"#
+        async let first = http.raw("POST", "/v2/search", authorization: "Bearer \(client.token)", body: regexp)
+        async let second = http.raw("POST", "/v2/search", authorization: "Bearer \(client.token)", body: regexp)
+        #expect(await http.isHealthyWithinOneSecond())
+        #expect(try await [first, second] == [200, 200])
+        #expect(await http.isHealthyWithinOneSecond())
         #expect(server.isRunning)
     }
 }

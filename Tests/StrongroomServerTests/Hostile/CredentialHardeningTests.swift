@@ -163,7 +163,7 @@ import Testing
             )
             // A raw request, so that the Host header can name another host.
             let json = String(decoding: try JSONEncoder().encode(create), as: UTF8.self)
-            let answer = try RawConnection(port: api.port).exchange(
+            let answer = try await RawConnection(port: api.port).exchange(
                 "POST /v1/storage/files HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer \(writer.token)\r\n"
                     + "Content-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)"
             )

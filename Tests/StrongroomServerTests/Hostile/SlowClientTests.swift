@@ -21,61 +21,79 @@ import Testing
     @Test("an idle connection is closed after the idle timeout")
     func idle() async throws {
         try await TestServer.run(connections: Self.limits(idle: 1)) { api in
-            let connection = try RawConnection(port: api.port)
-            #expect(connection.isClosedByServer())
+            let connection = try await RawConnection(port: api.port)
+            #expect(await connection.isClosedByServer())
         }
     }
 
     @Test("a request head trickled past the header timeout is closed")
     func trickledHead() async throws {
         try await TestServer.run(connections: Self.limits(header: 1)) { api in
-            let connection = try RawConnection(port: api.port)
-            connection.send("GET /health HTTP/1.1\r\nHo")
-            #expect(connection.isClosedByServer())
+            let connection = try await RawConnection(port: api.port)
+            await connection.send("GET /health HTTP/1.1\r\nHo")
+            #expect(await connection.isClosedByServer())
         }
     }
 
     @Test("a body trickled at one byte at a time is closed; a prompt body is not")
     func trickledBody() async throws {
         try await TestServer.run(connections: Self.limits(body: 1)) { api in
-            let connection = try RawConnection(port: api.port)
-            connection.send("POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+            let connection = try await RawConnection(port: api.port)
+            await connection.send("POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
             var closed = false
             for _ in 0..<100 where !closed {
-                closed = !connection.send("a")
+                closed = !(await connection.send("a"))
                 try await Task.sleep(for: .milliseconds(200))
             }
-            #expect(closed || connection.isClosedByServer())
+            let closedLater = closed ? true : await connection.isClosedByServer()
+            #expect(closedLater)
 
-            let prompt = try RawConnection(port: api.port)
-            let answer = try prompt.exchange(
+            let prompt = try await RawConnection(port: api.port)
+            let answer = try await prompt.exchange(
                 "POST /v1/auth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\nConnection: close\r\n\r\na=b&c=d"
             )
             #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer.prefix(40))")
         }
     }
 
+    /// A connection the server has registered: one keep-alive request answered, then idle.
+    static func registeredIdle(_ port: Int) async throws -> RawConnection {
+        let connection = try await RawConnection(port: port)
+        await connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = try await connection.readResponse()
+        guard answer.hasPrefix("HTTP/1.1 200") else { throw TestFailure("health answered \(answer.prefix(40))") }
+        return connection
+    }
+
     @Test("at the cap, a new connection displaces the longest-idle one; /health answers")
     func capDisplacesIdle() async throws {
         try await TestServer.run(connections: Self.limits(cap: 3)) { api in
-            let idle = try (0..<3).map { _ in try RawConnection(port: api.port) }
-            try await Task.sleep(for: .milliseconds(100))  // all three registered (the close check does not rely on it)
-            let health = try RawConnection(port: api.port).exchange(
+            var idle: [RawConnection] = []
+            for _ in 0..<3 { idle.append(try await Self.registeredIdle(api.port)) }
+            let health = try await RawConnection(port: api.port).exchange(
                 "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             )
             #expect(health.hasPrefix("HTTP/1.1 200"), "\(health.prefix(40))")
-            #expect(idle[0].isClosedByServer(), "the oldest idle connection made room")
+            #expect(await idle[0].isClosedByServer(), "the oldest idle connection made room")
         }
     }
 
     @Test("at the cap with every connection busy, a newcomer is closed at once")
     func capRefusesWhenBusy() async throws {
         try await TestServer.run(connections: Self.limits(cap: 2)) { api in
-            let busy = try (0..<2).map { _ in try RawConnection(port: api.port) }
-            for connection in busy { connection.send("GET /health HTTP/1.1\r\nHo") }
-            try await Task.sleep(for: .milliseconds(200))  // both are reading their heads
-            let newcomer = try RawConnection(port: api.port)
-            #expect(newcomer.isClosedByServer())
+            var busy: [RawConnection] = []
+            for _ in 0..<2 { busy.append(try await Self.registeredIdle(api.port)) }
+            // Both start a request head; a newcomer must not displace a connection in the middle of a request.
+            for connection in busy { await connection.send("GET /health HTTP/1.1\r\nHo") }
+            let probe = try await Self.registeredIdleOrClosed(api.port)
+            #expect(probe == nil, "the newcomer was closed")
         }
+    }
+
+    /// A new connection's answer to a keep-alive `/health`, or nil when the server closed it instead.
+    static func registeredIdleOrClosed(_ port: Int) async throws -> String? {
+        let connection = try await RawConnection(port: port)
+        await connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        return try? await connection.readResponse()  // a closed connection has no response: that is the answer
     }
 }
