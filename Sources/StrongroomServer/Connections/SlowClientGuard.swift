@@ -30,6 +30,11 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ConnectionLimits
     private let registry: ConnectionRegistry
     private var phase = Phase.idle
+    /// Whether the response to the current request has been written (it may be, before the body has all arrived).
+    private var responded = false
+    /// Whether the current socket read produced a decoded part: only a read that produced none can be the start
+    /// of a new request head (a read that ended a request is followed by its own read-complete).
+    private var decodedInThisRead = false
     private var deadline: NIODeadline?
     private var timer: (task: Scheduled<Void>, deadline: NIODeadline)?
     private var id: ObjectIdentifier { ObjectIdentifier(self) }
@@ -59,8 +64,10 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        decodedInThisRead = true
         switch unwrapInboundIn(data) {
         case .head:
+            responded = false
             enter(.readingBody(started: .now(), received: 0), context: context)
         case .body(let buffer):
             if case .readingBody(let started, let received) = phase {
@@ -70,18 +77,22 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 deadline = started + .nanoseconds(limits.bodyTimeout.nanoseconds) + .seconds(earned)
             }
         case .end:
-            enter(.responding, context: context)
+            // An answer written before the body ended leaves nothing in progress: the connection is idle again.
+            enter(responded ? .idle : .responding, context: context)
         }
         context.fireChannelRead(data)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        if case .idle = phase { enter(.readingHead, context: context) }
+        if case .idle = phase, !decodedInThisRead { enter(.readingHead, context: context) }
+        decodedInThisRead = false
         context.fireChannelReadComplete()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), case .responding = phase { enter(.idle, context: context) }
+        if case .end = unwrapOutboundIn(data) {
+            if case .responding = phase { enter(.idle, context: context) } else { responded = true }
+        }
         context.write(data, promise: promise)
     }
 

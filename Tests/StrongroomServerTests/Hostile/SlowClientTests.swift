@@ -56,6 +56,19 @@ import Testing
         }
     }
 
+    @Test("a connection answered before its body ended becomes idle and is closed by the idle timeout")
+    func answeredEarly() async throws {
+        try await TestServer.run(connections: Self.limits(idle: 1, body: 60)) { api in
+            let connection = try await RawConnection(port: api.port)
+            // No credentials: the 401 goes out before the body arrives; then the body ends and nothing follows.
+            await connection.send("POST /v1/storage/records HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n")
+            let answer = try await connection.readResponse()
+            #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer.prefix(40))")
+            await connection.send("{}{}")
+            #expect(await connection.isClosedByServer())
+        }
+    }
+
     /// A connection the server has registered: one keep-alive request answered, then idle.
     static func registeredIdle(_ port: Int) async throws -> RawConnection {
         let connection = try await RawConnection(port: port)
@@ -85,6 +98,8 @@ import Testing
             for _ in 0..<2 { busy.append(try await Self.registeredIdle(api.port)) }
             // Both start a request head; a newcomer must not displace a connection in the middle of a request.
             for connection in busy { await connection.send("GET /health HTTP/1.1\r\nHo") }
+            // Give the server a moment to read those bytes; nothing it sends can signal that it has.
+            try await Task.sleep(for: .milliseconds(500))
             let probe = try await Self.registeredIdleOrClosed(api.port)
             #expect(probe == nil, "the newcomer was closed")
         }
