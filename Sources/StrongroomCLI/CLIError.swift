@@ -40,8 +40,9 @@ struct CLIError: Error, CustomStringConvertible {
                 case .io: 6
                 case .duplicateItem: 9
                 case .locked: 8
+                default: 1
                 }
-            return CLIError(description: "error: \(error.message) [\(error.code.rawValue)]", exitCode: ExitCode(code))
+            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
         case let error as CoreError:
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))
         default:

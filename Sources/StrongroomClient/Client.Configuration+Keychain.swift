@@ -12,7 +12,8 @@ extension Client.Configuration {
     }
 
     /// Saves the configuration in a keychain under a profile name (e3db-swift's `Config.save(profile:)`), as the
-    /// official `e3db.json` text, sealed like every keychain item. An existing profile of that name is replaced.
+    /// official `e3db.json` text, sealed like every keychain item. An existing profile of that name is replaced in
+    /// one step (creation date kept, `accessPolicy` applied).
     ///
     /// - Throws: ``ClientError/Code/invalidConfiguration`` when the keychain refuses (locked, for example).
     public func save(profile: String, to keychain: Keychain, accessPolicy: AccessPolicy = .default) throws(ClientError)
@@ -20,11 +21,7 @@ extension Client.Configuration {
         let json = SecureBytes(copying: try profileJSON())
         let query = Self.keychainQuery(profile: profile)
         do {
-            if try keychain.info(for: query) != nil {
-                try keychain.update(json, query: query)
-            } else {
-                try keychain.store(json, query: query, accessPolicy: accessPolicy)
-            }
+            try keychain.store(json, query: query, accessPolicy: accessPolicy, replacing: true)
         } catch {
             throw ClientError(
                 .invalidConfiguration,

@@ -5,7 +5,7 @@ public import StrongroomCore
 ///
 /// Compare ``code``s, never messages; two errors are equal when their codes are. Messages never contain keys,
 /// tokens, secrets or record contents.
-public struct ClientError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ClientError: StrongroomError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
@@ -57,11 +57,6 @@ public struct ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
     /// Where the error was created.
     public var location: SourceLocation
-
-    public var description: String { "ClientError.\(code): \(message)" }
-
-    public static func == (lhs: ClientError, rhs: ClientError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     init(
         _ code: Code,

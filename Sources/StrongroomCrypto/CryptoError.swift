@@ -5,7 +5,7 @@ public import StrongroomCore
 ///
 /// Compare ``code``s, never messages; two errors are equal when their codes are. No message ever contains key
 /// material or plaintext. Whatever failed, no partial plaintext is returned or left on disk.
-public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CryptoError: StrongroomError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
@@ -57,11 +57,6 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
     /// Where the error was created.
     public var location: SourceLocation
-
-    public var description: String { "CryptoError.\(code): \(message)" }
-
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     init(code: Code, message: String, underlying: (any Error & Sendable)? = nil, fileID: String, line: Int) {
         self.code = code

@@ -51,21 +51,37 @@ public final class Keychain: Sendable {
     // MARK: Passwords
 
     /// Stores a secret as a generic password.
+    ///
+    /// - Parameter replacing: when true, an existing item with this identity is replaced (its creation date kept)
+    ///   in the same step, under one lock; when false (the default) an existing item is
+    ///   ``KeychainError/Code/duplicateItem``.
     public func store(
         _ value: some KeychainDataConvertible,
         query: ItemQuery<GenericPassword>,
-        accessPolicy: AccessPolicy = .default
+        accessPolicy: AccessPolicy = .default,
+        replacing: Bool = false
     ) throws(KeychainError) {
-        try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: accessPolicy)
+        try put(
+            StoredValue(kind: "data", bytes: value.keychainData),
+            query: query,
+            policy: accessPolicy,
+            mode: replacing ? .upsert : .add
+        )
     }
 
-    /// Stores a secret as an internet password.
+    /// Stores a secret as an internet password (`replacing` as for generic passwords).
     public func store(
         _ value: some KeychainDataConvertible,
         query: ItemQuery<InternetPassword>,
-        accessPolicy: AccessPolicy = .default
+        accessPolicy: AccessPolicy = .default,
+        replacing: Bool = false
     ) throws(KeychainError) {
-        try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: accessPolicy)
+        try put(
+            StoredValue(kind: "data", bytes: value.keychainData),
+            query: query,
+            policy: accessPolicy,
+            mode: replacing ? .upsert : .add
+        )
     }
 
     /// Replaces the secret of an existing generic password (its creation date is kept).
@@ -191,8 +207,12 @@ public final class Keychain: Sendable {
     // MARK: Internals
 
     /// Stores (policy given) or updates (policy nil: keep the existing item's) a value.
-    private func put<Class>(_ value: StoredValue, query: ItemQuery<Class>, policy: AccessPolicy?) throws(KeychainError)
-    {
+    private func put<Class>(
+        _ value: StoredValue,
+        query: ItemQuery<Class>,
+        policy: AccessPolicy?,
+        mode: KeychainStoreMode = .add
+    ) throws(KeychainError) {
         try query.validate()
         try policy?.validate()
         let now = Date()
@@ -217,7 +237,7 @@ public final class Keychain: Sendable {
         try backend.store(
             KeychainItem(info: info, secret: value.bytes),
             policy: effective,
-            replacing: policy == nil,
+            mode: policy == nil ? .update : mode,
             authentication: query.authenticationContext
         )
     }

@@ -2,29 +2,39 @@
 public import StrongroomCore
 
 /// An error thrown by ``Keychain`` and its backends. Compare ``code``s; messages never contain secrets.
-public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of failure this is.
-    public enum Code: String, Sendable, Hashable {
+public struct KeychainError: StrongroomError {
+    /// What kind of failure this is: static members, so new kinds can be added without breaking a `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Hashable, Sendable {
+            case duplicateItem, locked, wrongPassphrase, authenticationRequired, tampered, corrupted, typeMismatch
+            case unsupported, io, invalidParameters
+        }
+
+        private let kind: Kind
+
         /// An item with this identity exists already (use ``Keychain/update(_:query:)`` or remove it first).
-        case duplicateItem
+        public static let duplicateItem = Code(kind: .duplicateItem)
         /// The store is locked for this item's access policy: unlock it first.
-        case locked
+        public static let locked = Code(kind: .locked)
         /// The passphrase does not open the store (or the item, for ``AccessPolicy/Options/userPresence``).
-        case wrongPassphrase
+        public static let wrongPassphrase = Code(kind: .wrongPassphrase)
         /// This item needs the passphrase again (``AccessPolicy/Options/userPresence``) and none was given.
-        case authenticationRequired
+        public static let authenticationRequired = Code(kind: .authenticationRequired)
         /// The file or an item did not authenticate: altered, or sealed under another identity. Nothing is returned.
-        case tampered
+        public static let tampered = Code(kind: .tampered)
         /// The file is not a keychain of a format this version reads (truncated, not JSON, unknown version).
-        case corrupted
+        public static let corrupted = Code(kind: .corrupted)
         /// The stored value is of another type than the one asked for (a P-256 key read as a password).
-        case typeMismatch
+        public static let typeMismatch = Code(kind: .typeMismatch)
         /// An Apple-only option (biometry, access groups, iCloud sync…) or one the backend cannot honour.
-        case unsupported
+        public static let unsupported = Code(kind: .unsupported)
         /// The file system or the Secret Service failed.
-        case io
+        public static let io = Code(kind: .io)
         /// A parameter is out of range (KDF parameters, empty identity).
-        case invalidParameters
+        public static let invalidParameters = Code(kind: .invalidParameters)
+
+        /// The code's name, such as `wrongPassphrase`.
+        public var description: String { kind.rawValue }
     }
 
     /// What kind of failure this is.
@@ -33,16 +43,20 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible 
     public var message: String
     /// Where the error was created.
     public var location: SourceLocation
-
-    public var description: String { "KeychainError.\(code.rawValue): \(message)" }
-
-    public static func == (lhs: KeychainError, rhs: KeychainError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// The lower-level failure (the file system, libsecret, a decoder), if any.
+    public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, fileID: String = #fileID, line: Int = #line) {
+    public init(
+        _ code: Code,
+        _ message: String,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
         self.code = code
         self.message = message
+        self.underlying = underlying
         self.location = SourceLocation(fileID: fileID, line: line)
     }
 }

@@ -30,16 +30,18 @@ public final class SecretServiceBackend: KeychainBackend {
     public func store(
         _ item: KeychainItem,
         policy: AccessPolicy,
-        replacing: Bool,
+        mode: KeychainStoreMode,
         authentication: AuthenticationContext?
     ) throws(KeychainError) {
         guard !policy.requiresUserPresence else {
             throw KeychainError(.unsupported, "the Secret Service backend has no per-item passphrase (userPresence)")
         }
         let identity = item.info.identity
-        let exists = try lookup(identity) != nil
-        if exists && !replacing { throw KeychainError(.duplicateItem, "an item with this identity exists") }
-        if !exists && replacing { throw KeychainError(.invalidParameters, "there is no such item to update") }
+        // The Secret Service has no transaction: the check and the write are as close as its API allows.
+        let existing = try lookup(identity)
+        try mode.check(exists: existing != nil)
+        var item = item
+        if mode == .upsert, let existing { item.info.creationDate = existing.item.info.creationDate }
         var stored = try Stored(item: item, policy: policy).encoded()
         defer { Wipe.bytes(&stored) }
         let label = item.info.label ?? identity.attributes.values.sorted().joined(separator: " ")

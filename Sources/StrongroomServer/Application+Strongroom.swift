@@ -49,6 +49,7 @@ public func buildApplication(
     )
 
     let router = Router(context: StrongroomRequestContext.self)
+    router.add(middleware: ErrorMappingMiddleware())
     router.get("/health") { _, _ in try json(["status": "ok"]) }
     router.post("/v1/account/e3db/clients/register", use: account.register)
     router.post("/v1/auth/token", use: account.token)
@@ -187,7 +188,7 @@ private func prepare(store: any ServerStore, configuration: ServerConfiguration,
 public func loadTokenKey(dataDirectory: String) throws -> SecureBytes {
     if let configured = ProcessInfo.processInfo.environment["STRONGROOM_TOKEN_KEY"], !configured.isEmpty {
         let key = try Base64URL.decodeSecret(configured)
-        guard key.count == 32 else { throw ServerError.badRequest("STRONGROOM_TOKEN_KEY must hold 32 bytes") }
+        guard key.count == 32 else { throw ServerError(.configuration, "STRONGROOM_TOKEN_KEY must hold 32 bytes") }
         return key
     }
     try DataDirectory.prepare(dataDirectory)

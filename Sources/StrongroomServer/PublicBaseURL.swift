@@ -15,8 +15,7 @@ final class PublicBaseURL: Sendable {
     init(publicURL: String?, scheme: String, host: String) throws {
         if publicURL == nil, !Self.isLoopback(host) {
             throw ServerError(
-                .internalServerError,
-                "configuration",
+                .configuration,
                 "--public-url is required when listening on \(host), a non-loopback address"
             )
         }
@@ -33,7 +32,7 @@ final class PublicBaseURL: Sendable {
         get throws {
             if let configured { return configured }
             guard let port = boundPort.withLock({ $0 }) else {
-                throw ServerError(.serviceUnavailable, "starting", "the server is still starting")
+                throw ServerError(.starting, "the server is still starting")
             }
             let name = host.contains(":") ? "[\(host)]" : host
             return "\(scheme)://\(name):\(port)"

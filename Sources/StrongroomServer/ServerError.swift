@@ -1,30 +1,85 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+public import HTTPTypes
 public import Hummingbird
+public import StrongroomCore
 import StrongroomWire
 
 /// An error the server answers with: an E3DB status code and a JSON body `{"error": "…", "code": "…"}`.
 ///
-/// Messages never contain ciphertext, keys, tokens or record contents.
-public struct ServerError: HTTPResponseError, Sendable, CustomStringConvertible {
-    /// The HTTP status answered.
-    public var status: HTTPResponse.Status
-    /// What went wrong, for people; never secrets or user data.
-    public var message: String
-    /// A stable, machine-readable code (`bad_request`, `unauthorized`, `forbidden`, `not_found`, `conflict`, …).
-    public var code: String
+/// Messages never contain ciphertext, keys, tokens, record contents, SQL or file paths: errors from below (the
+/// database, the file system) are mapped to ``Code/internal`` by ``ErrorMappingMiddleware`` before they are
+/// answered, and logged there instead.
+public struct ServerError: StrongroomError, HTTPResponseError {
+    /// What kind of failure this is, with the HTTP status and the machine-readable `code` it is answered with.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The `code` member of the JSON body, such as `bad_request`.
+        public let name: String
+        /// The HTTP status answered.
+        public let status: HTTPResponse.Status
 
-    /// Creates an error answered with `status`.
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
-        self.status = status
-        self.code = code
-        self.message = message
+        private init(_ name: String, _ status: HTTPResponse.Status) {
+            self.name = name
+            self.status = status
+        }
+
+        /// The request is malformed or out of range (400).
+        public static let badRequest = Code("bad_request", .badRequest)
+        /// Missing or invalid credentials (401).
+        public static let unauthorized = Code("unauthorized", .unauthorized)
+        /// The caller may not do this (403).
+        public static let forbidden = Code("forbidden", .forbidden)
+        /// No such item, or not visible to the caller (404).
+        public static let notFound = Code("not_found", .notFound)
+        /// A stale version or a taken name (409).
+        public static let conflict = Code("conflict", .conflict)
+        /// A body or declared size above the limit (413).
+        public static let tooLarge = Code("too_large", .contentTooLarge)
+        /// A v2 search used up its work budget (400).
+        public static let searchTooBroad = Code("search_too_broad", .badRequest)
+        /// A quota (live notes) is used up (429).
+        public static let quotaExceeded = Code("quota_exceeded", .tooManyRequests)
+        /// Too many failed credential attempts from this source (429).
+        public static let rateLimited = Code("rate_limited", .tooManyRequests)
+        /// The server is still binding its listener (503).
+        public static let starting = Code("starting", .serviceUnavailable)
+        /// Start-up configuration or the data directory is unusable (never answered to a request body).
+        public static let configuration = Code("configuration", .internalServerError)
+        /// The server's own storage failed (500).
+        public static let storage = Code("storage", .internalServerError)
+        /// Anything else that failed inside the server (500); details are logged, never answered.
+        public static let `internal` = Code("internal", .internalServerError)
+
+        public var description: String { name }
     }
 
-    public var description: String { "\(status.code) \(code): \(message)" }
+    /// What kind of failure this is.
+    public var code: Code
+    /// What went wrong, for people; never secrets, user data, SQL or paths.
+    public var message: String
+    /// Where the error was created.
+    public var location: SourceLocation
+    /// The lower-level failure, if any (logged, never answered).
+    public var underlying: (any Error & Sendable)?
+    /// The HTTP status answered.
+    public var status: HTTPResponse.Status { code.status }
+
+    /// Creates an error answered with `code`'s status.
+    public init(
+        _ code: Code,
+        _ message: String,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+        self.location = SourceLocation(fileID: fileID, line: line)
+    }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = try JSONEncoder().encode(ErrorBody(error: message, code: code))
+        let body = try JSONEncoder().encode(ErrorBody(error: message, code: code.name))
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if status == .unauthorized {
             headers[.wwwAuthenticate] = "Bearer realm=\"strongroom\", TSV1-ED25519-BLAKE2B realm=\"strongroom\""
@@ -32,19 +87,15 @@ public struct ServerError: HTTPResponseError, Sendable, CustomStringConvertible 
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    static func badRequest(_ message: String) -> ServerError { ServerError(.badRequest, "bad_request", message) }
+    static func badRequest(_ message: String) -> ServerError { ServerError(.badRequest, message) }
     static func unauthorized(_ message: String = "missing or invalid credentials") -> ServerError {
-        ServerError(.unauthorized, "unauthorized", message)
+        ServerError(.unauthorized, message)
     }
-    static func forbidden(_ message: String = "not allowed") -> ServerError {
-        ServerError(.forbidden, "forbidden", message)
-    }
-    static func notFound(_ message: String = "not found") -> ServerError {
-        ServerError(.notFound, "not_found", message)
-    }
-    static func conflict(_ message: String) -> ServerError { ServerError(.conflict, "conflict", message) }
-    static func tooLarge(_ message: String) -> ServerError { ServerError(.contentTooLarge, "too_large", message) }
+    static func forbidden(_ message: String = "not allowed") -> ServerError { ServerError(.forbidden, message) }
+    static func notFound(_ message: String = "not found") -> ServerError { ServerError(.notFound, message) }
+    static func conflict(_ message: String) -> ServerError { ServerError(.conflict, message) }
+    static func tooLarge(_ message: String) -> ServerError { ServerError(.tooLarge, message) }
     /// A start-up or storage failure of the server's own (its message may name the server's paths; it is never a
     /// response to a request body).
-    static func storage(_ message: String) -> ServerError { ServerError(.internalServerError, "storage", message) }
+    static func storage(_ message: String) -> ServerError { ServerError(.storage, message) }
 }

@@ -3,7 +3,7 @@
 /// An error thrown by `StrongroomCore`.
 ///
 /// Compare ``code``s, never messages. Two errors are equal when their codes are equal.
-public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CoreError: StrongroomError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
@@ -24,11 +24,8 @@ public struct CoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// Where the error was created.
     public var location: SourceLocation
-
-    public var description: String { "CoreError.\(code): \(message) (\(location))" }
-
-    public static func == (lhs: CoreError, rhs: CoreError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// Always nil: Core's failures have no lower-level cause.
+    public var underlying: (any Error & Sendable)? { nil }
 
     /// Text was not valid base64url; nothing was decoded.
     public static func invalidEncoding(_ message: String, fileID: String = #fileID, line: Int = #line) -> CoreError {

@@ -45,7 +45,7 @@ public enum FileCipher {
     ) async throws(CryptoError) -> FileEncryptor.Summary {
         let sourcePath = source.path
         let destinationPath = destination.path
-        return try await BlockingIO.run { isCancelled throws(CryptoError) in
+        return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
             return try writeAtomically(to: destinationPath, synchronizes: synchronizes) { output throws(CryptoError) in
                 var encryptor = FileEncryptor(accessKey: accessKey)
@@ -90,7 +90,7 @@ public enum FileCipher {
     ) async throws(CryptoError) -> Int64 {
         let sourcePath = source.path
         let destinationPath = destination.path
-        return try await BlockingIO.run { isCancelled throws(CryptoError) in
+        return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
             return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
                 var decryptor = FileDecryptor(accessKey: accessKey)

@@ -9,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// A file descriptor with blocking reads and writes. Used only from ``BlockingIO`` worker threads.
+/// A file descriptor with blocking reads and writes. Used only from `BlockingExecutor` worker threads.
 struct BlockingFile: ~Copyable {
     let descriptor: Int32
 

@@ -135,7 +135,7 @@ public final class EncryptedFileBackend: KeychainBackend {
     public func store(
         _ item: KeychainItem,
         policy: AccessPolicy,
-        replacing: Bool,
+        mode: KeychainStoreMode,
         authentication: AuthenticationContext?
     ) throws(KeychainError) {
         try withDocument(exclusive: true) { document throws(KeychainError) in
@@ -143,13 +143,12 @@ public final class EncryptedFileBackend: KeychainBackend {
             let id = Self.itemID(item.info.identity, keys)
             let secretKey = try self.secretKey(policy, keys, document, authentication)
             let existing = document.items.firstIndex { $0.id == id }
-            if existing != nil && !replacing {
-                throw KeychainError(.duplicateItem, "an item with this identity exists")
+            try mode.check(exists: existing != nil)
+            var info = item.info
+            if mode == .upsert, let existing {
+                info.creationDate = try Self.openInfo(document.items[existing], keys, document.storeID).creationDate
             }
-            if existing == nil && replacing {
-                throw KeychainError(.invalidParameters, "there is no such item to update")
-            }
-            let meta = try Self.encodeInfo(item.info)
+            let meta = try Self.encodeInfo(info)
             let sealed = KeychainDocument.SealedItem(
                 id: id,
                 policy: policy.storedForm,

@@ -30,15 +30,16 @@ public final class InMemoryBackend: KeychainBackend {
     public func store(
         _ item: KeychainItem,
         policy: AccessPolicy,
-        replacing: Bool,
+        mode: KeychainStoreMode,
         authentication: AuthenticationContext?
     ) throws(KeychainError) {
         try checkPresence(policy, authentication)
         try state.withLock { state throws(KeychainError) in
             try Self.checkLock(policy, state)
-            let exists = state.items[item.info.identity] != nil
-            if exists && !replacing { throw KeychainError(.duplicateItem, "an item with this identity exists") }
-            if !exists && replacing { throw KeychainError(.invalidParameters, "there is no such item to update") }
+            let existing = state.items[item.info.identity]
+            try mode.check(exists: existing != nil)
+            var item = item
+            if mode == .upsert, let existing { item.info.creationDate = existing.item.info.creationDate }
             state.items[item.info.identity] = Entry(item: item, policy: policy)
         }
     }

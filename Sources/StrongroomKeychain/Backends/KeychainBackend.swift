@@ -15,18 +15,30 @@ public struct KeychainItem: Sendable {
     }
 }
 
+/// How ``KeychainBackend/store(_:policy:mode:authentication:)`` treats an existing item with the same identity.
+public enum KeychainStoreMode: Sendable, Hashable {
+    /// Add a new item; an existing one is ``KeychainError/Code/duplicateItem``.
+    case add
+    /// Replace an existing item; a missing one is ``KeychainError/Code/invalidParameters``.
+    case update
+    /// Add, or replace an existing item keeping its creation date, in one step under one lock.
+    case upsert
+}
+
 /// Where items live: the encrypted file (default), the Secret Service, or memory. ``Keychain`` validates queries
 /// and converts values; a backend stores, finds and removes items and enforces lock state and access policies.
 public protocol KeychainBackend: Sendable {
-    /// Adds `item`, or replaces the existing one when `replacing` (which must then exist).
+    /// Adds, replaces or upserts `item` according to `mode`, atomically: no other writer can come between the
+    /// check for an existing item and the write.
     ///
     /// - Throws: ``KeychainError/Code/duplicateItem`` when adding an identity that exists;
+    ///   ``KeychainError/Code/invalidParameters`` when updating one that does not;
     ///   ``KeychainError/Code/locked``; ``KeychainError/Code/authenticationRequired`` for a ``AccessPolicy/Options/userPresence``
     ///   item without `authentication`; ``KeychainError/Code/unsupported`` for a policy the backend cannot honour.
     func store(
         _ item: KeychainItem,
         policy: AccessPolicy,
-        replacing: Bool,
+        mode: KeychainStoreMode,
         authentication: AuthenticationContext?
     ) throws(KeychainError)
 
@@ -50,6 +62,17 @@ public protocol KeychainBackend: Sendable {
 
     /// Unlocks with the store's passphrase.
     func unlock(passphrase: String) throws(KeychainError)
+}
+
+extension KeychainStoreMode {
+    /// Checks `exists` against the mode (the shared rule of every backend).
+    package func check(exists: Bool) throws(KeychainError) {
+        switch self {
+        case .add where exists: throw KeychainError(.duplicateItem, "an item with this identity exists")
+        case .update where !exists: throw KeychainError(.invalidParameters, "there is no such item to update")
+        default: break
+        }
+    }
 }
 
 extension KeychainBackend {

@@ -32,7 +32,7 @@ final class FailureRateLimiter: Sendable {
             return current.failures >= allowance
         }
         if blocked {
-            throw ServerError(.tooManyRequests, "rate_limited", "too many failed attempts; try again in a minute")
+            throw ServerError(.rateLimited, "too many failed attempts; try again in a minute")
         }
     }
 

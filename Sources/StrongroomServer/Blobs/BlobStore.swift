@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
-import NIOPosix
+import StrongroomCore
 import Synchronization
 
 /// Where encrypted file contents live. The server only ever sees ciphertext here.
@@ -57,17 +57,18 @@ struct FileBlobStore: BlobStore {
         do {
             try await fileIO.writeFile(contents: body.map { try digest.update($0) }, path: partial, context: context)
             // The upload is acknowledged after this returns: its bytes must be on disk first.
-            try await NIOThreadPool.singleton.runIfActive { try Self.synchronize(partial) }
+            try await BlockingExecutor.shared.run { _ throws(ServerError) in try Self.synchronize(partial) }
         } catch {
             unlink(partial)
             throw error
         }
         guard rename(partial, path(id)) == 0 else {
             unlink(partial)
-            throw ServerError(.internalServerError, "storage", "the blob could not be stored")
+            throw ServerError(.storage, "the blob could not be stored")
         }
         chmod(path(id), 0o600)
-        try? await NIOThreadPool.singleton.runIfActive { try Self.synchronize(directory) }  // makes the rename durable
+        // Makes the rename durable; the blob itself is already synced, so a failure here loses nothing acknowledged.
+        try? await BlockingExecutor.shared.run { _ throws(ServerError) in try Self.synchronize(directory) }
         return digest.finish()
     }
 
@@ -83,15 +84,15 @@ struct FileBlobStore: BlobStore {
 
     func remove(id: String) { unlink(path(id)) }
 
-    /// `fsync` of a file or folder (blocking: run it on the thread pool, off the event loops).
-    private static func synchronize(_ path: String) throws {
+    /// `fsync` of a file or folder (blocking: run it on the ``BlockingExecutor``, off the event loops).
+    private static func synchronize(_ path: String) throws(ServerError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw ServerError(.internalServerError, "storage", "the blob could not be synced")
+            throw ServerError(.storage, "the blob could not be synced")
         }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {
-            throw ServerError(.internalServerError, "storage", "the blob could not be synced")
+            throw ServerError(.storage, "the blob could not be synced")
         }
     }
 }

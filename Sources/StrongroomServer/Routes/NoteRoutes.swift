@@ -70,7 +70,7 @@ struct NoteRoutes {
         case .inserted: return try json(JSONValue.object(body), status: .created)
         case .nameTaken: throw ServerError.conflict("a note with that id_string exists")
         case .quotaExceeded:
-            throw ServerError(.tooManyRequests, "quota_exceeded", "too many live notes; wait for some to expire")
+            throw ServerError(.quotaExceeded, "too many live notes; wait for some to expire")
         }
     }
 

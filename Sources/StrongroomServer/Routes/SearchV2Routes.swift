@@ -1,7 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Hummingbird
-import NIOPosix
 import StrongroomCore
 import StrongroomWire
 
@@ -9,7 +8,7 @@ import StrongroomWire
 /// and offset paging.
 ///
 /// It scans the caller's scope (own records, plus shared ones with `include_all_writers`) in index order, which is
-/// creation order, reading metadata only, in batches. Matching runs on the NIO thread pool, never on the
+/// creation order, reading metadata only, in batches. Matching runs on the `BlockingExecutor`, never on the
 /// cooperative pool, and is charged against a ``SearchBudget``; only the requested page is kept, and its
 /// ciphertext is read at the end, within the response's byte budget.
 struct SearchV2Routes {
@@ -47,7 +46,7 @@ struct SearchV2Routes {
         var total = 0
         while true {
             let batch = try await store.records(matching: query)
-            let (accepted, remaining) = try await NIOThreadPool.singleton.runIfActive { [budget] in
+            let (accepted, remaining) = try await BlockingExecutor.shared.run { [budget] _ in
                 var budget = budget
                 return (try filter.accepted(batch, budget: &budget), budget)
             }

@@ -6,8 +6,7 @@ import HTTPTypes
 struct SearchBudget: Sendable {
     /// What an exhausted budget answers.
     static let exhausted = ServerError(
-        .badRequest,
-        "search_too_broad",
+        .searchTooBroad,
         "the search examines too much data; narrow it with content_types, writer_ids or a range"
     )
 
