@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StrongroomCrypto", targets: ["StrongroomCrypto"]),
         .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
         .library(name: "StrongroomClient", targets: ["StrongroomClient"]),
+        .library(name: "StrongroomTransport", targets: ["StrongroomTransport"]),
         .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
         .library(name: "StrongroomSecretService", targets: ["StrongroomSecretService"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
@@ -70,12 +71,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "StrongroomClient",
+            name: "StrongroomTransport",
             dependencies: [
                 "StrongroomCore",
-                "StrongroomCrypto",
-                "StrongroomWire",
-                "StrongroomKeychain",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -85,6 +83,20 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrongroomClient",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomWire",
+                "StrongroomKeychain",
+                "StrongroomTransport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -172,8 +184,7 @@ let package = Package(
                 "StrongroomKeychain",
                 "StrongroomSecretService",
                 "StrongroomWire",
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                "StrongroomTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -212,6 +223,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomTransportTests",
+            dependencies: [
+                "StrongroomTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strictSettings
         ),

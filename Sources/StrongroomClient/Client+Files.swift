@@ -131,8 +131,8 @@ extension Client {
         progress: (@Sendable (FileTransferProgress) -> Void)?
     ) async throws(ClientError) {
         var request = OutgoingRequest(method: .PUT, url: url)
-        request.headers.add(name: "Content-Type", value: "application/octet-stream")
-        request.headers.add(name: "Content-MD5", value: checksum)
+        request.addHeader("Content-Type", "application/octet-stream")
+        request.addHeader("Content-MD5", checksum)
         request.body = .file(path: file.path, length: size) { progress?(.uploading($0)) }
         let status = try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
             _ = try await body.collect(upTo: 1 << 20)

@@ -92,7 +92,7 @@ public final class Client: Sendable {
     /// are safe to resend: writes are not retried, a 401 means the server did nothing).
     @discardableResult
     func authenticated(
-        _ method: Verb,
+        _ method: HTTPVerb,
         _ path: String,
         body: (some Encodable)? = nil as String?,
         success: Set<Int>
@@ -128,7 +128,7 @@ public final class Client: Sendable {
 
     /// A TSV1 `Authorization` header for this request: the path as sent and its query, signed now with a fresh
     /// nonce.
-    private func signature(_ method: Verb, _ path: String) -> String {
+    private func signature(_ method: HTTPVerb, _ path: String) -> String {
         let parts = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         return TSV1.authorization(
             for: .init(method: method.rawValue, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : ""),
@@ -139,7 +139,7 @@ public final class Client: Sendable {
 
     /// Decodes an authenticated JSON answer.
     func authenticated<Response: Decodable>(
-        _ method: Verb,
+        _ method: HTTPVerb,
         _ path: String,
         body: (some Encodable)? = nil as String?,
         success: Set<Int>,

@@ -2,8 +2,6 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
-import SwiftASN1
-import X509
 
 /// `--profile`, `--profile-directory` and the transport flags every networked command takes.
 struct ProfileOptions: ParsableArguments {
@@ -41,12 +39,11 @@ struct ProfileOptions: ParsableArguments {
     func transportOptions() throws -> Client.TransportOptions {
         var roots = ServerTrust.Roots.system
         if let caFile {
-            let pem = try String(contentsOfFile: caFile, encoding: .utf8)
-            let certificates = try PEMDocument.parseMultiple(pemString: pem).map { try Certificate(pemDocument: $0) }
-            guard !certificates.isEmpty else {
-                throw CLIError(description: "error: \(caFile) holds no certificate", exitCode: .validationFailure)
+            do {
+                roots = try ServerTrust.roots(pemBundle: try String(contentsOfFile: caFile, encoding: .utf8))
+            } catch {
+                throw CLIError(description: "error: \(caFile): \(error)", exitCode: .validationFailure)
             }
-            roots = .certificates(certificates)
         }
         let parsed = try pins.map { text in
             guard let pin = PublicKeyPin(base64: text) else {

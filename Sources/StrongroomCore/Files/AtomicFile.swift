@@ -65,8 +65,20 @@ package enum AtomicFile {
         return .ownerOnly
     }
 
-    /// Replaces (or creates) `path` with `data` atomically and durably, mode 0600.
-    package static func write(_ data: Data, to path: String) throws(Failure) {
+    /// How ``write(_:to:mode:)`` treats an existing file.
+    package enum Mode: Sendable {
+        /// Replace it (or create the file).
+        case replace
+        /// Refuse: the file must not exist yet (checked atomically, by `link`, not by a prior look).
+        case createNew
+    }
+
+    /// Writes `data` to `path` atomically and durably, mode 0600: a temporary file is written and synced, then
+    /// renamed over `path` (``Mode/replace``) or linked to it only if `path` does not exist (``Mode/createNew``),
+    /// and the folder is synced.
+    ///
+    /// - Throws: ``Failure`` when the file cannot be written, or exists already in ``Mode/createNew``.
+    package static func write(_ data: Data, to path: String, mode: Mode = .replace) throws(Failure) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -87,9 +99,21 @@ package enum AtomicFile {
             return fsync(fd) == 0
         }
         close(fd)
-        guard ok, rename(temporary, path) == 0 else {
+        guard ok else {
             unlink(temporary)
             throw Failure(message: "\(name) could not be written: \(errorText())")
+        }
+        switch mode {
+        case .replace:
+            guard rename(temporary, path) == 0 else {
+                unlink(temporary)
+                throw Failure(message: "\(name) could not be written: \(errorText())")
+            }
+        case .createNew:
+            let linked = link(temporary, path) == 0
+            let reason = errno == EEXIST ? "it exists already" : errorText()
+            unlink(temporary)
+            guard linked else { throw Failure(message: "\(name) could not be created: \(reason)") }
         }
         let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {

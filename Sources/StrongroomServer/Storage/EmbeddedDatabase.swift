@@ -101,14 +101,22 @@ enum DataDirectory {
                 "\(path) is readable by group or others: remove it (all tokens are then invalid) or chmod 600 it"
             )
         }
-        if let existing = FileManager.default.contents(atPath: path), existing.count == 32 { return existing }
-        let created = FileManager.default.createFile(
-            atPath: path,
-            contents: SecureRandom.data(count: 32),
-            attributes: [.posixPermissions: 0o600]
-        )
-        guard created, let stored = FileManager.default.contents(atPath: path), stored.count == 32 else {
-            throw CocoaError(.fileWriteUnknown)
+        if let existing = FileManager.default.contents(atPath: path) {
+            guard existing.count == 32 else {
+                throw ServerError.storage("\(path) is not a 32-byte key: remove it (all tokens are then invalid)")
+            }
+            return existing
+        }
+        do {
+            // New-only, atomic and durable: two instances starting at once keep the one key written first.
+            try AtomicFile.write(SecureRandom.data(count: 32), to: path, mode: .createNew)
+        } catch {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ServerError.storage("\(path) could not be created: \(error.message)")
+            }
+        }
+        guard let stored = FileManager.default.contents(atPath: path), stored.count == 32 else {
+            throw ServerError.storage("\(path) could not be read back")
         }
         return stored
     }

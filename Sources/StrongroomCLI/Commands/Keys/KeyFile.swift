@@ -6,16 +6,17 @@ import StrongroomCrypto
 
 /// Access-key files: the key as unpadded base64url on one line, mode 0600.
 enum KeyFile {
+    /// Writes a new key file (never over an existing one), atomically and durably, mode 0600.
     static func write(_ key: AccessKey, to path: String) throws {
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw CLIError(description: "error: \(path) already exists; not overwriting a key", exitCode: .init(6))
+        do {
+            try AtomicFile.write(
+                Data((Base64URL.encode(key.rawRepresentation) + "\n").utf8),
+                to: path,
+                mode: .createNew
+            )
+        } catch {
+            throw CLIError(description: "error: \(path): \(error.message); not overwriting a key", exitCode: .init(6))
         }
-        let created = FileManager.default.createFile(
-            atPath: path,
-            contents: Data((Base64URL.encode(key.rawRepresentation) + "\n").utf8),
-            attributes: [.posixPermissions: 0o600]
-        )
-        guard created else { throw CLIError(description: "error: cannot write \(path)", exitCode: .init(6)) }
     }
 
     static func read(_ path: String) throws -> AccessKey {

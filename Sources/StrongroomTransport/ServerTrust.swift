@@ -31,6 +31,23 @@ public struct ServerTrust: Sendable, Hashable {
         self.pins = pins
     }
 
+    /// Roots from a PEM bundle (one or more `CERTIFICATE` blocks), such as a private CA's chain file.
+    ///
+    /// - Throws: ``TransportError/Code/invalidConfiguration`` when the text holds no certificate or one does not
+    ///   parse.
+    public static func roots(pemBundle pem: String) throws(TransportError) -> Roots {
+        let certificates: [Certificate]
+        do {
+            certificates = try PEMDocument.parseMultiple(pemString: pem).map { try Certificate(pemDocument: $0) }
+        } catch {
+            throw TransportError(.invalidConfiguration, "the PEM bundle does not parse", underlying: error)
+        }
+        guard !certificates.isEmpty else {
+            throw TransportError(.invalidConfiguration, "the PEM bundle holds no certificate")
+        }
+        return .certificates(certificates)
+    }
+
     /// The system's trust store, no pinning: what an unconfigured client does.
     public static let system = ServerTrust()
 

@@ -1,48 +1,71 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
+package import NIOCore
+package import NIOHTTP1
 
 /// One HTTP exchange, independent of the client library that carries it.
-struct OutgoingRequest: Sendable {
+package struct OutgoingRequest: Sendable {
     /// What is sent after the head.
-    enum Body: Sendable {
+    package enum Body: Sendable {
         case none
         case bytes(ByteBuffer)
-        /// A file streamed from disk in 1 MiB chunks; `progress` gets the bytes sent so far.
+        /// A file streamed from disk in 64 KiB chunks; `progress` gets the bytes sent so far.
         case file(path: String, length: Int64, progress: (@Sendable (Int64) -> Void)?)
     }
 
-    var method: Verb
-    var url: String
-    var headers: HTTPHeaders = [:]
-    var body: Body = .none
+    package var method: HTTPVerb
+    package var url: String
+    package var headers: HTTPHeaders = [:]
+    package var body: Body = .none
+
+    package init(method: HTTPVerb, url: String) {
+        self.method = method
+        self.url = url
+    }
+
+    /// Adds a header field.
+    package mutating func addHeader(_ name: String, _ value: String) { headers.add(name: name, value: value) }
 }
 
-/// The answer's body, read once, chunk by chunk, while the exchange is open.
-struct ResponseBody: AsyncSequence {
-    typealias Element = ByteBuffer
+/// The answer's body, read once, chunk by chunk, while the exchange is open. A failure while reading it is the
+/// transport's (``HTTPTransport`` maps it to a ``TransportError``), whoever iterates.
+package struct ResponseBody: AsyncSequence {
+    package typealias Element = ByteBuffer
     let nextChunk: () async throws -> ByteBuffer?
 
-    func makeAsyncIterator() -> Iterator { Iterator(nextChunk: nextChunk) }
+    package func makeAsyncIterator() -> Iterator { Iterator(nextChunk: nextChunk) }
 
-    struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         let nextChunk: () async throws -> ByteBuffer?
-        mutating func next() async throws -> ByteBuffer? { try await nextChunk() }
+        package mutating func next() async throws -> ByteBuffer? {
+            do {
+                return try await nextChunk()
+            } catch {
+                throw StreamFailure(underlying: error)
+            }
+        }
     }
 
     /// The whole body, refusing more than `limit` bytes.
-    func collect(upTo limit: Int) async throws -> ByteBuffer {
+    package func collect(upTo limit: Int) async throws -> ByteBuffer {
         var all = ByteBuffer()
         for try await var chunk in self {
-            guard all.readableBytes + chunk.readableBytes <= limit else { throw ResponseTooLarge() }
+            guard all.readableBytes + chunk.readableBytes <= limit else {
+                throw StreamFailure(underlying: ResponseTooLarge())
+            }
             all.writeBuffer(&chunk)
         }
         return all
     }
 
+    /// The body was larger than the caller accepts.
     struct ResponseTooLarge: Error {}
+
+    /// Reading the body failed.
+    struct StreamFailure: Error {
+        let underlying: any Error
+    }
 }
 
 /// A single-consumer iterator shared with the closure that drains it.

@@ -43,7 +43,7 @@ struct PinningHTTPExecutor: HTTPExecutor {
         _ handle: (Int, ResponseBody) async throws -> R
     ) async throws -> R {
         guard let url = URL(string: request.url), url.scheme == "https", let host = url.host else {
-            throw ClientError(.invalidConfiguration, "a custom server trust needs an https:// URL")
+            throw TransportError(.invalidConfiguration, "a custom server trust needs an https:// URL")
         }
         let port = url.port ?? 443
         let pins = self.pins

@@ -1,0 +1,135 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StrongroomTransport
+import StrongroomWire
+
+/// The SDK's JSON layer over ``HTTPTransport``: E3DB requests and answers, and the one mapping of transport
+/// failures to ``ClientError``.
+struct Transport: Sendable {
+    let http: HTTPTransport
+    static let maximumResponse = 64 << 20
+
+    var baseURL: String { http.baseURL }
+    var options: TransportOptions { http.options }
+
+    init(apiURL: URL, http client: HTTPClient, options: TransportOptions = .init()) throws(ClientError) {
+        do {
+            self.http = try HTTPTransport(apiURL: apiURL, http: client, options: options)
+        } catch {
+            throw ClientError(error)
+        }
+    }
+
+    /// Sends a request and returns the status and body.
+    func send(
+        _ method: HTTPVerb,
+        _ path: String,
+        headers: [(String, String)] = [],
+        body: Data? = nil,
+        form: String? = nil
+    ) async throws(ClientError) -> (status: Int, body: ByteBuffer) {
+        var request = OutgoingRequest(method: method, url: baseURL + path)
+        for (name, value) in headers { request.addHeader(name, value) }
+        if let body {
+            request.addHeader("Content-Type", "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        } else if let form {
+            request.body = .bytes(ByteBuffer(string: form))
+        }
+        return try await exchange(request, timeout: options.requestTimeout) { status, body in
+            (status, try await body.collect(upTo: Self.maximumResponse))
+        }
+    }
+
+    /// Runs one exchange (retries as ``HTTPTransport`` does); every failure leaves as a ``ClientError``, and those
+    /// `handle` throws pass through unchanged.
+    func exchange<R>(
+        _ request: OutgoingRequest,
+        timeout: Duration,
+        _ handle: (Int, ResponseBody) async throws -> R
+    ) async throws(ClientError) -> R {
+        do {
+            return try await http.exchange(request, timeout: timeout, handle)
+        } catch let error as ClientError {
+            throw error
+        } catch let error as TransportError {
+            throw ClientError(error)
+        } catch is CancellationError {
+            throw ClientError(.cancelled, "the request was cancelled", underlying: CancellationError())
+        } catch {
+            throw ClientError(.transport, "the exchange failed: \(type(of: error))", underlying: error)
+        }
+    }
+
+    /// Decodes a JSON answer; anything else is ``ClientError/Code/invalidResponse``.
+    static func decode<Response: Decodable>(_ type: Response.Type, from data: Data) throws(ClientError) -> Response {
+        do {
+            return try JSONDecoder().decode(Response.self, from: data)
+        } catch {
+            throw ClientError(.invalidResponse, "the server's answer is not the expected JSON", underlying: error)
+        }
+    }
+
+    /// Sends JSON and expects one of `success`; returns the raw body. `authorization` is the whole header value.
+    @discardableResult
+    func expect(
+        _ method: HTTPVerb,
+        _ path: String,
+        authorization: String?,
+        body: (some Encodable)?,
+        success: Set<Int>
+    ) async throws(ClientError) -> Data {
+        var encoded: Data?
+        if let body {
+            do {
+                encoded = try JSONEncoder().encode(body)
+            } catch {
+                throw ClientError(.invalidConfiguration, "the request could not be encoded", underlying: error)
+            }
+        }
+        let headers = authorization.map { [("Authorization", $0)] } ?? []
+        let (status, buffer) = try await send(method, path, headers: headers, body: encoded)
+        let data = Data(buffer.readableBytesView)
+        guard success.contains(status) else {
+            // Servers other than Strongroom may answer errors without a JSON body: fall back to the status.
+            let message = (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error ?? "HTTP \(status)"
+            throw ClientError.status(status, message: "\(method) \(Self.route(path)): \(message)")
+        }
+        return data
+    }
+
+    /// The path without IDs, for messages (`/v1/storage/records/…`).
+    static func route(_ path: String) -> String {
+        path.split(separator: "/").prefix(3).joined(separator: "/").prepending("/") + "/…"
+    }
+}
+
+/// A percent-encoded path segment (record types may hold any character).
+func segment(_ text: String) -> String {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "/?#")
+    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+}
+
+extension String {
+    fileprivate func prepending(_ prefix: String) -> String { prefix + self }
+}
+
+extension ClientError {
+    /// The one place transport failures become client codes.
+    init(_ error: TransportError, fileID: String = #fileID, line: Int = #line) {
+        let code: Code =
+            switch error.code {
+            case .invalidConfiguration: .invalidConfiguration
+            case .timedOut: .timedOut
+            case .cancelled: .cancelled
+            case .untrustedServer: .untrustedServer
+            case .unavailable: .server
+            case .responseTooLarge: .invalidResponse
+            default: .transport
+            }
+        self.init(code, error.message, status: error.status, underlying: error, fileID: fileID, line: line)
+    }
+}

@@ -1,0 +1,61 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomCore
+
+/// An error thrown by the transport: the request did not complete as an HTTP exchange. Answers with any status
+/// are not errors here; the SDK decides what a status means.
+public struct TransportError: StrongroomError {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Hashable, Sendable {
+            case invalidConfiguration, unreachable, timedOut, cancelled, untrustedServer, unavailable
+            case responseTooLarge
+        }
+
+        private let kind: Kind
+
+        /// The options or the URL are unusable (unreadable trust roots, `http://` with a custom trust).
+        public static let invalidConfiguration = Code(kind: .invalidConfiguration)
+        /// The request did not reach the server or its answer did not arrive.
+        public static let unreachable = Code(kind: .unreachable)
+        /// The exchange did not finish within its timeout.
+        public static let timedOut = Code(kind: .timedOut)
+        /// The task was cancelled.
+        public static let cancelled = Code(kind: .cancelled)
+        /// The TLS server is not the one configured: its chain does not lead to a trusted root, or no certificate
+        /// of its chain is pinned. Nothing was sent.
+        public static let untrustedServer = Code(kind: .untrustedServer)
+        /// The server kept answering 502, 503 or 504 until the retries ran out (``status`` holds the last).
+        public static let unavailable = Code(kind: .unavailable)
+        /// The answer was larger than the caller accepts.
+        public static let responseTooLarge = Code(kind: .responseTooLarge)
+
+        public var description: String { kind.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable explanation, free of secrets.
+    public var message: String
+    /// The last HTTP status, for ``Code/unavailable``.
+    public var status: Int?
+    /// The lower-level failure (NIO, BoringSSL, AsyncHTTPClient), if any.
+    public var underlying: (any Error & Sendable)?
+    /// Where the error was created.
+    public var location: SourceLocation
+
+    /// Creates an error.
+    public init(
+        _ code: Code,
+        _ message: String,
+        status: Int? = nil,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.underlying = underlying
+        self.location = SourceLocation(fileID: fileID, line: line)
+    }
+}

@@ -1,0 +1,31 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// How a client reaches its server: trust, timeouts and retries (`Client.TransportOptions` in the SDK).
+public struct TransportOptions: Sendable, Hashable {
+    /// Which TLS servers are accepted (system roots by default; custom roots and SPKI pins on request).
+    public var serverTrust: ServerTrust
+    /// The longest a JSON request may take, from connecting to the last byte of the answer.
+    public var requestTimeout: Duration
+    /// The longest a file upload or download may take.
+    public var transferTimeout: Duration
+    /// How often an idempotent request (GET, DELETE) is tried in all when the connection fails or the server
+    /// answers 502, 503 or 504. Writes (POST, PUT, PATCH) are sent once.
+    public var maximumAttempts: Int
+    /// The wait before the first retry; it doubles for each further one, with jitter.
+    public var retryBackoff: Duration
+
+    /// The defaults: system trust, 60 s per request, one hour per file transfer, three attempts 250 ms apart.
+    public init(
+        serverTrust: ServerTrust = .system,
+        requestTimeout: Duration = .seconds(60),
+        transferTimeout: Duration = .seconds(3600),
+        maximumAttempts: Int = 3,
+        retryBackoff: Duration = .milliseconds(250)
+    ) {
+        self.serverTrust = serverTrust
+        self.requestTimeout = requestTimeout
+        self.transferTimeout = transferTimeout
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.retryBackoff = retryBackoff
+    }
+}

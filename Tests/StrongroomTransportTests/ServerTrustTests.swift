@@ -1,0 +1,68 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import StrongroomTransport
+import SwiftASN1
+import Testing
+import X509
+
+/// Trust configuration from text: PEM bundles and pins, with typed errors for anything else.
+@Suite struct ServerTrustTests {
+    static func certificate(_ name: String) throws -> (Certificate, P256.Signing.PrivateKey) {
+        let key = P256.Signing.PrivateKey()
+        let subject = try DistinguishedName { CommonName(name) }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(key.publicKey),
+            notValidBefore: now - 60,
+            notValidAfter: now + 3600,
+            issuer: subject,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            },
+            issuerPrivateKey: .init(key)
+        )
+        return (certificate, key)
+    }
+
+    @Test("a PEM bundle of two certificates gives two roots; garbage and empty text are typed errors")
+    func pemBundles() throws {
+        let (first, _) = try Self.certificate("root one")
+        let (second, _) = try Self.certificate("root two")
+        let bundle = try first.serializeAsPEM().pemString + "\n" + second.serializeAsPEM().pemString
+        guard case .certificates(let roots) = try ServerTrust.roots(pemBundle: bundle) else {
+            Issue.record("not custom roots")
+            return
+        }
+        #expect(roots == [first, second])
+        for text in ["", "not pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"] {
+            let error = #expect(throws: TransportError.self) { try ServerTrust.roots(pemBundle: text) }
+            #expect(error?.code == .invalidConfiguration)
+        }
+    }
+
+    @Test("a pin is base64 of 32 bytes (sha256/ prefix allowed) and equals the certificate's SPKI digest")
+    func pins() throws {
+        let (certificate, key) = try Self.certificate("leaf")
+        let pin = try PublicKeyPin(certificate: certificate)
+        let spki = Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64EncodedString()
+        #expect(pin.description == spki)
+        #expect(PublicKeyPin(base64: spki) == pin)
+        #expect(PublicKeyPin(base64: "sha256/" + spki) == pin)
+        for text in ["", "AAAA", String(repeating: "A", count: 44), "sha256/"] {
+            #expect(PublicKeyPin(base64: text) == nil, "\(text)")
+        }
+    }
+
+    @Test("default options use system trust; attempts are at least one")
+    func options() {
+        #expect(TransportOptions().serverTrust == .system)
+        #expect(TransportOptions(maximumAttempts: 0).maximumAttempts == 1)
+        #expect(TransportError(.timedOut, "x") == TransportError(.timedOut, "y"))
+        #expect("\(TransportError(.unreachable, "no route"))" == "TransportError.unreachable: no route")
+    }
+}
