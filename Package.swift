@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // DocC for every library in CI (Scripts/docs/build-docs.sh); a plugin, so nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -67,7 +69,6 @@ let package = Package(
         ),
         .target(
             name: "StrongroomWire",
-            dependencies: ["StrongroomCore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -144,7 +145,6 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -171,7 +171,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -184,7 +183,6 @@ let package = Package(
                 "StrongroomKeychain",
                 "StrongroomSecretService",
                 "StrongroomWire",
-                "StrongroomTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -217,12 +215,7 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomWire",
-                "StrongroomServer",
-                "StrongroomServerPostgres",
                 "StrongroomTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

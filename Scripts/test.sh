@@ -11,6 +11,8 @@ export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
 
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
 swift build --build-tests
+# DocC for every library, warnings as errors (broken symbol links, ambiguous references, undocumented parameters).
+Scripts/docs/build-docs.sh
 
 # Every server test runs on SQLite and on PostgreSQL (a throw-away cluster, stopped on exit).
 STRONGROOM_TEST_POSTGRES_URL="$(Scripts/postgres.sh start)"

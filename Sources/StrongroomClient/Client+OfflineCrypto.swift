@@ -73,7 +73,7 @@ extension Client {
         }
     }
 
-    /// Signs any ``Signable`` document with this client's signing key.
+    /// Signs any `Signable` document with this client's signing key.
     public func sign<Document: Signable>(document: Document) -> SignedDocument<Document> {
         SignedDocument(signing: document, with: configuration.keys.signingKey)
     }

@@ -48,7 +48,7 @@ extension Client.Configuration {
     /// written to a temporary file and renamed into place.
     ///
     /// - Warning: The file holds the API secret and the private keys in the clear, protected by its permissions
-    ///   only; ``save(profile:to:)`` keeps them in a ``Keychain`` instead.
+    ///   only; ``save(profile:to:accessPolicy:)`` keeps them in a `Keychain` instead.
     /// - Throws: ``ClientError/Code/invalidConfiguration`` when the profile cannot be written.
     public func save(profile: String, in directory: URL = Self.defaultProfileDirectory) throws(ClientError) {
         let file = Self.profileFile(profile, in: directory)

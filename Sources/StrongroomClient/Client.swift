@@ -47,7 +47,13 @@ public final class Client: Sendable {
 
     /// Registers a new client with a registration token and returns its configuration.
     ///
-    /// - Parameter keys: the client's keys (new ones by default); only the public halves are sent.
+    /// - Parameters:
+    ///   - token: a registration token from the server's operator.
+    ///   - clientName: a name for the new client (1 to 1024 bytes).
+    ///   - apiURL: the server, such as `https://e3db.example.com`.
+    ///   - keys: the client's keys (new ones by default); only the public halves are sent.
+    ///   - httpClient: the HTTP client to use (a fail-fast shared one by default).
+    ///   - options: trust, timeouts and retries.
     /// - Throws: ``ClientError/Code/unauthorized`` for a bad token, ``ClientError/Code/badRequest``,
     ///   ``ClientError/Code/transport``.
     public static func register(

@@ -5,6 +5,6 @@
 @_exported public import StrongroomTransport
 
 extension Client {
-    /// How a client reaches its server: trust, timeouts and retries (``StrongroomTransport/TransportOptions``).
+    /// How a client reaches its server: trust, timeouts and retries (`StrongroomTransport.TransportOptions`).
     public typealias TransportOptions = StrongroomTransport.TransportOptions
 }

@@ -52,9 +52,13 @@ public final class Keychain: Sendable {
 
     /// Stores a secret as a generic password.
     ///
-    /// - Parameter replacing: when true, an existing item with this identity is replaced (its creation date kept)
-    ///   in the same step, under one lock; when false (the default) an existing item is
-    ///   ``KeychainError/Code/duplicateItem``.
+    /// - Parameters:
+    ///   - value: the secret.
+    ///   - query: the item's identity and attributes.
+    ///   - accessPolicy: when the item may be read.
+    ///   - replacing: when true, an existing item with this identity is replaced (its creation date kept) in the
+    ///     same step, under one lock; when false (the default) an existing item is
+    ///     ``KeychainError/Code/duplicateItem``.
     public func store(
         _ value: some KeychainDataConvertible,
         query: ItemQuery<GenericPassword>,

@@ -12,7 +12,7 @@ public struct KeychainError: StrongroomError {
 
         private let kind: Kind
 
-        /// An item with this identity exists already (use ``Keychain/update(_:query:)`` or remove it first).
+        /// An item with this identity exists already (pass `replacing: true`, use `Keychain.update(_:query:)`, or remove it first).
         public static let duplicateItem = Code(kind: .duplicateItem)
         /// The store is locked for this item's access policy: unlock it first.
         public static let locked = Code(kind: .locked)

@@ -9,10 +9,10 @@ public import StrongroomKeychain
 /// Each item is one Secret Service item in the default collection, found by three attributes: the store name (as
 /// a Valet's identifier: two stores never see each other's items), the class and the canonical identity. The
 /// secret is the item's information and value; the collection's own lock (the login keyring) is the lock state,
-/// so ``lock()`` and ``unlock(passphrase:)`` do nothing here and ``AccessPolicy/Options/userPresence`` is
+/// so ``lock()`` and ``unlock(passphrase:)`` do nothing here and `AccessPolicy.Options.userPresence` is
 /// unsupported. The Secret Service keeps lookup attributes readable to the session, by its design.
 ///
-/// Needs a session bus and a provider; without them every call fails fast with ``KeychainError/Code/io``.
+/// Needs a session bus and a provider; without them every call fails fast with `KeychainError.Code.io`.
 public final class SecretServiceBackend: KeychainBackend {
     /// The store name every item carries.
     public let store: String

@@ -15,6 +15,7 @@ import StrongroomWire
 ///   - configuration: address, limits and token lifetime.
 ///   - store: where everything is kept.
 ///   - tokenKey: the 32-byte HMAC key for bearer tokens (every instance sharing `store` must use the same one).
+///   - logger: where the server logs (the SQL layer never below `info`).
 public func buildApplication(
     configuration: ServerConfiguration,
     store: any ServerStore,

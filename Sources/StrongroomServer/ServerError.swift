@@ -8,7 +8,7 @@ import StrongroomWire
 /// An error the server answers with: an E3DB status code and a JSON body `{"error": "…", "code": "…"}`.
 ///
 /// Messages never contain ciphertext, keys, tokens, record contents, SQL or file paths: errors from below (the
-/// database, the file system) are mapped to ``Code/internal`` by ``ErrorMappingMiddleware`` before they are
+/// database, the file system) are mapped to ``Code/internal`` by the server's error-mapping middleware before they are
 /// answered, and logged there instead.
 public struct ServerError: StrongroomError, HTTPResponseError {
     /// What kind of failure this is, with the HTTP status and the machine-readable `code` it is answered with.

@@ -7,7 +7,7 @@ import SQLKit
 import ServiceLifecycle
 public import StrongroomServer
 
-/// The PostgreSQL engine: a pool of connections behind the same ``SQLServerStore`` as the embedded default.
+/// The PostgreSQL engine: a pool of connections behind the same `SQLServerStore` as the embedded default.
 ///
 /// The server keeps no state of its own, so several instances may serve one database (they must share the token
 /// key and the blob directory).

@@ -123,3 +123,28 @@ public final class ServerProcess: @unchecked Sendable {
         public var description: String { message }
     }
 }
+
+extension ServerProcess {
+    /// Runs the real server on `engine` over a fresh data directory (and, on PostgreSQL, a fresh database of the
+    /// test cluster), and stops it afterwards. `body` gets the server and the storage arguments it was started with
+    /// (`--data-directory …` and `--database-url …`), to restart it on the same data.
+    public static func withServer<R>(
+        engine: TestEngine,
+        arguments: [String] = [],
+        _ body: (ServerProcess, _ storageArguments: [String]) async throws -> R
+    ) async throws -> R {
+        try await withTemporaryDirectory { directory in
+            func start(_ storage: [String]) async throws -> R {
+                let server = try await ServerProcess(arguments: storage + arguments)
+                defer { if server.isRunning { server.stop() } }
+                return try await body(server, storage)
+            }
+            let data = ["--data-directory", directory.appending(path: "data").path]
+            switch engine {
+            case .sqlite: return try await start(data)
+            case .postgres:
+                return try await TestDatabase.withPostgres { try await start(data + ["--database-url", $0]) }
+            }
+        }
+    }
+}

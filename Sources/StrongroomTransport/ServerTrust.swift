@@ -5,7 +5,7 @@ import StrongroomCore
 import SwiftASN1
 public import X509
 
-/// Which TLS servers a ``Client`` talks to.
+/// Which TLS servers a client talks to.
 ///
 /// By default the system's roots decide. With custom roots only those anchors are accepted; with pins the
 /// server's leaf key must also be one of the pinned keys (SPKI SHA-256, as in HPKP and OkHttp), checked during the

@@ -34,13 +34,14 @@ import Testing
             }
             #expect(missing?.code == .notFound)
 
-            let bytes = try Data(contentsOf: url)
-            for needle in [
-                "api-secret-in-keychain", "key-id-in-keychain", configuration.keys.encryptionKey.base64URLEncoded,
-                configuration.keys.signingKey.base64URLEncoded, "e3db.example.com", "work",
-            ] {
-                #expect(bytes.range(of: Data(needle.utf8)) == nil, "\(needle) in the keychain file")
-            }
+            let findings = try PlaintextScan.scan(
+                url,
+                for: [
+                    "api-secret-in-keychain", "key-id-in-keychain", configuration.keys.encryptionKey.base64URLEncoded,
+                    configuration.keys.signingKey.base64URLEncoded, "e3db.example.com", "work",
+                ]
+            )
+            #expect(findings.isEmpty, "\(findings)")
 
             keychain.lock()
             let locked = #expect(throws: ClientError.self) {

@@ -42,8 +42,6 @@ func withKeychain<R>(
 /// Fails when any of `needles` occurs in the file's bytes (as UTF-8 text or raw bytes).
 func expectNoPlaintext(in file: URL?, _ needles: [Data], sourceLocation: SourceLocation = #_sourceLocation) throws {
     guard let file else { return }
-    let bytes = try Data(contentsOf: file)
-    for needle in needles where !needle.isEmpty {
-        #expect(bytes.range(of: needle) == nil, "plaintext found in the keychain file", sourceLocation: sourceLocation)
-    }
+    let findings = try PlaintextScan.scan(file, for: needles)
+    #expect(findings.isEmpty, "plaintext found in the keychain file: \(findings)", sourceLocation: sourceLocation)
 }

@@ -16,21 +16,15 @@ import FoundationNetworking
 
     @Test("no acknowledged write is lost when the server is killed mid-burst", arguments: TestEngine.available)
     func sigkillDuringWrites(engine: TestEngine) async throws {
-        try await withTemporaryDirectory { directory in
-            switch engine {
-            case .sqlite:
-                try await run(arguments: ["--data-directory", directory.path])
-            case .postgres:
-                try await TestDatabase.withPostgres { url in
-                    try await run(arguments: ["--data-directory", directory.path, "--database-url", url])
-                }
-            }
+        let token = "crash-test-token"
+        try await ServerProcess.withServer(engine: engine, arguments: ["--registration-token", token]) {
+            server,
+            arguments in
+            try await run(server, arguments: arguments, token: token)
         }
     }
 
-    private func run(arguments: [String]) async throws {
-        let token = "crash-test-token"
-        let server = try await ServerProcess(arguments: arguments + ["--registration-token", token])
+    private func run(_ server: ServerProcess, arguments: [String], token: String) async throws {
         let http = HTTP(base: server.baseURL)
         let client = try await http.register(token: token)
         let key = AccessKey()

@@ -53,17 +53,8 @@ import Testing
             } else {
                 #expect(files.contains("strongroom.sqlite"))
             }
-            for file in files {
-                var isDirectory: ObjCBool = false
-                let url = api.dataDirectory.appending(path: file)
-                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-                    !isDirectory.boolValue
-                else { continue }
-                let bytes = try Data(contentsOf: url)
-                for secret in secrets {
-                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file) contains a secret")
-                }
-            }
+            let findings = try PlaintextScan.scan(api.dataDirectory, for: secrets)
+            #expect(findings.isEmpty, "\(findings)")
         }
     }
 

@@ -117,7 +117,7 @@ public enum Base64URL {
 
     /// Decodes base64url text straight into a secure buffer (for keys).
     ///
-    /// - Throws: ``CoreError/Code/invalidEncoding`` as ``decode(_:padding:)``.
+    /// - Throws: ``CoreError/Code/invalidEncoding`` as the `decode(_:padding:)` overloads do.
     public static func decodeSecret(
         _ text: some StringProtocol,
         padding: PaddingPolicy = .rejected

@@ -10,11 +10,11 @@ public import Foundation
 
 /// Decrypts E3DB's file format, version "3", in constant memory.
 ///
-/// Feed ciphertext in pieces of any size with ``update(_:into:)``; each authenticated chunk's plaintext is
-/// appended to the output as soon as it is complete. Call ``finalize()`` at the end of the input: only then is
+/// Feed ciphertext in pieces of any size with `update(_:into:)`; each authenticated chunk's plaintext is
+/// appended to the output as soon as it is complete. Call ``finalize(into:)`` at the end of the input: only then is
 /// the plaintext known to be whole.
 ///
-/// - Important: Until ``finalize()`` returns, the output may be a prefix of the file (each chunk is authentic,
+/// - Important: Until ``finalize(into:)`` returns, the output may be a prefix of the file (each chunk is authentic,
 ///   but later ones may be missing). Write it somewhere provisional and publish it only after `finalize()`;
 ///   ``FileCipher`` does exactly that.
 public struct FileDecryptor: ~Copyable {

@@ -11,7 +11,7 @@ public import Foundation
 
 /// Encrypts a byte stream into E3DB's file format, version "3", in constant memory.
 ///
-/// Feed plaintext in pieces of any size with ``update(_:into:)`` and finish with ``finalize(into:)``; both
+/// Feed plaintext in pieces of any size with `update(_:into:)` and finish with ``finalize(into:)``; both
 /// append ciphertext to an output buffer that you drain as you go. The encryptor also computes the MD5 checksum
 /// and size of the ciphertext, which the E3DB file upload needs.
 ///

@@ -41,7 +41,11 @@ public enum SignedField {
 
     /// Verifies a signed field and returns its salt and value.
     ///
-    /// - Parameter expectedSalt: when given, the field's salt must equal it (a note's object salt).
+    /// - Parameters:
+    ///   - signed: the TFSP1 text as stored.
+    ///   - key: the field's name, which the signature covers.
+    ///   - publicKey: the writer's signing key.
+    ///   - expectedSalt: when given, the field's salt must equal it (a note's object salt).
     /// - Throws: ``CryptoError/Code/invalidFormat`` when `signed` is not a TFSP1 field (Python treats such a value
     ///   as unsigned plaintext; Strongroom makes the caller decide), ``CryptoError/Code/invalidSignature`` when the
     ///   salt differs from `expectedSalt` or the signature does not verify.

@@ -40,7 +40,9 @@ public enum TSV1 {
     /// Builds the `Authorization` header value for `request` with a given timestamp and nonce.
     ///
     /// - Parameters:
+    ///   - request: the method, path and query to sign.
     ///   - clientID: the client's ID (lowercase UUID), or `""` for an anonymous call.
+    ///   - signingKey: the client's Ed25519 signing key.
     ///   - timestamp: Unix time in seconds.
     ///   - nonce: a fresh value per request (a lowercase UUID).
     public static func authorization(

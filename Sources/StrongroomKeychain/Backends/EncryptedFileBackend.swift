@@ -38,7 +38,10 @@ public final class EncryptedFileBackend: KeychainBackend {
 
     /// Creates a new keychain file at `url` (which must not exist), unlocked.
     ///
-    /// - Parameter parameters: the Argon2id cost; ``Argon2id/Parameters/moderate`` (256 MiB, 3 passes) by default.
+    /// - Parameters:
+    ///   - url: where the file goes.
+    ///   - passphrase: what opens it.
+    ///   - parameters: the Argon2id cost; `Argon2id.Parameters.moderate` (256 MiB, 3 passes) by default.
     public static func create(
         at url: URL,
         passphrase: String,

@@ -170,7 +170,7 @@ extension ItemQuery where Class == SecKey {
         set { self["applicationTag"] = newValue }
     }
 
-    /// The kind of key stored (read from ``Keychain/info(for:)``; set by ``Keychain/store(_:query:accessPolicy:)``).
+    /// The kind of key stored (read from ``Keychain/info(for:)``; set when a key is stored).
     public var keyType: String? {
         get { self["keyType"] }
         set { self["keyType"] = newValue }

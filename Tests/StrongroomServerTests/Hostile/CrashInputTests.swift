@@ -13,22 +13,13 @@ import Testing
         arguments: TestEngine.available
     )
     func crashInputs(engine: TestEngine) async throws {
-        try await withTemporaryDirectory { directory in
-            switch engine {
-            case .sqlite:
-                try await run(arguments: ["--data-directory", directory.path])
-            case .postgres:
-                try await TestDatabase.withPostgres { url in
-                    try await run(arguments: ["--data-directory", directory.path, "--database-url", url])
-                }
-            }
+        let token = String(repeating: "c", count: 40)
+        try await ServerProcess.withServer(engine: engine, arguments: ["--registration-token", token]) { server, _ in
+            try await run(server, token: token)
         }
     }
 
-    private func run(arguments: [String]) async throws {
-        let token = String(repeating: "c", count: 40)
-        let server = try await ServerProcess(arguments: arguments + ["--registration-token", token])
-        defer { server.stop() }
+    private func run(_ server: ServerProcess, token: String) async throws {
         let http = HTTP(base: server.baseURL)
 
         // 1. The timestamp overflow, on a storage route and on notes, without an account.
