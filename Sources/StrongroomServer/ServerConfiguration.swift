@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomCore
 
 /// How a Strongroom server runs.
 public struct ServerConfiguration: Sendable {
@@ -24,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var limits: ServerLimits
     /// Connection timeouts and the connection cap.
     public var connections: ConnectionLimits
+    /// Where the server reads the time (token expiry, TSV1 windows, timestamps, note and file expiry).
+    public var clock: any WallClock
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(
@@ -36,7 +39,8 @@ public struct ServerConfiguration: Sendable {
         publicURL: String? = nil,
         tls: ServerTLS? = nil,
         limits: ServerLimits = .init(),
-        connections: ConnectionLimits = .init()
+        connections: ConnectionLimits = .init(),
+        clock: any WallClock = SystemWallClock()
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -48,5 +52,6 @@ public struct ServerConfiguration: Sendable {
         self.tls = tls
         self.limits = limits
         self.connections = connections
+        self.clock = clock
     }
 }

@@ -12,6 +12,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let tokens: TokenIssuer
     let store: any ServerStore
     let signatures: TSV1Verifier
+    let clock: ServerClock
 
     func handle(
         _ request: Request,
@@ -21,7 +22,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else { throw ServerError.unauthorized() }
         var context = context
         if header.utf8.count > 7, header.utf8.count <= 1024, header.prefix(7).lowercased() == "bearer " {
-            guard let clientID = tokens.verify(String(header.dropFirst(7)), now: Int64(Date().timeIntervalSince1970)),
+            guard let clientID = tokens.verify(String(header.dropFirst(7)), now: clock.unixSeconds),
                 let client = try await store.client(id: clientID), client.enabled
             else {
                 context.logger.info(

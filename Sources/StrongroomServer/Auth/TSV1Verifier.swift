@@ -18,6 +18,7 @@ struct TSV1Verifier: Sendable {
 
     let store: any ServerStore
     let window: Duration
+    let clock: ServerClock
 
     /// Verifies `header` for `request`; any failure is a 401 that names no detail an attacker could use, and is
     /// logged at `info` (without the header). The nonce is remembered only once the signature, the time window and
@@ -42,7 +43,7 @@ struct TSV1Verifier: Sendable {
             verified = try TSV1.verify(
                 header,
                 for: .init(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? ""),
-                now: Date(),
+                now: clock.now,
                 window: window
             )
         } catch {
@@ -70,7 +71,7 @@ struct TSV1Verifier: Sendable {
     /// replayed: their timestamps fail the window check first).
     private func pruneNonces() async throws {
         guard Int.random(in: 0..<100) == 0 else { return }
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = clock.unixSeconds
         try await store.forgetNonces(olderThan: now - 2 * window.components.seconds)
     }
 }

@@ -6,14 +6,21 @@ import StrongroomWire
 /// `/v1/storage/access_keys/{writer}/{user}/{reader}/{type}`.
 struct AccessKeyRoutes {
     let store: any ServerStore
+    let authorization: Authorization
+    let results: RecordResults
     let limits: ServerLimits
 
-    struct Slot {
-        var writerID, userID, readerID, type: String
+    /// Its paths, under the authenticated `/v1/storage` group.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.get("access_keys/:writer/:user/:reader/:type", use: get)
+        routes.put("access_keys/:writer/:user/:reader/:type", use: put)
+        routes.delete("access_keys/:writer/:user/:reader/:type", use: delete)
+        return routes
     }
 
-    private func slot(_ context: StrongroomRequestContext) throws -> Slot {
-        Slot(
+    private func slot(_ context: StrongroomRequestContext) throws -> AccessKeySlot {
+        AccessKeySlot(
             writerID: try context.uuidSegment("writer"),
             userID: try context.uuidSegment("user"),
             readerID: try context.uuidSegment("reader"),
@@ -21,53 +28,16 @@ struct AccessKeyRoutes {
         )
     }
 
-    /// Whether `caller` may store or delete EAKs of this slot: the writer itself, or an active authorizer for a
-    /// slot of *another* reader (never the writer's own key, which would lose or replace its data key, nor the
-    /// authorizer's own).
-    private func mayManage(_ slot: Slot, caller: String) async throws -> Bool {
-        if caller == slot.writerID && caller == slot.userID { return true }
-        guard slot.readerID != slot.writerID, slot.readerID != slot.userID, slot.readerID != caller else {
-            return false
-        }
-        let policy = try await store.policy(
-            userID: slot.userID,
-            writerID: slot.writerID,
-            readerID: caller,
-            type: slot.type
-        )
-        return policy?.isAuthorizer == true
-    }
-
     /// GET: only the reader may fetch its own EAK; missing → 404.
     func get(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let slot = try slot(context)
-        guard caller == slot.readerID else { throw ServerError.forbidden("only the reader may fetch its access key") }
-        guard
-            let key = try await store.accessKey(
-                writerID: slot.writerID,
-                userID: slot.userID,
-                readerID: slot.readerID,
-                type: slot.type
-            )
-        else { throw ServerError.notFound("no access key") }
-        return try json(try await response(for: key))
+        try authorization.requireReader(of: slot, caller: caller)
+        guard let key = try await store.accessKey(in: slot) else { throw ServerError.notFound("no access key") }
+        return try json(try await results.response(for: key))
     }
 
-    /// The wire form: the authorizer is whoever stored it; the signer is the record writer.
-    func response(for key: StoredAccessKey) async throws -> AccessKeyResponse {
-        let authorizer = try await store.client(id: key.authorizerID)
-        let writer = key.writerID == key.authorizerID ? authorizer : try await store.client(id: key.writerID)
-        return AccessKeyResponse(
-            eak: key.eak,
-            authorizerID: key.authorizerID,
-            authorizerPublicKey: authorizer?.publicKey ?? PublicKeyObject(),
-            signerID: writer?.signingKey == nil ? nil : key.writerID,
-            signerSigningKey: writer?.signingKey
-        )
-    }
-
-    /// PUT: the writer, or an authorizer for the slot; the reader must exist; an existing EAK → 409.
+    /// PUT: the writer, or an authorizer for another reader's slot; the reader must exist; an existing EAK → 409.
     func put(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let slot = try slot(context)
@@ -75,37 +45,19 @@ struct AccessKeyRoutes {
         guard (try? EncryptedAccessKey(wireFormat: body.eak)) != nil else {  // the reason is in the message
             throw ServerError.badRequest("eak is not ciphertext.nonce in base64url")
         }
-        guard try await mayManage(slot, caller: caller) else {
-            throw ServerError.forbidden("only the writer or its authorizer may store access keys")
-        }
+        try await authorization.requireKeyManager(of: slot, caller: caller, "store")
         guard try await store.client(id: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
-        let inserted = try await store.insertAccessKey(
-            StoredAccessKey(
-                writerID: slot.writerID,
-                userID: slot.userID,
-                readerID: slot.readerID,
-                type: slot.type,
-                eak: body.eak,
-                authorizerID: caller
-            )
-        )
+        let inserted = try await store.insertAccessKey(StoredAccessKey(slot: slot, eak: body.eak, authorizerID: caller))
         guard inserted else { throw ServerError.conflict("an access key already exists for this reader and type") }
         return empty(.created)
     }
 
-    /// DELETE: the writer or an authorizer; idempotent (204 even when missing).
+    /// DELETE: the writer, or an authorizer for another reader's slot; idempotent (204 even when missing).
     func delete(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let slot = try slot(context)
-        guard try await mayManage(slot, caller: caller) else {
-            throw ServerError.forbidden("only the writer or its authorizer may delete access keys")
-        }
-        try await store.deleteAccessKey(
-            writerID: slot.writerID,
-            userID: slot.userID,
-            readerID: slot.readerID,
-            type: slot.type
-        )
+        try await authorization.requireKeyManager(of: slot, caller: caller, "delete")
+        try await store.deleteAccessKey(in: slot)
         return empty(.noContent)
     }
 }

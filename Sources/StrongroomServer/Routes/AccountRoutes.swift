@@ -15,9 +15,24 @@ struct AccountRoutes {
     let tokenLifetime: Duration
     let limits: ServerLimits
     let failures: FailureRateLimiter
+    let clock: ServerClock
 
     /// Credential responses are never cached by a browser or proxy.
     static let noStore: HTTPFields = [.cacheControl: "no-store"]
+
+    /// The unauthenticated paths: registration, tokens and the credential-backup acknowledgement.
+    var publicRoutes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.post("/v1/account/e3db/clients/register", use: register)
+        routes.post("/v1/auth/token", use: token)
+        routes.post("/v1/account/backup/:token/:client", use: backup)
+        return routes
+    }
+
+    /// Client lookup, under the authenticated `/v1/storage` group.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        RouteCollection(context: StrongroomRequestContext.self).get("clients/:id", use: clientInfo)
+    }
 
     /// `POST /v1/account/e3db/clients/register` → 201 + `X-Backup-Client`.
     func register(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
@@ -45,7 +60,7 @@ struct AccountRoutes {
             apiKeyID: hex(SecureRandom.data(count: 32)),
             apiSecretHash: Self.hash(secret: apiSecret),
             enabled: true,
-            created: Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1_000_000)),
+            created: clock.wallTimestamp,
             registrationToken: body.token
         )
         try await store.insertClient(client)
@@ -95,7 +110,7 @@ struct AccountRoutes {
             )
             throw ServerError.unauthorized("Unauthorized. Check your API key pair")
         }
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = clock.unixSeconds
         let lifetime = tokenLifetime.components.seconds
         return try json(
             TokenResponse(

@@ -10,19 +10,36 @@ struct FileRoutes {
     let store: any ServerStore
     let blobs: any BlobStore
     let signer: BlobURLSigner
-    let clock: MonotonicClock
-    let records: RecordRoutes
+    let clock: ServerClock
+    let authorization: Authorization
     let limits: ServerLimits
     /// The absolute base for presigned URLs, from configuration only (never the request's `Host`).
     let baseURL: PublicBaseURL
 
-    private var now: Int64 { Int64(Date().timeIntervalSince1970) }
+    private var now: Int64 { clock.unixSeconds }
+
+    /// The authenticated paths, under `/v1/storage`.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.post("files", use: create)
+        routes.patch("files/:id", use: commit)
+        routes.get("files/:id", use: get)
+        return routes
+    }
+
+    /// The presigned paths (`/v1/storage/blobs/{id}`): their signature is the credential.
+    var presignedRoutes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.put("/v1/storage/blobs/:id", use: upload)
+        routes.get("/v1/storage/blobs/:id", use: download)
+        return routes
+    }
 
     /// `POST /v1/storage/files` → exactly 202 `{"id", "file_url"}`.
     func create(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await decodeBody(FileWriteRequest.self, request, context)
-        try requireCaller(caller, writerID: body.meta.writerID, userID: body.meta.userID)
+        try authorization.requireSelf(caller, writerID: body.meta.writerID, userID: body.meta.userID)
         let type = try requireType(body.meta.type, limits)
         try requirePlain(body.meta.plain, limits)
         guard var fileMeta = body.meta.fileMeta else { throw ServerError.badRequest("meta.file_meta is required") }
@@ -41,7 +58,7 @@ struct FileRoutes {
             throw ServerError.badRequest("compression is at most 64 bytes")
         }
         let id = SecureRandom.uuid().uuidString.lowercased()
-        let timestamp = clock.now()
+        let timestamp = clock.timestamp()
         try await removeStalePendingFiles(now: timestamp)
         fileMeta.fileURL = nil
         if fileMeta.fileName?.isEmpty ?? true { fileMeta.fileName = "\(id)-\(timestamp.microseconds)" }
@@ -132,7 +149,7 @@ struct FileRoutes {
         guard let record = try await store.record(id: id), !record.isPending, record.fileMeta != nil else {
             throw ServerError.notFound("no such file")
         }
-        guard try await records.mayRead(record, caller: caller) else {
+        guard try await authorization.mayRead(record, caller: caller) else {
             throw ServerError.forbidden("not shared with you")
         }
         var withURL = response(record)
@@ -157,7 +174,7 @@ struct FileRoutes {
         guard let record = try await store.record(id: id), !record.isPending else {
             throw ServerError.notFound("no such file")
         }
-        guard try await records.mayRead(record, caller: signedFor) else {
+        guard try await authorization.mayRead(record, caller: signedFor) else {
             throw ServerError.forbidden("the download URL is no longer valid for its client")
         }
         guard let body = try await blobs.read(id: id, context: context) else {

@@ -9,8 +9,16 @@ import StrongroomWire
 /// TSV1. The server stores the note's JSON as sent (ciphertext, public keys, options) and adds its own fields.
 struct NoteRoutes {
     let store: any ServerStore
-    let clock: MonotonicClock
+    let clock: ServerClock
     let limits: ServerLimits
+
+    /// Its paths, under the TSV1-authenticated `/v2/storage/notes` group.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.post(use: write)
+        routes.get(use: read)
+        return routes
+    }
 
     /// `POST /v2/storage/notes` → 201; a taken `id_string` → 409; a malformed `max_views` or name → 400; past the
     /// writer key's or the server's note quota → 429. A note without an expiry expires after
@@ -32,7 +40,7 @@ struct NoteRoutes {
             throw ServerError.forbidden("the note must be signed with its writer_signing_key")
         }
         let noteID = SecureRandom.uuid().uuidString.lowercased()
-        let created = clock.now()
+        let created = clock.timestamp()
         // Anonymous writers cannot claim a name (the real service answers with an empty id_string).
         let requestedName = body["id_string"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         if let requestedName, requestedName.utf8.count > limits.maximumNameBytes {
@@ -106,7 +114,7 @@ struct NoteRoutes {
                 id: id,
                 idString: idString,
                 recipientSigningKey: signer,
-                now: clock.now()
+                now: clock.timestamp()
             )
         else { throw ServerError.notFound("no such note") }
         note.body["views"] = .number(Double(note.views))

@@ -5,7 +5,20 @@ import StrongroomWire
 /// Sharing policies, authorizers and the four listings.
 struct PolicyRoutes {
     let store: any ServerStore
+    let authorization: Authorization
     let limits: ServerLimits
+
+    /// Its paths, under the authenticated `/v1/storage` group.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.get("policy/outgoing", use: outgoing)
+        routes.get("policy/incoming", use: incoming)
+        routes.get("policy/proxies", use: proxies)
+        routes.get("policy/granted", use: granted)
+        routes.put("policy/:user/:writer/:reader/:type", use: put)
+        routes.delete("policy/:user/:writer/:reader", use: delete)
+        return routes
+    }
 
     /// `PUT /v1/storage/policy/{user}/{writer}/{reader}/{type}`.
     ///
@@ -13,10 +26,12 @@ struct PolicyRoutes {
     /// revoke on behalf of the writer), never for itself; anyone else gets 403.
     func put(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let userID = try context.uuidSegment("user")
-        let writerID = try context.uuidSegment("writer")
-        let readerID = try context.uuidSegment("reader")
-        let type = try requireTypeSegment(try context.segment("type"), limits)
+        let slot = AccessKeySlot(
+            writerID: try context.uuidSegment("writer"),
+            userID: try context.uuidSegment("user"),
+            readerID: try context.uuidSegment("reader"),
+            type: try requireTypeSegment(try context.segment("type"), limits)
+        )
         let body = try await decodeBody(PolicyRequest.self, request, context)
         let allow = body.allow ?? []
         let deny = body.deny ?? []
@@ -27,29 +42,9 @@ struct PolicyRoutes {
         guard readChange != nil || authorizerChange != nil else {
             throw ServerError.badRequest("a policy allows or denies read or authorizer")
         }
-        let isWriter = caller == writerID && caller == userID
-        if !isWriter {
-            let grant = try await store.policy(userID: userID, writerID: writerID, readerID: caller, type: type)
-            guard grant?.isAuthorizer == true, authorizerChange == nil else {
-                throw ServerError.forbidden("only the writer, or its authorizer for read, may change this policy")
-            }
-            guard readerID != caller else {
-                throw ServerError.forbidden("an authorizer may share with other readers, not with itself")
-            }
-        }
-        guard try await store.client(id: readerID) != nil else { throw ServerError.notFound("no such reader") }
-        var policy =
-            try await store.policy(userID: userID, writerID: writerID, readerID: readerID, type: type)
-            ?? StoredPolicy(
-                userID: userID,
-                writerID: writerID,
-                readerID: readerID,
-                type: type,
-                canRead: false,
-                isAuthorizer: false,
-                authorizedBy: nil,
-                readGrantedBy: nil
-            )
+        try await authorization.requirePolicyChange(slot, caller: caller, changesAuthorizer: authorizerChange != nil)
+        guard try await store.client(id: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
+        var policy = try await store.policy(for: slot) ?? StoredPolicy(slot: slot)
         if let readChange {
             policy.canRead = readChange
             policy.readGrantedBy = readChange ? caller : nil
@@ -68,7 +63,7 @@ struct PolicyRoutes {
         let userID = try context.uuidSegment("user")
         let writerID = try context.uuidSegment("writer")
         let readerID = try context.uuidSegment("reader")
-        guard caller == writerID && caller == userID else { throw ServerError.forbidden("only the writer may do this") }
+        try authorization.requireWriter(writerID: writerID, userID: userID, caller: caller)
         try await store.clearAuthorizer(userID: userID, writerID: writerID, readerID: readerID)
         return try json([String: String](), status: .ok)
     }

@@ -7,33 +7,33 @@ import StrongroomWire
 /// Records: write, read, version-checked update and delete, and v1 search.
 struct RecordRoutes {
     let store: any ServerStore
-    let clock: MonotonicClock
-    let accessKeys: AccessKeyRoutes
+    let clock: ServerClock
+    let authorization: Authorization
+    let results: RecordResults
     let blobs: any BlobStore
     let limits: ServerLimits
 
-    /// Whether `caller` may read `record`: its writer or user, or an allow-read policy. Checked on every read,
-    /// so a revoke takes effect at once whatever the client cached.
-    func mayRead(_ record: StoredRecord, caller: String) async throws -> Bool {
-        if caller == record.writerID || caller == record.userID { return true }
-        let policy = try await store.policy(
-            userID: record.userID,
-            writerID: record.writerID,
-            readerID: caller,
-            type: record.type
-        )
-        return policy?.canRead == true
+    /// Its paths, under the authenticated `/v1/storage` group.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.post("records", use: write)
+        routes.get("records/:id", use: read)
+        routes.delete("records/:id", use: deleteUnconditionally)
+        routes.put("records/safe/:id/:version", use: update)
+        routes.delete("records/safe/:id/:version", use: delete)
+        routes.post("search", use: search)
+        return routes
     }
 
     /// `POST /v1/storage/records` → 201 with the stored record.
     func write(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
-        try requireCaller(caller, writerID: body.meta.writerID, userID: body.meta.userID)
+        try authorization.requireSelf(caller, writerID: body.meta.writerID, userID: body.meta.userID)
         let type = try requireType(body.meta.type, limits)
         try requirePlain(body.meta.plain, limits)
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
-        let now = clock.now()
+        let now = clock.timestamp()
         let stored = try await store.insertRecord(
             StoredRecord(
                 index: 0,
@@ -63,7 +63,9 @@ struct RecordRoutes {
         guard let record = try await store.record(id: try context.uuidSegment("id")), !record.isPending else {
             throw ServerError.notFound("no such record")
         }
-        guard try await mayRead(record, caller: caller) else { throw ServerError.forbidden("not shared with you") }
+        guard try await authorization.mayRead(record, caller: caller) else {
+            throw ServerError.forbidden("not shared with you")
+        }
         var data = record.data
         let fields = request.uri.queryParameters.getAll("field").map { $0.removingPercentEncoding ?? $0 }
         if !fields.isEmpty { data = data.filter { fields.contains($0.key) } }
@@ -79,9 +81,7 @@ struct RecordRoutes {
         guard let existing = try await store.record(id: id), !existing.isPending else {
             throw ServerError.notFound("no such record")
         }
-        guard caller == existing.writerID || caller == existing.userID else {
-            throw ServerError.forbidden("only the writer may update a record")
-        }
+        try authorization.requireWriter(of: existing, caller: caller, "update")
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
         try requirePlain(body.meta.plain, limits)
         let outcome = try await store.updateRecord(
@@ -91,7 +91,7 @@ struct RecordRoutes {
             plain: body.meta.plain ?? [:],
             data: data,
             recordSignature: body.recordSignature,
-            lastModified: clock.now()
+            lastModified: clock.timestamp()
         )
         switch outcome {
         case .done(let record):
@@ -177,65 +177,8 @@ struct RecordRoutes {
             query.afterIndex = last.index
         }
         let includeData = body.includeData ?? false
-        let page = includeData ? try await withData(matches) : matches
-        let results = try await searchResults(for: page, caller: caller, includeData: includeData)
-        return try json(SearchResponse(results: results, lastIndex: page.last?.index ?? afterIndex))
-    }
-
-    /// The longest prefix of `page` whose ciphertext fits the response budget (at least one record), read in
-    /// full. Records deleted since the metadata pass are left out.
-    func withData(_ page: [StoredRecord]) async throws -> [StoredRecord] {
-        var kept = 0
-        var bytes = 0
-        for record in page {
-            bytes += record.dataSize
-            if kept > 0 && bytes > limits.searchResponseDataBytes { break }
-            kept += 1
-        }
-        var full: [String: StoredRecord] = [:]
-        var start = 0
-        while start < kept {
-            let end = min(kept, start + 100)
-            for record in try await store.records(ids: page[start..<end].map(\.recordID)) {
-                full[record.recordID] = record
-            }
-            start = end
-        }
-        return page.prefix(kept).compactMap { full[$0.recordID] }
-    }
-
-    /// Search hits: ciphertext when asked for (`{}` for files), and the caller's EAK inlined once per
-    /// writer, user and type (the Swift and Java SDKs need it inline).
-    func searchResults(for records: [StoredRecord], caller: String, includeData: Bool) async throws -> [SearchResult] {
-        var keys: [String: AccessKeyResponse?] = [:]
-        var results: [SearchResult] = []
-        results.reserveCapacity(records.count)
-        for record in records {
-            var accessKey: AccessKeyResponse?
-            if includeData {
-                let slot = "\(record.writerID)/\(record.userID)/\(record.type)"
-                if let cached = keys[slot] {
-                    accessKey = cached
-                } else {
-                    let stored = try await store.accessKey(
-                        writerID: record.writerID,
-                        userID: record.userID,
-                        readerID: caller,
-                        type: record.type
-                    )
-                    if let stored { accessKey = try await accessKeys.response(for: stored) }
-                    keys[slot] = accessKey
-                }
-            }
-            results.append(
-                SearchResult(
-                    meta: record.meta,
-                    recordData: includeData ? record.data : nil,
-                    accessKey: accessKey,
-                    recordSignature: includeData ? record.recordSignature : nil
-                )
-            )
-        }
-        return results
+        let page = includeData ? try await results.withData(matches) : matches
+        let hits = try await results.searchResults(for: page, caller: caller, includeData: includeData)
+        return try json(SearchResponse(results: hits, lastIndex: page.last?.index ?? afterIndex))
     }
 }

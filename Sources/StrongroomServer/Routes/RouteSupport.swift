@@ -95,12 +95,6 @@ extension StrongroomRequestContext {
     }
 }
 
-/// The `writer_id` and `user_id` a client sends must name the caller itself (403 otherwise); absent is fine.
-func requireCaller(_ caller: String, writerID: String?, userID: String?) throws {
-    if let writerID, canonicalUUID(writerID) != caller { throw ServerError.forbidden("writer_id must be the caller") }
-    if let userID, canonicalUUID(userID) != caller { throw ServerError.forbidden("user_id must be the caller") }
-}
-
 /// A record or file type: 1 to `maximumNameBytes` UTF-8 bytes (400 otherwise).
 func requireType(_ type: String?, _ limits: ServerLimits) throws -> String {
     guard let type, !type.isEmpty, type.utf8.count <= limits.maximumNameBytes else {
@@ -130,18 +124,3 @@ func requirePlain(_ plain: [String: String]?, _ limits: ServerLimits) throws {
 
 /// A UUID string in any case → lowercase canonical form, or nil.
 func canonicalUUID(_ text: String) -> String? { UUID(uuidString: text)?.uuidString.lowercased() }
-
-/// Timestamps that strictly increase within this process (two writes by one client must differ, §0.4).
-final class MonotonicClock: Sendable {
-    private let last = Mutex<Int64>(0)
-
-    func now() -> Timestamp {
-        let system = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        return Timestamp(
-            microseconds: last.withLock { value in
-                value = max(system, value + 1)
-                return value
-            }
-        )
-    }
-}

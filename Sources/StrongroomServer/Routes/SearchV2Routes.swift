@@ -15,8 +15,13 @@ struct SearchV2Routes {
     static let batchSize = 200
 
     let store: any ServerStore
-    let records: RecordRoutes
+    let results: RecordResults
     let limits: ServerLimits
+
+    /// Its path, under the authenticated `/v2` group.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        RouteCollection(context: StrongroomRequestContext.self).post("search", use: search)
+    }
 
     func search(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
@@ -59,11 +64,11 @@ struct SearchV2Routes {
             query.afterIndex = last.index
         }
         let includeData = body.includeData ?? false
-        let withData = includeData ? try await records.withData(page) : page
+        let withData = includeData ? try await results.withData(page) : page
         let next = offset + withData.count < total ? offset + withData.count : 0
         return try json(
             SearchV2Response(
-                results: try await records.searchResults(for: withData, caller: caller, includeData: includeData),
+                results: try await results.searchResults(for: withData, caller: caller, includeData: includeData),
                 lastIndex: next,
                 totalResults: total,
                 searchID: SecureRandom.uuid().uuidString.lowercased()

@@ -28,13 +28,13 @@ public protocol ServerStore: Sendable {
     func forgetNonces(olderThan timestamp: Int64) async throws
 
     // MARK: Access keys
-    func accessKey(writerID: String, userID: String, readerID: String, type: String) async throws -> StoredAccessKey?
+    func accessKey(in slot: AccessKeySlot) async throws -> StoredAccessKey?
     /// Inserts an EAK; false when that slot already holds one.
     func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool
-    func deleteAccessKey(writerID: String, userID: String, readerID: String, type: String) async throws
+    func deleteAccessKey(in slot: AccessKeySlot) async throws
 
     // MARK: Policies
-    func policy(userID: String, writerID: String, readerID: String, type: String) async throws -> StoredPolicy?
+    func policy(for slot: AccessKeySlot) async throws -> StoredPolicy?
     func savePolicy(_ policy: StoredPolicy) async throws
     /// Clears the authorizer flag of `readerID` for every type, and the reads it granted itself.
     func clearAuthorizer(userID: String, writerID: String, readerID: String) async throws

@@ -86,6 +86,75 @@ public struct StoredAccessKey: Sendable, Hashable {
     public var authorizerID: String
 }
 
+/// Where an encrypted access key and its sharing policy live: one writer's (and user's) records of one type, as one
+/// reader sees them. Store functions take a slot instead of four adjacent strings that a swap would mix up.
+public struct AccessKeySlot: Sendable, Hashable {
+    /// The writer (lowercase UUID).
+    public var writerID: String
+    /// The user (lowercase UUID).
+    public var userID: String
+    /// The reader (lowercase UUID).
+    public var readerID: String
+    /// The record type.
+    public var type: String
+
+    /// Names a slot.
+    public init(writerID: String, userID: String, readerID: String, type: String) {
+        self.writerID = writerID
+        self.userID = userID
+        self.readerID = readerID
+        self.type = type
+    }
+
+    /// The same writer, user and type, for another reader.
+    public func withReader(_ readerID: String) -> AccessKeySlot {
+        AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type)
+    }
+}
+
+extension StoredAccessKey {
+    /// The slot this key fills.
+    public var slot: AccessKeySlot { AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type) }
+
+    /// A key for `slot`, stored by `authorizerID`.
+    public init(slot: AccessKeySlot, eak: String, authorizerID: String) {
+        self.init(
+            writerID: slot.writerID,
+            userID: slot.userID,
+            readerID: slot.readerID,
+            type: slot.type,
+            eak: eak,
+            authorizerID: authorizerID
+        )
+    }
+}
+
+extension StoredPolicy {
+    /// The slot this policy governs.
+    public var slot: AccessKeySlot { AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type) }
+
+    /// No flags yet, for `slot`.
+    public init(slot: AccessKeySlot) {
+        self.init(
+            userID: slot.userID,
+            writerID: slot.writerID,
+            readerID: slot.readerID,
+            type: slot.type,
+            canRead: false,
+            isAuthorizer: false,
+            authorizedBy: nil,
+            readGrantedBy: nil
+        )
+    }
+}
+
+extension StoredRecord {
+    /// The slot through which `reader` would read this record.
+    func slot(reader: String) -> AccessKeySlot {
+        AccessKeySlot(writerID: writerID, userID: userID, readerID: reader, type: type)
+    }
+}
+
 /// The sharing flags of `(user, writer, reader, type)`.
 public struct StoredPolicy: Sendable, Hashable {
     /// The user (lowercase UUID).

@@ -1,0 +1,74 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+
+/// Who may do what: every authorisation rule of the server, in one place. Routes ask it; none decides for another.
+///
+/// Rules (E3DB's, with Strongroom's hardening):
+/// - a record is read by its writer or user, or by a reader with an allow-read policy, checked on every read, so a
+///   revoke takes effect at once;
+/// - only the writer (or user) changes or deletes a record, and `writer_id`/`user_id` a client sends name itself;
+/// - an access-key slot is managed by its writer, or by an active authorizer for *another* reader's slot (never the
+///   writer's own key, never its own);
+/// - a policy is changed by its writer; an authorizer may set or clear read for other readers only;
+/// - only the writer removes its authorizers.
+struct Authorization: Sendable {
+    let store: any ServerStore
+
+    /// Whether `caller` may read `record`.
+    func mayRead(_ record: StoredRecord, caller: String) async throws -> Bool {
+        if caller == record.writerID || caller == record.userID { return true }
+        return try await store.policy(for: record.slot(reader: caller))?.canRead == true
+    }
+
+    /// 403 unless `caller` is the record's writer or user.
+    func requireWriter(of record: StoredRecord, caller: String, _ action: String) throws {
+        guard caller == record.writerID || caller == record.userID else {
+            throw ServerError.forbidden("only the writer may \(action) a record")
+        }
+    }
+
+    /// The `writer_id` and `user_id` a client sends must name the caller itself (403 otherwise); absent is fine.
+    func requireSelf(_ caller: String, writerID: String?, userID: String?) throws {
+        if let writerID, canonicalUUID(writerID) != caller {
+            throw ServerError.forbidden("writer_id must be the caller")
+        }
+        if let userID, canonicalUUID(userID) != caller { throw ServerError.forbidden("user_id must be the caller") }
+    }
+
+    /// 403 unless `caller` is the slot's reader (only a reader fetches its own access key).
+    func requireReader(of slot: AccessKeySlot, caller: String) throws {
+        guard caller == slot.readerID else { throw ServerError.forbidden("only the reader may fetch its access key") }
+    }
+
+    /// 403 unless `caller` may store or delete the slot's access key.
+    func requireKeyManager(of slot: AccessKeySlot, caller: String, _ action: String) async throws {
+        guard try await isWriterOrAuthorizerForOthers(slot, caller: caller) else {
+            throw ServerError.forbidden("only the writer or its authorizer may \(action) access keys")
+        }
+    }
+
+    /// 403 unless `caller` may make this change to the slot's policy.
+    func requirePolicyChange(_ slot: AccessKeySlot, caller: String, changesAuthorizer: Bool) async throws {
+        if caller == slot.writerID && caller == slot.userID { return }
+        let grant = try await store.policy(for: slot.withReader(caller))
+        guard grant?.isAuthorizer == true, !changesAuthorizer else {
+            throw ServerError.forbidden("only the writer, or its authorizer for read, may change this policy")
+        }
+        guard slot.readerID != caller else {
+            throw ServerError.forbidden("an authorizer may share with other readers, not with itself")
+        }
+    }
+
+    /// 403 unless `caller` is the writer (and user) named by a path.
+    func requireWriter(writerID: String, userID: String, caller: String) throws {
+        guard caller == writerID && caller == userID else { throw ServerError.forbidden("only the writer may do this") }
+    }
+
+    private func isWriterOrAuthorizerForOthers(_ slot: AccessKeySlot, caller: String) async throws -> Bool {
+        if caller == slot.writerID && caller == slot.userID { return true }
+        guard slot.readerID != slot.writerID, slot.readerID != slot.userID, slot.readerID != caller else {
+            return false
+        }
+        return try await store.policy(for: slot.withReader(caller))?.isAuthorizer == true
+    }
+}

@@ -1,0 +1,68 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import StrongroomCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The data directory: created 0700 (an existing one open to group or others is tightened, with a warning);
+/// holds the database and the token key (0600).
+enum DataDirectory {
+    static func prepare(_ path: String, logger: Logger? = nil) throws {
+        try FileManager.default.createDirectory(
+            atPath: path,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw ServerError.storage("the data directory cannot be read") }
+        if status.st_mode & 0o077 != 0 {
+            guard chmod(path, 0o700) == 0 else {
+                throw ServerError.storage(
+                    "the data directory \(path) is open to group or others and cannot be tightened to 0700"
+                )
+            }
+            logger?.warning("tightened the data directory to 0700: it was open to group or others")
+        }
+    }
+
+    /// Creates `path` as an empty owner-only file if it does not exist; makes an existing one owner-only.
+    static func createOwnerOnly(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw ServerError.storage("the database file cannot be created") }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o600) == 0 else { throw ServerError.storage("the database file mode cannot be set") }
+    }
+
+    /// The HMAC key for bearer tokens, created once (32 random bytes, mode 0600). An existing key readable by
+    /// group or others is refused: it may have leaked, so tokens signed with it cannot be trusted.
+    static func tokenKey(in directory: String) throws -> Data {
+        let path = directory + "/token.key"
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+            throw ServerError.storage(
+                "\(path) is readable by group or others: remove it (all tokens are then invalid) or chmod 600 it"
+            )
+        }
+        if let existing = FileManager.default.contents(atPath: path) {
+            guard existing.count == 32 else {
+                throw ServerError.storage("\(path) is not a 32-byte key: remove it (all tokens are then invalid)")
+            }
+            return existing
+        }
+        do {
+            // New-only, atomic and durable: two instances starting at once keep the one key written first.
+            try AtomicFile.write(SecureRandom.data(count: 32), to: path, mode: .createNew)
+        } catch {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ServerError.storage("\(path) could not be created: \(error.message)")
+            }
+        }
+        guard let stored = FileManager.default.contents(atPath: path), stored.count == 32 else {
+            throw ServerError.storage("\(path) could not be read back")
+        }
+        return stored
+    }
+}

@@ -1,0 +1,76 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import StrongroomWire
+
+/// How records and access keys go out: search hits with their ciphertext within the response budget, and access
+/// keys with their authorizer's and signer's public keys. Shared by the record, file and search routes.
+struct RecordResults: Sendable {
+    let store: any ServerStore
+    let limits: ServerLimits
+
+    /// The longest prefix of `page` whose ciphertext fits the response budget (at least one record), read in
+    /// full. Records deleted since the metadata pass are left out.
+    func withData(_ page: [StoredRecord]) async throws -> [StoredRecord] {
+        var kept = 0
+        var bytes = 0
+        for record in page {
+            bytes += record.dataSize
+            if kept > 0 && bytes > limits.searchResponseDataBytes { break }
+            kept += 1
+        }
+        var full: [String: StoredRecord] = [:]
+        var start = 0
+        while start < kept {
+            let end = min(kept, start + 100)
+            for record in try await store.records(ids: page[start..<end].map(\.recordID)) {
+                full[record.recordID] = record
+            }
+            start = end
+        }
+        return page.prefix(kept).compactMap { full[$0.recordID] }
+    }
+
+    /// Search hits: ciphertext when asked for (`{}` for files), and the caller's EAK inlined once per
+    /// writer, user and type (the Swift and Java SDKs need it inline).
+    func searchResults(for records: [StoredRecord], caller: String, includeData: Bool) async throws -> [SearchResult] {
+        var keys: [String: AccessKeyResponse?] = [:]
+        var results: [SearchResult] = []
+        results.reserveCapacity(records.count)
+        for record in records {
+            var accessKey: AccessKeyResponse?
+            if includeData {
+                let slot = "\(record.writerID)/\(record.userID)/\(record.type)"
+                if let cached = keys[slot] {
+                    accessKey = cached
+                } else {
+                    if let stored = try await store.accessKey(in: record.slot(reader: caller)) {
+                        accessKey = try await response(for: stored)
+                    }
+                    keys[slot] = accessKey
+                }
+            }
+            results.append(
+                SearchResult(
+                    meta: record.meta,
+                    recordData: includeData ? record.data : nil,
+                    accessKey: accessKey,
+                    recordSignature: includeData ? record.recordSignature : nil
+                )
+            )
+        }
+        return results
+    }
+
+    /// The wire form: the authorizer is whoever stored it; the signer is the record writer.
+    func response(for key: StoredAccessKey) async throws -> AccessKeyResponse {
+        let authorizer = try await store.client(id: key.authorizerID)
+        let writer = key.writerID == key.authorizerID ? authorizer : try await store.client(id: key.writerID)
+        return AccessKeyResponse(
+            eak: key.eak,
+            authorizerID: key.authorizerID,
+            authorizerPublicKey: authorizer?.publicKey ?? PublicKeyObject(),
+            signerID: writer?.signingKey == nil ? nil : key.writerID,
+            signerSigningKey: writer?.signingKey
+        )
+    }
+}

@@ -1,0 +1,107 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SQLKit
+import StrongroomWire
+
+/// The schema and its numbered migration steps.
+extension SQLServerStore {
+    /// The schema, as numbered steps. A step is never edited once released; changes are new steps.
+    var migrations: [(version: Int, statements: [String])] {
+        let indexColumn =
+            switch engine {
+            case .sqlite: "idx INTEGER PRIMARY KEY AUTOINCREMENT"
+            case .postgres: "idx BIGSERIAL PRIMARY KEY"
+            }
+        return [
+            (
+                1,
+                [
+                    "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                    """
+                    CREATE TABLE registration_tokens (token TEXT PRIMARY KEY, name TEXT NOT NULL,
+                    uses BIGINT NOT NULL DEFAULT 0, maximum_uses BIGINT, enabled BOOLEAN NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE clients (client_id TEXT PRIMARY KEY, name TEXT NOT NULL,
+                    public_key TEXT NOT NULL, signing_key TEXT, api_key_id TEXT NOT NULL UNIQUE,
+                    api_secret_hash TEXT NOT NULL, enabled BOOLEAN NOT NULL, created BIGINT NOT NULL,
+                    registration_token TEXT)
+                    """,
+                    """
+                    CREATE TABLE records (\(indexColumn), record_id TEXT NOT NULL UNIQUE,
+                    writer_id TEXT NOT NULL, user_id TEXT NOT NULL, type TEXT NOT NULL, plain TEXT NOT NULL,
+                    data TEXT NOT NULL, rec_sig TEXT, created BIGINT NOT NULL, last_modified BIGINT NOT NULL,
+                    version TEXT NOT NULL, file_meta TEXT, pending BOOLEAN NOT NULL)
+                    """,
+                    "CREATE INDEX records_writer ON records (writer_id, idx)",
+                    """
+                    CREATE TABLE access_keys (writer_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                    reader_id TEXT NOT NULL, type TEXT NOT NULL, eak TEXT NOT NULL, authorizer_id TEXT NOT NULL,
+                    PRIMARY KEY (writer_id, user_id, reader_id, type))
+                    """,
+                    """
+                    CREATE TABLE policies (user_id TEXT NOT NULL, writer_id TEXT NOT NULL,
+                    reader_id TEXT NOT NULL, type TEXT NOT NULL, can_read BOOLEAN NOT NULL,
+                    is_authorizer BOOLEAN NOT NULL, authorized_by TEXT,
+                    PRIMARY KEY (user_id, writer_id, reader_id, type))
+                    """,
+                    "CREATE INDEX policies_reader ON policies (reader_id)",
+                    """
+                    CREATE TABLE tsv1_nonces (public_key TEXT NOT NULL, nonce TEXT NOT NULL,
+                    seen_at BIGINT NOT NULL, PRIMARY KEY (public_key, nonce))
+                    """,
+                ]
+            ),
+            (
+                2,
+                [
+                    """
+                    CREATE TABLE notes (note_id TEXT PRIMARY KEY, id_string TEXT UNIQUE, body TEXT NOT NULL,
+                    created BIGINT NOT NULL, views BIGINT NOT NULL, max_views BIGINT NOT NULL,
+                    expires_at BIGINT, recipient_signing_key TEXT NOT NULL)
+                    """
+                ]
+            ),
+            (
+                3,
+                [
+                    // Who granted a read (an authorizer's grants go when the authorizer is removed).
+                    "ALTER TABLE policies ADD COLUMN read_granted_by TEXT",
+                    // Per-key note quotas and the clean-up of expired notes.
+                    "ALTER TABLE notes ADD COLUMN writer_signing_key TEXT",
+                    "CREATE INDEX notes_writer ON notes (writer_signing_key)",
+                    "CREATE INDEX notes_expiry ON notes (expires_at)",
+                    // Pending files past their lifetime are found without a scan.
+                    "CREATE INDEX records_pending ON records (pending, created)",
+                ]
+            ),
+        ]
+    }
+
+    /// Applies every migration step above the stored schema version, each step in a transaction with its version
+    /// bump. On PostgreSQL an advisory lock lets several instances start at once.
+    public func migrate() async throws {
+        try await database.raw("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)").run()
+        for step in migrations {
+            try await database.withSession { session in
+                try await session.raw("BEGIN").run()
+                do {
+                    if engine == .postgres { try await session.raw("SELECT pg_advisory_xact_lock(7470616)").run() }
+                    let current =
+                        try await session.raw("SELECT MAX(version) AS version FROM schema_version").first()?
+                        .decode(column: "version", as: Int?.self) ?? 0
+                    guard step.version > current else {
+                        try await session.raw("COMMIT").run()
+                        return
+                    }
+                    for statement in step.statements { try await session.raw("\(unsafeRaw: statement)").run() }
+                    try await session.raw("INSERT INTO schema_version (version) VALUES (\(bind: step.version))").run()
+                    try await session.raw("COMMIT").run()
+                } catch {
+                    try? await session.raw("ROLLBACK").run()  // the original error is the one to report
+                    throw error
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SQLKit
+public import StrongroomWire
+
+/// Notes, with their quotas, views and expiry.
+extension SQLServerStore {
+    // MARK: Notes
+
+    public func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion {
+        // Expired notes are gone for readers already; delete them so that they count against no quota.
+        try await database.raw("DELETE FROM notes WHERE expires_at <= \(bind: note.created.microseconds)").run()
+        // One statement: the quotas are checked and the note inserted atomically.
+        let inserted = try await database.raw(
+            """
+            INSERT INTO notes (note_id, id_string, body, created, views, max_views, expires_at, recipient_signing_key,
+            writer_signing_key) SELECT \(bind: note.noteID), \(bind: note.idString), \(bind: try json(note.body)),
+            \(bind: note.created.microseconds), \(bind: note.views), \(bind: note.maximumViews),
+            \(bind: note.expiresAt?.microseconds), \(bind: note.recipientSigningKey), \(bind: note.writerSigningKey)
+            WHERE (SELECT COUNT(*) FROM notes WHERE writer_signing_key = \(bind: note.writerSigningKey))
+            < \(bind: quota.perKey) AND (SELECT COUNT(*) FROM notes) < \(bind: quota.total)
+            ON CONFLICT DO NOTHING RETURNING note_id
+            """
+        ).first()
+        if inserted != nil { return .inserted }
+        if let name = note.idString,
+            try await database.raw("SELECT note_id FROM notes WHERE id_string = \(bind: name)").first() != nil
+        {
+            return .nameTaken
+        }
+        return .quotaExceeded
+    }
+
+    public func viewNote(
+        id: String?,
+        idString: String?,
+        recipientSigningKey: String,
+        now: Timestamp
+    ) async throws -> StoredNote? {
+        // One statement counts the view and refuses exhausted or expired notes.
+        var sql: SQLQueryString = "UPDATE notes SET views = views + 1 WHERE "
+        if let id { sql += "note_id = \(bind: id)" } else { sql += "id_string = \(bind: idString ?? "")" }
+        sql += """
+             AND recipient_signing_key = \(bind: recipientSigningKey) AND (max_views < 1 OR views < max_views)
+            AND (expires_at IS NULL OR expires_at > \(bind: now.microseconds)) RETURNING *
+            """
+        let note = try await database.raw(sql).first().map { row in
+            StoredNote(
+                noteID: try row.decode(column: "note_id", as: String.self),
+                idString: try row.decode(column: "id_string", as: String?.self),
+                body: try decodeJSON([String: JSONValue].self, try row.decode(column: "body", as: String.self)),
+                created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
+                views: try row.decode(column: "views", as: Int64.self),
+                maximumViews: try row.decode(column: "max_views", as: Int64.self),
+                expiresAt: try row.decode(column: "expires_at", as: Int64?.self).map(Timestamp.init(microseconds:)),
+                recipientSigningKey: try row.decode(column: "recipient_signing_key", as: String.self),
+                writerSigningKey: try row.decode(column: "writer_signing_key", as: String?.self) ?? ""
+            )
+        }
+        if let note, note.maximumViews > 0, note.views >= note.maximumViews {
+            // That was the last view: nothing is kept for a note nobody can read any more.
+            try await database.raw("DELETE FROM notes WHERE note_id = \(bind: note.noteID)").run()
+        }
+        return note
+    }
+}

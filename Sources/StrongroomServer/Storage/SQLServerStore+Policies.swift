@@ -1,0 +1,107 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SQLKit
+import StrongroomWire
+
+/// Sharing policies and authorizers, and the four listings.
+extension SQLServerStore {
+    // MARK: Policies
+
+    public func policy(for slot: AccessKeySlot) async throws -> StoredPolicy? {
+        try await database.raw(
+            """
+            SELECT * FROM policies WHERE user_id = \(bind: slot.userID) AND writer_id = \(bind: slot.writerID)
+            AND reader_id = \(bind: slot.readerID) AND type = \(bind: slot.type)
+            """
+        ).first().map(decodePolicy)
+    }
+
+    public func savePolicy(_ policy: StoredPolicy) async throws {
+        try await database.raw(
+            """
+            INSERT INTO policies (user_id, writer_id, reader_id, type, can_read, is_authorizer, authorized_by,
+            read_granted_by) VALUES (\(bind: policy.userID), \(bind: policy.writerID), \(bind: policy.readerID),
+            \(bind: policy.type), \(bind: policy.canRead), \(bind: policy.isAuthorizer), \(bind: policy.authorizedBy),
+            \(bind: policy.readGrantedBy))
+            ON CONFLICT (user_id, writer_id, reader_id, type) DO UPDATE SET can_read = excluded.can_read,
+            is_authorizer = excluded.is_authorizer, authorized_by = excluded.authorized_by,
+            read_granted_by = excluded.read_granted_by
+            """
+        ).run()
+    }
+
+    public func clearAuthorizer(userID: String, writerID: String, readerID: String) async throws {
+        try await database.withSession { session in
+            try await session.raw("BEGIN").run()
+            do {
+                try await session.raw(
+                    """
+                    UPDATE policies SET is_authorizer = \(bind: false), authorized_by = NULL
+                    WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
+                    """
+                ).run()
+                // Reads the authorizer granted itself go with it.
+                try await session.raw(
+                    """
+                    UPDATE policies SET can_read = \(bind: false), read_granted_by = NULL
+                    WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
+                    AND read_granted_by = \(bind: readerID)
+                    """
+                ).run()
+                try await session.raw("COMMIT").run()
+            } catch {
+                try? await session.raw("ROLLBACK").run()  // the original error is the one to report
+                throw error
+            }
+        }
+    }
+
+    public func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+        try await database.raw(
+            """
+            SELECT * FROM policies WHERE writer_id = \(bind: writerID) AND can_read = \(bind: true)
+            ORDER BY reader_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
+            """
+        ).all().map(decodePolicy)
+    }
+
+    public func readPolicies(readerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+        try await database.raw(
+            """
+            SELECT * FROM policies WHERE reader_id = \(bind: readerID) AND can_read = \(bind: true)
+            ORDER BY writer_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
+            """
+        ).all().map(decodePolicy)
+    }
+
+    public func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+        try await database.raw(
+            """
+            SELECT * FROM policies WHERE writer_id = \(bind: writerID) AND is_authorizer = \(bind: true)
+            ORDER BY reader_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
+            """
+        ).all().map(decodePolicy)
+    }
+
+    public func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+        try await database.raw(
+            """
+            SELECT * FROM policies WHERE reader_id = \(bind: authorizerID) AND is_authorizer = \(bind: true)
+            ORDER BY writer_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
+            """
+        ).all().map(decodePolicy)
+    }
+
+    func decodePolicy(_ row: any SQLRow) throws -> StoredPolicy {
+        StoredPolicy(
+            userID: try row.decode(column: "user_id", as: String.self),
+            writerID: try row.decode(column: "writer_id", as: String.self),
+            readerID: try row.decode(column: "reader_id", as: String.self),
+            type: try row.decode(column: "type", as: String.self),
+            canRead: try row.decode(column: "can_read", as: Bool.self),
+            isAuthorizer: try row.decode(column: "is_authorizer", as: Bool.self),
+            authorizedBy: try row.decode(column: "authorized_by", as: String?.self),
+            readGrantedBy: try row.decode(column: "read_granted_by", as: String?.self)
+        )
+    }
+}

@@ -1,0 +1,137 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SQLKit
+public import StrongroomWire
+
+/// Records, file records and searches.
+extension SQLServerStore {
+    // MARK: Records
+
+    public func insertRecord(_ record: StoredRecord) async throws -> StoredRecord {
+        let row = try await database.raw(
+            """
+            INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
+            version, file_meta, pending) VALUES (\(bind: record.recordID), \(bind: record.writerID),
+            \(bind: record.userID), \(bind: record.type), \(bind: try json(record.plain)), \(bind: try json(record.data)),
+            \(bind: record.recordSignature), \(bind: record.created.microseconds),
+            \(bind: record.lastModified.microseconds), \(bind: record.version), \(bind: try record.fileMeta.map(json)),
+            \(bind: record.isPending)) RETURNING idx
+            """
+        ).first()
+        var stored = record
+        stored.index = try row?.decode(column: "idx", as: Int64.self) ?? 0
+        return stored
+    }
+
+    public func record(id: String) async throws -> StoredRecord? {
+        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id)").first().map {
+            try decodeRecord($0)
+        }
+    }
+
+    public func updateRecord(
+        id: String,
+        expectedVersion: String,
+        newVersion: String,
+        plain: [String: String],
+        data: [String: String],
+        recordSignature: String?,
+        lastModified: Timestamp
+    ) async throws -> VersionedOutcome<StoredRecord> {
+        let updated = try await database.raw(
+            """
+            UPDATE records SET plain = \(bind: try json(plain)), data = \(bind: try json(data)),
+            rec_sig = \(bind: recordSignature), version = \(bind: newVersion),
+            last_modified = \(bind: lastModified.microseconds)
+            WHERE record_id = \(bind: id) AND version = \(bind: expectedVersion) RETURNING *
+            """
+        ).first()
+        if let updated { return .done(try decodeRecord(updated)) }
+        return try await record(id: id) == nil ? .notFound : .conflict
+    }
+
+    public func commitFile(id: String, lastModified: Timestamp) async throws -> StoredRecord? {
+        try await database.raw(
+            """
+            UPDATE records SET pending = \(bind: false), last_modified = \(bind: lastModified.microseconds)
+            WHERE record_id = \(bind: id) AND pending = \(bind: true) RETURNING *
+            """
+        ).first().map { try decodeRecord($0) }
+    }
+
+    public func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String] {
+        try await database.raw(
+            """
+            DELETE FROM records WHERE pending = \(bind: true) AND created < \(bind: time.microseconds)
+            RETURNING record_id
+            """
+        ).all().map { try $0.decode(column: "record_id", as: String.self) }
+    }
+
+    public func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void> {
+        let deleted = try await database.raw(
+            "DELETE FROM records WHERE record_id = \(bind: id) AND version = \(bind: expectedVersion) RETURNING record_id"
+        ).first()
+        if deleted != nil { return .done(()) }
+        return try await record(id: id) == nil ? .notFound : .conflict
+    }
+
+    /// The columns of a metadata-only read: `data` and `rec_sig` are left out and their size is read instead.
+    static let metadataColumns = """
+        r.idx, r.record_id, r.writer_id, r.user_id, r.type, r.plain, r.created, r.last_modified, r.version,
+        r.file_meta, r.pending, CAST(octet_length(r.data) + COALESCE(octet_length(r.rec_sig), 0) AS BIGINT) AS data_size
+        """
+
+    public func records(matching query: RecordQuery) async throws -> [StoredRecord] {
+        let columns = query.includesData ? "r.*" : Self.metadataColumns
+        var sql: SQLQueryString =
+            "SELECT \(unsafeRaw: columns) FROM records r WHERE r.idx > \(bind: query.afterIndex) AND r.pending = \(bind: false)"
+        func list(_ values: [String]) -> [any Encodable & Sendable] { values.map { $0 as any Encodable & Sendable } }
+        if !query.writerIDs.isEmpty { sql += " AND r.writer_id IN (\(binds: list(query.writerIDs)))" }
+        if !query.userIDs.isEmpty { sql += " AND r.user_id IN (\(binds: list(query.userIDs)))" }
+        if !query.recordIDs.isEmpty { sql += " AND r.record_id IN (\(binds: list(query.recordIDs)))" }
+        if !query.types.isEmpty { sql += " AND r.type IN (\(binds: list(query.types)))" }
+        switch query.scope {
+        case .writtenBy(let caller):
+            sql += " AND r.writer_id = \(bind: caller)"
+        case .readableBy(let caller):
+            sql += """
+                 AND (r.writer_id = \(bind: caller) OR r.user_id = \(bind: caller) OR EXISTS (SELECT 1 FROM policies p
+                WHERE p.user_id = r.user_id AND p.writer_id = r.writer_id AND p.reader_id = \(bind: caller)
+                AND p.type = r.type AND p.can_read = \(bind: true)))
+                """
+        }
+        sql += " ORDER BY r.idx LIMIT \(bind: query.limit)"
+        let rows = try await database.raw(sql).all()
+        return try rows.map { try decodeRecord($0, includesData: query.includesData) }
+    }
+
+    public func records(ids: [String]) async throws -> [StoredRecord] {
+        guard !ids.isEmpty else { return [] }
+        let list = ids.map { $0 as any Encodable & Sendable }
+        return try await database.raw(
+            "SELECT * FROM records WHERE record_id IN (\(binds: list)) AND pending = \(bind: false)"
+        ).all().map { try decodeRecord($0) }
+    }
+
+    /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``.
+    func decodeRecord(_ row: any SQLRow, includesData: Bool = true) throws -> StoredRecord {
+        StoredRecord(
+            index: try row.decode(column: "idx", as: Int64.self),
+            recordID: try row.decode(column: "record_id", as: String.self),
+            writerID: try row.decode(column: "writer_id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            type: try row.decode(column: "type", as: String.self),
+            plain: try decodeJSON([String: String].self, try row.decode(column: "plain", as: String.self)),
+            data: includesData
+                ? try decodeJSON([String: String].self, try row.decode(column: "data", as: String.self)) : [:],
+            recordSignature: includesData ? try row.decode(column: "rec_sig", as: String?.self) : nil,
+            created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
+            lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),
+            version: try row.decode(column: "version", as: String.self),
+            fileMeta: try row.decode(column: "file_meta", as: String?.self).map { try decodeJSON(FileMeta.self, $0) },
+            isPending: try row.decode(column: "pending", as: Bool.self),
+            dataSize: includesData ? 0 : Int(clamping: try row.decode(column: "data_size", as: Int64.self))
+        )
+    }
+}
