@@ -216,6 +216,8 @@ let package = Package(
                 "StrongroomCrypto",
                 "StrongroomWire",
                 "StrongroomTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

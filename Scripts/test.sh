@@ -10,7 +10,8 @@ STRONGROOM_PYTHON="$(Scripts/python-env.sh)"
 export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
 
 swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
-swift build --build-tests
+# Every import must be a declared dependency (an incremental build would hide a missing one).
+swift build --build-tests --explicit-target-dependency-import-check error
 # DocC for every library, warnings as errors (broken symbol links, ambiguous references, undocumented parameters).
 Scripts/docs/build-docs.sh
 

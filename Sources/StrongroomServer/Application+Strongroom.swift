@@ -93,8 +93,16 @@ public func buildApplication(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "strongroom"
         ),
-        onServerRunning: { channel in
-            if let port = channel.localAddress?.port { baseURL.bound(port: port) }
+        onServerRunning: { [portFile = configuration.portFile] channel in
+            guard let port = channel.localAddress?.port else { return }
+            baseURL.bound(port: port)
+            if let portFile {
+                do {
+                    try AtomicFile.write(Data("\(port)\n".utf8), to: portFile)
+                } catch {
+                    logger.error("the port file could not be written", metadata: ["reason": .string("\(error)")])
+                }
+            }
         },
         logger: logger
     )

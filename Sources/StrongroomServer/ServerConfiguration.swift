@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     public var limits: ServerLimits
     /// Connection timeouts and the connection cap.
     public var connections: ConnectionLimits
+    /// A file to write the bound port to once the server listens (with `port: 0`, how a supervisor or a test
+    /// learns the port without racing another process for it).
+    public var portFile: String?
     /// Where the server reads the time (token expiry, TSV1 windows, timestamps, note and file expiry).
     public var clock: any WallClock
 
@@ -40,6 +43,7 @@ public struct ServerConfiguration: Sendable {
         tls: ServerTLS? = nil,
         limits: ServerLimits = .init(),
         connections: ConnectionLimits = .init(),
+        portFile: String? = nil,
         clock: any WallClock = SystemWallClock()
     ) {
         self.dataDirectory = dataDirectory
@@ -52,6 +56,7 @@ public struct ServerConfiguration: Sendable {
         self.tls = tls
         self.limits = limits
         self.connections = connections
+        self.portFile = portFile
         self.clock = clock
     }
 }

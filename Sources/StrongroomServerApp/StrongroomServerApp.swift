@@ -45,6 +45,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Create this registration token at start-up if missing. Env: STRONGROOM_REGISTRATION_TOKEN.")
     var registrationToken: String?
     @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
+    @Option(help: "Write the bound port to this file once listening (useful with --port 0).") var portFile: String?
     @Option(
         help:
             "The URL clients reach this server at, for presigned file URLs. Required unless --host is loopback (then http(s)://host:port)."
@@ -128,7 +129,8 @@ struct Serve: AsyncParsableCommand {
                 tlsPrivateKey.map { ServerTLS(certificateChainPath: chain, privateKeyPath: $0) }
             },
             limits: limits,
-            connections: connections
+            connections: connections,
+            portFile: portFile
         )
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)

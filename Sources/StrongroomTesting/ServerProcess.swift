@@ -30,22 +30,39 @@ public final class ServerProcess: @unchecked Sendable {
         return runner.deletingLastPathComponent().appending(path: "strongroom-server")
     }
 
-    /// Starts the server with `arguments` after `serve --port <free port>` and waits until `/health` answers.
-    /// With TLS arguments pass `scheme: "https"`: readiness is then a TCP connection, since the test's trust roots
-    /// are not the system's.
+    /// Starts the server with `arguments` after `serve --port 0 --port-file …` and waits until it has bound a port
+    /// and `/health` answers there. The kernel picks the port as the server binds, so two tests can never race
+    /// for one. With TLS arguments pass `scheme: "https"`: readiness is then a TCP connection, since the test's
+    /// trust roots are not the system's.
     public init(arguments: [String], environment: [String: String] = [:], scheme: String = "http") async throws {
-        let port = try Self.freePort()
+        let portFile = FileManager.default.temporaryDirectory.appending(path: "strongroom-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: portFile) }  // best effort: a stray file is harmless
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", String(port), "--log-level", "warning"] + arguments
+        process.arguments =
+            ["serve", "--port", "0", "--port-file", portFile.path, "--log-level", "warning"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        self.port = port
+        self.port = try await Self.boundPort(of: process, in: portFile)
         self.scheme = scheme
         try await waitUntilHealthy()
+    }
+
+    /// The port the server wrote to `file` once listening.
+    private static func boundPort(of process: Process, in file: URL) async throws -> Int {
+        for _ in 0..<300 {
+            if !process.isRunning { throw StartError(message: "strongroom-server exited during start-up") }
+            if let text = try? String(contentsOf: file, encoding: .utf8),  // not written yet: look again
+                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                return port
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw StartError(message: "strongroom-server did not bind a port within 15 s")
     }
 
     /// Sends SIGKILL: no chance to flush or clean up, as in a crash.
@@ -96,25 +113,6 @@ public final class ServerProcess: @unchecked Sendable {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-    }
-
-    /// A port the kernel just handed out (bound, then released).
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw StartError(message: "socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw StartError(message: "bind() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// The server did not come up.

@@ -23,7 +23,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         var context = context
         if header.utf8.count > 7, header.utf8.count <= 1024, header.prefix(7).lowercased() == "bearer " {
             guard let clientID = tokens.verify(String(header.dropFirst(7)), now: clock.unixSeconds),
-                let client = try await store.client(id: clientID), client.enabled
+                let client = try await store.client(text: clientID), client.enabled
             else {
                 context.logger.info(
                     "bearer authentication failed: invalid or expired token",

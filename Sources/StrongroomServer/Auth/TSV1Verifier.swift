@@ -52,11 +52,11 @@ struct TSV1Verifier: Sendable {
         let key = verified.publicKey.base64URLEncoded
         var clientID: String?
         if !verified.clientID.isEmpty {
-            guard let id = canonicalUUID(verified.clientID), let client = try await store.client(id: id),
+            guard let id = ClientID(verified.clientID), let client = try await store.client(id: id),
                 client.enabled,
                 client.signingKey?.ed25519 == key
             else { throw refuse("the TSV1 key does not belong to that client") }
-            clientID = id
+            clientID = id.description
         } else if !allowsAnonymous {
             throw refuse("storage requests need a TSV1 signature from a registered client")
         }

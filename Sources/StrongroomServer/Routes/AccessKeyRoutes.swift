@@ -46,7 +46,7 @@ struct AccessKeyRoutes {
             throw ServerError.badRequest("eak is not ciphertext.nonce in base64url")
         }
         try await authorization.requireKeyManager(of: slot, caller: caller, "store")
-        guard try await store.client(id: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
+        guard try await store.client(text: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
         let inserted = try await store.insertAccessKey(StoredAccessKey(slot: slot, eak: body.eak, authorizerID: caller))
         guard inserted else { throw ServerError.conflict("an access key already exists for this reader and type") }
         return empty(.created)

@@ -125,7 +125,7 @@ struct AccountRoutes {
     /// `GET /v1/storage/clients/{id}`: any authenticated client may look up any client; unknown or malformed → 404.
     func clientInfo(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         _ = try context.caller()
-        guard let client = try await store.client(id: try context.uuidSegment("id")) else {
+        guard let client = try await store.client(id: try context.clientID("id")) else {
             throw ServerError.notFound("no such client")
         }
         return try json(
@@ -148,7 +148,7 @@ struct AccountRoutes {
         try failures.check(context.sourceAddress)
         let token = try context.segment("token")
         var acknowledged = false
-        if token.utf8.count <= 1024, let clientID = canonicalUUID(try context.segment("client")),
+        if token.utf8.count <= 1024, let clientID = ClientID(try context.segment("client")),
             let client = try await store.client(id: clientID),
             let registeredWith = client.registrationToken, ConstantTime.equals(registeredWith, token)
         {

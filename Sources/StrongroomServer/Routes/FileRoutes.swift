@@ -98,12 +98,13 @@ struct FileRoutes {
 
     /// The presigned `PUT`: no Authorization header; the URL's signature is the credential. → exactly 200.
     func upload(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        let id = try context.uuidSegment("id")
+        let recordID = try context.recordID("id")
+        let id = recordID.description
         let query = presignedQuery(request)
         guard let signedFor = signer.client(method: "PUT", id: id, query: query, now: now) else {
             throw ServerError.forbidden("the upload URL is invalid or expired")
         }
-        guard let record = try await store.record(id: id), record.isPending, let fileMeta = record.fileMeta,
+        guard let record = try await store.record(id: recordID), record.isPending, let fileMeta = record.fileMeta,
             record.writerID == signedFor
         else {
             throw ServerError.notFound("no pending file")
@@ -127,8 +128,9 @@ struct FileRoutes {
     /// `PATCH /v1/storage/files/{id}`: the writer commits an uploaded file → 201 with the record.
     func commit(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try context.uuidSegment("id")
-        guard let record = try await store.record(id: id), record.fileMeta != nil else {
+        let recordID = try context.recordID("id")
+        let id = recordID.description
+        guard let record = try await store.record(id: recordID), record.fileMeta != nil else {
             throw ServerError.notFound("no such file")
         }
         guard caller == record.writerID else { throw ServerError.forbidden("only the writer may commit a file") }
@@ -136,7 +138,7 @@ struct FileRoutes {
         guard blobs.size(id: id) == record.fileMeta?.size else {
             throw ServerError.badRequest("the file has not been uploaded yet")
         }
-        guard let committed = try await store.commitFile(id: id, lastModified: record.lastModified) else {
+        guard let committed = try await store.commitFile(id: recordID, lastModified: record.lastModified) else {
             throw ServerError.conflict("the file changed while being committed")
         }
         return try json(response(committed), status: .created)
@@ -145,8 +147,9 @@ struct FileRoutes {
     /// `GET /v1/storage/files/{id}`: the record with a fresh presigned download URL.
     func get(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try context.uuidSegment("id")
-        guard let record = try await store.record(id: id), !record.isPending, record.fileMeta != nil else {
+        let recordID = try context.recordID("id")
+        let id = recordID.description
+        guard let record = try await store.record(id: recordID), !record.isPending, record.fileMeta != nil else {
             throw ServerError.notFound("no such file")
         }
         guard try await authorization.mayRead(record, caller: caller) else {
@@ -166,12 +169,13 @@ struct FileRoutes {
     /// The presigned `GET`: streams the ciphertext, uncompressed. The URL names the client it was made for, and
     /// that client must still be allowed to read the record: a revoke takes effect at once, not at expiry.
     func download(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        let id = try context.uuidSegment("id")
+        let recordID = try context.recordID("id")
+        let id = recordID.description
         let query = presignedQuery(request)
         guard let signedFor = signer.client(method: "GET", id: id, query: query, now: now) else {
             throw ServerError.forbidden("the download URL is invalid or expired")
         }
-        guard let record = try await store.record(id: id), !record.isPending else {
+        guard let record = try await store.record(id: recordID), !record.isPending else {
             throw ServerError.notFound("no such file")
         }
         guard try await authorization.mayRead(record, caller: signedFor) else {

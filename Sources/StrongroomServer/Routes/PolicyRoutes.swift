@@ -43,7 +43,7 @@ struct PolicyRoutes {
             throw ServerError.badRequest("a policy allows or denies read or authorizer")
         }
         try await authorization.requirePolicyChange(slot, caller: caller, changesAuthorizer: authorizerChange != nil)
-        guard try await store.client(id: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
+        guard try await store.client(text: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
         var policy = try await store.policy(for: slot) ?? StoredPolicy(slot: slot)
         if let readChange {
             policy.canRead = readChange
@@ -60,11 +60,11 @@ struct PolicyRoutes {
     /// `DELETE /v1/storage/policy/{user}/{writer}/{reader}`: clears the reader's authorizer grants for all types.
     func delete(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let userID = try context.uuidSegment("user")
-        let writerID = try context.uuidSegment("writer")
-        let readerID = try context.uuidSegment("reader")
-        try authorization.requireWriter(writerID: writerID, userID: userID, caller: caller)
-        try await store.clearAuthorizer(userID: userID, writerID: writerID, readerID: readerID)
+        let userID = try context.clientID("user")
+        let writerID = try context.clientID("writer")
+        let authorizerID = try context.clientID("reader")
+        try authorization.requireWriter(writerID: writerID.description, userID: userID.description, caller: caller)
+        try await store.clearAuthorizer(writerID: writerID, userID: userID, authorizerID: authorizerID)
         return try json([String: String](), status: .ok)
     }
 

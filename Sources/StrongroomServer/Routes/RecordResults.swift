@@ -22,7 +22,7 @@ struct RecordResults: Sendable {
         var start = 0
         while start < kept {
             let end = min(kept, start + 100)
-            for record in try await store.records(ids: page[start..<end].map(\.recordID)) {
+            for record in try await store.records(ids: page[start..<end].compactMap { RecordID($0.recordID) }) {
                 full[record.recordID] = record
             }
             start = end
@@ -63,8 +63,8 @@ struct RecordResults: Sendable {
 
     /// The wire form: the authorizer is whoever stored it; the signer is the record writer.
     func response(for key: StoredAccessKey) async throws -> AccessKeyResponse {
-        let authorizer = try await store.client(id: key.authorizerID)
-        let writer = key.writerID == key.authorizerID ? authorizer : try await store.client(id: key.writerID)
+        let authorizer = try await store.client(text: key.authorizerID)
+        let writer = key.writerID == key.authorizerID ? authorizer : try await store.client(text: key.writerID)
         return AccessKeyResponse(
             eak: key.eak,
             authorizerID: key.authorizerID,

@@ -60,7 +60,7 @@ struct RecordRoutes {
     /// `GET /v1/storage/records/{id}` (optionally `?field=a&field=b`).
     func read(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        guard let record = try await store.record(id: try context.uuidSegment("id")), !record.isPending else {
+        guard let record = try await store.record(id: try context.recordID("id")), !record.isPending else {
             throw ServerError.notFound("no such record")
         }
         guard try await authorization.mayRead(record, caller: caller) else {
@@ -75,17 +75,17 @@ struct RecordRoutes {
     /// `PUT /v1/storage/records/safe/{id}/{version}` → 200, or 409 for a stale version.
     func update(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try context.uuidSegment("id")
+        let recordID = try context.recordID("id")
         let version = try context.segment("version")
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
-        guard let existing = try await store.record(id: id), !existing.isPending else {
+        guard let existing = try await store.record(id: recordID), !existing.isPending else {
             throw ServerError.notFound("no such record")
         }
         try authorization.requireWriter(of: existing, caller: caller, "update")
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
         try requirePlain(body.meta.plain, limits)
         let outcome = try await store.updateRecord(
-            id: id,
+            id: recordID,
             expectedVersion: version,
             newVersion: SecureRandom.uuid().uuidString.lowercased(),
             plain: body.meta.plain ?? [:],
@@ -109,29 +109,31 @@ struct RecordRoutes {
     /// unknown (as the real service answers).
     func delete(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try context.uuidSegment("id")
+        let recordID = try context.recordID("id")
         let version = try context.segment("version")
-        try await delete(id: id, version: version, caller: caller)
+        try await delete(id: recordID, version: version, caller: caller)
         return empty(.noContent)
     }
 
     /// `DELETE /v1/storage/records/{id}` (the Go SDK's unconditional delete).
     func deleteUnconditionally(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let id = try context.uuidSegment("id")
-        guard let existing = try await store.record(id: id) else { throw ServerError.forbidden("not your record") }
-        try await delete(id: id, version: existing.version, caller: caller)
+        let recordID = try context.recordID("id")
+        guard let existing = try await store.record(id: recordID) else {
+            throw ServerError.forbidden("not your record")
+        }
+        try await delete(id: recordID, version: existing.version, caller: caller)
         return empty(.noContent)
     }
 
-    private func delete(id: String, version: String, caller: String) async throws {
+    private func delete(id: RecordID, version: String, caller: String) async throws {
         guard let existing = try await store.record(id: id), caller == existing.writerID || caller == existing.userID
         else {
             throw ServerError.forbidden("not your record")
         }
         switch try await store.deleteRecord(id: id, expectedVersion: version) {
         case .done:
-            if existing.fileMeta != nil { blobs.remove(id: id) }
+            if existing.fileMeta != nil { blobs.remove(id: id.description) }
             return
         case .conflict: throw ServerError.conflict("the record has changed since version \(version)")
         case .notFound: throw ServerError.forbidden("not your record")

@@ -88,6 +88,18 @@ extension StrongroomRequestContext {
         return decoded
     }
 
+    /// A path segment that must be a record ID, or 404.
+    func recordID(_ name: String) throws -> RecordID {
+        guard let id = RecordID(try segment(name)) else { throw ServerError.notFound("no such item") }
+        return id
+    }
+
+    /// A path segment that must be a client ID, or 404.
+    func clientID(_ name: String) throws -> ClientID {
+        guard let id = ClientID(try segment(name)) else { throw ServerError.notFound("no such item") }
+        return id
+    }
+
     /// A path segment that must be a UUID (any case); the lowercase form, or 404.
     func uuidSegment(_ name: String) throws -> String {
         guard let id = UUID(uuidString: try segment(name)) else { throw ServerError.notFound("no such item") }

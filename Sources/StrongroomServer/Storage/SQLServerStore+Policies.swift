@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SQLKit
-import StrongroomWire
+public import StrongroomWire
 
 /// Sharing policies and authorizers, and the four listings.
 extension SQLServerStore {
@@ -30,7 +30,8 @@ extension SQLServerStore {
         ).run()
     }
 
-    public func clearAuthorizer(userID: String, writerID: String, readerID: String) async throws {
+    public func clearAuthorizer(writerID: ClientID, userID: ClientID, authorizerID: ClientID) async throws {
+        let (writerID, userID, readerID) = (writerID.description, userID.description, authorizerID.description)
         try await database.withSession { session in
             try await session.raw("BEGIN").run()
             do {

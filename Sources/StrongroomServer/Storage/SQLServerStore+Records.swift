@@ -23,14 +23,14 @@ extension SQLServerStore {
         return stored
     }
 
-    public func record(id: String) async throws -> StoredRecord? {
-        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id)").first().map {
+    public func record(id: RecordID) async throws -> StoredRecord? {
+        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
             try decodeRecord($0)
         }
     }
 
     public func updateRecord(
-        id: String,
+        id: RecordID,
         expectedVersion: String,
         newVersion: String,
         plain: [String: String],
@@ -43,18 +43,18 @@ extension SQLServerStore {
             UPDATE records SET plain = \(bind: try json(plain)), data = \(bind: try json(data)),
             rec_sig = \(bind: recordSignature), version = \(bind: newVersion),
             last_modified = \(bind: lastModified.microseconds)
-            WHERE record_id = \(bind: id) AND version = \(bind: expectedVersion) RETURNING *
+            WHERE record_id = \(bind: id.description) AND version = \(bind: expectedVersion) RETURNING *
             """
         ).first()
         if let updated { return .done(try decodeRecord(updated)) }
         return try await record(id: id) == nil ? .notFound : .conflict
     }
 
-    public func commitFile(id: String, lastModified: Timestamp) async throws -> StoredRecord? {
+    public func commitFile(id: RecordID, lastModified: Timestamp) async throws -> StoredRecord? {
         try await database.raw(
             """
             UPDATE records SET pending = \(bind: false), last_modified = \(bind: lastModified.microseconds)
-            WHERE record_id = \(bind: id) AND pending = \(bind: true) RETURNING *
+            WHERE record_id = \(bind: id.description) AND pending = \(bind: true) RETURNING *
             """
         ).first().map { try decodeRecord($0) }
     }
@@ -68,9 +68,9 @@ extension SQLServerStore {
         ).all().map { try $0.decode(column: "record_id", as: String.self) }
     }
 
-    public func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void> {
+    public func deleteRecord(id: RecordID, expectedVersion: String) async throws -> VersionedOutcome<Void> {
         let deleted = try await database.raw(
-            "DELETE FROM records WHERE record_id = \(bind: id) AND version = \(bind: expectedVersion) RETURNING record_id"
+            "DELETE FROM records WHERE record_id = \(bind: id.description) AND version = \(bind: expectedVersion) RETURNING record_id"
         ).first()
         if deleted != nil { return .done(()) }
         return try await record(id: id) == nil ? .notFound : .conflict
@@ -106,9 +106,9 @@ extension SQLServerStore {
         return try rows.map { try decodeRecord($0, includesData: query.includesData) }
     }
 
-    public func records(ids: [String]) async throws -> [StoredRecord] {
+    public func records(ids: [RecordID]) async throws -> [StoredRecord] {
         guard !ids.isEmpty else { return [] }
-        let list = ids.map { $0 as any Encodable & Sendable }
+        let list = ids.map { $0.description as any Encodable & Sendable }
         return try await database.raw(
             "SELECT * FROM records WHERE record_id IN (\(binds: list)) AND pending = \(bind: false)"
         ).all().map { try decodeRecord($0) }

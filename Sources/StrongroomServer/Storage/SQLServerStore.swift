@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 public import SQLKit
-import StrongroomWire
+public import StrongroomWire
 
 /// The ``ServerStore`` written once in SQL (SQLKit) for every engine. Each method is one statement, or a
 /// statement whose outcome is decided atomically by the database (`RETURNING`, `ON CONFLICT`).
@@ -84,8 +84,10 @@ public struct SQLServerStore: ServerStore {
         ).run()
     }
 
-    public func client(id: String) async throws -> StoredClient? {
-        try await database.raw("SELECT * FROM clients WHERE client_id = \(bind: id)").first().map(decodeClient)
+    public func client(id: ClientID) async throws -> StoredClient? {
+        try await database.raw("SELECT * FROM clients WHERE client_id = \(bind: id.description)").first().map(
+            decodeClient
+        )
     }
 
     public func client(apiKeyID: String) async throws -> StoredClient? {

@@ -2,54 +2,83 @@
 public import StrongroomWire
 
 /// Everything the server keeps. Implementations must make each method atomic; the server itself holds no state,
-/// so several instances can share one store.
+/// so several instances can share one store. ``SQLServerStore`` implements it once for SQLite and PostgreSQL.
+///
+/// Identifiers are typed (`ClientID`, `RecordID`, ``AccessKeySlot``) wherever two could be swapped; stored rows
+/// keep their wire text.
 public protocol ServerStore: Sendable {
-    /// Creates or upgrades the schema.
+    /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
 
     // MARK: Settings and registration tokens
+
+    /// A server-wide setting (such as the backup client's ID), or nil.
     func setting(_ key: String) async throws -> String?
+    /// Stores a setting unless one with that key exists (the first instance to start wins).
     func setSettingIfAbsent(_ key: String, value: String) async throws
+    /// Adds a registration token; an existing token of that value is left as it is.
     func createRegistrationToken(_ token: StoredRegistrationToken) async throws
+    /// Every registration token, by name.
     func registrationTokens() async throws -> [StoredRegistrationToken]
     /// Counts one use of an enabled, not exhausted token; false when it cannot be used.
     func useRegistrationToken(_ token: String) async throws -> Bool
+    /// Disables a token; false when there is no such token.
     func revokeRegistrationToken(_ token: String) async throws -> Bool
 
     // MARK: Clients
+
+    /// Adds a registered client.
     func insertClient(_ client: StoredClient) async throws
-    func client(id: String) async throws -> StoredClient?
+    /// The client with this ID, or nil.
+    func client(id: ClientID) async throws -> StoredClient?
+    /// The client with this API key ID (for client-credentials tokens), or nil.
     func client(apiKeyID: String) async throws -> StoredClient?
+    /// The names of these clients, by ID (unknown ones are left out).
     func clientNames(ids: [String]) async throws -> [String: String]
 
     // MARK: TSV1 replay cache
+
     /// Records a nonce; false when it was already seen (a replay).
     func rememberNonce(publicKey: String, nonce: String, timestamp: Int64) async throws -> Bool
+    /// Forgets nonces older than `timestamp` (Unix seconds): their signatures fail the time window anyway.
     func forgetNonces(olderThan timestamp: Int64) async throws
 
     // MARK: Access keys
+
+    /// The EAK in `slot`, or nil.
     func accessKey(in slot: AccessKeySlot) async throws -> StoredAccessKey?
     /// Inserts an EAK; false when that slot already holds one.
     func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool
+    /// Deletes the EAK in `slot` (nothing when there is none).
     func deleteAccessKey(in slot: AccessKeySlot) async throws
 
     // MARK: Policies
+
+    /// The policy of `slot`, or nil when none was ever set.
     func policy(for slot: AccessKeySlot) async throws -> StoredPolicy?
+    /// Inserts or replaces a policy.
     func savePolicy(_ policy: StoredPolicy) async throws
-    /// Clears the authorizer flag of `readerID` for every type, and the reads it granted itself.
-    func clearAuthorizer(userID: String, writerID: String, readerID: String) async throws
-    /// One page of the read grants a writer gave, ordered by reader and type (the other listings likewise).
+    /// Clears the authorizer flag of `authorizerID` for every type of the writer, and the reads it granted itself.
+    func clearAuthorizer(writerID: ClientID, userID: ClientID, authorizerID: ClientID) async throws
+    /// One page of the read grants a writer gave, ordered by reader and type.
     func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy]
+    /// One page of the read grants a reader received, ordered by writer and type.
     func readPolicies(readerID: String, page: ListingPage) async throws -> [StoredPolicy]
+    /// One page of the authorizers a writer appointed, ordered by authorizer and type.
     func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy]
+    /// One page of the writers an authorizer acts for, ordered by writer and type.
     func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy]
 
     // MARK: Records
+
     /// Inserts a record and returns it with its index.
     func insertRecord(_ record: StoredRecord) async throws -> StoredRecord
-    func record(id: String) async throws -> StoredRecord?
+    /// The record (committed or pending) with this ID, or nil.
+    func record(id: RecordID) async throws -> StoredRecord?
+    /// Replaces a record's data when its version is `expectedVersion`: `.conflict` when it is another, `.notFound`
+    /// when there is no such record.
     func updateRecord(
-        id: String,
+        id: RecordID,
         expectedVersion: String,
         newVersion: String,
         plain: [String: String],
@@ -58,15 +87,18 @@ public protocol ServerStore: Sendable {
         lastModified: Timestamp
     ) async throws -> VersionedOutcome<StoredRecord>
     /// Makes a pending file record visible; nil when there is no such pending record.
-    func commitFile(id: String, lastModified: Timestamp) async throws -> StoredRecord?
-    func deleteRecord(id: String, expectedVersion: String) async throws -> VersionedOutcome<Void>
+    func commitFile(id: RecordID, lastModified: Timestamp) async throws -> StoredRecord?
+    /// Deletes a record when its version is `expectedVersion` (outcomes as for updates).
+    func deleteRecord(id: RecordID, expectedVersion: String) async throws -> VersionedOutcome<Void>
+    /// One batch of committed records in index order, metadata only or in full.
     func records(matching query: RecordQuery) async throws -> [StoredRecord]
     /// The committed records with these IDs, in full, in no particular order (missing ones are left out).
-    func records(ids: [String]) async throws -> [StoredRecord]
+    func records(ids: [RecordID]) async throws -> [StoredRecord]
     /// Deletes pending file records created before `time` and returns their IDs (their blobs go next).
     func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String]
 
     // MARK: Notes
+
     /// Stores a note within `quota` (expired notes are deleted first and count against nothing).
     func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion
     /// Counts one view of a note addressed to `recipientSigningKey` and returns it, or nil when it is missing,
@@ -78,4 +110,12 @@ public protocol ServerStore: Sendable {
         recipientSigningKey: String,
         now: Timestamp
     ) async throws -> StoredNote?
+}
+
+extension ServerStore {
+    /// The client whose stored ID text is `text`, or nil (also for text that is not a UUID).
+    func client(text: String) async throws -> StoredClient? {
+        guard let id = ClientID(text) else { return nil }
+        return try await client(id: id)
+    }
 }
