@@ -58,37 +58,38 @@ extension SQLServerStore {
     }
 
     public func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
-        try await database.raw(
-            """
-            SELECT * FROM policies WHERE writer_id = \(bind: writerID) AND can_read = \(bind: true)
-            ORDER BY reader_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
-            """
-        ).all().map(decodePolicy)
+        try await listing(.byWriter(writerID), flag: "can_read", page: page)
     }
 
     public func readPolicies(readerID: String, page: ListingPage) async throws -> [StoredPolicy] {
-        try await database.raw(
-            """
-            SELECT * FROM policies WHERE reader_id = \(bind: readerID) AND can_read = \(bind: true)
-            ORDER BY writer_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
-            """
-        ).all().map(decodePolicy)
+        try await listing(.byReader(readerID), flag: "can_read", page: page)
     }
 
     public func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
-        try await database.raw(
-            """
-            SELECT * FROM policies WHERE writer_id = \(bind: writerID) AND is_authorizer = \(bind: true)
-            ORDER BY reader_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
-            """
-        ).all().map(decodePolicy)
+        try await listing(.byWriter(writerID), flag: "is_authorizer", page: page)
     }
 
     public func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy] {
-        try await database.raw(
+        try await listing(.byReader(authorizerID), flag: "is_authorizer", page: page)
+    }
+
+    /// Whose policies a listing shows: a writer's (ordered by reader) or a reader's (ordered by writer).
+    private enum ListingSide {
+        case byWriter(String)
+        case byReader(String)
+    }
+
+    /// One page of the policies of `side` whose `flag` column is set.
+    private func listing(_ side: ListingSide, flag: String, page: ListingPage) async throws -> [StoredPolicy] {
+        let (column, id, order) =
+            switch side {
+            case .byWriter(let id): ("writer_id", id, "reader_id")
+            case .byReader(let id): ("reader_id", id, "writer_id")
+            }
+        return try await database.raw(
             """
-            SELECT * FROM policies WHERE reader_id = \(bind: authorizerID) AND is_authorizer = \(bind: true)
-            ORDER BY writer_id, type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
+            SELECT * FROM policies WHERE \(unsafeRaw: column) = \(bind: id) AND \(unsafeRaw: flag) = \(bind: true)
+            ORDER BY \(unsafeRaw: order), type LIMIT \(bind: page.limit) OFFSET \(bind: page.offset)
             """
         ).all().map(decodePolicy)
     }
