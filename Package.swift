@@ -128,6 +128,19 @@ let package = Package(
             name: "CRE2",
             linkerSettings: [.linkedLibrary("re2")]
         ),
+        // SQLCipher 4 (Debian bookworm-backports, Scripts/install-sqlcipher.sh) for the encrypted datastore; never
+        // the system libsqlite3 (the server's SQLite is sqlite-nio's prefixed copy).
+        .systemLibrary(
+            name: "CSQLCipher",
+            pkgConfig: "sqlcipher",
+            providers: [.apt(["libsqlcipher-dev"])]
+        ),
+        // The datastore's thin SQLCipher layer: internal to the package, not a product.
+        .target(
+            name: "StrongroomSQLite",
+            dependencies: ["CSQLCipher", "StrongroomCore"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrongroomServer",
             dependencies: [
@@ -229,6 +242,11 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomSQLiteTests",
+            dependencies: ["StrongroomSQLite", "StrongroomCore", "StrongroomTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

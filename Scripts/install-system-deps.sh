@@ -25,7 +25,7 @@ for package in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
     echo "system packages: all present"
-    exit 0
+    exec "$(dirname "$0")/install-sqlcipher.sh"
 fi
 
 sudo=""
@@ -43,3 +43,4 @@ if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
     sleep 2
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+"$(dirname "$0")/install-sqlcipher.sh"

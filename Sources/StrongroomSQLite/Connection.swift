@@ -1,0 +1,140 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import CSQLCipher
+package import StrongroomCore
+
+/// One SQLCipher connection. Not `Sendable`: it is owned by one serial ``StrongroomCore/BlockingExecutor`` (the
+/// datastore's), which runs every call on one thread at a time, never on the cooperative pool.
+///
+/// An encrypted connection is keyed with a raw 256-bit key (no KDF runs per open) and every cipher parameter is
+/// set explicitly — SQLCipher 4's values, written down in the datastore's file-format article — so a change of
+/// SQLCipher's defaults can never change the format silently:
+///
+/// | Setting | Value |
+/// |---|---|
+/// | key | raw, `x'<64 hex digits>'` |
+/// | `cipher_page_size` | 4096 |
+/// | `kdf_iter` | 256000 (unused with a raw key; set so the settings are complete) |
+/// | `cipher_hmac_algorithm` | `HMAC_SHA512` |
+/// | `cipher_kdf_algorithm` | `PBKDF2_HMAC_SHA512` |
+/// | `cipher_plaintext_header_size` | 0 (the whole file, header included, is ciphertext) |
+/// | `temp_store` | `MEMORY` (Debian's build would otherwise write temp tables to unencrypted files) |
+package final class Connection {
+    /// The cipher settings every encrypted connection applies, in order, right after the key.
+    package static let cipherSettings = [
+        "PRAGMA cipher_page_size = 4096",
+        "PRAGMA kdf_iter = 256000",
+        "PRAGMA cipher_hmac_algorithm = HMAC_SHA512",
+        "PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA512",
+        "PRAGMA cipher_plaintext_header_size = 0",
+    ]
+
+    let handle: OpaquePointer
+
+    /// Opens (creating if needed) the database at `path`, encrypted with `key` (32 bytes) or unencrypted when
+    /// `key` is nil, and proves the key by reading the schema.
+    ///
+    /// - Throws: ``SQLiteError/Code/notADatabase`` for a wrong key, an encrypted file opened without a key, or a
+    ///   plaintext file opened with one; other codes for file-system failures. Nothing is read or written then.
+    package init(path: String, key: SecureBytes?) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let opened = sqlite3_open_v2(path, &handle, flags, nil)
+        guard opened == SQLITE_OK, let handle else {
+            sqlite3_close_v2(handle)
+            throw SQLiteError(opened, "the database file cannot be opened")
+        }
+        do throws(SQLiteError) {
+            if let key {
+                try Self.apply(key: key, to: handle)
+                for setting in Self.cipherSettings { try Self.execute(setting, on: handle) }
+            }
+            try Self.execute("PRAGMA temp_store = MEMORY", on: handle)
+            try Self.execute("SELECT count(*) FROM sqlite_master", on: handle)
+            // On a plain SQLite build PRAGMA key is ignored silently: prove SQLCipher is there.
+            if key != nil, try Self.execute("PRAGMA cipher_version", on: handle) == 0 {
+                throw SQLiteError(SQLITE_MISUSE, "SQLCipher is not linked: refusing to open unencrypted")
+            }
+        } catch {
+            // `self` is not initialized yet, so `deinit` will not run: close here, once.
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Keys the connection with `x'<hex>'` built in a buffer that is wiped afterwards.
+    private static func apply(key: SecureBytes, to handle: OpaquePointer) throws(SQLiteError) {
+        guard key.count == 32 else { throw SQLiteError(SQLITE_MISUSE, "a database key is 32 bytes") }
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8](repeating: 0, count: 3 + 64 + 1)
+        defer { Wipe.bytes(&text) }
+        text[0] = UInt8(ascii: "x")
+        text[1] = UInt8(ascii: "'")
+        key.withUnsafeBytes { bytes in
+            for (index, byte) in bytes.enumerated() {
+                text[2 + 2 * index] = digits[Int(byte >> 4)]
+                text[3 + 2 * index] = digits[Int(byte & 0x0F)]
+            }
+        }
+        text[66] = UInt8(ascii: "'")
+        let result = text.withUnsafeBytes { sqlite3_key(handle, $0.baseAddress, 67) }
+        guard result == SQLITE_OK else { throw SQLiteError(result, "the key could not be applied") }
+    }
+
+    /// Runs SQL whose rows, if any, are ignored (one or more statements).
+    package func execute(_ sql: String) throws(SQLiteError) {
+        _ = try Self.execute(sql, on: handle)
+    }
+
+    /// Runs SQL on `handle`; returns how many rows it produced.
+    @discardableResult
+    private static func execute(_ sql: String, on handle: OpaquePointer) throws(SQLiteError) -> Int {
+        var rows = 0
+        var error: UnsafeMutablePointer<CChar>?
+        let result = withUnsafeMutablePointer(to: &rows) { counter in
+            sqlite3_exec(
+                handle,
+                sql,
+                { context, _, _, _ in
+                    context?.assumingMemoryBound(to: Int.self).pointee += 1
+                    return 0
+                },
+                counter,
+                &error
+            )
+        }
+        sqlite3_free(error)
+        guard result == SQLITE_OK else { throw SQLiteError(result, String(cString: sqlite3_errmsg(handle))) }
+        return rows
+    }
+
+    /// Prepares one statement.
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// The first column of the first row of `sql` as text, or nil when there is no row.
+    package func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.text(at: 0)
+    }
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws.
+    package func transaction<R, E: Error>(_ body: () throws(E) -> R) throws -> R {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")  // the original error is the one to report
+            throw error
+        }
+    }
+
+    /// SQLite's message for the last failure, without SQL text or values.
+    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}
