@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
         .library(name: "StrongroomClient", targets: ["StrongroomClient"]),
         .library(name: "StrongroomTransport", targets: ["StrongroomTransport"]),
+        .library(name: "StrongroomDatastore", targets: ["StrongroomDatastore"]),
         .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
         .library(name: "StrongroomSecretService", targets: ["StrongroomSecretService"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
@@ -142,6 +143,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "StrongroomDatastore",
+            dependencies: ["StrongroomCore", "StrongroomCrypto", "StrongroomSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "StrongroomServer",
             dependencies: [
                 "CRE2",
@@ -247,6 +253,11 @@ let package = Package(
         .testTarget(
             name: "StrongroomSQLiteTests",
             dependencies: ["StrongroomSQLite", "StrongroomCore", "StrongroomTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomDatastoreTests",
+            dependencies: ["StrongroomDatastore", "StrongroomCore", "StrongroomTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

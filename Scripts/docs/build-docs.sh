@@ -7,6 +7,7 @@ cd "$(dirname "$0")/../.."
 
 targets=(
     StrongroomCore StrongroomCrypto StrongroomWire StrongroomTransport StrongroomKeychain StrongroomSecretService
+    StrongroomDatastore
     StrongroomClient StrongroomServer StrongroomServerPostgres StrongroomTesting
 )
 arguments=()

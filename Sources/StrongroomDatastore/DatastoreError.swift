@@ -1,0 +1,55 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomCore
+
+/// An error thrown by ``DatastoreManager`` and ``Datastore``. Compare ``code``s; messages never contain keys or
+/// document contents.
+public struct DatastoreError: StrongroomError {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Hashable, Sendable {
+            case invalidKey, invalidName, wrongKey, keyRequired, notEncrypted, notFound, storage
+        }
+
+        private let kind: Kind
+
+        /// A key is not exactly 32 bytes. Nothing was opened.
+        public static let invalidKey = Code(kind: .invalidKey)
+        /// A datastore name is empty, too long, or has characters other than `a-z 0-9 _ $ ( ) + -` (no path
+        /// separators, no leading dot).
+        public static let invalidName = Code(kind: .invalidName)
+        /// The key does not open this encrypted datastore. Nothing was read or written.
+        public static let wrongKey = Code(kind: .wrongKey)
+        /// The datastore is encrypted (or a key provider returned no key): it is never opened without its key,
+        /// and never created unencrypted through a key provider.
+        public static let keyRequired = Code(kind: .keyRequired)
+        /// A key was given for a datastore that is not encrypted. It is not opened, and not converted.
+        public static let notEncrypted = Code(kind: .notEncrypted)
+        /// No datastore of that name.
+        public static let notFound = Code(kind: .notFound)
+        /// The file system or SQLCipher failed.
+        public static let storage = Code(kind: .storage)
+
+        public var description: String { kind.rawValue }
+    }
+
+    public var code: Code
+    /// A human-readable explanation, free of keys and document contents.
+    public var message: String
+    public var location: SourceLocation
+    /// The lower-level failure (SQLCipher, the file system, a key provider), if any.
+    public var underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(
+        _ code: Code,
+        _ message: String,
+        underlying: (any Error & Sendable)? = nil,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+        self.location = SourceLocation(fileID: fileID, line: line)
+    }
+}

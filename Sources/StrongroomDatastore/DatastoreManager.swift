@@ -1,0 +1,163 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomSQLite
+
+/// Opens, lists and deletes the datastores in one directory (CDTDatastore's `CDTDatastoreManager`).
+///
+/// Each datastore is a folder `<directory>/<name>/` holding `db.sqlite` (and its WAL). Encrypted ones are SQLCipher
+/// databases keyed with `HKDF-SHA256(data key, "db")` as a raw key, so no KDF runs per open.
+///
+/// - Important: **Fail-closed**, a deliberate change from CDTDatastore: a key provider that returns no key, a
+///   wrong key, an encrypted datastore opened without its key, and an unencrypted one opened with a key are each a
+///   typed ``DatastoreError`` — never an unencrypted store and never garbage.
+public struct DatastoreManager: Sendable {
+    /// The directory that holds the datastores.
+    public let directory: URL
+
+    /// A manager for `directory` (created, owner-only, if missing).
+    ///
+    /// - Throws: ``DatastoreError/Code/storage`` when the directory cannot be created.
+    public init(directory: URL) throws(DatastoreError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw DatastoreError(.storage, "the datastore directory cannot be created", underlying: error)
+        }
+        self.directory = directory
+    }
+
+    /// Opens (creating if needed) the encrypted datastore `name` with the key `keyProvider` supplies.
+    ///
+    /// - Throws: ``DatastoreError/Code/invalidName``; ``DatastoreError/Code/keyRequired`` when the provider
+    ///   returns nil; ``DatastoreError/Code/wrongKey``; ``DatastoreError/Code/notEncrypted`` for an existing
+    ///   unencrypted datastore; ``DatastoreError/Code/storage``.
+    public func datastore(
+        named name: String,
+        keyProvider: any EncryptionKeyProvider
+    ) async throws(DatastoreError)
+        -> Datastore
+    {
+        try Self.validate(name)
+        let provided: EncryptionKey?
+        do {
+            provided = try await keyProvider.encryptionKey()
+        } catch {
+            throw DatastoreError(.keyRequired, "the key provider failed", underlying: error)
+        }
+        guard let key = provided else {
+            throw DatastoreError(.keyRequired, "the key provider returned no key; the datastore is not opened")
+        }
+        let databaseKey: SecureBytes
+        do {
+            databaseKey = try HKDFSHA256.deriveKey(from: key.bytes, label: "db")
+        } catch {
+            throw DatastoreError(.invalidKey, "the database key could not be derived", underlying: error)
+        }
+        return try open(name, key: databaseKey)
+    }
+
+    /// Opens (creating if needed) the unencrypted datastore `name`.
+    ///
+    /// - Throws: ``DatastoreError/Code/invalidName``; ``DatastoreError/Code/keyRequired`` when it is encrypted;
+    ///   ``DatastoreError/Code/storage``.
+    public func datastore(named name: String) throws(DatastoreError) -> Datastore {
+        try Self.validate(name)
+        return try open(name, key: nil)
+    }
+
+    /// The names of the datastores in the directory, sorted.
+    public func allDatastores() throws(DatastoreError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { (try? Self.validate($0)) != nil && isDatastore($0) }  // other entries are not ours
+                .sorted()
+        } catch {
+            throw DatastoreError(.storage, "the datastore directory cannot be listed", underlying: error)
+        }
+    }
+
+    /// Deletes the datastore `name` and everything in its folder. Close every handle on it first.
+    ///
+    /// - Throws: ``DatastoreError/Code/invalidName``, ``DatastoreError/Code/notFound``,
+    ///   ``DatastoreError/Code/storage``.
+    public func deleteDatastore(named name: String) throws(DatastoreError) {
+        try Self.validate(name)
+        guard isDatastore(name) else { throw DatastoreError(.notFound, "no datastore of that name") }
+        do {
+            try FileManager.default.removeItem(at: folder(name))
+        } catch {
+            throw DatastoreError(.storage, "the datastore could not be deleted", underlying: error)
+        }
+    }
+
+    /// Names: 1 to 128 of `a-z 0-9 _ $ ( ) + -`, starting with a letter (CouchDB's rule without `/`): no path
+    /// separators, no dots, nothing a file system treats specially.
+    static func validate(_ name: String) throws(DatastoreError) {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_$()+-")
+        guard (1...128).contains(name.count), let first = name.first, first.isLetter, first.isLowercase,
+            name.allSatisfy({ allowed.contains($0) })
+        else {
+            throw DatastoreError(
+                .invalidName,
+                "a datastore name is 1 to 128 of a-z, 0-9 and _$()+-, starting with a letter"
+            )
+        }
+    }
+
+    private func folder(_ name: String) -> URL { directory.appending(path: name, directoryHint: .isDirectory) }
+
+    private func databasePath(_ name: String) -> String { folder(name).appending(path: "db.sqlite").path }
+
+    private func isDatastore(_ name: String) -> Bool { FileManager.default.fileExists(atPath: databasePath(name)) }
+
+    /// Opens the database, telling a wrong key from a missing or superfluous one by the file's header.
+    private func open(_ name: String, key: SecureBytes?) throws(DatastoreError) -> Datastore {
+        let path = databasePath(name)
+        let existed = FileManager.default.fileExists(atPath: path)
+        if existed {
+            let plaintext = Self.hasPlaintextHeader(path)
+            if plaintext && key != nil {
+                throw DatastoreError(.notEncrypted, "the datastore is not encrypted; it was not opened with a key")
+            }
+            if !plaintext && key == nil {
+                throw DatastoreError(.keyRequired, "the datastore is encrypted; open it with its key provider")
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(
+                    at: folder(name),
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
+                // SQLite gives the WAL and shared-memory files the database file's mode.
+                try AtomicFile.write(Data(), to: path, mode: .createNew)
+            } catch {
+                throw DatastoreError(.storage, "the datastore folder cannot be created", underlying: error)
+            }
+        }
+        do {
+            let connection = try Connection(path: path, key: key)
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try Schema.migrate(connection)
+            return Datastore(name: name, isEncrypted: key != nil, connection: connection)
+        } catch let error where error.code == .notADatabase && key != nil {
+            throw DatastoreError(.wrongKey, "the key does not open this datastore", underlying: error)
+        } catch {
+            throw DatastoreError(.storage, "the datastore cannot be opened: \(error.code)", underlying: error)
+        }
+    }
+
+    /// Whether the file starts with SQLite's plaintext magic (an unencrypted database). An empty file is neither.
+    private static func hasPlaintextHeader(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }  // a read-only handle: closing cannot lose data
+        let header = (try? handle.read(upToCount: 16)) ?? Data()  // unreadable: treated as not plaintext
+        return header == Data("SQLite format 3\u{0}".utf8)
+    }
+}

@@ -1,0 +1,91 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import StrongroomDatastore
+import StrongroomTesting
+import Testing
+
+/// The datastore's front door is fail-closed: wrong, missing or superfluous keys are typed errors that open
+/// nothing, names cannot escape the directory, and an encrypted datastore's folder holds no plaintext.
+@Suite struct DatastoreManagerTests {
+    struct NoKey: EncryptionKeyProvider {
+        func encryptionKey() async throws -> EncryptionKey? { nil }
+    }
+
+    static func provider(_ byte: UInt8) throws -> SimpleKeyProvider {
+        SimpleKeyProvider(key: try EncryptionKey([UInt8](repeating: byte, count: 32)))
+    }
+
+    @Test("an encrypted datastore reopens with its key; wrong, missing or nil keys are typed errors")
+    func failClosed() async throws {
+        try await withTemporaryDirectory { directory in
+            let manager = try DatastoreManager(directory: directory.appending(path: "stores"))
+            let store = try await manager.datastore(named: "secrets", keyProvider: try Self.provider(1))
+            #expect(store.isEncrypted)
+            #expect(try await store.schemaVersion() == 1)
+
+            let reopened = try await manager.datastore(named: "secrets", keyProvider: try Self.provider(1))
+            #expect(try await reopened.schemaVersion() == 1)
+            let cases: [(DatastoreError.Code, () async throws -> Datastore)] = [
+                (.wrongKey, { try await manager.datastore(named: "secrets", keyProvider: try Self.provider(2)) }),
+                (.keyRequired, { try manager.datastore(named: "secrets") }),
+                (.keyRequired, { try await manager.datastore(named: "secrets", keyProvider: NoKey()) }),
+                (.keyRequired, { try await manager.datastore(named: "fresh", keyProvider: NoKey()) }),
+            ]
+            for (code, open) in cases {
+                let error = await #expect(throws: DatastoreError.self) { _ = try await open() }
+                #expect(error?.code == code)
+            }
+            // An unencrypted datastore is never opened with a key (nor converted).
+            _ = try manager.datastore(named: "plain")
+            let error = await #expect(throws: DatastoreError.self) {
+                _ = try await manager.datastore(named: "plain", keyProvider: try Self.provider(1))
+            }
+            #expect(error?.code == .notEncrypted)
+            #expect(try manager.allDatastores() == ["plain", "secrets"])
+            #expect(!FileManager.default.fileExists(atPath: directory.appending(path: "stores/fresh/db.sqlite").path))
+
+            // No plaintext: table names, the schema, SQLite's magic.
+            let findings = try PlaintextScan.scan(
+                directory.appending(path: "stores/secrets"),
+                for: ["SQLite format 3", "revs", "docid", "datastore_id"]
+            )
+            #expect(findings.isEmpty, "\(findings)")
+        }
+    }
+
+    @Test("keys are exactly 32 bytes and never print", arguments: [0, 16, 31, 33, 64])
+    func keyLength(count: Int) throws {
+        let error = #expect(throws: DatastoreError.self) { try EncryptionKey([UInt8](repeating: 9, count: count)) }
+        #expect(error?.code == .invalidKey)
+        #expect("\(EncryptionKey.random())" == "EncryptionKey(256 bits)")
+    }
+
+    @Test(
+        "names that could escape the directory or are not CouchDB-style are refused",
+        arguments: [
+            "", "../escape", "a/b", ".hidden", "Upper", "1digit", "with space", "nul\u{0}",
+            String(repeating: "a", count: 129),
+        ]
+    )
+    func badNames(name: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let manager = try DatastoreManager(directory: directory)
+            let error = #expect(throws: DatastoreError.self) { _ = try manager.datastore(named: name) }
+            #expect(error?.code == .invalidName)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+    }
+
+    @Test("a deleted datastore is gone; deleting an unknown one is notFound")
+    func delete() async throws {
+        try await withTemporaryDirectory { directory in
+            let manager = try DatastoreManager(directory: directory)
+            _ = try await manager.datastore(named: "temporary", keyProvider: try Self.provider(3))
+            try manager.deleteDatastore(named: "temporary")
+            #expect(try manager.allDatastores().isEmpty)
+            let error = #expect(throws: DatastoreError.self) { try manager.deleteDatastore(named: "temporary") }
+            #expect(error?.code == .notFound)
+        }
+    }
+}
