@@ -102,21 +102,18 @@ struct NoteRoutes {
             ($0.replacingOccurrences(of: "+", with: " ")).removingPercentEncoding ?? $0
         }
         if let idString { try requireNoNUL(idString, "id_string") }
-        var id: String?
+        let lookup: NoteLookup
         if let noteID {
             guard let canonical = canonicalUUID(noteID) else { throw ServerError.badRequest("note_id is not a UUID") }
-            id = canonical
-        } else if idString == nil || idString?.isEmpty == true {
+            lookup = .id(canonical)
+        } else if let idString, !idString.isEmpty {
+            lookup = .name(idString)
+        } else {
             throw ServerError.badRequest("give note_id or id_string")
         }
-        guard
-            var note = try await store.viewNote(
-                id: id,
-                idString: idString,
-                recipientSigningKey: signer,
-                now: clock.timestamp()
-            )
-        else { throw ServerError.notFound("no such note") }
+        guard var note = try await store.viewNote(lookup, recipientSigningKey: signer, now: clock.timestamp()) else {
+            throw ServerError.notFound("no such note")
+        }
         note.body["views"] = .number(Double(note.views))
         return try json(JSONValue.object(note.body))
     }

@@ -87,11 +87,13 @@ struct RecordRoutes {
         let outcome = try await store.updateRecord(
             id: recordID,
             expectedVersion: version,
-            newVersion: SecureRandom.uuid().uuidString.lowercased(),
-            plain: body.meta.plain ?? [:],
-            data: data,
-            recordSignature: body.recordSignature,
-            lastModified: clock.timestamp()
+            with: RecordUpdate(
+                newVersion: SecureRandom.uuid().uuidString.lowercased(),
+                plain: body.meta.plain ?? [:],
+                data: data,
+                recordSignature: body.recordSignature,
+                lastModified: clock.timestamp()
+            )
         )
         switch outcome {
         case .done(let record):

@@ -31,15 +31,14 @@ extension SQLServerStore {
         return .quotaExceeded
     }
 
-    public func viewNote(
-        id: String?,
-        idString: String?,
-        recipientSigningKey: String,
-        now: Timestamp
-    ) async throws -> StoredNote? {
+    public func viewNote(_ lookup: NoteLookup, recipientSigningKey: String, now: Timestamp) async throws -> StoredNote?
+    {
         // One statement counts the view and refuses exhausted or expired notes.
         var sql: SQLQueryString = "UPDATE notes SET views = views + 1 WHERE "
-        if let id { sql += "note_id = \(bind: id)" } else { sql += "id_string = \(bind: idString ?? "")" }
+        switch lookup {
+        case .id(let id): sql += "note_id = \(bind: id)"
+        case .name(let name): sql += "id_string = \(bind: name)"
+        }
         sql += """
              AND recipient_signing_key = \(bind: recipientSigningKey) AND (max_views < 1 OR views < max_views)
             AND (expires_at IS NULL OR expires_at > \(bind: now.microseconds)) RETURNING *

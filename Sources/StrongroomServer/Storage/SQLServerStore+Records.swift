@@ -32,17 +32,13 @@ extension SQLServerStore {
     public func updateRecord(
         id: RecordID,
         expectedVersion: String,
-        newVersion: String,
-        plain: [String: String],
-        data: [String: String],
-        recordSignature: String?,
-        lastModified: Timestamp
+        with update: RecordUpdate
     ) async throws -> VersionedOutcome<StoredRecord> {
         let updated = try await database.raw(
             """
-            UPDATE records SET plain = \(bind: try json(plain)), data = \(bind: try json(data)),
-            rec_sig = \(bind: recordSignature), version = \(bind: newVersion),
-            last_modified = \(bind: lastModified.microseconds)
+            UPDATE records SET plain = \(bind: try json(update.plain)), data = \(bind: try json(update.data)),
+            rec_sig = \(bind: update.recordSignature), version = \(bind: update.newVersion),
+            last_modified = \(bind: update.lastModified.microseconds)
             WHERE record_id = \(bind: id.description) AND version = \(bind: expectedVersion) RETURNING *
             """
         ).first()

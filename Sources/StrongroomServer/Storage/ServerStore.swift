@@ -80,11 +80,7 @@ public protocol ServerStore: Sendable {
     func updateRecord(
         id: RecordID,
         expectedVersion: String,
-        newVersion: String,
-        plain: [String: String],
-        data: [String: String],
-        recordSignature: String?,
-        lastModified: Timestamp
+        with update: RecordUpdate
     ) async throws -> VersionedOutcome<StoredRecord>
     /// Makes a pending file record visible; nil when there is no such pending record.
     func commitFile(id: RecordID, lastModified: Timestamp) async throws -> StoredRecord?
@@ -104,12 +100,7 @@ public protocol ServerStore: Sendable {
     /// Counts one view of a note addressed to `recipientSigningKey` and returns it, or nil when it is missing,
     /// addressed to another key, used up or expired (nothing is counted then). A note whose last view this was is
     /// deleted.
-    func viewNote(
-        id: String?,
-        idString: String?,
-        recipientSigningKey: String,
-        now: Timestamp
-    ) async throws -> StoredNote?
+    func viewNote(_ lookup: NoteLookup, recipientSigningKey: String, now: Timestamp) async throws -> StoredNote?
 }
 
 extension ServerStore {

@@ -259,6 +259,43 @@ public struct StoredNote: Sendable, Hashable {
     public var writerSigningKey: String
 }
 
+/// How a note is looked up: by its `note_id` or by its `id_string` name.
+public enum NoteLookup: Sendable, Hashable {
+    /// By `note_id` (lowercase UUID).
+    case id(String)
+    /// By `id_string`.
+    case name(String)
+}
+
+/// The new contents of a record for a version-checked update.
+public struct RecordUpdate: Sendable, Hashable {
+    /// The version the record gets.
+    public var newVersion: String
+    /// The new `meta.plain`.
+    public var plain: [String: String]
+    /// The new encrypted fields.
+    public var data: [String: String]
+    /// The writer's new `rec_sig`, if any.
+    public var recordSignature: String?
+    /// The modification time.
+    public var lastModified: Timestamp
+
+    /// Describes an update.
+    public init(
+        newVersion: String,
+        plain: [String: String],
+        data: [String: String],
+        recordSignature: String?,
+        lastModified: Timestamp
+    ) {
+        self.newVersion = newVersion
+        self.plain = plain
+        self.data = data
+        self.recordSignature = recordSignature
+        self.lastModified = lastModified
+    }
+}
+
 /// One page of a listing.
 public struct ListingPage: Sendable, Hashable {
     /// Entries at most.
