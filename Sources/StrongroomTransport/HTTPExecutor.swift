@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 package import NIOCore
 package import NIOHTTP1
+import StrongroomCore
 
 /// One HTTP exchange, independent of the client library that carries it.
 package struct OutgoingRequest: Sendable {
@@ -107,14 +108,5 @@ struct AsyncHTTPClientExecutor: HTTPExecutor {
         let response = try await http.execute(outgoing, timeout: .nanoseconds(timeout.nanoseconds))
         let iterator = IteratorBox(response.body.makeAsyncIterator())
         return try await handle(Int(response.status.code), ResponseBody { try await iterator.base.next() })
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, saturating.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : scaled &+ attoseconds / 1_000_000_000
     }
 }

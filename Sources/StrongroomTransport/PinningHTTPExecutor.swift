@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import StrongroomCore
 import SwiftASN1
 import X509
 

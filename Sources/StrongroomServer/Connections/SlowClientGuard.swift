@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOHTTPTypes
+import StrongroomCore
 
 /// Closes connections that hold the server without using it: idle too long, a request head trickled in slower
 /// than ``ConnectionLimits/headerTimeout``, or a body slower than ``ConnectionLimits/bodyMinimumRate``; and keeps
@@ -73,7 +74,8 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if case .readingBody(let started, let received) = phase {
                 let total = received + buffer.readableBytes
                 phase = .readingBody(started: started, received: total)
-                let earned = Int64(total / max(1, limits.bodyMinimumRate))
+                // Clamped: no body, however long, earns more than a day.
+                let earned = Int64(min(total / max(1, limits.bodyMinimumRate), 86_400))
                 deadline = started + .nanoseconds(limits.bodyTimeout.nanoseconds) + .seconds(earned)
             }
         case .end:
@@ -136,13 +138,5 @@ final class SlowClientGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         timer = (task, deadline)
-    }
-}
-
-extension Duration {
-    /// Nanoseconds, saturating.
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds.multipliedSaturating(by: 1_000_000_000).addingSaturating(attoseconds / 1_000_000_000)
     }
 }
