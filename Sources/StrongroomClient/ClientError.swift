@@ -32,14 +32,15 @@ public struct ClientError: StrongroomError {
         public static let invalidResponse = Code(kind: .invalidResponse)
         /// The server failed (HTTP 5xx).
         public static let server = Code(kind: .server)
-        /// The request did not reach the server or its answer did not arrive.
+        // The four below carry the transport's verdict (`TransportError`'s code of the same name; `transport`
+        // for `unreachable`); `underlying` holds that error.
+        /// The request did not reach the server, or its answer did not arrive.
         public static let transport = Code(kind: .transport)
-        /// The task was cancelled.
+        /// The task was cancelled before the exchange finished.
         public static let cancelled = Code(kind: .cancelled)
-        /// The TLS server is not the one configured: its chain does not lead to a trusted root, or its key is not
-        /// pinned. Nothing was sent.
+        /// The server is not the configured one (chain or pin). Nothing was sent.
         public static let untrustedServer = Code(kind: .untrustedServer)
-        /// The request did not finish within its timeout (``Client/TransportOptions``).
+        /// The exchange ran past its timeout (``Client/TransportOptions``).
         public static let timedOut = Code(kind: .timedOut)
         /// The configuration is unusable (bad URL, keys).
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
@@ -47,30 +48,24 @@ public struct ClientError: StrongroomError {
         public var description: String { "\(kind)" }
     }
 
-    /// What kind of failure this is.
-    public var code: Code
-    /// A human-readable explanation, free of secrets.
-    public var message: String
+    public let code: Code
+    public let context: ErrorContext
     /// The HTTP status, when the server answered.
     public var status: Int?
-    /// The lower-level failure, if any.
-    public var underlying: (any Error & Sendable)?
-    /// Where the error was created.
-    public var location: SourceLocation
 
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
+
+    /// Creates an error carrying the HTTP status.
     init(
         _ code: Code,
         _ message: String,
-        status: Int? = nil,
+        status: Int?,
         underlying: (any Error & Sendable)? = nil,
         fileID: String = #fileID,
         line: Int = #line
     ) {
-        self.code = code
-        self.message = message
+        self.init(code, message, underlying: underlying, fileID: fileID, line: line)
         self.status = status
-        self.underlying = underlying
-        self.location = SourceLocation(fileID: fileID, line: line)
     }
 
     /// The one place HTTP statuses become codes.

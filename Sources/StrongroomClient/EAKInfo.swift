@@ -1,5 +1,6 @@
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Foundation
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import StrongroomWire
 
 /// An encrypted access key with what is needed to open it offline (e3db-swift's `EAKInfo`): the EAK, the

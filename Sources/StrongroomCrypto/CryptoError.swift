@@ -49,108 +49,13 @@ public struct CryptoError: StrongroomError {
         public var description: String { "\(kind)" }
     }
 
-    /// What kind of failure this is.
-    public var code: Code
-    /// A human-readable explanation, free of secrets.
-    public var message: String
-    /// The lower-level failure, if any.
-    public var underlying: (any Error & Sendable)?
-    /// Where the error was created.
-    public var location: SourceLocation
+    public let code: Code
+    public let context: ErrorContext
 
-    init(code: Code, message: String, underlying: (any Error & Sendable)? = nil, fileID: String, line: Int) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-        self.location = SourceLocation(fileID: fileID, line: line)
-    }
-
-    /// A key had the wrong length or encoding.
-    public static func invalidKey(
-        _ message: String,
-        underlying: (any Error & Sendable)? = nil,
-        fileID: String = #fileID,
-        line: Int = #line
-    ) -> CryptoError {
-        CryptoError(code: .invalidKey, message: message, underlying: underlying, fileID: fileID, line: line)
-    }
-
-    /// The input is not in the expected wire format.
-    public static func invalidFormat(
-        _ message: String,
-        underlying: (any Error & Sendable)? = nil,
-        fileID: String = #fileID,
-        line: Int = #line
-    ) -> CryptoError {
-        CryptoError(code: .invalidFormat, message: message, underlying: underlying, fileID: fileID, line: line)
-    }
-
-    /// Authenticated decryption failed (tampered data or wrong key).
-    public static func authenticationFailed(
-        _ message: String,
-        fileID: String = #fileID,
-        line: Int = #line
-    )
-        -> CryptoError
-    {
-        CryptoError(code: .authenticationFailed, message: message, fileID: fileID, line: line)
-    }
-
-    /// A signature did not verify.
-    public static func invalidSignature(
-        _ message: String,
-        fileID: String = #fileID,
-        line: Int = #line
-    )
-        -> CryptoError
-    {
-        CryptoError(code: .invalidSignature, message: message, fileID: fileID, line: line)
-    }
-
-    /// A stream ended before its final chunk.
-    public static func truncated(_ message: String, fileID: String = #fileID, line: Int = #line) -> CryptoError {
-        CryptoError(code: .truncated, message: message, fileID: fileID, line: line)
-    }
-
-    /// The data names a format version this library does not read.
-    public static func unsupportedVersion(
-        _ message: String,
-        fileID: String = #fileID,
-        line: Int = #line
-    )
-        -> CryptoError
-    {
-        CryptoError(code: .unsupportedVersion, message: message, fileID: fileID, line: line)
-    }
-
-    /// A signed request's timestamp lies outside the accepted window.
-    public static func expired(_ message: String, fileID: String = #fileID, line: Int = #line) -> CryptoError {
-        CryptoError(code: .expired, message: message, fileID: fileID, line: line)
-    }
-
-    /// Parameters were outside the accepted range.
-    public static func invalidParameters(
-        _ message: String,
-        fileID: String = #fileID,
-        line: Int = #line
-    )
-        -> CryptoError
-    {
-        CryptoError(code: .invalidParameters, message: message, fileID: fileID, line: line)
-    }
-
-    /// Reading or writing a file failed.
-    public static func io(
-        _ message: String,
-        underlying: (any Error & Sendable)? = nil,
-        fileID: String = #fileID,
-        line: Int = #line
-    ) -> CryptoError {
-        CryptoError(code: .io, message: message, underlying: underlying, fileID: fileID, line: line)
-    }
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
 
     /// The task was cancelled.
     public static func cancelled(fileID: String = #fileID, line: Int = #line) -> CryptoError {
-        CryptoError(code: .cancelled, message: "cancelled", underlying: CancellationError(), fileID: fileID, line: line)
+        CryptoError(.cancelled, "cancelled", underlying: CancellationError(), fileID: fileID, line: line)
     }
 }

@@ -32,24 +32,8 @@ public struct DatastoreError: StrongroomError {
         public var description: String { kind.rawValue }
     }
 
-    public var code: Code
-    /// A human-readable explanation, free of keys and document contents.
-    public var message: String
-    public var location: SourceLocation
-    /// The lower-level failure (SQLCipher, the file system, a key provider), if any.
-    public var underlying: (any Error & Sendable)?
+    public let code: Code
+    public let context: ErrorContext
 
-    /// Creates an error.
-    public init(
-        _ code: Code,
-        _ message: String,
-        underlying: (any Error & Sendable)? = nil,
-        fileID: String = #fileID,
-        line: Int = #line
-    ) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-        self.location = SourceLocation(fileID: fileID, line: line)
-    }
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
 }

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 
 /// When an item can be read, as SwiftSecurity's `AccessPolicy`, mapped onto a store's lock state.
 ///

@@ -37,26 +37,8 @@ public struct KeychainError: StrongroomError {
         public var description: String { kind.rawValue }
     }
 
-    /// What kind of failure this is.
-    public var code: Code
-    /// A human-readable explanation, free of secrets.
-    public var message: String
-    /// Where the error was created.
-    public var location: SourceLocation
-    /// The lower-level failure (the file system, libsecret, a decoder), if any.
-    public var underlying: (any Error & Sendable)?
+    public let code: Code
+    public let context: ErrorContext
 
-    /// Creates an error.
-    public init(
-        _ code: Code,
-        _ message: String,
-        underlying: (any Error & Sendable)? = nil,
-        fileID: String = #fileID,
-        line: Int = #line
-    ) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-        self.location = SourceLocation(fileID: fileID, line: line)
-    }
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
 }

@@ -29,15 +29,12 @@ package struct SQLiteError: StrongroomError {
         package var description: String { String(cString: sqlite3_errstr(rawValue)) }
     }
 
-    package var code: Code
-    /// What failed; SQL text and bound values never appear here.
-    package var message: String
-    package var location: SourceLocation
-    package var underlying: (any Error & Sendable)? { nil }
+    package let code: Code
+    package let context: ErrorContext
+
+    package init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
 
     init(_ code: Int32, _ message: String, fileID: String = #fileID, line: Int = #line) {
-        self.code = Code(code)
-        self.message = message
-        self.location = SourceLocation(fileID: fileID, line: line)
+        self.init(Code(code), message, fileID: fileID, line: line)
     }
 }

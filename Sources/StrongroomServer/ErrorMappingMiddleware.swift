@@ -1,6 +1,7 @@
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import Hummingbird
 import Logging
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 
 /// The one place errors from below become answers: a ``ServerError`` or any other `HTTPResponseError` (Hummingbird's
 /// own 404s and 413s) passes through; anything else (a database, file-system or decoding error) is logged with its

@@ -1,5 +1,6 @@
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import HTTPTypes
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import Synchronization
 
 /// The base of presigned file URLs, from configuration alone: `--public-url`, or on a loopback listener

@@ -53,30 +53,13 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         public var description: String { name }
     }
 
-    /// What kind of failure this is.
-    public var code: Code
-    /// What went wrong, for people; never secrets, user data, SQL or paths.
-    public var message: String
-    /// Where the error was created.
-    public var location: SourceLocation
-    /// The lower-level failure, if any (logged, never answered).
-    public var underlying: (any Error & Sendable)?
+    public let code: Code
+    public let context: ErrorContext
+
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
+
     /// The HTTP status answered.
     public var status: HTTPResponse.Status { code.status }
-
-    /// Creates an error answered with `code`'s status.
-    public init(
-        _ code: Code,
-        _ message: String,
-        underlying: (any Error & Sendable)? = nil,
-        fileID: String = #fileID,
-        line: Int = #line
-    ) {
-        self.code = code
-        self.message = message
-        self.underlying = underlying
-        self.location = SourceLocation(fileID: fileID, line: line)
-    }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = try JSONEncoder().encode(ErrorBody(error: message, code: code.name))

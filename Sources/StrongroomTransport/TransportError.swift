@@ -32,30 +32,23 @@ public struct TransportError: StrongroomError {
         public var description: String { kind.rawValue }
     }
 
-    /// What kind of failure this is.
-    public var code: Code
-    /// A human-readable explanation, free of secrets.
-    public var message: String
-    /// The last HTTP status, for ``Code/unavailable``.
+    public let code: Code
+    public let context: ErrorContext
+    /// The HTTP status, when the server answered (the last one, for ``Code/unavailable``).
     public var status: Int?
-    /// The lower-level failure (NIO, BoringSSL, AsyncHTTPClient), if any.
-    public var underlying: (any Error & Sendable)?
-    /// Where the error was created.
-    public var location: SourceLocation
 
-    /// Creates an error.
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
+
+    /// Creates an error carrying the HTTP status.
     public init(
         _ code: Code,
         _ message: String,
-        status: Int? = nil,
+        status: Int?,
         underlying: (any Error & Sendable)? = nil,
         fileID: String = #fileID,
         line: Int = #line
     ) {
-        self.code = code
-        self.message = message
+        self.init(code, message, underlying: underlying, fileID: fileID, line: line)
         self.status = status
-        self.underlying = underlying
-        self.location = SourceLocation(fileID: fileID, line: line)
     }
 }

@@ -18,17 +18,13 @@ public struct CoreError: StrongroomError {
         public var description: String { "\(kind)" }
     }
 
-    /// What kind of failure this is.
-    public var code: Code
-    /// A human-readable explanation. Never contains key material or user data.
-    public var message: String
-    /// Where the error was created.
-    public var location: SourceLocation
-    /// Always nil: Core's failures have no lower-level cause.
-    public var underlying: (any Error & Sendable)? { nil }
+    public let code: Code
+    public let context: ErrorContext
+
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
 
     /// Text was not valid base64url; nothing was decoded.
     public static func invalidEncoding(_ message: String, fileID: String = #fileID, line: Int = #line) -> CoreError {
-        CoreError(code: .invalidEncoding, message: message, location: SourceLocation(fileID: fileID, line: line))
+        CoreError(.invalidEncoding, message, fileID: fileID, line: line)
     }
 }

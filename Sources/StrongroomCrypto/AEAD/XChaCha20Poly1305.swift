@@ -30,7 +30,7 @@ public enum XChaCha20Poly1305 {
         associatedData: some DataProtocol,
         using random: some RandomSource = .system
     ) throws(CryptoError) -> Data {
-        guard key.count == keyByteCount else { throw .invalidKey("an XChaCha20-Poly1305 key is 32 bytes") }
+        guard key.count == keyByteCount else { throw CryptoError(.invalidKey, "an XChaCha20-Poly1305 key is 32 bytes") }
         SodiumRuntime.ensureInitialized()
         let nonce = SecureRandom.data(count: nonceByteCount, using: random)
         let aad = Array(associatedData)
@@ -71,9 +71,11 @@ public enum XChaCha20Poly1305 {
         key: SecureBytes,
         associatedData: some DataProtocol
     ) throws(CryptoError) -> SecureBytes {
-        guard key.count == keyByteCount else { throw .invalidKey("an XChaCha20-Poly1305 key is 32 bytes") }
+        guard key.count == keyByteCount else { throw CryptoError(.invalidKey, "an XChaCha20-Poly1305 key is 32 bytes") }
         let bytes = Array(sealed)
-        guard bytes.count >= nonceByteCount + tagByteCount else { throw .truncated("the sealed item is too short") }
+        guard bytes.count >= nonceByteCount + tagByteCount else {
+            throw CryptoError(.truncated, "the sealed item is too short")
+        }
         SodiumRuntime.ensureInitialized()
         let aad = Array(associatedData)
         var status: Int32 = -1
@@ -98,7 +100,7 @@ public enum XChaCha20Poly1305 {
                 }
             }
         }
-        guard status == 0 else { throw .authenticationFailed("the sealed item does not authenticate") }
+        guard status == 0 else { throw CryptoError(.authenticationFailed, "the sealed item does not authenticate") }
         return plaintext
     }
 }

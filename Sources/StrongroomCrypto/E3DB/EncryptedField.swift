@@ -47,7 +47,7 @@ public struct EncryptedField: Sendable, Hashable, CustomStringConvertible {
             decoded[2].count >= Sodium.SecretBox.macByteCount,
             decoded[3].count == Sodium.SecretBox.nonceByteCount
         else {
-            throw .invalidFormat("an encrypted field part has the wrong length")
+            throw CryptoError(.invalidFormat, "an encrypted field part has the wrong length")
         }
         self.init(
             encryptedDataKey: decoded[0],
@@ -63,18 +63,20 @@ public struct EncryptedField: Sendable, Hashable, CustomStringConvertible {
         parts.reserveCapacity(4)
         var start = 0
         for index in 0...utf8.count where index == utf8.count || utf8[index] == UInt8(ascii: ".") {
-            guard parts.count < 4 else { throw .invalidFormat("an encrypted field has more than four parts") }
+            guard parts.count < 4 else {
+                throw CryptoError(.invalidFormat, "an encrypted field has more than four parts")
+            }
             do {
                 parts.append(
                     try Base64URL.decode(UnsafeRawBufferPointer(rebasing: utf8[start..<index]), padding: .allowed)
                 )
             } catch {
-                throw .invalidFormat("an encrypted field part is not base64url", underlying: error)
+                throw CryptoError(.invalidFormat, "an encrypted field part is not base64url", underlying: error)
             }
             start = index + 1
         }
         guard parts.count == 4 else {
-            throw .invalidFormat("an encrypted field has four dot-separated parts, found \(parts.count)")
+            throw CryptoError(.invalidFormat, "an encrypted field has four dot-separated parts, found \(parts.count)")
         }
         return parts
     }

@@ -64,7 +64,7 @@ public enum FieldCipher {
         let plaintext = try decryptBytes(field, with: accessKey)
         return try plaintext.withUnsafeBytes { bytes throws(CryptoError) in
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw .invalidFormat("the decrypted field is not UTF-8 text")
+                throw CryptoError(.invalidFormat, "the decrypted field is not UTF-8 text")
             }
             return text
         }
@@ -89,7 +89,7 @@ public enum FieldCipher {
                 }
             }
         }
-        guard opened else { throw .authenticationFailed("the field's data key did not open") }
+        guard opened else { throw CryptoError(.authenticationFailed, "the field's data key did not open") }
         let plaintext = SecureBytes(count: field.encryptedValue.count - Sodium.SecretBox.macByteCount) { output in
             opened = field.encryptedValue.withUnsafeBytes { box in
                 field.valueNonce.withUnsafeBytes { nonce in
@@ -97,7 +97,7 @@ public enum FieldCipher {
                 }
             }
         }
-        guard opened else { throw .authenticationFailed("the field value did not open") }
+        guard opened else { throw CryptoError(.authenticationFailed, "the field value did not open") }
         return plaintext
     }
 

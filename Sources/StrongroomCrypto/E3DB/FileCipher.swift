@@ -130,7 +130,7 @@ public enum FileCipher {
         synchronizes: Bool = true,
         _ body: (borrowing BlockingFile) throws(CryptoError) -> R
     ) throws(CryptoError) -> R {
-        if access(path, F_OK) == 0 { throw .io("the destination already exists") }
+        if access(path, F_OK) == 0 { throw CryptoError(.io, "the destination already exists") }
         let name = ".strongroom-\(SecureRandom.uuid().uuidString.lowercased()).partial"
         let temporary: String
         if let slash = path.lastIndex(of: "/") {
@@ -145,7 +145,7 @@ public enum FileCipher {
                 result = try body(file)
                 if synchronizes { try file.sync() }
             }
-            guard rename(temporary, path) == 0 else { throw CryptoError.io("rename failed: \(errnoDescription())") }
+            guard rename(temporary, path) == 0 else { throw CryptoError(.io, "rename failed: \(errnoDescription())") }
             return result
         } catch {
             unlink(temporary)

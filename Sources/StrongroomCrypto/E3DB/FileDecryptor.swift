@@ -74,15 +74,15 @@ public struct FileDecryptor: ~Copyable {
         }
         switch phase {
         case .prologue:
-            throw .truncated("the file ended inside its header")
+            throw CryptoError(.truncated, "the file ended inside its header")
         case .finished:
             return
         case .stream:
-            guard !pending.isEmpty else { throw .truncated("the file ended before its final chunk") }
+            guard !pending.isEmpty else { throw CryptoError(.truncated, "the file ended before its final chunk") }
             let last = pending
             pending.removeAll()
             try last.withBytes { bytes throws(CryptoError) in try pull(bytes, into: &output) }
-            guard phase == .finished else { throw .truncated("the file ended before its final chunk") }
+            guard phase == .finished else { throw CryptoError(.truncated, "the file ended before its final chunk") }
         }
     }
 
@@ -95,17 +95,19 @@ public struct FileDecryptor: ~Copyable {
             if dots.count == 3 { break }
         }
         guard dots.count == 3 else {
-            if pending.count > FileFormat.maximumPrologueSize { throw .invalidFormat("the file header is malformed") }
+            if pending.count > FileFormat.maximumPrologueSize {
+                throw CryptoError(.invalidFormat, "the file header is malformed")
+            }
             if let first = dots.first, first > 0, !pending[0..<first].elementsEqual(FileFormat.version.utf8) {
-                throw .unsupportedVersion("the file format version is not \(FileFormat.version)")
+                throw CryptoError(.unsupportedVersion, "the file format version is not \(FileFormat.version)")
             }
             return nil
         }
         guard pending[0..<dots[0]].elementsEqual(FileFormat.version.utf8) else {
             if dots[0] > 0, pending[0..<dots[0]].allSatisfy({ (0x30...0x39).contains($0) }) {
-                throw .unsupportedVersion("the file format version is not \(FileFormat.version)")
+                throw CryptoError(.unsupportedVersion, "the file format version is not \(FileFormat.version)")
             }
-            throw .invalidFormat("the file header is malformed")
+            throw CryptoError(.invalidFormat, "the file header is malformed")
         }
         let headerEnd = dots[2] + 1 + FileFormat.streamHeaderSize
         guard pending.count >= headerEnd else { return nil }
@@ -115,12 +117,12 @@ public struct FileDecryptor: ~Copyable {
             sealedKey = try Base64URL.decode(String(decoding: pending[(dots[0] + 1)..<dots[1]], as: UTF8.self))
             nonce = try Base64URL.decode(String(decoding: pending[(dots[1] + 1)..<dots[2]], as: UTF8.self))
         } catch {
-            throw .invalidFormat("the file header is not base64url", underlying: error)
+            throw CryptoError(.invalidFormat, "the file header is not base64url", underlying: error)
         }
         guard sealedKey.count == Sodium.SecretStream.keyByteCount + Sodium.SecretBox.macByteCount,
             nonce.count == Sodium.SecretBox.nonceByteCount
         else {
-            throw .invalidFormat("the file header has the wrong key or nonce length")
+            throw CryptoError(.invalidFormat, "the file header has the wrong key or nonce length")
         }
         var opened = false
         let dataKey = SecureBytes(count: Sodium.SecretStream.keyByteCount) { output in
@@ -132,7 +134,9 @@ public struct FileDecryptor: ~Copyable {
                 }
             }
         }
-        guard opened else { throw .authenticationFailed("the file key did not open: wrong access key or altered") }
+        guard opened else {
+            throw CryptoError(.authenticationFailed, "the file key did not open: wrong access key or altered")
+        }
         let streamHeader = Array(pending[(dots[2] + 1)..<headerEnd])
         let status = dataKey.withUnsafeBytes { key in
             crypto_secretstream_xchacha20poly1305_init_pull(
@@ -141,7 +145,7 @@ public struct FileDecryptor: ~Copyable {
                 key.sodiumBytes
             )
         }
-        guard status == 0 else { throw .invalidFormat("the stream header is malformed") }
+        guard status == 0 else { throw CryptoError(.invalidFormat, "the stream header is malformed") }
         phase = .stream
         return headerEnd
     }
@@ -154,7 +158,7 @@ public struct FileDecryptor: ~Copyable {
     {
         var input = input
         while !input.isEmpty {
-            guard phase == .stream else { throw .invalidFormat("data follows the final chunk") }
+            guard phase == .stream else { throw CryptoError(.invalidFormat, "data follows the final chunk") }
             if pending.isEmpty && input.count >= FileFormat.chunkSize {
                 try pull(UnsafeRawBufferPointer(rebasing: input.prefix(FileFormat.chunkSize)), into: &output)
                 input = input.dropFirst(FileFormat.chunkSize)
@@ -172,7 +176,9 @@ public struct FileDecryptor: ~Copyable {
     }
 
     private mutating func pull(_ chunk: UnsafeRawBufferPointer, into output: inout [UInt8]) throws(CryptoError) {
-        guard chunk.count >= FileFormat.chunkOverhead else { throw .truncated("the last chunk is cut short") }
+        guard chunk.count >= FileFormat.chunkOverhead else {
+            throw CryptoError(.truncated, "the last chunk is cut short")
+        }
         var length: UInt64 = 0
         var tag: UInt8 = 0
         let status = block.withUnsafeMutableBufferPointer { out in
@@ -188,7 +194,7 @@ public struct FileDecryptor: ~Copyable {
             )
         }
         guard status == 0 else {
-            throw .authenticationFailed("a file chunk did not authenticate: altered, reordered or foreign")
+            throw CryptoError(.authenticationFailed, "a file chunk did not authenticate: altered, reordered or foreign")
         }
         switch tag {
         case Sodium.SecretStream.tagMessage:
@@ -196,7 +202,7 @@ public struct FileDecryptor: ~Copyable {
         case Sodium.SecretStream.tagFinal:
             phase = .finished
         default:
-            throw .invalidFormat("a file chunk carries an unexpected tag")
+            throw CryptoError(.invalidFormat, "a file chunk carries an unexpected tag")
         }
         output.append(contentsOf: block[0..<Int(length)])
     }

@@ -16,14 +16,14 @@ struct BlockingFile: ~Copyable {
     /// Opens an existing file for reading.
     static func openForReading(_ path: String) throws(CryptoError) -> BlockingFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io("cannot open \(path) for reading: \(errnoDescription())") }
+        guard fd >= 0 else { throw CryptoError(.io, "cannot open \(path) for reading: \(errnoDescription())") }
         return BlockingFile(descriptor: fd)
     }
 
     /// Creates a new file with mode 0600 that must not exist yet (`O_EXCL`, `O_NOFOLLOW`).
     static func createExclusive(_ path: String) throws(CryptoError) -> BlockingFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io("cannot create \(path): \(errnoDescription())") }
+        guard fd >= 0 else { throw CryptoError(.io, "cannot create \(path): \(errnoDescription())") }
         return BlockingFile(descriptor: fd)
     }
 
@@ -33,7 +33,7 @@ struct BlockingFile: ~Copyable {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw .io("read failed: \(errnoDescription())")
+            throw CryptoError(.io, "read failed: \(errnoDescription())")
         }
     }
 
@@ -44,7 +44,7 @@ struct BlockingFile: ~Copyable {
             let count = Glibc.write(descriptor, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .io("write failed: \(errnoDescription())")
+                throw CryptoError(.io, "write failed: \(errnoDescription())")
             }
             offset += count
         }
@@ -52,7 +52,7 @@ struct BlockingFile: ~Copyable {
 
     /// Flushes the file's data to stable storage.
     func sync() throws(CryptoError) {
-        guard fsync(descriptor) == 0 else { throw .io("fsync failed: \(errnoDescription())") }
+        guard fsync(descriptor) == 0 else { throw CryptoError(.io, "fsync failed: \(errnoDescription())") }
     }
 
     deinit { close(descriptor) }

@@ -54,7 +54,7 @@ public enum Argon2id {
             guard (Self.minimum.iterations...Self.maximum.iterations).contains(iterations),
                 (Self.minimum.memoryBytes...Self.maximum.memoryBytes).contains(memoryBytes)
             else {
-                throw .invalidParameters("Argon2id parameters are outside the accepted range")
+                throw CryptoError(.invalidParameters, "Argon2id parameters are outside the accepted range")
             }
         }
 
@@ -72,8 +72,8 @@ public enum Argon2id {
         byteCount: Int = 32
     ) throws(CryptoError) -> SecureBytes {
         try parameters.validate()
-        guard salt.count == saltByteCount else { throw .invalidParameters("an Argon2id salt is 16 bytes") }
-        guard byteCount >= 16 else { throw .invalidParameters("an Argon2id output is at least 16 bytes") }
+        guard salt.count == saltByteCount else { throw CryptoError(.invalidParameters, "an Argon2id salt is 16 bytes") }
+        guard byteCount >= 16 else { throw CryptoError(.invalidParameters, "an Argon2id output is at least 16 bytes") }
         SodiumRuntime.ensureInitialized()
         var status: Int32 = 0
         let key = SecureBytes(count: byteCount) { output in
@@ -92,7 +92,7 @@ public enum Argon2id {
                 }
             }
         }
-        guard status == 0 else { throw .io("Argon2id could not allocate its memory") }
+        guard status == 0 else { throw CryptoError(.io, "Argon2id could not allocate its memory") }
         return key
     }
 

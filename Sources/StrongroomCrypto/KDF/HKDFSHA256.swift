@@ -20,7 +20,7 @@ public enum HKDFSHA256 {
         byteCount: Int = 32
     ) throws(CryptoError) -> SecureBytes {
         guard (1...(255 * 32)).contains(byteCount) else {
-            throw .invalidParameters("HKDF-SHA256 output must be 1 to 8160 bytes")
+            throw CryptoError(.invalidParameters, "HKDF-SHA256 output must be 1 to 8160 bytes")
         }
         let ikm = inputKeyMaterial.withUnsafeBytes { SymmetricKey(data: $0) }
         let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: byteCount)

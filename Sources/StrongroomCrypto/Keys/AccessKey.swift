@@ -24,7 +24,7 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: ``CryptoError/Code/invalidKey`` when the key is not 32 bytes.
     public init(rawRepresentation: SecureBytes) throws(CryptoError) {
         guard rawRepresentation.count == Sodium.SecretBox.keyByteCount else {
-            throw .invalidKey("an access key is \(Sodium.SecretBox.keyByteCount) bytes")
+            throw CryptoError(.invalidKey, "an access key is \(Sodium.SecretBox.keyByteCount) bytes")
         }
         self.secret = rawRepresentation
     }

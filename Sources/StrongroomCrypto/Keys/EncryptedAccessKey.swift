@@ -29,7 +29,10 @@ public struct EncryptedAccessKey: Sendable, Hashable, CustomStringConvertible {
     public init(wireFormat: String) throws(CryptoError) {
         let parts = wireFormat.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
-            throw .invalidFormat("an encrypted access key has two dot-separated parts, found \(parts.count)")
+            throw CryptoError(
+                .invalidFormat,
+                "an encrypted access key has two dot-separated parts, found \(parts.count)"
+            )
         }
         let ciphertext: Data
         let nonce: Data
@@ -37,12 +40,12 @@ public struct EncryptedAccessKey: Sendable, Hashable, CustomStringConvertible {
             ciphertext = try Base64URL.decode(parts[0], padding: .allowed)
             nonce = try Base64URL.decode(parts[1], padding: .allowed)
         } catch {
-            throw .invalidFormat("an encrypted access key part is not base64url", underlying: error)
+            throw CryptoError(.invalidFormat, "an encrypted access key part is not base64url", underlying: error)
         }
         guard ciphertext.count == Sodium.SecretBox.keyByteCount + Sodium.Box.macByteCount,
             nonce.count == Sodium.Box.nonceByteCount
         else {
-            throw .invalidFormat("an encrypted access key has a 48-byte box and a 24-byte nonce")
+            throw CryptoError(.invalidFormat, "an encrypted access key has a 48-byte box and a 24-byte nonce")
         }
         self.init(validatedCiphertext: ciphertext, nonce: nonce)
     }
@@ -77,7 +80,7 @@ public struct EncryptedAccessKey: Sendable, Hashable, CustomStringConvertible {
             }
         }
         guard opened else {
-            throw .authenticationFailed("the access key did not open: altered, or sealed for other keys")
+            throw CryptoError(.authenticationFailed, "the access key did not open: altered, or sealed for other keys")
         }
         return try AccessKey(rawRepresentation: secret)
     }

@@ -36,14 +36,14 @@ public struct EncryptionPrivateKey: Sendable, CustomStringConvertible {
         do {
             secret = try Base64URL.decodeSecret(text, padding: .allowed)
         } catch {
-            throw .invalidKey("private key is not base64url", underlying: error)
+            throw CryptoError(.invalidKey, "private key is not base64url", underlying: error)
         }
         try self.init(secret: secret)
     }
 
     private init(secret: SecureBytes) throws(CryptoError) {
         guard secret.count == Sodium.Box.secretKeyByteCount else {
-            throw .invalidKey("an X25519 private key is \(Sodium.Box.secretKeyByteCount) bytes")
+            throw CryptoError(.invalidKey, "an X25519 private key is \(Sodium.Box.secretKeyByteCount) bytes")
         }
         self.init(validated: secret)
     }
@@ -51,7 +51,7 @@ public struct EncryptionPrivateKey: Sendable, CustomStringConvertible {
     private init(validated secret: SecureBytes) {
         self.secret = secret
         let publicBytes = secret.withUnsafeBytes { Sodium.Box.publicKey(forSecretKey: $0) }
-        self.publicKey = EncryptionPublicKey(validated: Data(publicBytes))
+        self.publicKey = EncryptionPublicKey(checkedRawRepresentation: Data(publicBytes))
     }
 
     /// The raw key bytes, for storing the key somewhere safe (a keychain item).

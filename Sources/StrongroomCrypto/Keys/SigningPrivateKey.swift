@@ -29,7 +29,7 @@ public struct SigningPrivateKey: Sendable, CustomStringConvertible {
     /// - Throws: ``CryptoError/Code/invalidKey`` when the seed is not 32 bytes.
     public init(seed: SecureBytes) throws(CryptoError) {
         guard seed.count == Sodium.Sign.seedByteCount else {
-            throw .invalidKey("an Ed25519 seed is \(Sodium.Sign.seedByteCount) bytes")
+            throw CryptoError(.invalidKey, "an Ed25519 seed is \(Sodium.Sign.seedByteCount) bytes")
         }
         self.init(validated: seed.withUnsafeBytes { Sodium.Sign.secretKey(fromSeed: $0) })
     }
@@ -45,7 +45,7 @@ public struct SigningPrivateKey: Sendable, CustomStringConvertible {
         case Sodium.Sign.secretKeyByteCount:
             try self.init(expanded: rawRepresentation)
         default:
-            throw .invalidKey("an Ed25519 private key is 64 bytes (or a 32-byte seed)")
+            throw CryptoError(.invalidKey, "an Ed25519 private key is 64 bytes (or a 32-byte seed)")
         }
     }
 
@@ -57,7 +57,7 @@ public struct SigningPrivateKey: Sendable, CustomStringConvertible {
         do {
             secret = try Base64URL.decodeSecret(text, padding: .allowed)
         } catch {
-            throw .invalidKey("signing key is not base64url", underlying: error)
+            throw CryptoError(.invalidKey, "signing key is not base64url", underlying: error)
         }
         try self.init(rawRepresentation: secret)
     }
@@ -67,7 +67,7 @@ public struct SigningPrivateKey: Sendable, CustomStringConvertible {
         let seed = secret.slice(0..<Sodium.Sign.seedByteCount)
         let recomputed = seed.withUnsafeBytes { Sodium.Sign.secretKey(fromSeed: $0) }
         guard recomputed == secret else {
-            throw .invalidKey("the public half of the signing key does not match its seed")
+            throw CryptoError(.invalidKey, "the public half of the signing key does not match its seed")
         }
         self.init(validated: secret)
     }
@@ -78,7 +78,7 @@ public struct SigningPrivateKey: Sendable, CustomStringConvertible {
         let publicBytes = secret.withUnsafeBytes {
             Data(UnsafeRawBufferPointer(rebasing: $0[Sodium.Sign.seedByteCount...]))
         }
-        self.publicKey = SigningPublicKey(validated: publicBytes)
+        self.publicKey = SigningPublicKey(checkedRawRepresentation: publicBytes)
     }
 
     /// The 64-byte form (seed ‖ public key), for storing the key somewhere safe.

@@ -58,20 +58,20 @@ public enum SignedField {
         let scalars = Array(signed.unicodeScalars)
         let parts = signed.split(separator: ";", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == signatureVersion else {
-            throw .invalidFormat("the value is not a TFSP1 signed field")
+            throw CryptoError(.invalidFormat, "the value is not a TFSP1 signed field")
         }
         let salt = String(parts[1])
         guard let signatureLength = Int(parts[2]), signatureLength > 0 else {
-            throw .invalidFormat("the TFSP1 signature length is not a number")
+            throw CryptoError(.invalidFormat, "the TFSP1 signature length is not a number")
         }
         if let expectedSalt, salt != expectedSalt {
-            throw .invalidSignature("the field's salt differs from the object salt")
+            throw CryptoError(.invalidSignature, "the field's salt differs from the object salt")
         }
         let headerLength =
             parts[0].unicodeScalars.count + parts[1].unicodeScalars.count
             + parts[2].unicodeScalars.count + 3
         guard scalars.count >= headerLength + signatureLength else {
-            throw .invalidFormat("the TFSP1 field is shorter than its signature")
+            throw CryptoError(.invalidFormat, "the TFSP1 field is shorter than its signature")
         }
         var signatureText = String.UnicodeScalarView()
         signatureText.append(contentsOf: scalars[headerLength..<(headerLength + signatureLength)])
@@ -82,10 +82,10 @@ public enum SignedField {
         do {
             signature = try Base64URL.decode(String(signatureText))
         } catch {
-            throw .invalidFormat("the TFSP1 signature is not base64url", underlying: error)
+            throw CryptoError(.invalidFormat, "the TFSP1 signature is not base64url", underlying: error)
         }
         guard publicKey.isValidSignature(signature, for: Array(message(salt: salt, key: key, value: value).utf8)) else {
-            throw .invalidSignature("the field signature does not verify")
+            throw CryptoError(.invalidSignature, "the field signature does not verify")
         }
         return Verified(salt: salt, value: value)
     }

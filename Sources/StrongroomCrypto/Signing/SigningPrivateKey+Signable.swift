@@ -1,5 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
+import StrongroomCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -22,7 +24,7 @@ extension SigningPublicKey {
     /// - Throws: ``CryptoError/Code/invalidSignature`` when it does not verify.
     public func verify(_ signature: Data, for document: some Signable) throws(CryptoError) {
         guard isValidSignature(signature, for: Array(document.canonicalSerialization.utf8)) else {
-            throw .invalidSignature("the document signature does not verify")
+            throw CryptoError(.invalidSignature, "the document signature does not verify")
         }
     }
 }

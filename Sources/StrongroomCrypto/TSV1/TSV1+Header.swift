@@ -38,22 +38,30 @@ extension TSV1 {
         ///   signature decode.
         public init(parsing authorization: String) throws(CryptoError) {
             guard authorization.utf8.count <= Self.maximumLength else {
-                throw .invalidFormat("a TSV1 header is at most \(Self.maximumLength) bytes")
+                throw CryptoError(.invalidFormat, "a TSV1 header is at most \(Self.maximumLength) bytes")
             }
             let parts = authorization.components(separatedBy: "; ")
-            guard parts.count == 6 else { throw .invalidFormat("a TSV1 header has six parts separated by \"; \"") }
-            guard parts[0] == TSV1.scheme else { throw .invalidFormat("not a \(TSV1.scheme) header") }
-            guard parts[2].utf8.count <= 20, let timestamp = Int64(parts[2]) else {
-                throw .invalidFormat("the TSV1 timestamp is not an integer")
+            guard parts.count == 6 else {
+                throw CryptoError(.invalidFormat, "a TSV1 header has six parts separated by \"; \"")
             }
-            guard parts[4].hasPrefix("uid:") else { throw .invalidFormat("the fifth TSV1 part must start with uid:") }
+            guard parts[0] == TSV1.scheme else { throw CryptoError(.invalidFormat, "not a \(TSV1.scheme) header") }
+            guard parts[2].utf8.count <= 20, let timestamp = Int64(parts[2]) else {
+                throw CryptoError(.invalidFormat, "the TSV1 timestamp is not an integer")
+            }
+            guard parts[4].hasPrefix("uid:") else {
+                throw CryptoError(.invalidFormat, "the fifth TSV1 part must start with uid:")
+            }
             guard parts[4].utf8.count <= 4 + Self.maximumClientIDLength else {
-                throw .invalidFormat("the TSV1 client ID is longer than \(Self.maximumClientIDLength) bytes")
+                throw CryptoError(
+                    .invalidFormat,
+                    "the TSV1 client ID is longer than \(Self.maximumClientIDLength) bytes"
+                )
             }
             guard !parts[3].isEmpty, parts[3].utf8.count <= Self.maximumNonceLength,
                 parts[3].utf8.allSatisfy({ (0x21...0x7E).contains($0) })
             else {
-                throw .invalidFormat(
+                throw CryptoError(
+                    .invalidFormat,
                     "the TSV1 nonce must be 1 to \(Self.maximumNonceLength) printable ASCII characters"
                 )
             }
@@ -61,15 +69,15 @@ extension TSV1 {
             do {
                 publicKey = try SigningPublicKey(base64URLEncoded: parts[1])
             } catch {
-                throw .invalidFormat("the TSV1 public key is malformed", underlying: error)
+                throw CryptoError(.invalidFormat, "the TSV1 public key is malformed", underlying: error)
             }
             let signature: Data
             do {
                 signature = try Base64URL.decode(parts[5])
             } catch {
-                throw .invalidFormat("the TSV1 signature is not base64url", underlying: error)
+                throw CryptoError(.invalidFormat, "the TSV1 signature is not base64url", underlying: error)
             }
-            guard signature.count == 64 else { throw .invalidFormat("a TSV1 signature is 64 bytes") }
+            guard signature.count == 64 else { throw CryptoError(.invalidFormat, "a TSV1 signature is 64 bytes") }
             self.publicKey = publicKey
             self.timestamp = timestamp
             self.nonce = parts[3]

@@ -98,7 +98,7 @@ public enum TSV1 {
     ) throws(CryptoError) -> Header {
         let header = try Header(parsing: authorization)
         guard Self.isWithinWindow(header.timestamp, now: now, window: window) else {
-            throw .expired("the TSV1 timestamp is outside the accepted window")
+            throw CryptoError(.expired, "the TSV1 timestamp is outside the accepted window")
         }
         let decodedPath = QueryCanonicalizer.percentDecode(request.path.utf8)
         var candidates: [(String, String)] = []
@@ -115,7 +115,7 @@ public enum TSV1 {
             let digest = hash(path: path, query: query, method: request.method, header: header.signedHeader)
             if header.publicKey.isValidSignature(header.signature, for: digest) { return header }
         }
-        throw .invalidSignature("the TSV1 signature does not match this request")
+        throw CryptoError(.invalidSignature, "the TSV1 signature does not match this request")
     }
 
     /// Whether `timestamp` (Unix seconds, any `Int64` a caller sent) lies within `window` of `now`.

@@ -1,5 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
+import StrongroomCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import StrongroomCrypto
 
 /// The keychain file (JSON, version 1). Nothing in it is readable without a passphrase: item identities, labels,

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 
 /// What to store, find or remove: the item's class (a phantom type), its identifying attributes and the
 /// descriptive ones, as SwiftSecurity's `SecItemQuery`.

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Hummingbird
+import StrongroomWire
 
 /// Who may do what: every authorisation rule of the server, in one place. Routes ask it; none decides for another.
 ///
@@ -33,6 +34,16 @@ struct Authorization: Sendable {
             throw ServerError.forbidden("writer_id must be the caller")
         }
         if let userID, canonicalUUID(userID) != caller { throw ServerError.forbidden("user_id must be the caller") }
+    }
+
+    /// The checks a new record or file passes before anything is stored: its `writer_id`/`user_id` name the caller
+    /// (403), its type is 1 to `maximumNameBytes` bytes and its plain meta within `maximumPlainBytes` (400).
+    /// Returns the type.
+    func requireNewRecord(_ meta: some NewRecordMeta, by caller: String, limits: ServerLimits) throws -> String {
+        try requireSelf(caller, writerID: meta.writerID, userID: meta.userID)
+        let type = try requireType(meta.type, limits)
+        try requirePlain(meta.plain, limits)
+        return type
     }
 
     /// 403 unless `caller` is the slot's reader (only a reader fetches its own access key).
@@ -72,3 +83,14 @@ struct Authorization: Sendable {
         return try await store.policy(for: slot.withReader(caller))?.isAuthorizer == true
     }
 }
+
+/// The client-supplied meta of a new record or file, checked by ``Authorization/requireNewRecord(_:by:limits:)``.
+protocol NewRecordMeta {
+    var writerID: String? { get }
+    var userID: String? { get }
+    var type: String? { get }
+    var plain: [String: String]? { get }
+}
+
+extension RecordWriteRequest.Meta: NewRecordMeta {}
+extension FileWriteRequest.Meta: NewRecordMeta {}

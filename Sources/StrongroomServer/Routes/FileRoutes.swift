@@ -39,9 +39,7 @@ struct FileRoutes {
     func create(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await decodeBody(FileWriteRequest.self, request, context)
-        try authorization.requireSelf(caller, writerID: body.meta.writerID, userID: body.meta.userID)
-        let type = try requireType(body.meta.type, limits)
-        try requirePlain(body.meta.plain, limits)
+        let type = try authorization.requireNewRecord(body.meta, by: caller, limits: limits)
         guard var fileMeta = body.meta.fileMeta else { throw ServerError.badRequest("meta.file_meta is required") }
         guard fileMeta.size > 0, fileMeta.checksum.utf8.count <= 64, let md5 = Data(base64Encoded: fileMeta.checksum),
             md5.count == 16

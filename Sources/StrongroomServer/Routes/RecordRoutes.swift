@@ -29,9 +29,7 @@ struct RecordRoutes {
     func write(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
-        try authorization.requireSelf(caller, writerID: body.meta.writerID, userID: body.meta.userID)
-        let type = try requireType(body.meta.type, limits)
-        try requirePlain(body.meta.plain, limits)
+        let type = try authorization.requireNewRecord(body.meta, by: caller, limits: limits)
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
         let now = clock.timestamp()
         let stored = try await store.insertRecord(

@@ -1,5 +1,6 @@
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import HTTPTypes
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 
 /// The work one search may do: every value a term is compared with, and every record examined, is charged
 /// against it; a search that runs out is refused with a 400 instead of occupying the server.
