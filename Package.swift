@@ -144,7 +144,14 @@ let package = Package(
         ),
         .target(
             name: "StrongroomDatastore",
-            dependencies: ["StrongroomCore", "StrongroomCrypto", "StrongroomSQLite"],
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomKeychain",
+                "StrongroomSQLite",
+                "StrongroomWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -199,6 +206,7 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomClient",
+                "StrongroomDatastore",
                 "StrongroomKeychain",
                 "StrongroomSecretService",
                 "StrongroomWire",
@@ -257,7 +265,15 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomDatastoreTests",
-            dependencies: ["StrongroomDatastore", "StrongroomCore", "StrongroomTesting"],
+            dependencies: [
+                "StrongroomDatastore",
+                "StrongroomCore",
+                "StrongroomKeychain",
+                "StrongroomSQLite",
+                "StrongroomTesting",
+                "StrongroomWire",
+            ],
+            resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
         .testTarget(

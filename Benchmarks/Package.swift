@@ -28,6 +28,18 @@ let package = Package(
                 .product(name: "StrongroomSecretService", package: "Strongroom"),
             ]
         ),
+        // The raw C API anchor for the datastore benchmark: the same Debian SQLCipher the datastore links.
+        .systemLibrary(name: "CSQLCipherBench", path: "Sources/CSQLCipherBench"),
+        .executableTarget(
+            name: "StrongroomDatastoreBenchmark",
+            dependencies: [
+                "CSQLCipherBench",
+                .product(name: "StrongroomCore", package: "Strongroom"),
+                .product(name: "StrongroomCrypto", package: "Strongroom"),
+                .product(name: "StrongroomDatastore", package: "Strongroom"),
+                .product(name: "StrongroomWire", package: "Strongroom"),
+            ]
+        ),
         .executableTarget(
             name: "StrongroomBenchmarks",
             dependencies: [

@@ -3,6 +3,7 @@ import ArgumentParser
 import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomDatastore
 import StrongroomKeychain
 
 /// A failure the CLI reports to the user: one line on standard error and a distinct exit code.
@@ -40,6 +41,19 @@ struct CLIError: Error, CustomStringConvertible {
                 case .io: 6
                 case .duplicateItem: 9
                 case .locked: 8
+                default: 1
+                }
+            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as DatastoreError:
+            let code: Int32 =
+                switch error.code {
+                case .wrongKey, .wrongPassword, .keyRequired, .notEncrypted: 3
+                case .invalidBody, .invalidDocumentID, .invalidRevisionID, .documentTooLarge, .invalidArgument: 4
+                case .invalidKey, .invalidName: 5
+                case .storage: 6
+                case .notFound: 7
+                case .busy: 8
+                case .conflict: 9
                 default: 1
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))

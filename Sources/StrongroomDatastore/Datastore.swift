@@ -2,51 +2,106 @@
 import StrongroomCore
 import StrongroomSQLite
 
-/// One open datastore: a SQLCipher database (or a plain one, when opened unencrypted) behind a serial executor, so
-/// every database call runs on one worker thread at a time and never on the cooperative pool.
+/// One open datastore (CDTDatastore's `CDTDatastore`): JSON documents with revision trees in a SQLCipher database
+/// (or a plain one, when opened unencrypted), behind a serial executor, so every database call runs on one worker
+/// thread at a time and never on the cooperative pool.
 ///
-/// Open it with ``DatastoreManager``. Documents, revisions and queries arrive in the next steps of the datastore
-/// work; today a datastore knows its name, whether it is encrypted, and its schema version.
+/// Open it with ``DatastoreManager``. Documents: ``createDocument(id:body:)``, ``document(id:rev:)``,
+/// ``update(from:body:)``, ``delete(from:)``, ``bulkWrite(_:)``; conflicts: ``forceInsert(docID:history:body:isDeleted:)``,
+/// ``conflictedDocumentIDs(offset:limit:)``, ``resolveConflicts(docID:resolver:)``; maintenance: ``compact()``,
+/// ``rekey(to:)``, ``close()``.
+///
+/// Several `Datastore` values (in one process or several) may open the same datastore: readers never wait (WAL),
+/// and one writer at a time holds the lock — another waits up to ``DatastoreLimits/lockTimeout``, then fails with
+/// ``DatastoreError/Code/busy``.
 public final class Datastore: Sendable {
     /// The datastore's name within its manager's directory.
     public let name: String
     /// Whether its pages are encrypted (SQLCipher with a raw key derived from the data key).
     public let isEncrypted: Bool
+    /// The bounds it enforces.
+    public let limits: DatastoreLimits
 
     private let executor: BlockingExecutor
     private let database: DatabaseBox
 
-    init(name: String, isEncrypted: Bool, connection: Connection) {
+    init(name: String, isEncrypted: Bool, connection: Connection, limits: DatastoreLimits) {
         self.name = name
         self.isEncrypted = isEncrypted
+        self.limits = limits
         self.executor = BlockingExecutor(label: "strongroom.datastore.\(name)", serial: true)
         self.database = DatabaseBox(connection: connection)
     }
 
-    /// Runs `body` with the connection on the datastore's serial executor.
+    /// Runs `body` with the open connection on the datastore's serial executor.
+    ///
+    /// - Throws: ``DatastoreError/Code/closed`` after ``close()``; `body`'s errors; SQLite's mapped by
+    ///   `DatastoreError(storage:)`.
     func withConnection<R: Sendable>(
-        _ body: @escaping @Sendable (Connection) throws(SQLiteError) -> R
+        _ body: @escaping @Sendable (Connection) throws(DatastoreError) -> R
     ) async throws(DatastoreError) -> R {
         let database = database
-        do {
-            return try await executor.run { _ throws(SQLiteError) in try body(database.connection) }
-        } catch {
-            throw DatastoreError(.storage, "the database failed: \(error.code)", underlying: error)
+        return try await executor.run { _ throws(DatastoreError) in
+            guard let connection = database.connection else {
+                throw DatastoreError(.closed, "the datastore was closed")
+            }
+            return try body(connection)
+        }
+    }
+
+    /// Runs `body` with the revision store, reading.
+    func read<R: Sendable>(
+        _ body: @escaping @Sendable (RevisionStore) throws(DatastoreError) -> R
+    ) async throws(DatastoreError) -> R {
+        let limits = limits
+        return try await withConnection { connection throws(DatastoreError) in
+            try body(RevisionStore(connection: connection, limits: limits))
+        }
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it
+    /// throws, so a failed bulk write leaves nothing behind.
+    func write<R: Sendable>(
+        _ body: @escaping @Sendable (RevisionStore) throws(DatastoreError) -> R
+    ) async throws(DatastoreError) -> R {
+        let limits = limits
+        return try await withConnection { connection throws(DatastoreError) in
+            let store = RevisionStore(connection: connection, limits: limits)
+            try store.sql { () throws(SQLiteError) in try connection.execute("BEGIN IMMEDIATE") }
+            do throws(DatastoreError) {
+                let result = try body(store)
+                try store.sql { () throws(SQLiteError) in try connection.execute("COMMIT") }
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")  // the original error is the one to report
+                throw error
+            }
         }
     }
 
     /// The schema version (SQLite's `user_version`).
     public func schemaVersion() async throws(DatastoreError) -> Int {
-        try await withConnection { connection throws(SQLiteError) in
-            Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
+        try await withConnection { connection throws(DatastoreError) in
+            let text = try RevisionStore(connection: connection, limits: .default).sql {
+                () throws(SQLiteError) in try connection.scalarText("PRAGMA user_version")
+            }
+            return Int(text ?? "0") ?? 0
         }
+    }
+
+    /// Closes the database. Later calls on this value fail with ``DatastoreError/Code/closed``; other values open
+    /// on the same datastore are not affected. Calls already queued finish first.
+    public func close() async {
+        let database = database
+        await executor.run { _ in database.connection = nil }
     }
 }
 
 /// The connection, reachable only through ``Datastore/withConnection(_:)``.
 ///
-/// `@unchecked Sendable`: the connection is used only by jobs of the datastore's serial executor, one at a time.
+/// `@unchecked Sendable`: the connection is read and replaced only by jobs of the datastore's serial executor, one
+/// at a time.
 final class DatabaseBox: @unchecked Sendable {
-    let connection: Connection
+    var connection: Connection?
     init(connection: Connection) { self.connection = connection }
 }

@@ -8,6 +8,8 @@ public struct DatastoreError: StrongroomError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
             case invalidKey, invalidName, wrongKey, keyRequired, notEncrypted, notFound, storage
+            case conflict, invalidDocumentID, invalidRevisionID, invalidBody, documentTooLarge, busy, wrongPassword
+            case closed, invalidArgument
         }
 
         private let kind: Kind
@@ -26,6 +28,29 @@ public struct DatastoreError: StrongroomError {
         public static let notEncrypted = Code(kind: .notEncrypted)
         /// No datastore of that name.
         public static let notFound = Code(kind: .notFound)
+        /// The revision given is not the current leaf it must be (a stale update or delete), or the document
+        /// exists already. Nothing was written; read the document again and retry.
+        public static let conflict = Code(kind: .conflict)
+        /// A document ID is empty, longer than 512 UTF-8 bytes, has control characters, or starts with `_`.
+        public static let invalidDocumentID = Code(kind: .invalidDocumentID)
+        /// A revision ID is not `N-<hash>` (generation 1 to 2³¹−1, hash 1 to 64 letters or digits), or a
+        /// revision history is empty, too long or not a chain of consecutive generations.
+        public static let invalidRevisionID = Code(kind: .invalidRevisionID)
+        /// A body is not a JSON object, nests deeper than the limit, holds a non-finite number, or has a reserved
+        /// `_` field other than a matching `_id` or `_rev`.
+        public static let invalidBody = Code(kind: .invalidBody)
+        /// A body's JSON is larger than ``DatastoreLimits/maximumDocumentBytes``, or a batch is larger than
+        /// ``DatastoreLimits/maximumBatchCount``.
+        public static let documentTooLarge = Code(kind: .documentTooLarge)
+        /// Another connection (in this process or another) held the write lock past
+        /// ``DatastoreLimits/lockTimeout``. Nothing was written.
+        public static let busy = Code(kind: .busy)
+        /// The password does not unwrap the data key (``KeychainKeyProvider``). Nothing was opened.
+        public static let wrongPassword = Code(kind: .wrongPassword)
+        /// A paging argument is negative.
+        public static let invalidArgument = Code(kind: .invalidArgument)
+        /// The datastore was closed.
+        public static let closed = Code(kind: .closed)
         /// The file system or SQLCipher failed.
         public static let storage = Code(kind: .storage)
 

@@ -15,11 +15,13 @@ import StrongroomSQLite
 public struct DatastoreManager: Sendable {
     /// The directory that holds the datastores.
     public let directory: URL
+    /// The bounds every datastore opened here enforces.
+    public let limits: DatastoreLimits
 
     /// A manager for `directory` (created, owner-only, if missing).
     ///
     /// - Throws: ``DatastoreError/Code/storage`` when the directory cannot be created.
-    public init(directory: URL) throws(DatastoreError) {
+    public init(directory: URL, limits: DatastoreLimits = .default) throws(DatastoreError) {
         do {
             try FileManager.default.createDirectory(
                 at: directory,
@@ -30,6 +32,7 @@ public struct DatastoreManager: Sendable {
             throw DatastoreError(.storage, "the datastore directory cannot be created", underlying: error)
         }
         self.directory = directory
+        self.limits = limits
     }
 
     /// Opens (creating if needed) the encrypted datastore `name` with the key `keyProvider` supplies.
@@ -44,21 +47,7 @@ public struct DatastoreManager: Sendable {
         -> Datastore
     {
         try Self.validate(name)
-        let provided: EncryptionKey?
-        do {
-            provided = try await keyProvider.encryptionKey()
-        } catch {
-            throw DatastoreError(.keyRequired, "the key provider failed", underlying: error)
-        }
-        guard let key = provided else {
-            throw DatastoreError(.keyRequired, "the key provider returned no key; the datastore is not opened")
-        }
-        let databaseKey: SecureBytes
-        do {
-            databaseKey = try HKDFSHA256.deriveKey(from: key.bytes, label: "db")
-        } catch {
-            throw DatastoreError(.invalidKey, "the database key could not be derived", underlying: error)
-        }
+        let databaseKey = try await Self.databaseKey(from: keyProvider)
         return try open(name, key: databaseKey)
     }
 
@@ -93,6 +82,26 @@ public struct DatastoreManager: Sendable {
             try FileManager.default.removeItem(at: folder(name))
         } catch {
             throw DatastoreError(.storage, "the datastore could not be deleted", underlying: error)
+        }
+    }
+
+    /// The SQLCipher key for the data key `provider` supplies: `HKDF-SHA256(data key, "db")`.
+    static func databaseKey(from provider: any EncryptionKeyProvider) async throws(DatastoreError) -> SecureBytes {
+        let provided: EncryptionKey?
+        do {
+            provided = try await provider.encryptionKey()
+        } catch let error as DatastoreError {
+            throw error  // wrongPassword and friends keep their code
+        } catch {
+            throw DatastoreError(.keyRequired, "the key provider failed", underlying: error)
+        }
+        guard let key = provided else {
+            throw DatastoreError(.keyRequired, "the key provider returned no key; the datastore is not opened")
+        }
+        do {
+            return try HKDFSHA256.deriveKey(from: key.bytes, label: "db")
+        } catch {
+            throw DatastoreError(.invalidKey, "the database key could not be derived", underlying: error)
         }
     }
 
@@ -143,13 +152,21 @@ public struct DatastoreManager: Sendable {
         }
         do {
             let connection = try Connection(path: path, key: key)
+            connection.setBusyTimeout(milliseconds: limits.lockTimeoutMilliseconds)
             try connection.execute("PRAGMA journal_mode = WAL")
+            // Full fsync at every commit: an acknowledged write survives a crash or power loss.
+            try connection.execute("PRAGMA synchronous = FULL")
+            try connection.execute("PRAGMA foreign_keys = ON")
+            if key == nil {
+                // Unencrypted pages are plaintext: overwrite deleted content instead of leaving it in free pages.
+                try connection.execute("PRAGMA secure_delete = ON")
+            }
             try Schema.migrate(connection)
-            return Datastore(name: name, isEncrypted: key != nil, connection: connection)
+            return Datastore(name: name, isEncrypted: key != nil, connection: connection, limits: limits)
         } catch let error where error.code == .notADatabase && key != nil {
             throw DatastoreError(.wrongKey, "the key does not open this datastore", underlying: error)
         } catch {
-            throw DatastoreError(.storage, "the datastore cannot be opened: \(error.code)", underlying: error)
+            throw DatastoreError(storage: error)
         }
     }
 

@@ -29,6 +29,8 @@ package final class Connection {
     ]
 
     let handle: OpaquePointer
+    /// Prepared statements by SQL text, reused by ``cached(_:)``.
+    private var statements: [String: Statement] = [:]
 
     /// Opens (creating if needed) the database at `path`, encrypted with `key` (32 bytes) or unencrypted when
     /// `key` is nil, and proves the key by reading the schema.
@@ -44,6 +46,8 @@ package final class Connection {
             throw SQLiteError(opened, "the database file cannot be opened")
         }
         do throws(SQLiteError) {
+            // SQLCipher logs a wrong key to stderr; the typed error says it instead.
+            try Self.execute("PRAGMA cipher_log_level = NONE", on: handle)
             if let key {
                 try Self.apply(key: key, to: handle)
                 for setting in Self.cipherSettings { try Self.execute(setting, on: handle) }
@@ -62,13 +66,27 @@ package final class Connection {
         self.handle = handle
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        statements.removeAll()  // finalized before the connection closes
+        sqlite3_close_v2(handle)
+    }
 
     /// Keys the connection with `x'<hex>'` built in a buffer that is wiped afterwards.
     private static func apply(key: SecureBytes, to handle: OpaquePointer) throws(SQLiteError) {
+        try withKeyText(key) { text throws(SQLiteError) in
+            let result = text.withUnsafeBytes { sqlite3_key(handle, $0.baseAddress, Int32($0.count)) }
+            guard result == SQLITE_OK else { throw SQLiteError(result, "the key could not be applied") }
+        }
+    }
+
+    /// Calls `body` with SQLCipher's raw-key text `x'<64 hex digits>'` for `key`, in a buffer wiped afterwards.
+    private static func withKeyText(
+        _ key: SecureBytes,
+        _ body: ([UInt8]) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
         guard key.count == 32 else { throw SQLiteError(SQLITE_MISUSE, "a database key is 32 bytes") }
         let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8](repeating: 0, count: 3 + 64 + 1)
+        var text = [UInt8](repeating: 0, count: 3 + 64)
         defer { Wipe.bytes(&text) }
         text[0] = UInt8(ascii: "x")
         text[1] = UInt8(ascii: "'")
@@ -79,8 +97,7 @@ package final class Connection {
             }
         }
         text[66] = UInt8(ascii: "'")
-        let result = text.withUnsafeBytes { sqlite3_key(handle, $0.baseAddress, 67) }
-        guard result == SQLITE_OK else { throw SQLiteError(result, "the key could not be applied") }
+        try body(text)
     }
 
     /// Runs SQL whose rows, if any, are ignored (one or more statements).
@@ -108,6 +125,43 @@ package final class Connection {
         sqlite3_free(error)
         guard result == SQLITE_OK else { throw SQLiteError(result, String(cString: sqlite3_errmsg(handle))) }
         return rows
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the last statement changed.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// How long a statement waits for another connection's lock before failing with ``SQLiteError/Code/busy``.
+    package func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Re-encrypts every page under `key` (32 bytes) in one transaction (SQLCipher's `sqlite3_rekey`): a crash
+    /// leaves the database under the old key or the new one. The connection stays open under the new key.
+    package func rekey(to key: SecureBytes) throws(SQLiteError) {
+        try Self.withKeyText(key) { text throws(SQLiteError) in
+            let result = text.withUnsafeBytes { sqlite3_rekey(handle, $0.baseAddress, Int32($0.count)) }
+            guard result == SQLITE_OK else { throw SQLiteError(result, "the database could not be re-keyed") }
+        }
+    }
+
+    /// Runs `body` with a statement prepared once per connection (for SQL that runs often), reset afterwards so it
+    /// never holds a read transaction open. `body` must not use the same SQL again.
+    package func withStatement<R>(
+        _ sql: String,
+        _ body: (Statement) throws(SQLiteError) -> R
+    ) throws(SQLiteError) -> R {
+        let statement: Statement
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            statement = try prepare(sql)
+            statements[sql] = statement
+        }
+        defer { statement.reset() }
+        return try body(statement)
     }
 
     /// Prepares one statement.

@@ -39,6 +39,20 @@ package final class Statement {
         try check(result)
     }
 
+    /// Binds a boolean as 0 or 1.
+    package func bind(_ value: Bool, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_int64(handle, index, value ? 1 : 0))
+    }
+
+    /// Binds NULL.
+    package func bindNull(at index: Int32) throws(SQLiteError) { try check(sqlite3_bind_null(handle, index)) }
+
+    /// Runs a statement that returns no rows (or whose rows are not needed), then resets it for another run.
+    package func run() throws(SQLiteError) {
+        defer { reset() }
+        while try step() {}
+    }
+
     /// Advances to the next row: true when there is one, false when done.
     package func step() throws(SQLiteError) -> Bool {
         switch sqlite3_step(handle) {
@@ -59,6 +73,9 @@ package final class Statement {
         guard let text = sqlite3_column_text(handle, index) else { return nil }
         return String(cString: text)
     }
+
+    /// Whether column `index` is NULL.
+    package func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
     /// The integer of column `index`.
     package func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }

@@ -155,41 +155,12 @@ import Testing
 
     @Test("the article quotes each tested snippet verbatim, and every article snippet is tested")
     func articleMatchesTests() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let article = try String(
-            contentsOf: root.appending(path: "Sources/StrongroomClient/Documentation.docc/PortingFromE3dbSwift.md"),
-            encoding: .utf8
+        let (quoted, tested) = try ArticleSnippets.compare(
+            article: "Sources/StrongroomClient/Documentation.docc/PortingFromE3dbSwift.md",
+            testFile: #filePath
         )
-        let tests = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let tested = Self.snippets(in: tests)
-        let quoted = Self.snippets(in: article)
         #expect(tested.count >= 14)
         #expect(Set(quoted.keys) == Set(tested.keys))
         for (name, code) in tested { #expect(quoted[name] == code, "snippet \(name)") }
-    }
-
-    /// `// porting: <name>` … `// end porting` blocks (in the article `<!-- porting: <name> -->` … `<!-- end porting -->`
-    /// around a code fence), dedented.
-    static func snippets(in text: String) -> [String: String] {
-        var result: [String: String] = [:]
-        var name: String?
-        var lines: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("// porting: ") || trimmed.hasPrefix("<!-- porting: ") {
-                name = String(trimmed.split(separator: " ")[2])
-                lines = []
-            } else if trimmed == "// end porting" || trimmed == "<!-- end porting -->", let current = name {
-                let indent =
-                    lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-                    .map { $0.prefix { $0 == " " }.count }.min() ?? 0
-                result[current] = lines.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
-                name = nil
-            } else if name != nil, !trimmed.hasPrefix("```") {
-                lines.append(line)
-            }
-        }
-        return result
     }
 }

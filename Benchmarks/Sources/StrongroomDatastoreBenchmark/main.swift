@@ -1,0 +1,210 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+// The datastore benchmark (Scripts/bench-datastore.sh): N inserts of ~1 KiB JSON documents (one transaction each,
+// and batched), N reads by ID, encrypted vs unencrypted vs raw SQLCipher/SQLite C API inserts of the same rows with
+// the same settings, and the open time with the raw-key provider. Release build; figures side by side.
+import CSQLCipherBench
+import Foundation
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomDatastore
+import StrongroomWire
+
+let arguments = CommandLine.arguments
+let documents = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+let singles = arguments.count > 2 ? Int(arguments[2]) ?? 20_000 : 20_000
+let work = URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : NSTemporaryDirectory())
+    .appending(path: "datastore-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: work) }
+
+let filler = String(repeating: "lorem ipsum ", count: 80)  // ~960 bytes
+func body(_ index: Int) -> [String: JSONValue] {
+    ["name": .string("document \(index)"), "n": .number(Double(index)), "text": .string(filler)]
+}
+func json(_ index: Int) -> Data {
+    Data("{\"n\":\(index),\"name\":\"document \(index)\",\"text\":\"\(filler)\"}".utf8)
+}
+let clock = ContinuousClock()
+let dataKey = EncryptionKey.random()
+let provider = SimpleKeyProvider(key: dataKey)
+
+// MARK: Raw C API anchor
+
+/// Raw inserts and reads through the C API with the datastore's settings (raw key, cipher settings, WAL, FULL sync).
+func raw(encrypted: Bool, count: Int, perTransaction: Int) -> (insert: Duration, read: Duration) {
+    let path = work.appending(path: "raw-\(encrypted)-\(perTransaction).db").path
+    var handle: OpaquePointer?
+    sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+    defer { sqlite3_close_v2(handle) }
+    if encrypted {
+        let key = "x'" + String(repeating: "5c", count: 32) + "'"
+        sqlite3_key(handle, key, Int32(key.utf8.count))
+        for pragma in [
+            "PRAGMA cipher_page_size = 4096", "PRAGMA kdf_iter = 256000",
+            "PRAGMA cipher_hmac_algorithm = HMAC_SHA512", "PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA512",
+            "PRAGMA cipher_plaintext_header_size = 0",
+        ] { sqlite3_exec(handle, pragma, nil, nil, nil) }
+    }
+    for pragma in [
+        "PRAGMA temp_store = MEMORY", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
+        "CREATE TABLE docs (id TEXT PRIMARY KEY, rev TEXT NOT NULL, json BLOB)",
+    ] { sqlite3_exec(handle, pragma, nil, nil, nil) }
+    var insert: OpaquePointer?
+    sqlite3_prepare_v2(handle, "INSERT INTO docs (id, rev, json) VALUES (?, ?, ?)", -1, &insert, nil)
+    defer { sqlite3_finalize(insert) }
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    let inserted = clock.measure {
+        for start in stride(from: 0, to: count, by: perTransaction) {
+            sqlite3_exec(handle, "BEGIN IMMEDIATE", nil, nil, nil)
+            for index in start..<min(start + perTransaction, count) {
+                let body = json(index)
+                sqlite3_bind_text(insert, 1, "doc-\(index)", -1, transient)
+                sqlite3_bind_text(insert, 2, "1-00000000000000000000000000000000", -1, transient)
+                _ = body.withUnsafeBytes { sqlite3_bind_blob(insert, 3, $0.baseAddress, Int32($0.count), transient) }
+                sqlite3_step(insert)
+                sqlite3_reset(insert)
+            }
+            sqlite3_exec(handle, "COMMIT", nil, nil, nil)
+        }
+    }
+    var select: OpaquePointer?
+    sqlite3_prepare_v2(handle, "SELECT rev, json FROM docs WHERE id = ?", -1, &select, nil)
+    defer { sqlite3_finalize(select) }
+    var checksum = 0
+    let read = clock.measure {
+        for index in 0..<count {
+            sqlite3_bind_text(select, 1, "doc-\((index &* 7919) % count)", -1, transient)
+            if sqlite3_step(select) == SQLITE_ROW { checksum &+= Int(sqlite3_column_bytes(select, 1)) }
+            sqlite3_reset(select)
+        }
+    }
+    precondition(checksum > 0)
+    return (inserted, read)
+}
+
+// MARK: The datastore
+
+func datastore(encrypted: Bool, count: Int, batch: Int?) async throws -> (insert: Duration, read: Duration) {
+    let manager = try DatastoreManager(directory: work.appending(path: "ours-\(encrypted)-\(batch ?? 1)"))
+    let store =
+        encrypted
+        ? try await manager.datastore(named: "bench", keyProvider: provider) : try manager.datastore(named: "bench")
+    let start = clock.now
+    if let batch {
+        for first in stride(from: 0, to: count, by: batch) {
+            try await store.bulkWrite(
+                (first..<min(first + batch, count)).map { .create(id: "doc-\($0)", body: body($0)) }
+            )
+        }
+    } else {
+        for index in 0..<count { try await store.createDocument(id: "doc-\(index)", body: body(index)) }
+    }
+    let inserted = clock.now - start
+    let readStart = clock.now
+    for index in 0..<count { _ = try await store.document(id: "doc-\((index &* 7919) % count)") }
+    let read = clock.now - readStart
+    await store.close()
+    return (inserted, read)
+}
+
+func rate(_ count: Int, _ duration: Duration) -> Double { Double(count) / duration.seconds }
+
+print(
+    "Datastore benchmark: \(documents) documents of ~1 KiB (batched, 10,000 per transaction), \(singles) one per transaction"
+)
+print("(WAL, synchronous FULL; reads by ID in a scattered order; release build)")
+print("")
+let batchedEncrypted = try await datastore(encrypted: true, count: documents, batch: 10_000)
+let batchedPlain = try await datastore(encrypted: false, count: documents, batch: 10_000)
+let rawBatchedEncrypted = raw(encrypted: true, count: documents, perTransaction: 10_000)
+let rawBatchedPlain = raw(encrypted: false, count: documents, perTransaction: 10_000)
+let singleEncrypted = try await datastore(encrypted: true, count: singles, batch: nil)
+let singlePlain = try await datastore(encrypted: false, count: singles, batch: nil)
+let rawSingleEncrypted = raw(encrypted: true, count: singles, perTransaction: 1)
+let rawSinglePlain = raw(encrypted: false, count: singles, perTransaction: 1)
+
+func line(_ label: String, _ ours: Double, _ anchorLabel: String, _ anchor: Double) {
+    print(
+        label.padding(toLength: 40, withPad: " ", startingAt: 0)
+            + String(format: "%10.0f /s   %-30@ %10.0f /s   ratio %.2f", ours, anchorLabel, anchor, ours / anchor)
+    )
+}
+print("Encrypted vs unencrypted (time ratio: encrypted / unencrypted; target ≤ 1.15)")
+for (label, encrypted, plain) in [
+    ("insert, batched", batchedEncrypted.insert, batchedPlain.insert),
+    ("insert, one per transaction", singleEncrypted.insert, singlePlain.insert),
+    ("read by ID", batchedEncrypted.read, batchedPlain.read),
+] {
+    print(
+        label.padding(toLength: 40, withPad: " ", startingAt: 0)
+            + String(
+                format: "encrypted %8.3f s   unencrypted %8.3f s   ratio %.2f",
+                encrypted.seconds,
+                plain.seconds,
+                encrypted.seconds / plain.seconds
+            )
+    )
+}
+print("")
+print("Our datastore vs raw C API inserts of the same rows (rate ratio; target ≥ 0.70)")
+line(
+    "encrypted insert, batched",
+    rate(documents, batchedEncrypted.insert),
+    "raw SQLCipher",
+    rate(documents, rawBatchedEncrypted.insert)
+)
+line(
+    "unencrypted insert, batched",
+    rate(documents, batchedPlain.insert),
+    "raw SQLite (same library)",
+    rate(documents, rawBatchedPlain.insert)
+)
+line(
+    "encrypted insert, one per transaction",
+    rate(singles, singleEncrypted.insert),
+    "raw SQLCipher",
+    rate(singles, rawSingleEncrypted.insert)
+)
+line(
+    "unencrypted insert, one per transaction",
+    rate(singles, singlePlain.insert),
+    "raw SQLite (same library)",
+    rate(singles, rawSinglePlain.insert)
+)
+line(
+    "encrypted read by ID",
+    rate(documents, batchedEncrypted.read),
+    "raw SQLCipher SELECT",
+    rate(documents, rawBatchedEncrypted.read)
+)
+line(
+    "unencrypted read by ID",
+    rate(documents, batchedPlain.read),
+    "raw SQLite SELECT",
+    rate(documents, rawBatchedPlain.read)
+)
+
+// MARK: Open time
+
+let openManager = try DatastoreManager(directory: work.appending(path: "ours-true-10000"))
+var opens: [Duration] = []
+for _ in 0..<50 {
+    let start = clock.now
+    let store = try await openManager.datastore(named: "bench", keyProvider: provider)
+    opens.append(clock.now - start)
+    await store.close()
+}
+opens.sort()
+print("")
+print(
+    String(
+        format: "open with the raw-key provider (%d documents): median %.2f ms, p90 %.2f ms (target < 5 ms)",
+        documents,
+        opens[opens.count / 2].seconds * 1000,
+        opens[opens.count * 9 / 10].seconds * 1000
+    )
+)
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,174 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomDatastore
+import StrongroomWire
+
+/// `strongroom datastore …`: the encrypted local datastore from the command line.
+struct DatastoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "datastore",
+        abstract: "Documents in an encrypted local datastore: put, get, import, list, check, compact, rekey.",
+        subcommands: [Put.self, Get.self, Import.self, List.self, Check.self, Compact.self, Rekey.self]
+    )
+
+    struct Put: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a document, or update it with --rev, from a JSON object on standard input."
+        )
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: "The document ID (generated when absent).") var id: String?
+        @Option(help: "The current revision, to update the document.") var rev: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let body = try DatastoreCommand.object(from: FileHandle.standardInput.readToEnd() ?? Data())
+                let datastore = try await store.open()
+                let written: DocumentRevision
+                if let rev, let id {
+                    written = try await datastore.update(
+                        from: try await datastore.document(id: id, rev: rev),
+                        body: body
+                    )
+                } else {
+                    written = try await datastore.createDocument(id: id, body: body)
+                }
+                print("\(written.docID) \(written.revID)")
+                await datastore.close()
+            }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a document as JSON, with _id and _rev.")
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: "The document ID.") var id: String
+        @Option(help: "A revision (the winning one when absent).") var rev: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                let revision = try await datastore.document(id: id, rev: rev)
+                await datastore.close()
+                var body = revision.body
+                body["_id"] = .string(revision.docID)
+                body["_rev"] = .string(revision.revID)
+                if revision.isDeleted { body["_deleted"] = .bool(true) }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(body), as: UTF8.self))
+            }
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create one document per JSON Lines object on standard input (its _id, if any, is the ID).",
+            discussion: """
+                Each line is committed durably before its "ID REV" line is printed, so everything printed survives \
+                a crash or a kill. A bad line stops the import with its line number; earlier lines stay.
+                """
+        )
+        @OptionGroup var store: DatastoreOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                var number = 0
+                while let line = readLine(strippingNewline: true) {
+                    number += 1
+                    if line.allSatisfy(\.isWhitespace) { continue }
+                    var body: [String: JSONValue]
+                    do {
+                        body = try DatastoreCommand.object(from: Data(line.utf8))
+                    } catch let error as CLIError {
+                        throw CLIError(description: "\(error.description) (line \(number))", exitCode: error.exitCode)
+                    }
+                    let id = body.removeValue(forKey: "_id")?.stringValue
+                    let written = try await datastore.createDocument(id: id, body: body)
+                    // Unbuffered: the line is out as soon as the document is committed.
+                    FileHandle.standardOutput.write(Data("\(written.docID) \(written.revID)\n".utf8))
+                }
+                await datastore.close()
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List live documents: ID and winning revision.")
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: "Skip this many.") var offset = 0
+        @Option(help: "At most this many.") var limit = 1000
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                for revision in try await datastore.allDocuments(offset: offset, limit: limit) {
+                    print("\(revision.docID) \(revision.revID)")
+                }
+                await datastore.close()
+            }
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify every page (cipher_integrity_check) and the structure; print the document count."
+        )
+        @OptionGroup var store: DatastoreOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                let problems = try await datastore.integrityCheck()
+                let count = try await datastore.documentCount()
+                await datastore.close()
+                guard problems.isEmpty else {
+                    throw CLIError(
+                        description: "error: \(problems.prefix(5).joined(separator: "; "))",
+                        exitCode: .init(4)
+                    )
+                }
+                print("ok \(count) documents")
+            }
+        }
+    }
+
+    struct Compact: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove old revisions' bodies and shrink the file.")
+        @OptionGroup var store: DatastoreOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                print("removed \(try await datastore.compact()) bodies")
+                await datastore.close()
+            }
+        }
+    }
+
+    struct Rekey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-encrypt the datastore in place under the key in --new-key-file (write that file first)."
+        )
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: "The new 32-byte key file (base64url, mode 0600).") var newKeyFile: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                try await datastore.rekey(to: try DatastoreOptions.provider(newKeyFile))
+                await datastore.close()
+                print("rekeyed")
+            }
+        }
+    }
+
+    /// A JSON object from bytes, or a usage error.
+    static func object(from data: Data) throws -> [String: JSONValue] {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .object(let body) = value else {
+            throw CLIError(description: "error: the input is not a JSON object", exitCode: .init(4))
+        }
+        return body
+    }
+}

@@ -1,0 +1,48 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// Bounds on what a datastore accepts, so that no input can exhaust memory, the stack or the disk.
+///
+/// The defaults suit documents of application data; raise them deliberately.
+public struct DatastoreLimits: Sendable, Hashable {
+    /// The largest body, measured as its stored JSON (default 1 MiB).
+    public var maximumDocumentBytes: Int
+    /// The deepest nesting of arrays and objects in a body (default 64).
+    public var maximumDepth: Int
+    /// The most operations in one bulk write, IDs in one bulk read, or rows in one page (default 10,000).
+    public var maximumBatchCount: Int
+    /// The longest revision history ``Datastore/forceInsert(docID:history:body:isDeleted:)`` accepts, and the
+    /// longest history walked (default 1,000, CouchDB's `revs_limit`).
+    public var maximumHistoryLength: Int
+    /// How long a write waits for another connection's write lock before ``DatastoreError/Code/busy``
+    /// (default 5 s).
+    public var lockTimeout: Duration
+
+    /// Creates limits; every value must be positive.
+    public init(
+        maximumDocumentBytes: Int = 1 << 20,
+        maximumDepth: Int = 64,
+        maximumBatchCount: Int = 10_000,
+        maximumHistoryLength: Int = 1_000,
+        lockTimeout: Duration = .seconds(5)
+    ) {
+        self.maximumDocumentBytes = max(1, maximumDocumentBytes)
+        self.maximumDepth = max(1, maximumDepth)
+        self.maximumBatchCount = max(1, maximumBatchCount)
+        self.maximumHistoryLength = max(1, maximumHistoryLength)
+        self.lockTimeout = max(.zero, lockTimeout)
+    }
+
+    /// The defaults.
+    public static let `default` = DatastoreLimits()
+
+    /// ``lockTimeout`` in whole milliseconds, clamped to SQLite's `Int32`.
+    var lockTimeoutMilliseconds: Int32 {
+        let (seconds, attoseconds) = lockTimeout.components
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        guard !milliseconds.overflow else { return Int32.max }
+        return Int32(
+            clamping: milliseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+                .partialValue
+        )
+    }
+}

@@ -1,0 +1,252 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomSQLite
+import StrongroomWire
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A stored revision row.
+struct RevisionRow: Sendable {
+    var sequence: Int64
+    var docRow: Int64
+    var docID: String
+    var revID: String
+    var parent: Int64?
+    var isCurrent: Bool
+    var isDeleted: Bool
+    var json: Data?
+
+    /// The public value; `json` is decoded (an empty body when compacted), unless the caller already has the
+    /// body it was encoded from.
+    func revision(body known: [String: JSONValue]? = nil) throws(DatastoreError) -> DocumentRevision {
+        let body: [String: JSONValue]
+        if let known {
+            body = known
+        } else if let json {
+            body = try BodyCodec.decode(json)
+        } else {
+            body = [:]
+        }
+        return DocumentRevision(
+            docID: docID,
+            revID: revID,
+            isDeleted: isDeleted,
+            sequence: sequence,
+            body: body,
+            isCompacted: json == nil
+        )
+    }
+}
+
+/// The revision tree's SQL, run synchronously on the datastore's serial executor (inside a transaction for
+/// writes). Every statement binds its values; none is built from input.
+struct RevisionStore {
+    let connection: Connection
+    let limits: DatastoreLimits
+
+    /// Revisions are ordered for the winning-revision rule: live before deleted, then the higher generation, then
+    /// the higher revision ID — CouchDB's rule, so every replica picks the same winner.
+    static let winnerOrder =
+        "r.deleted ASC, CAST(substr(r.revid, 1, instr(r.revid, '-') - 1) AS INTEGER) DESC, r.revid DESC"
+    private static let columns = "r.sequence, r.doc_id, d.docid, r.revid, r.parent, r.current, r.deleted, r.json"
+
+    // MARK: Reading
+
+    /// The internal row number of a document, or nil when it was never written.
+    func docRow(_ docID: String) throws(SQLiteError) -> Int64? {
+        try connection.withStatement("SELECT doc_id FROM docs WHERE docid = ?") { statement throws(SQLiteError) in
+            try statement.bind(docID, at: 1)
+            return try statement.step() ? statement.int64(at: 0) : nil
+        }
+    }
+
+    /// The winning revision (possibly a tombstone), or nil.
+    func winner(docRow: Int64) throws(SQLiteError) -> RevisionRow? {
+        try rows(
+            "WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(Self.winnerOrder) LIMIT 1",
+            bind: { statement throws(SQLiteError) in try statement.bind(docRow, at: 1) }
+        ).first
+    }
+
+    /// The winning revision of document `docID` (possibly a tombstone), in one query, or nil.
+    func winner(docID: String) throws(SQLiteError) -> RevisionRow? {
+        try rows(
+            "WHERE d.docid = ? AND r.current = 1 ORDER BY \(Self.winnerOrder) LIMIT 1",
+            bind: { statement throws(SQLiteError) in try statement.bind(docID, at: 1) }
+        ).first
+    }
+
+    /// Every leaf, winner first.
+    func leaves(docRow: Int64) throws(SQLiteError) -> [RevisionRow] {
+        try rows(
+            "WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(Self.winnerOrder)",
+            bind: { statement throws(SQLiteError) in try statement.bind(docRow, at: 1) }
+        )
+    }
+
+    /// One revision of a document.
+    func revision(docRow: Int64, revID: String) throws(SQLiteError) -> RevisionRow? {
+        try rows(
+            "WHERE r.doc_id = ? AND r.revid = ?",
+            bind: { statement throws(SQLiteError) in
+                try statement.bind(docRow, at: 1)
+                try statement.bind(revID, at: 2)
+            }
+        ).first
+    }
+
+    /// The revision with `sequence`.
+    func revision(sequence: Int64) throws(SQLiteError) -> RevisionRow? {
+        try rows(
+            "WHERE r.sequence = ?",
+            bind: { statement throws(SQLiteError) in try statement.bind(sequence, at: 1) }
+        ).first
+    }
+
+    /// `revision` and its ancestors, newest first, at most `maximumHistoryLength` of them.
+    func history(of revision: RevisionRow) throws(SQLiteError) -> [RevisionRow] {
+        var chain = [revision]
+        var parent = revision.parent
+        while let sequence = parent, chain.count < limits.maximumHistoryLength,
+            let row = try self.revision(sequence: sequence)
+        {
+            chain.append(row)
+            parent = row.parent
+        }
+        return chain
+    }
+
+    /// The winning, not-deleted revisions of documents ordered by ID: a page.
+    func winners(offset: Int, limit: Int, descending: Bool) throws(SQLiteError) -> [RevisionRow] {
+        let statement = try connection.prepare(
+            """
+            SELECT sequence, doc_id, docid, revid, parent, current, deleted, json FROM (
+              SELECT \(Self.columns),
+                row_number() OVER (PARTITION BY r.doc_id ORDER BY \(Self.winnerOrder)) AS n
+              FROM revs r JOIN docs d ON d.doc_id = r.doc_id WHERE r.current = 1
+            ) WHERE n = 1 AND deleted = 0 ORDER BY docid \(descending ? "DESC" : "ASC") LIMIT ? OFFSET ?
+            """
+        )
+        try statement.bind(Int64(limit), at: 1)
+        try statement.bind(Int64(offset), at: 2)
+        return try Self.read(statement)
+    }
+
+    /// How many documents have a live winning revision.
+    func liveDocumentCount() throws(SQLiteError) -> Int {
+        let statement = try connection.prepare(
+            "SELECT count(DISTINCT doc_id) FROM revs WHERE current = 1 AND deleted = 0"
+        )
+        return try statement.step() ? Int(statement.int64(at: 0)) : 0
+    }
+
+    /// IDs of documents with more than one live leaf, ordered.
+    func conflictedDocumentIDs(offset: Int, limit: Int) throws(SQLiteError) -> [String] {
+        let statement = try connection.prepare(
+            """
+            SELECT d.docid FROM revs r JOIN docs d ON d.doc_id = r.doc_id
+            WHERE r.current = 1 AND r.deleted = 0 GROUP BY r.doc_id HAVING count(*) > 1
+            ORDER BY d.docid LIMIT ? OFFSET ?
+            """
+        )
+        try statement.bind(Int64(limit), at: 1)
+        try statement.bind(Int64(offset), at: 2)
+        var ids: [String] = []
+        while try statement.step() { ids.append(statement.text(at: 0) ?? "") }
+        return ids
+    }
+
+    // MARK: Writing
+
+    /// Adds a document row.
+    func insertDocument(_ docID: String) throws(SQLiteError) -> Int64 {
+        try connection.withStatement("INSERT INTO docs (docid) VALUES (?)") { statement throws(SQLiteError) in
+            try statement.bind(docID, at: 1)
+            try statement.run()
+        }
+        return connection.lastInsertRowID
+    }
+
+    /// Adds a revision; its parent, if it was a leaf, stops being one.
+    @discardableResult
+    func insertRevision(
+        docRow: Int64,
+        docID: String,
+        revID: String,
+        parent: RevisionRow?,
+        isDeleted: Bool,
+        json: Data?,
+        isCurrent: Bool = true
+    ) throws(SQLiteError) -> RevisionRow {
+        if let parent, parent.isCurrent {
+            try connection.withStatement("UPDATE revs SET current = 0 WHERE sequence = ?") {
+                statement throws(SQLiteError) in
+                try statement.bind(parent.sequence, at: 1)
+                try statement.run()
+            }
+        }
+        try connection.withStatement(
+            "INSERT INTO revs (doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?)"
+        ) { statement throws(SQLiteError) in
+            try statement.bind(docRow, at: 1)
+            try statement.bind(revID, at: 2)
+            if let parent { try statement.bind(parent.sequence, at: 3) } else { try statement.bindNull(at: 3) }
+            try statement.bind(isCurrent, at: 4)
+            try statement.bind(isDeleted, at: 5)
+            if let json { try statement.bind(json, at: 6) } else { try statement.bindNull(at: 6) }
+            try statement.run()
+        }
+        return RevisionRow(
+            sequence: connection.lastInsertRowID,
+            docRow: docRow,
+            docID: docID,
+            revID: revID,
+            parent: parent?.sequence,
+            isCurrent: isCurrent,
+            isDeleted: isDeleted,
+            json: json
+        )
+    }
+
+    /// Removes the bodies of non-leaf revisions; returns how many.
+    func compactBodies() throws(SQLiteError) -> Int {
+        try connection.execute("UPDATE revs SET json = NULL WHERE current = 0 AND json IS NOT NULL")
+        return connection.changes
+    }
+
+    // MARK: Rows
+
+    private func rows(
+        _ clause: String,
+        bind: (Statement) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) -> [RevisionRow] {
+        try connection.withStatement("SELECT \(Self.columns) FROM revs r JOIN docs d ON d.doc_id = r.doc_id \(clause)")
+        {
+            statement throws(SQLiteError) in
+            try bind(statement)
+            return try Self.read(statement)
+        }
+    }
+
+    private static func read(_ statement: Statement) throws(SQLiteError) -> [RevisionRow] {
+        var rows: [RevisionRow] = []
+        while try statement.step() {
+            rows.append(
+                RevisionRow(
+                    sequence: statement.int64(at: 0),
+                    docRow: statement.int64(at: 1),
+                    docID: statement.text(at: 2) ?? "",
+                    revID: statement.text(at: 3) ?? "",
+                    parent: statement.isNull(at: 4) ? nil : statement.int64(at: 4),
+                    isCurrent: statement.int64(at: 5) != 0,
+                    isDeleted: statement.int64(at: 6) != 0,
+                    json: statement.isNull(at: 7) ? nil : statement.data(at: 7)
+                )
+            )
+        }
+        return rows
+    }
+}
