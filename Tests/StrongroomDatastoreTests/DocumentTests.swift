@@ -142,6 +142,25 @@ import Testing
         }
     }
 
+    @Test(
+        "every JSON type reads back as written: booleans stay booleans, 0 and 1 stay numbers",
+        arguments: StoreKind.allCases
+    )
+    func jsonTypes(kind: StoreKind) async throws {
+        try await withDatastore(kind) { store, _ in
+            let body: [String: JSONValue] = [
+                "true": .bool(true), "false": .bool(false), "zero": .number(0), "one": .number(1),
+                "negative": .number(-42.5), "big": .number(9_007_199_254_740_991), "null": .null,
+                "text": .string("été ☃ \"quoted\" \\ / \n"), "empty": .string(""),
+                "list": .array([.bool(true), .number(1), .null, .array([]), .object([:])]),
+                "nested": .object(["a": .object(["b": .array([.string("c")])])]),
+            ]
+            let created = try await store.createDocument(id: "types", body: body)
+            #expect(try await store.document(id: "types").body == body)
+            #expect(try await store.document(id: "types", rev: created.revID).body == body)
+        }
+    }
+
     struct Note: Codable, Equatable {
         var title: String
         var tags: [String]

@@ -68,8 +68,10 @@ enum DocumentID {
     /// - Throws: ``DatastoreError/Code/invalidDocumentID`` for an empty or over-long ID, control characters, or a
     ///   leading `_` (CouchDB reserves those for its own documents).
     static func validate(_ id: String) throws(DatastoreError) {
-        guard (1...maximumBytes).contains(id.utf8.count), !id.hasPrefix("_"),
-            !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        let utf8 = id.utf8
+        let isPrintableASCII = utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }  // the common case, checked cheaply
+        guard (1...maximumBytes).contains(utf8.count), utf8.first != UInt8(ascii: "_"),
+            isPrintableASCII || !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw DatastoreError(
                 .invalidDocumentID,

@@ -17,15 +17,13 @@ extension RevisionStore {
         try DocumentID.validate(docID)
         let (json, stored) = try BodyCodec.encode(body, docID: docID, revID: nil, limits: limits)
         let row = try sql { () throws(SQLiteError) -> Result<RevisionRow, DatastoreError> in
-            let docRow: Int64
-            let parent: RevisionRow?
-            if let existing = try self.docRow(docID) {
-                guard let winner = try winner(docRow: existing), winner.isDeleted else {
+            let (docRow, isNew) = try insertDocumentIfNew(docID)
+            var parent: RevisionRow?
+            if !isNew {
+                guard let winner = try winner(docRow: docRow), winner.isDeleted else {
                     return .failure(DatastoreError(.conflict, "a document with this ID exists"))
                 }
-                (docRow, parent) = (existing, winner)
-            } else {
-                (docRow, parent) = (try insertDocument(docID), nil)
+                parent = winner
             }
             let revID = RevisionID.next(parent: parent?.revID, isDeleted: false, json: json)
             let row = try insertRevision(
@@ -94,8 +92,7 @@ extension RevisionStore {
             limits: limits
         )
         let (row, isNew) = try sql { () throws(SQLiteError) -> (RevisionRow, Bool) in
-            let docRow: Int64
-            if let existing = try self.docRow(docID) { docRow = existing } else { docRow = try insertDocument(docID) }
+            let docRow = try insertDocumentIfNew(docID).row
             if let existing = try revision(docRow: docRow, revID: history[0]) { return (existing, false) }
             var parent: RevisionRow?
             for revID in history.dropFirst().reversed() {

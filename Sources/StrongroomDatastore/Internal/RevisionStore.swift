@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import StrongroomSQLite
 import StrongroomWire
 
@@ -161,13 +162,16 @@ struct RevisionStore {
 
     // MARK: Writing
 
-    /// Adds a document row.
-    func insertDocument(_ docID: String) throws(SQLiteError) -> Int64 {
-        try connection.withStatement("INSERT INTO docs (docid) VALUES (?)") { statement throws(SQLiteError) in
+    /// Adds a document row unless one exists: its row number, and whether it is new.
+    func insertDocumentIfNew(_ docID: String) throws(SQLiteError) -> (row: Int64, isNew: Bool) {
+        try connection.withStatement("INSERT INTO docs (docid) VALUES (?) ON CONFLICT (docid) DO NOTHING") {
+            statement throws(SQLiteError) in
             try statement.bind(docID, at: 1)
             try statement.run()
         }
-        return connection.lastInsertRowID
+        if connection.changes == 1 { return (connection.lastInsertRowID, true) }
+        guard let existing = try docRow(docID) else { throw SQLiteError(.corrupt, "a document row vanished") }
+        return (existing, false)
     }
 
     /// Adds a revision; its parent, if it was a leaf, stops being one.
