@@ -9,7 +9,7 @@ import StrongroomSQLite
 /// Open it with ``DatastoreManager``. Documents: ``createDocument(id:body:)``, ``document(id:rev:)``,
 /// ``update(from:body:)``, ``delete(from:)``, ``bulkWrite(_:)``; conflicts: ``forceInsert(docID:history:body:isDeleted:)``,
 /// ``conflictedDocumentIDs(offset:limit:)``, ``resolveConflicts(docID:resolver:)``; maintenance: ``compact()``,
-/// ``rekey(to:)``, ``close()``.
+/// ``rekey(to:)``, ``close()``; changes: ``changes(since:limit:)``, ``changeStream(since:pollInterval:)``.
 ///
 /// Several `Datastore` values (in one process or several) may open the same datastore: readers never wait (WAL),
 /// and one writer at a time holds the lock — another waits up to ``DatastoreLimits/lockTimeout``, then fails with
@@ -24,6 +24,8 @@ public final class Datastore: Sendable {
 
     private let executor: BlockingExecutor
     private let database: DatabaseBox
+    /// Wakes ``changeStream(since:pollInterval:)`` followers after each commit.
+    let notifier = ChangeNotifier()
 
     init(name: String, isEncrypted: Bool, connection: Connection, limits: DatastoreLimits) {
         self.name = name
@@ -64,13 +66,14 @@ public final class Datastore: Sendable {
     func write<R: Sendable>(
         _ body: @escaping @Sendable (RevisionStore) throws(DatastoreError) -> R
     ) async throws(DatastoreError) -> R {
-        let limits = limits
+        let (limits, notifier) = (limits, notifier)
         return try await withConnection { connection throws(DatastoreError) in
             let store = RevisionStore(connection: connection, limits: limits)
             try store.sql { () throws(SQLiteError) in try connection.execute("BEGIN IMMEDIATE") }
             do throws(DatastoreError) {
                 let result = try body(store)
                 try store.sql { () throws(SQLiteError) in try connection.execute("COMMIT") }
+                notifier.signal()
                 return result
             } catch {
                 try? connection.execute("ROLLBACK")  // the original error is the one to report

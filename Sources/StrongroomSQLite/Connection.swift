@@ -46,10 +46,12 @@ package final class Connection {
             throw SQLiteError(opened, "the database file cannot be opened")
         }
         do throws(SQLiteError) {
-            // SQLCipher logs a wrong key to stderr; the typed error says it instead.
+            // SQLCipher logs a wrong key to stderr; the typed error says it instead. Set again after keying: the
+            // first key of a process initialises SQLCipher, which resets the level.
             try Self.execute("PRAGMA cipher_log_level = NONE", on: handle)
             if let key {
                 try Self.apply(key: key, to: handle)
+                try Self.execute("PRAGMA cipher_log_level = NONE", on: handle)
                 for setting in Self.cipherSettings { try Self.execute(setting, on: handle) }
             }
             try Self.execute("PRAGMA temp_store = MEMORY", on: handle)

@@ -10,7 +10,7 @@ import Testing
 import Glibc
 #endif
 
-/// SIGKILL against the real `strongroom datastore` command: during a burst of writes, nothing acknowledged is
+/// SIGKILL against the real `strongroom store` command: during a burst of writes, nothing acknowledged is
 /// lost; during a rekey, the store opens with the old key or the new one, never neither. Afterwards every page
 /// authenticates (`cipher_integrity_check`).
 @Suite struct DatastoreCrashTests {
@@ -33,7 +33,7 @@ import Glibc
             let process = Process()
             process.executableURL = Self.cli
             process.arguments =
-                ["datastore", "import", "--directory", directory.appending(path: "stores").path, "--name", "crash"]
+                ["store", "import", "--directory", directory.appending(path: "stores").path, "--name", "crash"]
                 + keyArguments
             let input = Pipe()
             let output = Pipe()
@@ -112,7 +112,7 @@ import Glibc
                 let process = Process()
                 process.executableURL = Self.cli
                 process.arguments = [
-                    "datastore", "rekey", "--directory", stores.path, "--name", "rekey",
+                    "store", "rekey", "--directory", stores.path, "--name", "rekey",
                     "--key-file", current.url.path, "--new-key-file", next.path,
                 ]
                 process.standardOutput = FileHandle.nullDevice

@@ -4,12 +4,12 @@ import Foundation
 import StrongroomDatastore
 import StrongroomWire
 
-/// `strongroom datastore …`: the encrypted local datastore from the command line.
+/// `strongroom store …`: the encrypted local datastore from the command line.
 struct DatastoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "datastore",
+        commandName: "store",
         abstract: "Documents in an encrypted local datastore: put, get, import, list, check, compact, rekey.",
-        subcommands: [Put.self, Get.self, Import.self, List.self, Check.self, Compact.self, Rekey.self]
+        subcommands: [Put.self, Get.self, Import.self, List.self, Changes.self, Check.self, Compact.self, Rekey.self]
     )
 
     struct Put: AsyncParsableCommand {
@@ -107,6 +107,26 @@ struct DatastoreCommand: AsyncParsableCommand {
                     print("\(revision.docID) \(revision.revID)")
                 }
                 await datastore.close()
+            }
+        }
+    }
+
+    struct Changes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print changed documents after a sequence: SEQUENCE ID REV, and \"deleted\" for tombstones."
+        )
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: "Only changes after this sequence.") var since: Int64 = 0
+        @Option(help: "At most this many.") var limit = 1000
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                let page = try await datastore.changes(since: since, limit: limit)
+                await datastore.close()
+                for change in page.changes {
+                    print("\(change.sequence) \(change.docID) \(change.revID)\(change.isDeleted ? " deleted" : "")")
+                }
             }
         }
     }

@@ -1,0 +1,59 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Synchronization
+
+/// Wakes the followers of a datastore's changes feed when this process commits a write. Writes by other processes
+/// or other handles are seen at the next poll instead.
+final class ChangeNotifier: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var nextID = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// How many commits have been signalled.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Wakes every waiter.
+    func signal() {
+        let waiters = state.withLock { state in
+            state.generation &+= 1
+            defer { state.waiters = [:] }
+            return state.waiters
+        }
+        for waiter in waiters.values { waiter.resume() }
+    }
+
+    /// Returns after a commit later than `seen`, after `timeout`, or when the task is cancelled — whichever comes
+    /// first.
+    func wait(after seen: UInt64, timeout: Duration) async {
+        let id = state.withLock { state in
+            state.nextID &+= 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    guard state.generation == seen else { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if ready {
+                    continuation.resume()
+                } else {
+                    Task { [weak self] in
+                        try? await Task.sleep(for: timeout)
+                        self?.resume(id)
+                    }
+                }
+            }
+        } onCancel: {
+            resume(id)
+        }
+    }
+
+    private func resume(_ id: Int) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+    }
+}

@@ -1,0 +1,84 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomTesting
+import Testing
+
+/// `strongroom store …` end to end: a key file, put, get, import, list, changes, check, compact, rekey; failures
+/// have their exit codes and leave nothing behind.
+@Suite struct CLIStoreTests {
+    @Test(
+        "a store session: put, update, get, import, list, changes, check, compact, rekey; wrong keys and bad input fail"
+    )
+    func session() async throws {
+        try await withTemporaryDirectory { home in
+            let cli = CLISessionTests.CLI(url: "", home: home)
+            _ = try await cli.ok(["keys", "access-key", "--output", "notes.key"])
+            let store = [
+                "--directory", home.appending(path: "stores").path, "--name", "notes", "--key-file", "notes.key",
+            ]
+
+            let put = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["store", "put", "--id", "first"] + store,
+                directory: home,
+                input: #"{"title": "Porting", "stars": 5}"#
+            )
+            #expect(put.status == 0, "\(put.output)")
+            let rev = try #require(
+                put.output.split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+            )
+            #expect(rev.hasPrefix("1-"))
+            let updated = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["store", "put", "--id", "first", "--rev", rev] + store,
+                directory: home,
+                input: #"{"title": "Porting", "stars": 4}"#
+            )
+            #expect(updated.status == 0 && updated.output.contains("first 2-"), "\(updated.output)")
+            let stale = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["store", "put", "--id", "first", "--rev", rev] + store,
+                directory: home,
+                input: #"{"stale": true}"#
+            )
+            #expect(stale.status == 9, "a stale revision is a conflict: \(stale.output)")
+            #expect(try await cli.ok(["store", "get", "--id", "first"] + store).contains(#""stars":4"#))
+
+            let imported = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["store", "import"] + store,
+                directory: home,
+                input: "{\"_id\": \"a\"}\n{\"_id\": \"b\", \"x\": [1, 2]}\n"
+            )
+            #expect(imported.status == 0 && imported.output.split(separator: "\n").count == 2, "\(imported.output)")
+            #expect(try await cli.ok(["store", "list"] + store).split(separator: "\n").count == 3)
+            let changes = try await cli.ok(["store", "changes", "--since", "1"] + store)
+            #expect(changes.split(separator: "\n").map { $0.split(separator: " ")[1] } == ["first", "a", "b"])
+            #expect(try await cli.ok(["store", "check"] + store) == "ok 3 documents")
+            #expect(try await cli.ok(["store", "compact"] + store) == "removed 1 bodies")
+
+            _ = try await cli.ok(["keys", "access-key", "--output", "new.key"])
+            #expect(try await cli.ok(["store", "rekey", "--new-key-file", "new.key"] + store) == "rekeyed")
+            try await cli.fails(["store", "list"] + store, status: 3)  // the old key no longer opens it
+            let renewed = Array(store.dropLast()) + ["new.key"]
+            #expect(try await cli.ok(["store", "check"] + renewed) == "ok 3 documents")
+
+            let bad = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["store", "put"] + renewed,
+                directory: home,
+                input: "[1, 2]"
+            )
+            #expect(bad.status == 4, "\(bad.output)")
+            try await cli.fails(["store", "get", "--id", "missing"] + renewed, status: 7)
+            try await cli.fails(["store", "list", "--unencrypted"] + Array(store.prefix(4)), status: 3)
+            try await cli.fails(
+                ["store", "list", "--directory", home.path, "--name", "../x", "--unencrypted"],
+                status: 5
+            )
+            #expect(try await cli.ok(["store", "check"] + renewed) == "ok 3 documents")
+            let findings = try PlaintextScan.scan(home.appending(path: "stores"), for: ["Porting", "title", "first"])
+            #expect(findings.isEmpty, "\(findings)")
+        }
+    }
+}
