@@ -272,6 +272,7 @@ let package = Package(
                 "StrongroomSQLite",
                 "StrongroomTesting",
                 "StrongroomWire",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings

@@ -53,7 +53,7 @@ extension Datastore {
                 try store.docRow(docID).map { row throws(SQLiteError) in try store.leaves(docRow: row) }
             }
             guard let leaves else { throw DatastoreError(.notFound, "no document with this ID") }
-            let live = try leaves.filter { !$0.isDeleted }.map { row throws(DatastoreError) in try row.revision() }
+            let live = try leaves.filter { !$0.isDeleted }.map { row throws(DatastoreError) in try store.load(row) }
             guard live.count > 1, let chosen = resolver(live) else { return nil }
             guard let original = live.first(where: { $0.revID == chosen.revID }) else {
                 throw DatastoreError(.conflict, "a resolver returns one of the conflicting revisions")

@@ -86,7 +86,7 @@ extension Datastore {
             }.filter { !$0.isDeleted }
             guard !leaves.isEmpty else { throw DatastoreError(.notFound, "no live document with this ID") }
             return try leaves.map { leaf throws(DatastoreError) in
-                try store.write(from: try leaf.revision(), body: [:], isDeleted: true)
+                try store.write(from: try store.load(leaf), body: [:], isDeleted: true)
             }
         }
     }
@@ -133,7 +133,7 @@ extension Datastore {
             guard let row, rev != nil || !row.isDeleted else {
                 throw DatastoreError(.notFound, row == nil ? "no such document or revision" : "the document is deleted")
             }
-            return try row.revision()
+            return try store.load(row)
         }
     }
 
@@ -150,7 +150,7 @@ extension Datastore {
             var found: [DocumentRevision] = []
             for id in ids {
                 let row = try store.sql { () throws(SQLiteError) in try store.winner(docID: id) }
-                if let row, !row.isDeleted { found.append(try row.revision()) }
+                if let row, !row.isDeleted { found.append(try store.load(row)) }
             }
             return found
         }
@@ -172,7 +172,7 @@ extension Datastore {
         return try await read { store throws(DatastoreError) in
             try store.sql { () throws(SQLiteError) in
                 try store.winners(offset: offset, limit: limit, descending: descending)
-            }.map { row throws(DatastoreError) in try row.revision() }
+            }.map { row throws(DatastoreError) in try store.load(row) }
         }
     }
 
@@ -199,7 +199,7 @@ extension Datastore {
                 return try store.history(of: row)
             }
             guard !chain.isEmpty else { throw DatastoreError(.notFound, "no such document or revision") }
-            return try chain.map { row throws(DatastoreError) in try row.revision() }
+            return try chain.map { row throws(DatastoreError) in try store.load(row) }
         }
     }
 

@@ -4,13 +4,19 @@ import StrongroomCrypto
 import StrongroomSQLite
 
 extension Datastore {
-    /// Removes the bodies of revisions that are no longer leaves (CDTDatastore's `compactWithError:`), then
-    /// rebuilds the file so the freed pages are gone and truncates the WAL. Revision IDs and the tree stay, so
+    /// Removes the bodies and attachments of revisions that are no longer leaves (CDTDatastore's
+    /// `compactWithError:`) and attachment files nothing refers to (including a crashed write's), then rebuilds
+    /// the file so the freed pages are gone and truncates the WAL. Revision IDs and the tree stay, so
     /// history and replication still work. Returns how many bodies were removed.
     @discardableResult
     public func compact() async throws(DatastoreError) -> Int {
+        let folder = attachmentFolder
         let removed = try await write { store throws(DatastoreError) in
-            try store.sql { () throws(SQLiteError) in try store.compactBodies() }
+            let removed = try store.sql { () throws(SQLiteError) in try store.compactBodies() }
+            try store.sql { () throws(SQLiteError) in try store.compactAttachments() }
+            let referenced = try store.sql { () throws(SQLiteError) in try store.referencedAttachmentFiles() }
+            Datastore.sweepAttachmentFiles(in: folder, keeping: referenced)
+            return removed
         }
         try await withConnection { connection throws(DatastoreError) in
             try RevisionStore(connection: connection, limits: .default).sql { () throws(SQLiteError) in

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
 import StrongroomCore
 import StrongroomSQLite
 
@@ -27,9 +28,22 @@ public final class Datastore: Sendable {
     /// Wakes ``changeStream(since:pollInterval:)`` followers after each commit.
     let notifier = ChangeNotifier()
 
-    init(name: String, isEncrypted: Bool, connection: Connection, limits: DatastoreLimits) {
+    /// The folder of attachment body files.
+    let attachmentFolder: URL
+    /// `HKDF-SHA256(data key, "attachments")`, nil for an unencrypted datastore.
+    let attachmentKey: SecureBytes?
+
+    init(
+        name: String,
+        folder: URL,
+        attachmentKey: SecureBytes?,
+        connection: Connection,
+        limits: DatastoreLimits
+    ) {
         self.name = name
-        self.isEncrypted = isEncrypted
+        self.attachmentFolder = folder.appending(path: "attachments", directoryHint: .isDirectory)
+        self.attachmentKey = attachmentKey
+        self.isEncrypted = attachmentKey != nil
         self.limits = limits
         self.executor = BlockingExecutor(label: "strongroom.datastore.\(name)", serial: true)
         self.database = DatabaseBox(connection: connection)

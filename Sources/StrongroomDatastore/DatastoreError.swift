@@ -9,7 +9,7 @@ public struct DatastoreError: StrongroomError {
         private enum Kind: String, Hashable, Sendable {
             case invalidKey, invalidName, wrongKey, keyRequired, notEncrypted, notFound, storage
             case conflict, invalidDocumentID, invalidRevisionID, invalidBody, documentTooLarge, busy, wrongPassword
-            case closed, invalidArgument
+            case closed, invalidArgument, tampered
         }
 
         private let kind: Kind
@@ -49,6 +49,9 @@ public struct DatastoreError: StrongroomError {
         public static let wrongPassword = Code(kind: .wrongPassword)
         /// A paging argument is negative.
         public static let invalidArgument = Code(kind: .invalidArgument)
+        /// An attachment's file did not authenticate or does not match its record: altered, cut short, extended,
+        /// or moved from another document or datastore. No unauthenticated content is returned.
+        public static let tampered = Code(kind: .tampered)
         /// The datastore was closed.
         public static let closed = Code(kind: .closed)
         /// The file system or SQLCipher failed.

@@ -13,6 +13,8 @@ public struct DatastoreLimits: Sendable, Hashable {
     /// The longest revision history ``Datastore/forceInsert(docID:history:body:isDeleted:)`` accepts, and the
     /// longest history walked (default 1,000, CouchDB's `revs_limit`).
     public var maximumHistoryLength: Int
+    /// The largest attachment (default 4 GiB).
+    public var maximumAttachmentBytes: Int64
     /// How long a write waits for another connection's write lock before ``DatastoreError/Code/busy``
     /// (default 5 s).
     public var lockTimeout: Duration
@@ -23,8 +25,10 @@ public struct DatastoreLimits: Sendable, Hashable {
         maximumDepth: Int = 64,
         maximumBatchCount: Int = 10_000,
         maximumHistoryLength: Int = 1_000,
+        maximumAttachmentBytes: Int64 = 1 << 32,
         lockTimeout: Duration = .seconds(5)
     ) {
+        self.maximumAttachmentBytes = max(0, maximumAttachmentBytes)
         self.maximumDocumentBytes = max(1, maximumDocumentBytes)
         self.maximumDepth = max(1, maximumDepth)
         self.maximumBatchCount = max(1, maximumBatchCount)

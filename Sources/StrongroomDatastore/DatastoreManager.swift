@@ -162,7 +162,14 @@ public struct DatastoreManager: Sendable {
                 try connection.execute("PRAGMA secure_delete = ON")
             }
             try Schema.migrate(connection)
-            return Datastore(name: name, isEncrypted: key != nil, connection: connection, limits: limits)
+            let attachmentKey = key == nil ? nil : try Schema.attachmentKey(connection)
+            return Datastore(
+                name: name,
+                folder: folder(name),
+                attachmentKey: attachmentKey,
+                connection: connection,
+                limits: limits
+            )
         } catch let error where error.code == .notADatabase && key != nil {
             throw DatastoreError(.wrongKey, "the key does not open this datastore", underlying: error)
         } catch {

@@ -26,6 +26,8 @@ public struct DocumentRevision: Sendable, Hashable {
     public var body: [String: JSONValue]
     /// Whether compaction removed this (non-leaf) revision's body; its ID and place in the tree stay.
     public let isCompacted: Bool
+    /// The revision's attachments by name (metadata only), carried forward from its parent unless removed.
+    public internal(set) var attachments: [String: Attachment] = [:]
 
     /// The revision's generation: `N` in `N-<hash>`, 1 for a document's first revision.
     public var generation: Int { (try? RevisionID.parse(revID).generation) ?? 0 }  // stored IDs are valid

@@ -30,15 +30,19 @@ enum RevisionID {
     }
 
     /// The ID of a new revision: `generation+1` and the MD5 over the parent ID's length byte and UTF-8 text, a
-    /// deleted byte, and the stored JSON body — CDTDatastore's (TouchDB's) rule, so the same edit of the same parent
-    /// gets the same ID on every replica. MD5 here names a revision, it protects nothing.
-    static func next(parent: String?, isDeleted: Bool, json: Data) -> String {
+    /// deleted byte, the attachments' digests in name order, and the stored JSON body — CDTDatastore's (TouchDB's)
+    /// rule, so the same edit of the same parent gets the same ID on every replica. MD5 here names a revision, it
+    /// protects nothing.
+    static func next(parent: String?, isDeleted: Bool, json: Data, attachments: [Attachment] = []) -> String {
         let generation = parent.flatMap { try? parse($0).generation } ?? 0  // parents are validated before
         let parentBytes = Array((parent ?? "").utf8)
         var md5 = Insecure.MD5()
         md5.update(data: [UInt8(truncatingIfNeeded: parentBytes.count)])
         md5.update(data: parentBytes)
         md5.update(data: [isDeleted ? 1 : 0])
+        for attachment in attachments.sorted(by: { $0.name < $1.name }) {
+            md5.update(data: Array(attachment.digest.utf8))
+        }
         md5.update(data: json)
         let hex = md5.finalize().hexString
         return "\(generation + 1)-\(hex)"

@@ -61,7 +61,9 @@ extension RevisionStore {
             else {
                 return .failure(DatastoreError(.conflict, "the revision is not the document's current revision"))
             }
-            let revID = RevisionID.next(parent: current.revID, isDeleted: isDeleted, json: json)
+            // A live child carries its parent's attachments forward; a tombstone has none.
+            let carried = isDeleted ? [] : try attachmentRows(sequence: current.sequence).map(\.attachment)
+            let revID = RevisionID.next(parent: current.revID, isDeleted: isDeleted, json: json, attachments: carried)
             let row = try insertRevision(
                 docRow: docRow,
                 docID: parent.docID,
@@ -70,9 +72,10 @@ extension RevisionStore {
                 isDeleted: isDeleted,
                 json: json
             )
+            if !isDeleted { try carryAttachments(from: current.sequence, to: row.sequence) }
             return .success(row)
         }
-        return try row.revision(body: stored)
+        return try load(row, body: stored)
     }
 
     /// Adds a replicated revision with its history (newest first), creating missing ancestors as body-less stubs.
@@ -120,7 +123,7 @@ extension RevisionStore {
             )
             return (row, true)
         }
-        return try row.revision(body: isNew ? stored : nil)
+        return try load(row, body: isNew ? stored : nil)
     }
 
     /// Runs SQL that may also decide a typed failure, mapping SQLite's errors on the way out.

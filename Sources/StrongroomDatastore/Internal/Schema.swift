@@ -1,4 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import StrongroomCrypto
 import StrongroomSQLite
 
 /// The datastore schema, as numbered steps recorded in `user_version`; a released step is never edited.
@@ -20,6 +23,14 @@ enum Schema {
             // A document's leaves are found through UNIQUE (doc_id, revid): one B-tree less to update per write.
             "DROP INDEX revs_current"
         ],
+        [
+            // Attachments per revision; bodies live in files with random names under `attachments/`.
+            """
+            CREATE TABLE attachments (sequence INTEGER NOT NULL REFERENCES revs(sequence), name TEXT NOT NULL,
+            content_type TEXT NOT NULL, length INTEGER NOT NULL, digest TEXT NOT NULL, revpos INTEGER NOT NULL,
+            file TEXT NOT NULL, PRIMARY KEY (sequence, name))
+            """
+        ],
     ]
 
     /// Applies every step above the stored version, each in a transaction with its version bump.
@@ -36,5 +47,32 @@ enum Schema {
                 throw error
             }
         }
+    }
+
+    /// The attachment files' key: `HKDF-SHA256(attachment secret, "attachments")`, where the secret is 32 random
+    /// bytes kept in `info` — inside the encrypted database, so a rekey re-protects it without touching any file.
+    /// Created on first use.
+    static func attachmentKey(_ connection: Connection) throws(SQLiteError) -> SecureBytes {
+        var secret = try secretBytes(connection)
+        if secret == nil {
+            let fresh = SecureRandom.bytes(count: 32)
+            let statement = try connection.prepare("INSERT INTO info (key, value) VALUES ('attachment_secret', ?)")
+            try fresh.withUnsafeBytes { bytes throws(SQLiteError) in try statement.bind(Data(bytes), at: 1) }
+            try statement.run()
+            secret = fresh
+        }
+        guard let secret, let key = try? HKDFSHA256.deriveKey(from: secret, label: "attachments") else {
+            throw SQLiteError(.corrupt, "the attachment secret is damaged")
+        }
+        return key
+    }
+
+    private static func secretBytes(_ connection: Connection) throws(SQLiteError) -> SecureBytes? {
+        let statement = try connection.prepare("SELECT value FROM info WHERE key = 'attachment_secret'")
+        guard try statement.step() else { return nil }
+        var bytes = Array(statement.data(at: 0))
+        defer { Wipe.bytes(&bytes) }
+        guard bytes.count == 32 else { throw SQLiteError(.corrupt, "the attachment secret is damaged") }
+        return SecureBytes(copying: bytes)
     }
 }

@@ -1,0 +1,221 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import StrongroomCore
+import StrongroomCrypto
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Attachment body files: `attachments/<32 random hex digits>` in the datastore's folder.
+///
+/// Encrypted datastores write `SRA1` ‖ a 24-byte secretstream header ‖ chunks of 64 KiB plaintext sealed with
+/// XChaCha20-Poly1305 (`crypto_secretstream`), the last tagged final, under `HKDF-SHA256(data key, "attachments")`;
+/// every chunk's associated data binds the datastore's ID, the document ID, the attachment name and its revpos, so
+/// a file moved to another document or datastore does not open. Unencrypted datastores write the plain bytes. Both
+/// are checked against the stored length and SHA-256 on every read.
+enum AttachmentFile {
+    static let chunkSize = 64 * 1024
+    static let magic = Array("SRA1".utf8)
+
+    /// The associated data of every chunk.
+    static func associatedData(datastoreID: String, docID: String, name: String, revpos: Int) -> [UInt8] {
+        Array("strongroom.attachment.v1\u{0}\(datastoreID)\u{0}\(docID)\u{0}\(name)\u{0}\(revpos)".utf8)
+    }
+
+    /// A new random file name.
+    static func randomName() -> String { SecureRandom.data(count: 16).hexString }
+
+    static func tampered(_ detail: String) -> DatastoreError {
+        DatastoreError(.tampered, "the attachment does not authenticate: \(detail); nothing more is returned")
+    }
+}
+
+/// Writes one attachment body: to `<name>.partial` (held under an exclusive `flock`, so compaction can tell a
+/// live write from a crash's leftover), then renamed into place by ``commit()``.
+///
+/// `@unchecked Sendable`: used by one task at a time, each call on the blocking executor.
+final class AttachmentWriter: @unchecked Sendable {
+    let name = AttachmentFile.randomName()
+    private let folder: URL
+    private let handle: FileHandle
+    private var sealer: SecretStream.Sealer?
+    private let associatedData: [UInt8]
+    private let limit: Int64
+    private var pending: [UInt8] = []
+    private var hasher = SHA256()
+    private(set) var length: Int64 = 0
+    private var finished = false
+
+    var partialURL: URL { folder.appending(path: name + ".partial") }
+    var finalURL: URL { folder.appending(path: name) }
+
+    init(folder: URL, key: SecureBytes?, associatedData: [UInt8], limit: Int64) throws(DatastoreError) {
+        self.folder = folder
+        self.associatedData = associatedData
+        self.limit = limit
+        do {
+            try FileManager.default.createDirectory(
+                at: folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            try AtomicFile.write(Data(), to: folder.appending(path: name + ".partial").path, mode: .createNew)
+            handle = try FileHandle(forWritingTo: folder.appending(path: name + ".partial"))
+        } catch {
+            throw DatastoreError(.storage, "the attachment file cannot be created", underlying: error)
+        }
+        _ = flock(handle.fileDescriptor, LOCK_EX)
+        if let key {
+            do {
+                let sealer = try SecretStream.Sealer(key: key)
+                try write(AttachmentFile.magic + sealer.header)
+                self.sealer = sealer
+            } catch {
+                throw DatastoreError(.storage, "the attachment stream cannot start", underlying: error)
+            }
+        }
+    }
+
+    /// Adds content.
+    func append(_ bytes: [UInt8]) throws(DatastoreError) {
+        length += Int64(bytes.count)
+        guard length <= limit else {
+            throw DatastoreError(.documentTooLarge, "an attachment is at most \(limit) bytes")
+        }
+        hasher.update(data: bytes)
+        pending.append(contentsOf: bytes)
+        while pending.count > AttachmentFile.chunkSize {
+            try emit(Array(pending.prefix(AttachmentFile.chunkSize)), isFinal: false)
+            pending.removeFirst(AttachmentFile.chunkSize)
+        }
+    }
+
+    /// Writes the last chunk and makes the file durable; returns the digest.
+    func finish() throws(DatastoreError) -> String {
+        try emit(pending, isFinal: true)
+        Wipe.bytes(&pending)
+        do {
+            try handle.synchronize()
+        } catch {
+            throw DatastoreError(.storage, "the attachment file cannot be synced", underlying: error)
+        }
+        finished = true
+        return "sha256-" + Data(hasher.finalize()).base64EncodedString()
+    }
+
+    /// Renames the finished file into place (call while holding the datastore's write lock).
+    func commit() throws(DatastoreError) {
+        do {
+            try FileManager.default.moveItem(at: partialURL, to: finalURL)
+        } catch {
+            throw DatastoreError(.storage, "the attachment file cannot be renamed", underlying: error)
+        }
+        try? handle.close()  // the data is synced; a close failure loses nothing
+    }
+
+    /// Removes whatever was written.
+    func discard() {
+        try? handle.close()  // best effort: the files are removed below
+        try? FileManager.default.removeItem(at: partialURL)
+        try? FileManager.default.removeItem(at: finalURL)
+    }
+
+    private func emit(_ plaintext: [UInt8], isFinal: Bool) throws(DatastoreError) {
+        if let sealer {
+            let sealed = plaintext.withUnsafeBytes { sealer.seal($0, associatedData: associatedData, isFinal: isFinal) }
+            try write(sealed)
+        } else {
+            try write(plaintext)
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) throws(DatastoreError) {
+        guard !bytes.isEmpty else { return }
+        do {
+            try handle.write(contentsOf: bytes)
+        } catch {
+            throw DatastoreError(.storage, "the attachment file cannot be written", underlying: error)
+        }
+    }
+}
+
+/// Reads one attachment body chunk by chunk, authenticating each before it is returned.
+///
+/// `@unchecked Sendable`: used by one task at a time, each call on the blocking executor.
+final class AttachmentReader: @unchecked Sendable {
+    private let handle: FileHandle
+    private var opener: SecretStream.Opener?
+    private let associatedData: [UInt8]
+    private let expected: Attachment
+    private var hasher = SHA256()
+    private var length: Int64 = 0
+    private var done = false
+
+    init(url: URL, key: SecureBytes?, associatedData: [UInt8], expected: Attachment) throws(DatastoreError) {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw AttachmentFile.tampered("its file is missing")
+        }
+        self.handle = handle
+        self.associatedData = associatedData
+        self.expected = expected
+        if let key {
+            let prefix = try Self.read(handle, count: AttachmentFile.magic.count + SecretStream.headerByteCount)
+            guard prefix.count == AttachmentFile.magic.count + SecretStream.headerByteCount,
+                Array(prefix.prefix(AttachmentFile.magic.count)) == AttachmentFile.magic
+            else { throw AttachmentFile.tampered("its header is damaged") }
+            do {
+                opener = try SecretStream.Opener(key: key, header: Array(prefix.dropFirst(AttachmentFile.magic.count)))
+            } catch {
+                throw AttachmentFile.tampered("its header is damaged")
+            }
+        }
+    }
+
+    deinit { try? handle.close() }  // read-only: closing cannot lose data
+
+    /// The next authenticated chunk, or nil at the (verified) end.
+    func next() throws(DatastoreError) -> [UInt8]? {
+        guard !done else { return nil }
+        let plaintext: [UInt8]
+        let isLast: Bool
+        if let opener {
+            let sealed = try Self.read(handle, count: AttachmentFile.chunkSize + SecretStream.chunkOverhead)
+            guard !sealed.isEmpty else { throw AttachmentFile.tampered("it was cut short") }
+            let opened = sealed.withUnsafeBytes { bytes in
+                try? opener.open(bytes, associatedData: associatedData)  // any failure is reported as tampering
+            }
+            guard let chunk = opened else {
+                throw AttachmentFile.tampered("a chunk was altered, moved or reordered")
+            }
+            plaintext = chunk.plaintext.withUnsafeBytes { Array($0) }
+            isLast = chunk.isFinal
+            if isLast, try !Self.read(handle, count: 1).isEmpty {
+                throw AttachmentFile.tampered("data follows its final chunk")
+            }
+        } else {
+            plaintext = try Self.read(handle, count: AttachmentFile.chunkSize)
+            isLast = plaintext.isEmpty
+        }
+        length += Int64(plaintext.count)
+        hasher.update(data: plaintext)
+        guard length <= expected.length else { throw AttachmentFile.tampered("it is longer than recorded") }
+        if isLast {
+            done = true
+            let digest = "sha256-" + Data(hasher.finalize()).base64EncodedString()
+            guard length == expected.length, ConstantTime.equals(Array(digest.utf8), Array(expected.digest.utf8))
+            else { throw AttachmentFile.tampered("its length or digest differs from the record") }
+            if plaintext.isEmpty { return nil }
+        }
+        return plaintext
+    }
+
+    private static func read(_ handle: FileHandle, count: Int) throws(DatastoreError) -> [UInt8] {
+        do {
+            return Array(try handle.read(upToCount: count) ?? Data())
+        } catch {
+            throw DatastoreError(.storage, "the attachment file cannot be read", underlying: error)
+        }
+    }
+}
