@@ -47,7 +47,7 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as DatastoreError:
             let code: Int32 =
                 switch error.code {
-                case .wrongKey, .wrongPassword, .keyRequired, .notEncrypted: 3
+                case .wrongKey, .wrongPassword, .keyRequired, .notEncrypted, .tampered: 3
                 case .invalidBody, .invalidDocumentID, .invalidRevisionID, .documentTooLarge, .invalidArgument: 4
                 case .invalidKey, .invalidName: 5
                 case .storage: 6

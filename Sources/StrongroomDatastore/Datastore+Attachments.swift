@@ -43,9 +43,18 @@ extension Datastore {
             try AttachmentWriter(folder: folder, key: key, associatedData: associatedData, limit: limit)
         }
         do {
+            // Gathered into about 1 MiB per blocking call: fewer thread hops, the same constant memory bound.
+            var gathered: [UInt8] = []
             for try await chunk in contents {
-                try await BlockingExecutor.shared.run { _ throws(DatastoreError) in try writer.append(chunk) }
+                gathered += chunk
+                if gathered.count >= 1 << 20 {
+                    let batch = gathered
+                    gathered.removeAll(keepingCapacity: true)
+                    try await BlockingExecutor.shared.run { _ throws(DatastoreError) in try writer.append(batch) }
+                }
             }
+            let rest = gathered
+            try await BlockingExecutor.shared.run { _ throws(DatastoreError) in try writer.append(rest) }
         } catch let error as DatastoreError {
             writer.discard()
             throw error
@@ -121,10 +130,10 @@ extension Datastore {
             let task = Task {
                 do {
                     let reader = try await self.reader(named: name, of: revision)
-                    while let chunk = try await BlockingExecutor.shared.run({ _ throws(DatastoreError) in
-                        try reader.next()
+                    while let batch = try await BlockingExecutor.shared.run({ _ throws(DatastoreError) in
+                        try reader.nextBatch()
                     }) {
-                        continuation.yield(chunk)
+                        for chunk in batch { continuation.yield(chunk) }
                     }
                     continuation.finish()
                 } catch {

@@ -55,7 +55,20 @@ import Testing
             let changes = try await cli.ok(["store", "changes", "--since", "1"] + store)
             #expect(changes.split(separator: "\n").map { $0.split(separator: " ")[1] } == ["first", "a", "b"])
             #expect(try await cli.ok(["store", "check"] + store) == "ok 3 documents")
-            #expect(try await cli.ok(["store", "compact"] + store) == "removed 1 bodies")
+            try Data("attached canary".utf8).write(to: home.appending(path: "note.txt"))
+            let attached = try await cli.ok(
+                [
+                    "store", "attach", "--id", "a", "--attachment", "note.txt", "--content-type", "text/plain",
+                    "note.txt",
+                ]
+                    + store
+            )
+            #expect(attached.hasPrefix("a 2-"))
+            _ = try await cli.ok(
+                ["store", "attachment", "--id", "a", "--attachment", "note.txt", "--output", "out.txt"] + store
+            )
+            #expect(try String(contentsOf: home.appending(path: "out.txt"), encoding: .utf8) == "attached canary")
+            #expect(try await cli.ok(["store", "compact"] + store) == "removed 2 bodies")
 
             _ = try await cli.ok(["keys", "access-key", "--output", "new.key"])
             #expect(try await cli.ok(["store", "rekey", "--new-key-file", "new.key"] + store) == "rekeyed")
@@ -77,7 +90,10 @@ import Testing
                 status: 5
             )
             #expect(try await cli.ok(["store", "check"] + renewed) == "ok 3 documents")
-            let findings = try PlaintextScan.scan(home.appending(path: "stores"), for: ["Porting", "title", "first"])
+            let findings = try PlaintextScan.scan(
+                home.appending(path: "stores"),
+                for: ["Porting", "title", "first", "attached canary"]
+            )
             #expect(findings.isEmpty, "\(findings)")
         }
     }

@@ -136,4 +136,53 @@ import Glibc
             }
         }
     }
+
+    @Test("SIGKILL while attaching a large file leaves no visible attachment, and compaction removes the body")
+    func killDuringAttach() async throws {
+        try await withTemporaryDirectory { directory in
+            let stores = directory.appending(path: "stores")
+            let keyURL = directory.appending(path: "key")
+            let provider = try Self.keyFile(keyURL)
+            let manager = try DatastoreManager(directory: stores)
+            let store = try await manager.datastore(named: "attach", keyProvider: provider)
+            let original = try await store.createDocument(id: "doc", body: Canary.body)
+            await store.close()
+            let big = directory.appending(path: "big.bin")
+            try Data(repeating: 0x41, count: 64 << 20).write(to: big)
+
+            var committed = 0
+            for delay in [30, 150, 400, 900, 5000] {
+                let process = Process()
+                process.executableURL = Self.cli
+                process.arguments = [
+                    "store", "attach", "--directory", stores.path, "--name", "attach", "--key-file", keyURL.path,
+                    "--id", "doc", "--attachment", "big-\(delay)", big.path,
+                ]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                try await Task.sleep(for: .milliseconds(delay))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+
+                let reopened = try await manager.datastore(named: "attach", keyProvider: provider)
+                #expect(try await reopened.integrityCheck().isEmpty)
+                let current = try await reopened.document(id: "doc")
+                #expect(current.body == original.body)
+                if let attachment = current.attachments["big-\(delay)"] {
+                    committed += 1
+                    #expect(attachment.length == 64 << 20)  // visible only when complete
+                }
+                try await reopened.compact()
+                let files =
+                    (try? FileManager.default.contentsOfDirectory(
+                        atPath: stores.appending(path: "attach/attachments").path
+                    ))
+                    ?? []
+                #expect(files.count == current.attachments.count, "only referenced bodies stay: \(files)")
+                await reopened.close()
+            }
+            #expect(committed <= 5)
+        }
+    }
 }

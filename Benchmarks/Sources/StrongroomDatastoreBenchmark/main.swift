@@ -12,6 +12,7 @@ import StrongroomWire
 let arguments = CommandLine.arguments
 let documents = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
 let singles = arguments.count > 2 ? Int(arguments[2]) ?? 20_000 : 20_000
+let attachmentMiB = arguments.count > 4 ? Int(arguments[4]) ?? 256 : 256
 let work = URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : NSTemporaryDirectory())
     .appending(path: "datastore-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
@@ -118,6 +119,90 @@ func datastore(
 }
 
 func rate(_ count: Int, _ duration: Duration) -> Double { Double(count) / duration.seconds }
+
+// MARK: Attachments first, so that the peak RSS printed is theirs
+
+func attachmentFigures() async throws -> (write: Double, read: Double, rawPush: Double, rawPull: Double, peak: Double?)
+{
+    let chunk = [UInt8](repeating: 0x5A, count: 64 * 1024)
+    let chunks = attachmentMiB * 16
+    let bytes = Double(chunks * chunk.count)
+    let key = SecureRandom.bytes(count: 32)
+    let aad = Array("strongroom.attachment.v1 bench".utf8)
+    var sealedChunks: [[UInt8]] = []
+    let pushTime = try clock.measure {
+        let sealer = try SecretStream.Sealer(key: key)
+        for index in 0..<chunks {
+            let sealed = chunk.withUnsafeBytes { sealer.seal($0, associatedData: aad, isFinal: index == chunks - 1) }
+            if index < 16 { sealedChunks.append(sealed) }  // keep a few to pull; the rest is discarded
+        }
+    }
+    // Pull the same number of chunks: re-seal a stream of that length and open it chunk by chunk as it is made.
+    let pullSealer = try SecretStream.Sealer(key: key)
+    let opener = try SecretStream.Opener(key: key, header: pullSealer.header)
+    var pullTime = Duration.zero
+    for index in 0..<chunks {
+        let sealed = chunk.withUnsafeBytes { pullSealer.seal($0, associatedData: aad, isFinal: index == chunks - 1) }
+        let start = clock.now
+        _ = try sealed.withUnsafeBytes { try opener.open($0, associatedData: aad) }
+        pullTime += clock.now - start
+    }
+
+    let manager = try DatastoreManager(directory: work.appending(path: "attachments"))
+    let store = try await manager.datastore(named: "files", keyProvider: provider)
+    let document = try await store.createDocument(id: "file", body: [:])
+    let contents = AsyncStream<[UInt8]> { continuation in
+        for _ in 0..<chunks { continuation.yield(chunk) }
+        continuation.finish()
+    }
+    let writeStart = clock.now
+    let attached = try await store.addAttachment(
+        named: "big.bin",
+        contentType: "application/octet-stream",
+        to: document,
+        contents: contents
+    )
+    let writeTime = clock.now - writeStart
+    let readStart = clock.now
+    var total = 0
+    for try await piece in store.attachmentContents(named: "big.bin", of: attached) { total += piece.count }
+    let readTime = clock.now - readStart
+    precondition(total == chunks * chunk.count)
+    await store.close()
+    return (
+        bytes / 1e6 / writeTime.seconds, bytes / 1e6 / readTime.seconds, bytes / 1e6 / pushTime.seconds,
+        bytes / 1e6 / pullTime.seconds, peakResidentMiB()
+    )
+}
+
+func peakResidentMiB() -> Double? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        if let kib = line.split(separator: " ").compactMap({ Double($0) }).first { return kib / 1024 }
+    }
+    return nil
+}
+
+let attachments = try await attachmentFigures()
+print("Attachments: \(attachmentMiB) MiB in and out of an encrypted datastore (64 KiB chunks, synced to disk)")
+print(
+    String(
+        format: "write %8.1f MB/s   raw secretstream push %8.1f MB/s   ratio %.2f (target >= 0.80)",
+        attachments.write,
+        attachments.rawPush,
+        attachments.write / attachments.rawPush
+    )
+)
+print(
+    String(
+        format: "read  %8.1f MB/s   raw secretstream pull %8.1f MB/s   ratio %.2f (target >= 0.80)",
+        attachments.read,
+        attachments.rawPull,
+        attachments.read / attachments.rawPull
+    )
+)
+print(String(format: "peak RSS after both: %.1f MiB (target <= 64 MiB)", attachments.peak ?? -1))
+print("")
 
 print(
     "Datastore benchmark: \(documents) documents of ~1 KiB (batched, 10,000 per transaction), \(singles) one per transaction"

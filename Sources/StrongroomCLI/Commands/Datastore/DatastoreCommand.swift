@@ -9,7 +9,10 @@ struct DatastoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
         abstract: "Documents in an encrypted local datastore: put, get, import, list, check, compact, rekey.",
-        subcommands: [Put.self, Get.self, Import.self, List.self, Changes.self, Check.self, Compact.self, Rekey.self]
+        subcommands: [
+            Put.self, Get.self, Import.self, List.self, Changes.self, Attach.self, AttachmentCommand.self, Check.self,
+            Compact.self, Rekey.self,
+        ]
     )
 
     struct Put: AsyncParsableCommand {
@@ -127,6 +130,54 @@ struct DatastoreCommand: AsyncParsableCommand {
                 for change in page.changes {
                     print("\(change.sequence) \(change.docID) \(change.revID)\(change.isDeleted ? " deleted" : "")")
                 }
+            }
+        }
+    }
+
+    struct Attach: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Attach a file to the document's current revision (streamed); prints the new ID and revision."
+        )
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: "The document ID.") var id: String
+        @Option(help: "The attachment's name.") var attachment: String
+        @Option(help: "Its MIME type.") var contentType = "application/octet-stream"
+        @Argument(help: "The file to attach.") var file: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                let current = try await datastore.document(id: id)
+                let written = try await datastore.addAttachment(
+                    named: attachment,
+                    contentType: contentType,
+                    to: current,
+                    fromFile: URL(fileURLWithPath: file)
+                )
+                await datastore.close()
+                print("\(written.docID) \(written.revID)")
+            }
+        }
+    }
+
+    struct AttachmentCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "attachment",
+            abstract: "Write an attachment to a new file, only once all of it authenticated."
+        )
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: "The document ID.") var id: String
+        @Option(help: "A revision (the winning one when absent).") var rev: String?
+        @Option(help: "The attachment's name.") var attachment: String
+        @Option(help: "The file to create (never overwritten).") var output: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let datastore = try await store.open()
+                let revision = try await datastore.document(id: id, rev: rev)
+                try await datastore.readAttachment(named: attachment, of: revision, to: URL(fileURLWithPath: output))
+                await datastore.close()
+                print("wrote \(output)")
             }
         }
     }
