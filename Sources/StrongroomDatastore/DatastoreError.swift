@@ -9,7 +9,7 @@ public struct DatastoreError: StrongroomError {
         private enum Kind: String, Hashable, Sendable {
             case invalidKey, invalidName, wrongKey, keyRequired, notEncrypted, notFound, storage
             case conflict, invalidDocumentID, invalidRevisionID, invalidBody, documentTooLarge, busy, wrongPassword
-            case closed, invalidArgument, tampered
+            case closed, invalidArgument, tampered, invalidQuery
         }
 
         private let kind: Kind
@@ -52,6 +52,8 @@ public struct DatastoreError: StrongroomError {
         /// An attachment's file did not authenticate or does not match its record: altered, cut short, extended,
         /// or moved from another document or datastore. No unauthenticated content is returned.
         public static let tampered = Code(kind: .tampered)
+        /// A query selector is malformed; the message names the offending part.
+        public static let invalidQuery = Code(kind: .invalidQuery)
         /// The datastore was closed.
         public static let closed = Code(kind: .closed)
         /// The file system or SQLCipher failed.
