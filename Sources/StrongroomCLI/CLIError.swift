@@ -48,7 +48,9 @@ struct CLIError: Error, CustomStringConvertible {
             let code: Int32 =
                 switch error.code {
                 case .wrongKey, .wrongPassword, .keyRequired, .notEncrypted, .tampered: 3
-                case .invalidBody, .invalidDocumentID, .invalidRevisionID, .documentTooLarge, .invalidArgument: 4
+                case .invalidBody, .invalidDocumentID, .invalidRevisionID, .documentTooLarge, .invalidArgument,
+                    .invalidQuery:
+                    4
                 case .invalidKey, .invalidName: 5
                 case .storage: 6
                 case .notFound: 7

@@ -23,6 +23,20 @@ extension Datastore {
         }
     }
 
+    /// The document's leaf revisions (live and deleted), winner first — what a conflict resolver chooses from.
+    ///
+    /// - Throws: ``DatastoreError/Code/notFound`` for an unknown document.
+    public func leaves(docID: String) async throws(DatastoreError) -> [DocumentRevision] {
+        try DocumentID.validate(docID)
+        return try await read { store throws(DatastoreError) in
+            let rows = try store.sql { () throws(SQLiteError) in
+                try store.docRow(docID).map { row throws(SQLiteError) in try store.leaves(docRow: row) }
+            }
+            guard let rows else { throw DatastoreError(.notFound, "no document with this ID") }
+            return try rows.map { row throws(DatastoreError) in try store.load(row) }
+        }
+    }
+
     /// IDs of documents with more than one live leaf (CDTDatastore's `getConflictedDocumentIds`), a page at a
     /// time, ordered.
     public func conflictedDocumentIDs(offset: Int = 0, limit: Int = 1000) async throws(DatastoreError) -> [String] {

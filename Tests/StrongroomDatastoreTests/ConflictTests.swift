@@ -26,6 +26,9 @@ import Testing
             let (ours, theirs) = try await Self.conflicted(store)
             #expect(try await store.document(id: Canary.docID).revID == theirs.revID)  // higher generation wins
             #expect(try await store.conflictedDocumentIDs() == [Canary.docID])
+            #expect(try await store.leaves(docID: Canary.docID).map(\.revID) == [theirs.revID, ours.revID])
+            let unknown = await #expect(throws: DatastoreError.self) { try await store.leaves(docID: "nope") }
+            #expect(unknown?.code == .notFound)
             let stub = try await store.document(id: Canary.docID, rev: "2-cccccccccccccccccccccccccccccccc")
             #expect(stub.isCompacted)
             let again = try await store.forceInsert(docID: Canary.docID, history: [theirs.revID], body: [:])

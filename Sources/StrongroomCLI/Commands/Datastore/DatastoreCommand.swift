@@ -8,10 +8,11 @@ import StrongroomWire
 struct DatastoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Documents in an encrypted local datastore: put, get, import, list, check, compact, rekey.",
+        abstract:
+            "Documents in an encrypted local datastore: documents, history, conflicts, queries, attachments, upkeep.",
         subcommands: [
-            Put.self, Get.self, Import.self, List.self, Changes.self, Attach.self, AttachmentCommand.self, Check.self,
-            Compact.self, Rekey.self,
+            Put.self, Get.self, Delete.self, History.self, Import.self, List.self, Find.self, Changes.self,
+            Conflicts.self, Resolve.self, Attach.self, AttachmentCommand.self, Check.self, Compact.self, Rekey.self,
         ]
     )
 
