@@ -124,17 +124,8 @@ extension DatastoreCommand {
                     limit: limit
                 )
                 await datastore.close()
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 for revision in found {
-                    if json {
-                        var body = revision.body
-                        body["_id"] = .string(revision.docID)
-                        body["_rev"] = .string(revision.revID)
-                        print(String(decoding: try encoder.encode(body), as: UTF8.self))
-                    } else {
-                        print("\(revision.docID) \(revision.revID)")
-                    }
+                    print(json ? try DatastoreCommand.json(revision) : "\(revision.docID) \(revision.revID)")
                 }
             }
         }

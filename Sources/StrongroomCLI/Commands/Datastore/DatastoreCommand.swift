@@ -54,13 +54,7 @@ struct DatastoreCommand: AsyncParsableCommand {
                 let datastore = try await store.open()
                 let revision = try await datastore.document(id: id, rev: rev)
                 await datastore.close()
-                var body = revision.body
-                body["_id"] = .string(revision.docID)
-                body["_rev"] = .string(revision.revID)
-                if revision.isDeleted { body["_deleted"] = .bool(true) }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(body), as: UTF8.self))
+                print(try DatastoreCommand.json(revision))
             }
         }
     }
@@ -234,6 +228,17 @@ struct DatastoreCommand: AsyncParsableCommand {
                 print("rekeyed")
             }
         }
+    }
+
+    /// A revision as one line of JSON with `_id`, `_rev` (and `_deleted` for a tombstone), keys sorted.
+    static func json(_ revision: DocumentRevision) throws -> String {
+        var body = revision.body
+        body["_id"] = .string(revision.docID)
+        body["_rev"] = .string(revision.revID)
+        if revision.isDeleted { body["_deleted"] = .bool(true) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(body), as: UTF8.self)
     }
 
     /// A JSON object from bytes, or a usage error.
