@@ -98,6 +98,17 @@ import Testing
                 status: 5
             )
             #expect(try await cli.ok(["store", "check"] + renewed) == "ok 2 documents")
+            // Key files may also be hex or raw bytes.
+            let hex = String(repeating: "ab", count: 32)
+            try Data((hex + "\n").utf8).write(to: home.appending(path: "hex.key"))
+            try Data(repeating: 0xAB, count: 32).write(to: home.appending(path: "raw.key"))
+            let hexStore = [
+                "--directory", home.appending(path: "stores").path, "--name", "hexed", "--key-file", "hex.key",
+            ]
+            _ = try await cli.ok(["store", "list"] + hexStore)
+            _ = try await cli.ok(["store", "list"] + Array(hexStore.dropLast()) + ["raw.key"])  // the same key
+            try Data("not a key".utf8).write(to: home.appending(path: "bad.key"))
+            try await cli.fails(["store", "list"] + Array(hexStore.dropLast()) + ["bad.key"], status: 5)
             let findings = try PlaintextScan.scan(
                 home.appending(path: "stores"),
                 for: ["Porting", "title", "first", "attached canary"]
