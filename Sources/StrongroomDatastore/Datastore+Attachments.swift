@@ -197,6 +197,10 @@ extension Datastore {
             }
         }
         guard let row else { throw DatastoreError(.notFound, "no attachment of that name on this revision") }
+        // The record names a file we made: 32 hex digits. Anything else (an edited plain database) is not followed.
+        guard row.file.utf8.count == 32, row.file.utf8.allSatisfy({ $0.isHexDigitASCII }) else {
+            throw AttachmentFile.tampered("its record names an unexpected file")
+        }
         let associatedData = AttachmentFile.associatedData(
             datastoreID: datastoreID,
             docID: revision.docID,

@@ -195,6 +195,18 @@ import Testing
             try await store.compact()
             #expect(try Self.files(manager).count == 1)
             #expect(try await Self.readAll(store, "kept", of: kept) == [1, 2, 3])
+            // A record naming a file outside the folder (an edited database) is not followed.
+            try await store.withConnection { connection throws(DatastoreError) in
+                do throws(SQLiteError) {
+                    try connection.execute("UPDATE attachments SET file = '../../db.sqlite' WHERE name = 'kept'")
+                } catch {
+                    throw DatastoreError(storage: error)
+                }
+            }
+            let escaped = await #expect(throws: DatastoreError.self) {
+                _ = try await Self.readAll(store, "kept", of: kept)
+            }
+            #expect(escaped?.code == .tampered)
             let bad = await #expect(throws: DatastoreError.self) {
                 try await store.addAttachment(
                     named: "",

@@ -236,3 +236,8 @@ final class AttachmentReader: @unchecked Sendable {
         }
     }
 }
+
+extension UInt8 {
+    /// `0-9`, `a-f` (the random file names are lowercase).
+    var isHexDigitASCII: Bool { (0x30...0x39).contains(self) || (0x61...0x66).contains(self) }
+}

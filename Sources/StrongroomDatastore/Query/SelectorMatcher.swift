@@ -54,7 +54,8 @@ enum SelectorMatcher {
         case .mod(let divisor, let remainder):
             return anyValue(value) { candidate in
                 guard let integer = candidate.integerValue else { return false }
-                return integer % divisor == remainder
+                // remainderReportingOverflow: Int64.min % -1 would trap.
+                return integer.remainderReportingOverflow(dividingBy: divisor).partialValue == remainder
             }
         }
     }
