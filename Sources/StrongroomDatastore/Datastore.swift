@@ -83,16 +83,11 @@ public final class Datastore: Sendable {
         let (limits, notifier) = (limits, notifier)
         return try await withConnection { connection throws(DatastoreError) in
             let store = RevisionStore(connection: connection, limits: limits)
-            try store.sql { () throws(SQLiteError) in try connection.execute("BEGIN IMMEDIATE") }
-            do throws(DatastoreError) {
-                let result = try body(store)
-                try store.sql { () throws(SQLiteError) in try connection.execute("COMMIT") }
-                notifier.signal()
-                return result
-            } catch {
-                try? connection.execute("ROLLBACK")  // the original error is the one to report
-                throw error
+            let result = try connection.transaction(mapping: { DatastoreError(storage: $0) }) {
+                () throws(DatastoreError) in try body(store)
             }
+            notifier.signal()
+            return result
         }
     }
 

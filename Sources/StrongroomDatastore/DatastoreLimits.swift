@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 
 /// Bounds on what a datastore accepts, so that no input can exhaust memory, the stack or the disk.
 ///
@@ -40,13 +41,5 @@ public struct DatastoreLimits: Sendable, Hashable {
     public static let `default` = DatastoreLimits()
 
     /// ``lockTimeout`` in whole milliseconds, clamped to SQLite's `Int32`.
-    var lockTimeoutMilliseconds: Int32 {
-        let (seconds, attoseconds) = lockTimeout.components
-        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
-        guard !milliseconds.overflow else { return Int32.max }
-        return Int32(
-            clamping: milliseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
-                .partialValue
-        )
-    }
+    var lockTimeoutMilliseconds: Int32 { Int32(clamping: lockTimeout.microseconds / 1000) }
 }

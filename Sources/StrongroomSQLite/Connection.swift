@@ -179,11 +179,15 @@ package final class Connection {
     }
 
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws.
-    package func transaction<R, E: Error>(_ body: () throws(E) -> R) throws -> R {
-        try execute("BEGIN IMMEDIATE")
-        do {
+    /// SQLite's own failures (begin, commit) are turned into the caller's error type by `mapping`.
+    package func transaction<R, E: Error>(
+        mapping: (SQLiteError) -> E,
+        _ body: () throws(E) -> R
+    ) throws(E) -> R {
+        do throws(SQLiteError) { try execute("BEGIN IMMEDIATE") } catch { throw mapping(error) }
+        do throws(E) {
             let result = try body()
-            try execute("COMMIT")
+            do throws(SQLiteError) { try execute("COMMIT") } catch { throw mapping(error) }
             return result
         } catch {
             try? execute("ROLLBACK")  // the original error is the one to report

@@ -19,7 +19,7 @@ import Testing
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
         let insert = try connection.prepare("INSERT INTO docs (body) VALUES (?)")
-        try connection.transaction { () throws(SQLiteError) in
+        try connection.transaction(mapping: { $0 }) { () throws(SQLiteError) in
             for index in 0..<200 {
                 try insert.bind("\(canary) document \(index)", at: 1)
                 _ = try insert.step()

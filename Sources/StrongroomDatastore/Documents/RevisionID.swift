@@ -89,16 +89,3 @@ enum DocumentID {
         SecureRandom.data(count: 16).hexString
     }
 }
-
-extension Sequence<UInt8> {
-    /// Lowercase hex digits.
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in self {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-}

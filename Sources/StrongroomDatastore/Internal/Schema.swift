@@ -37,14 +37,9 @@ enum Schema {
     static func migrate(_ connection: Connection) throws(SQLiteError) {
         let current = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
         for (index, step) in steps.enumerated() where index + 1 > current {
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
+            try connection.transaction(mapping: { $0 }) { () throws(SQLiteError) in
                 for statement in step { try connection.execute(statement) }
                 try connection.execute("PRAGMA user_version = \(index + 1)")
-                try connection.execute("COMMIT")
-            } catch {
-                try? connection.execute("ROLLBACK")  // the original error is the one to report
-                throw error
             }
         }
     }

@@ -214,4 +214,4 @@ struct AccountRoutes {
 }
 
 /// Lowercase hex of bytes.
-func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+func hex(_ data: Data) -> String { data.hexString }
