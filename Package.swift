@@ -123,11 +123,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // RE2 (Debian's libre2-dev) behind a small C shim: the server's REGEXP and WILDCARD search terms run in time
-        // linear in the value, never backtracking.
+        // RE2 (Debian's libre2-dev) behind a small C shim: the server's REGEXP and WILDCARD search terms and the
+        // datastore's $regex run in time linear in the value, never backtracking.
         .target(
             name: "CRE2",
             linkerSettings: [.linkedLibrary("re2")]
+        ),
+        // The Swift face of CRE2, shared by the server and the datastore: internal to the package, not a product.
+        .target(
+            name: "StrongroomRegex",
+            dependencies: ["CRE2"],
+            swiftSettings: strictSettings
         ),
         // SQLCipher 4 (Debian bookworm-backports, Scripts/install-sqlcipher.sh) for the encrypted datastore; never
         // the system libsqlite3 (the server's SQLite is sqlite-nio's prefixed copy).
@@ -148,6 +154,7 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomKeychain",
+                "StrongroomRegex",
                 "StrongroomSQLite",
                 "StrongroomWire",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -157,9 +164,9 @@ let package = Package(
         .target(
             name: "StrongroomServer",
             dependencies: [
-                "CRE2",
                 "StrongroomCore",
                 "StrongroomCrypto",
+                "StrongroomRegex",
                 "StrongroomWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -306,6 +313,7 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomWire",
+                "StrongroomRegex",
                 "StrongroomServer",
                 "StrongroomServerPostgres",
                 "StrongroomTesting",

@@ -70,4 +70,8 @@ int strongroom_re2_full_match(const strongroom_re2 *program, const char *text, s
     return re2::RE2::FullMatch(re2::StringPiece(text, length), program->program) ? 1 : 0;
 }
 
+int strongroom_re2_partial_match(const strongroom_re2 *program, const char *text, size_t length) {
+    return re2::RE2::PartialMatch(re2::StringPiece(text, length), program->program) ? 1 : 0;
+}
+
 void strongroom_re2_free(strongroom_re2 *program) { delete program; }

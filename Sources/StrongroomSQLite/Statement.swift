@@ -30,6 +30,11 @@ package final class Statement {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    /// Binds a floating-point number.
+    package func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_double(handle, index, value))
+    }
+
     /// Binds bytes.
     package func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -56,6 +56,23 @@ import Testing
             // end porting
             #expect(try await notes.conflictedDocumentIDs().isEmpty)
             #expect(try await notes.document(id: "groceries")["merged"] == .bool(true))
+
+            _ = try await notes.createDocument(
+                id: "weekly",
+                body: ["items": ["milk"], "owner": ["name": "ann"], "comment": "the weekly shop"]
+            )
+            // porting: query
+            try await notes.ensureIndexed(fields: ["items", "owner.name"], name: "basic")
+            try await notes.ensureIndexed(fields: ["comment"], name: "words", type: .text, tokenizer: .porter)
+            let milk = try await notes.find(
+                selector: ["items": "milk", "$text": ["$search": "weekly"]],
+                sort: [SortField("owner.name")],
+                limit: 20
+            )
+            let plan = try await notes.explain(selector: ["items": "milk"])  // "index basic"
+            // end porting
+            #expect(milk.map(\.docID) == ["weekly"])
+            #expect(plan.description == "index basic")
             await notes.close()
 
             // porting: password
@@ -67,7 +84,7 @@ import Testing
                 keychain: keychain
             )
             let reopened = try await manager.datastore(named: "notes", keyProvider: renewed)
-            #expect(try await reopened.documentCount() == 1)
+            #expect(try await reopened.documentCount() == 2)
             await reopened.close()
             await cache.close()
         }
@@ -79,7 +96,7 @@ import Testing
             article: "Sources/StrongroomDatastore/Documentation.docc/PortingFromCDTDatastore.md",
             testFile: #filePath
         )
-        #expect(tested.count == 4)
+        #expect(tested.count == 5)
         #expect(Set(quoted.keys) == Set(tested.keys))
         for (name, code) in tested { #expect(quoted[name] == code, "snippet \(name)") }
     }

@@ -45,7 +45,7 @@ import Testing
                 let found = try await store.find(selector: query.selector).map(\.docID).sorted()
                 #expect(found == query.ids, "\(query.selector)")
             }
-            #expect(try store.explain(selector: ["name": .string("mike")]) == "scan")
+            #expect(try await store.explain(selector: ["name": .string("mike")]).description == "scan")
         }
     }
 

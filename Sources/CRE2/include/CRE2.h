@@ -1,5 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-// A C face over RE2 (Debian's libre2-dev): linear-time regular expressions for the server's v2 search.
+// A C face over RE2 (Debian's libre2-dev): linear-time regular expressions for the server's v2 search and the datastore's $regex.
 #ifndef STRONGROOM_CRE2_H
 #define STRONGROOM_CRE2_H
 
@@ -23,6 +23,9 @@ strongroom_re2 *strongroom_re2_compile_glob(const char *glob, size_t length, int
 
 /// Whether the whole of `text` matches (1) or not (0).
 int strongroom_re2_full_match(const strongroom_re2 *program, const char *text, size_t length);
+
+/// Whether some part of `text` matches (1) or not (0).
+int strongroom_re2_partial_match(const strongroom_re2 *program, const char *text, size_t length);
 
 /// Frees a program from one of the compile functions (NULL is accepted).
 void strongroom_re2_free(strongroom_re2 *program);

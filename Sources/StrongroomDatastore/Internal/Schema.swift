@@ -31,6 +31,23 @@ enum Schema {
             file TEXT NOT NULL, PRIMARY KEY (sequence, name))
             """
         ],
+        [
+            // Query indexes (CDTQ's, inside this encrypted database rather than a second file). A JSON index keeps
+            // one row per document, field and array element: the value's type rank (0 missing, 1 null, 2 bool,
+            // 3 number, 4 string, 5 array, 6 object), the scalar value, and the whole value's rank for sorting.
+            // Rows per field, not per index, so several array fields never multiply. Indexes catch up lazily from
+            // `last_sequence`. A text index is an FTS5 table `query_text` made when it is defined.
+            """
+            CREATE TABLE query_indexes (index_id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, type TEXT NOT NULL,
+            fields TEXT NOT NULL, tokenizer TEXT, last_sequence INTEGER NOT NULL DEFAULT 0)
+            """,
+            """
+            CREATE TABLE query_values (index_id INTEGER NOT NULL, field INTEGER NOT NULL, doc_id INTEGER NOT NULL,
+            rank INTEGER NOT NULL, value, whole INTEGER NOT NULL)
+            """,
+            "CREATE INDEX query_values_lookup ON query_values (index_id, field, rank, value)",
+            "CREATE INDEX query_values_doc ON query_values (doc_id, index_id)",
+        ],
     ]
 
     /// Applies every step above the stored version, each in a transaction with its version bump.

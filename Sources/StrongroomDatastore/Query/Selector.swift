@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
+import StrongroomRegex
 import StrongroomWire
 
 /// A parsed Cloudant Query (Mango) selector.
@@ -10,6 +11,9 @@ indirect enum Selector: Sendable, Hashable {
     case not(Selector)
     /// Conditions on one field (a dotted path), all of which must hold.
     case field([String], [Condition])
+    /// A full-text search (`{"$text": {"$search": …}}`) answered by the text index; allowed only where every
+    /// enclosing clause is an `$and`, so the index's matches bound the result.
+    case text(String)
 
     /// One operator applied to a field's value.
     enum Condition: Sendable, Hashable {
@@ -21,26 +25,45 @@ indirect enum Selector: Sendable, Hashable {
         case all([JSONValue])
         case elemMatch(Selector)
         case not([Condition])
+        case regex(RegexPattern)
     }
+}
+
+/// A `$regex` operand: its source (for equality) and its compiled RE2 program, which matches in time linear in the
+/// value.
+struct RegexPattern: Sendable, Hashable {
+    let source: String
+    let program: LinearRegex
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.source == rhs.source }
+    func hash(into hasher: inout Hasher) { hasher.combine(source) }
 }
 
 /// Turns a selector object into a ``Selector``; every error names the part that is wrong.
 struct SelectorParser {
     static let maximumDepth = 32
     static let maximumClauses = 256
+    /// The longest `$regex` pattern and `$text` search, in UTF-8 bytes.
+    static let maximumPatternBytes = 4096
 
     private var clauses = 0
+    private var textClauses = 0
 
     static func parse(_ selector: [String: JSONValue]) throws(DatastoreError) -> Selector {
         var parser = SelectorParser()
-        return try parser.object(selector, depth: 0)
+        return try parser.object(selector, depth: 0, conjunctive: true)
     }
 
     private static func invalid(_ message: String) -> DatastoreError {
         DatastoreError(.invalidQuery, message)
     }
 
-    private mutating func object(_ selector: [String: JSONValue], depth: Int) throws(DatastoreError) -> Selector {
+    /// Parses one selector object; `conjunctive` is true while every enclosing clause is an `$and`.
+    private mutating func object(
+        _ selector: [String: JSONValue],
+        depth: Int,
+        conjunctive: Bool
+    ) throws(DatastoreError) -> Selector {
         guard depth < Self.maximumDepth else {
             throw Self.invalid("the selector nests deeper than \(Self.maximumDepth)")
         }
@@ -58,14 +81,14 @@ struct SelectorParser {
                 var children: [Selector] = []
                 for item in items {
                     guard case .object(let child) = item else { throw Self.invalid("\(key) takes selector objects") }
-                    children.append(try object(child, depth: depth + 1))
+                    children.append(try object(child, depth: depth + 1, conjunctive: conjunctive && key == "$and"))
                 }
                 parts.append(key == "$and" ? .and(children) : key == "$or" ? .or(children) : .nor(children))
             case "$not":
                 guard case .object(let child) = value else { throw Self.invalid("$not takes a selector object") }
-                parts.append(.not(try object(child, depth: depth + 1)))
+                parts.append(.not(try object(child, depth: depth + 1, conjunctive: false)))
             case "$text":
-                throw Self.invalid("$text needs a text index, which this version does not build yet")
+                parts.append(try text(value, conjunctive: conjunctive))
             case let key where key.hasPrefix("$"):
                 throw Self.invalid("unknown or misplaced operator \(key.prefix(32))")
             default:
@@ -112,9 +135,10 @@ struct SelectorParser {
                 }
                 result.append(name == "$in" ? .in(items) : name == "$nin" ? .nin(items) : .all(items))
             case "$mod":
-                guard case .array(let pair) = argument, pair.count == 2, let divisor = pair[0].integerValue,
-                    let remainder = pair[1].integerValue, divisor != 0, divisor != Int64.min
-                else { throw Self.invalid("$mod on \(field) takes [divisor, remainder], integers, divisor not 0") }
+                // CDTQ truncates decimals: [5.6, 4.2] is [5, 4].
+                guard case .array(let pair) = argument, pair.count == 2, let divisor = Self.truncated(pair[0]),
+                    let remainder = Self.truncated(pair[1]), divisor != 0, divisor != Int64.min
+                else { throw Self.invalid("$mod on \(field) takes [divisor, remainder], numbers, divisor not 0") }
                 result.append(.mod(divisor: divisor, remainder: remainder))
             case "$size":
                 guard let size = argument.integerValue, (0...Int64(Int32.max)).contains(size) else {
@@ -125,16 +149,47 @@ struct SelectorParser {
                 guard case .object(let child) = argument else {
                     throw Self.invalid("$elemMatch on \(field) takes a selector object")
                 }
-                result.append(.elemMatch(try object(child, depth: depth + 1)))
+                result.append(.elemMatch(try object(child, depth: depth + 1, conjunctive: false)))
             case "$not":
                 result.append(.not(try conditions(argument, field: field, depth: depth + 1)))
-            case "$regex", "$type", "$text":
+            case "$regex":
+                guard case .string(let source) = argument, source.utf8.count <= Self.maximumPatternBytes else {
+                    throw Self.invalid("$regex on \(field) takes a string of at most \(Self.maximumPatternBytes) bytes")
+                }
+                guard let program = LinearRegex(pattern: source) else {
+                    throw Self.invalid("$regex on \(field) is not a valid RE2 pattern (or needs too much memory)")
+                }
+                result.append(.regex(RegexPattern(source: source, program: program)))
+            case "$type", "$text":
                 throw Self.invalid("\(name) is not supported (on \(field))")
             default:
                 throw Self.invalid("unknown operator \(name.prefix(32)) on \(field.prefix(64))")
             }
         }
         return result
+    }
+
+    /// `{"$search": "…"}`: at most one per selector, only under `$and`s.
+    private mutating func text(_ value: JSONValue, conjunctive: Bool) throws(DatastoreError) -> Selector {
+        guard conjunctive else {
+            throw Self.invalid("$text may appear only at the top level or inside $and, not under $or, $nor or $not")
+        }
+        textClauses += 1
+        guard textClauses == 1 else { throw Self.invalid("a selector may hold one $text clause") }
+        guard case .object(let members) = value, members.count == 1, case .string(let search)? = members["$search"],
+            !search.isEmpty, search.utf8.count <= Self.maximumPatternBytes
+        else {
+            throw Self.invalid("$text takes {\"$search\": \"terms\"}, at most \(Self.maximumPatternBytes) bytes")
+        }
+        return .text(search)
+    }
+
+    /// A number truncated towards zero, as CDTQ's `$mod` does; nil when it is not a number or out of range.
+    static func truncated(_ value: JSONValue) -> Int64? {
+        guard case .number(let number) = value, number.isFinite else { return nil }
+        let whole = number.rounded(.towardZero)
+        guard whole >= -9.223_372_036_854_775_808e18, whole < 9.223_372_036_854_775_808e18 else { return nil }
+        return Int64(whole)
     }
 
     /// Range operators compare numbers with numbers and strings with strings (as CDTQ).

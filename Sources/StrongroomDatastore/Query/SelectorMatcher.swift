@@ -1,9 +1,12 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomRegex
 import StrongroomWire
 
 /// Evaluates a ``Selector`` against a document, with CDTQ's semantics: a condition on an array field holds when it
 /// holds for the array or for any element (CDTQ indexes one row per element); range operators compare numbers with
-/// numbers and strings with strings only; `$ne` and `$nin` also match documents without the field.
+/// numbers and strings with strings only, strings by Unicode code point (the order SQLite's index uses);
+/// `$ne` and `$nin` also match documents without the field. A `$text` clause holds here: the text index has already
+/// narrowed the candidates to its matches.
 enum SelectorMatcher {
     static func matches(_ selector: Selector, _ document: [String: JSONValue]) -> Bool {
         switch selector {
@@ -11,6 +14,7 @@ enum SelectorMatcher {
         case .or(let parts): return parts.contains { matches($0, document) }
         case .nor(let parts): return !parts.contains { matches($0, document) }
         case .not(let inner): return !matches(inner, document)
+        case .text: return true
         case .field(let path, let conditions):
             let value = lookup(path, in: .object(document))
             return conditions.allSatisfy { holds($0, value) }
@@ -51,9 +55,14 @@ enum SelectorMatcher {
         case .lte(let operand): return anyValue(value) { compare($0, operand).map { $0 <= 0 } ?? false }
         case .gt(let operand): return anyValue(value) { compare($0, operand).map { $0 > 0 } ?? false }
         case .gte(let operand): return anyValue(value) { compare($0, operand).map { $0 >= 0 } ?? false }
+        case .regex(let pattern):
+            return anyValue(value) { candidate in
+                guard case .string(let text) = candidate else { return false }
+                return pattern.program.occurs(in: text)
+            }
         case .mod(let divisor, let remainder):
             return anyValue(value) { candidate in
-                guard let integer = candidate.integerValue else { return false }
+                guard let integer = SelectorParser.truncated(candidate) else { return false }
                 // remainderReportingOverflow: Int64.min % -1 would trap.
                 return integer.remainderReportingOverflow(dividingBy: divisor).partialValue == remainder
             }
@@ -72,7 +81,7 @@ enum SelectorMatcher {
     private static func compare(_ lhs: JSONValue, _ rhs: JSONValue) -> Int? {
         switch (lhs, rhs) {
         case (.number(let a), .number(let b)): return a < b ? -1 : (a > b ? 1 : 0)
-        case (.string(let a), .string(let b)): return a < b ? -1 : (a > b ? 1 : 0)
+        case (.string(let a), .string(let b)): return precedes(a, b) ? -1 : (precedes(b, a) ? 1 : 0)
         default: return nil
         }
     }
@@ -80,22 +89,27 @@ enum SelectorMatcher {
     /// CouchDB's collation order across types, for sorting: missing < null < false < true < numbers < strings <
     /// arrays < objects.
     static func sortOrder(_ lhs: JSONValue?, _ rhs: JSONValue?) -> Bool {
-        func rank(_ value: JSONValue?) -> Int {
-            switch value {
-            case nil: 0
-            case .null?: 1
-            case .bool?: 2
-            case .number?: 3
-            case .string?: 4
-            case .array?: 5
-            case .object?: 6
-            }
-        }
         switch (lhs, rhs) {
         case (.bool(let a)?, .bool(let b)?): return !a && b
         case (.number(let a)?, .number(let b)?): return a < b
-        case (.string(let a)?, .string(let b)?): return a < b
+        case (.string(let a)?, .string(let b)?): return precedes(a, b)
         default: return rank(lhs) < rank(rhs)
         }
     }
+
+    /// A value's type in collation order (0 for a missing field); the query index stores it beside each value.
+    static func rank(_ value: JSONValue?) -> Int64 {
+        switch value {
+        case nil: 0
+        case .null?: 1
+        case .bool?: 2
+        case .number?: 3
+        case .string?: 4
+        case .array?: 5
+        case .object?: 6
+        }
+    }
+
+    /// String order by Unicode code point (UTF-8 bytes), as SQLite's BINARY collation compares index values.
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
 }

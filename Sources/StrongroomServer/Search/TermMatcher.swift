@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomRegex
 
 /// How a v2 search term is compared with a value. Every strategy takes time linear in the value (times a small
 /// constant bounded by the term's length), so no term can stall the server.

@@ -6,16 +6,16 @@ import CRE2
 ///
 /// `@unchecked Sendable`: RE2 documents a compiled `RE2` object as safe for concurrent matching, and this class
 /// never mutates it after compiling.
-final class LinearRegex: @unchecked Sendable {
+package final class LinearRegex: @unchecked Sendable {
     /// How much memory one compiled program (and its DFA cache) may use.
-    static let maximumMemory: Int64 = 1 << 20
+    package static let maximumMemory: Int64 = 1 << 20
 
     private let program: OpaquePointer
 
-    /// Compiles a regular expression in RE2 syntax, which must match a whole value.
+    /// Compiles a regular expression in RE2 syntax (`.` matches newlines; no capture groups are kept).
     ///
     /// - Returns: nil when the pattern is invalid or its program would exceed ``maximumMemory``.
-    init?(pattern: String) {
+    package init?(pattern: String) {
         var text = pattern
         guard let program = text.withUTF8({ strongroom_re2_compile($0.baseAddress, $0.count, Self.maximumMemory) })
         else { return nil }
@@ -23,7 +23,7 @@ final class LinearRegex: @unchecked Sendable {
     }
 
     /// Compiles a glob: `*` matches any run of characters, `?` one character, everything else itself.
-    init?(glob: String) {
+    package init?(glob: String) {
         var text = glob
         guard
             let program = text.withUTF8({ strongroom_re2_compile_glob($0.baseAddress, $0.count, Self.maximumMemory) })
@@ -34,8 +34,14 @@ final class LinearRegex: @unchecked Sendable {
     deinit { strongroom_re2_free(program) }
 
     /// Whether the whole of `value` matches.
-    func matches(_ value: String) -> Bool {
+    package func matches(_ value: String) -> Bool {
         var text = value
         return text.withUTF8 { strongroom_re2_full_match(program, $0.baseAddress, $0.count) == 1 }
+    }
+
+    /// Whether some part of `value` matches (the pattern's own `^` and `$` still anchor it).
+    package func occurs(in value: String) -> Bool {
+        var text = value
+        return text.withUTF8 { strongroom_re2_partial_match(program, $0.baseAddress, $0.count) == 1 }
     }
 }
