@@ -83,12 +83,20 @@ extension Datastore {
     }
 
     /// Adds the file at `url` as the attachment `name` (streamed, as ``addAttachment(named:contentType:to:contents:)``).
+    ///
+    /// - Parameters:
+    ///   - name: the attachment's name.
+    ///   - contentType: its MIME type.
+    ///   - revision: the current live leaf to attach to.
+    ///   - url: the file to read.
+    ///   - progress: called with the bytes read so far after each 64 KiB chunk, for a progress bar.
     @discardableResult
     public func addAttachment(
         named name: String,
         contentType: String,
         to revision: DocumentRevision,
-        fromFile url: URL
+        fromFile url: URL,
+        progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws(DatastoreError) -> DocumentRevision {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             throw DatastoreError(.notFound, "the file to attach cannot be opened")
@@ -97,6 +105,7 @@ extension Datastore {
         let chunks = AsyncThrowingStream<[UInt8], any Error> {
             try await BlockingExecutor.shared.run { _ in
                 let data = try handle.read(upToCount: AttachmentFile.chunkSize) ?? Data()
+                if let progress, !data.isEmpty { progress(Int64(clamping: try handle.offset())) }
                 return data.isEmpty ? nil : Array(data)
             }
         }
@@ -147,12 +156,18 @@ extension Datastore {
     /// Writes attachment `name` of `revision` to a new file at `destination`: to a temporary file beside it first,
     /// renamed into place only after every byte authenticated, so a tampered attachment leaves no file behind.
     ///
+    /// - Parameters:
+    ///   - name: the attachment's name.
+    ///   - revision: the revision that carries it.
+    ///   - destination: the file to create; never replaced.
+    ///   - progress: called with the bytes written so far after each chunk, for a progress bar.
     /// - Throws: ``DatastoreError/Code/tampered``; ``DatastoreError/Code/invalidArgument`` when `destination`
     ///   exists; ``DatastoreError/Code/notFound`` for an unknown attachment.
     public func readAttachment(
         named name: String,
         of revision: DocumentRevision,
-        to destination: URL
+        to destination: URL,
+        progress: (@Sendable (Int64) -> Void)? = nil
     )
         async throws(DatastoreError)
     {
@@ -167,7 +182,12 @@ extension Datastore {
                 try AtomicFile.write(Data(), to: temporary.path, mode: .createNew)
                 let handle = try FileHandle(forWritingTo: temporary)
                 defer { try? handle.close() }  // synced below before the rename
-                while let chunk = try reader.next() { try handle.write(contentsOf: chunk) }
+                var written: Int64 = 0
+                while let chunk = try reader.next() {
+                    try handle.write(contentsOf: chunk)
+                    written += Int64(chunk.count)
+                    progress?(written)
+                }
                 try handle.synchronize()
                 try FileManager.default.moveItem(at: temporary, to: destination)
             } catch {

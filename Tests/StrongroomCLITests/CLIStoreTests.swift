@@ -116,4 +116,103 @@ import Testing
             #expect(findings.isEmpty, "\(findings)")
         }
     }
+
+    @Test("a password session: keychain-wrapped key, create, indexes, explain, $text, change-password, progress")
+    func passwordSession() async throws {
+        try await withTemporaryDirectory { home in
+            let cli = CLISessionTests.CLI(url: "", home: home)
+            try Data("keychain pass\n".utf8).write(to: home.appending(path: "kc.pass"))
+            try Data("first password\n".utf8).write(to: home.appending(path: "old.pass"))
+            try Data("second password\n".utf8).write(to: home.appending(path: "new.pass"))
+            let keychain = ["--keychain-file", "kc", "--passphrase-file", "kc.pass"]
+            _ = try await cli.ok(["keychain", "create", "--kdf", "minimum"] + keychain)
+            let place = ["--directory", home.appending(path: "stores").path, "--name", "journal"]
+            let store = place + keychain + ["--password-file", "old.pass", "--kdf", "minimum"]
+
+            #expect(
+                try await cli.ok(["store", "create"] + store)
+                    == "created journal, encrypted (password, key in the keychain)"
+            )
+            try await cli.fails(["store", "create"] + store, status: 9)
+            try await cli.fails(["store", "list"] + place + ["--unencrypted", "--password"], status: 64)
+            try await cli.fails(["store", "list"] + place, status: 64)  // no key source at all
+
+            let entries = [
+                #"{"_id": "d1", "mood": "calm", "day": 3, "text": "Walked by the river and read a book"}"#,
+                #"{"_id": "d2", "mood": "busy", "day": 1, "text": "Meetings all day"}"#,
+                #"{"_id": "d3", "mood": "calm", "day": 2, "text": "Reading in the garden"}"#,
+            ]
+            let imported = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["store", "import"] + store,
+                directory: home,
+                input: entries.joined(separator: "\n")
+            )
+            #expect(imported.status == 0, "\(imported.output)")
+            #expect(
+                try await cli.ok(["store", "index", "create", "--index-name", "moods", "mood", "day"] + store)
+                    == "indexed moods"
+            )
+            #expect(
+                try await cli.ok(
+                    ["store", "index", "create", "--index-name", "words", "--text", "--tokenizer", "porter", "text"]
+                        + store
+                ) == "indexed words"
+            )
+            let listed = try await cli.ok(["store", "index", "list"] + store)
+            #expect(listed == "moods json mood,day\nwords text text tokenizer=porter")
+            let query = #"{"mood": "calm"}"#
+            #expect(
+                try await cli.ok(["store", "find", query, "--sort", "day", "--explain"] + store)
+                    == "index moods; sort by index moods"
+            )
+            #expect(try await cli.ok(["store", "find", query, "--sort=-day"] + store).hasPrefix("d1 1-"))
+            let text = #"{"$text": {"$search": "reading"}}"#
+            let found = try await cli.ok(["store", "find", text] + store).split(separator: "\n").map { $0.prefix(2) }
+            #expect(found == ["d1", "d3"])  // porter: "read" and "Reading" both stem to "read"
+            try await cli.fails(["store", "find", #"{"$text": {"$search": "\"open"}}"#] + store, status: 4)
+            try await cli.fails(["store", "index", "create", "--index-name", "moods", "day"] + store, status: 4)
+            try await cli.fails(["store", "index", "delete", "--index-name", "nope"] + store, status: 7)
+
+            // A large attachment with a forced progress bar; it comes back intact.
+            let big = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            try big.write(to: home.appending(path: "big.bin"))
+            let attach = try await cli.run(
+                ["store", "attach", "--id", "d1", "--attachment", "big", "--progress", "big.bin"] + store
+            )
+            #expect(
+                attach.status == 0 && attach.output.contains("attaching") && attach.output.contains("100%"),
+                "\(attach.output)"
+            )
+            let read = try await cli.run(
+                ["store", "attachment", "--id", "d1", "--attachment", "big", "--output", "back.bin", "--progress"]
+                    + store
+            )
+            #expect(read.status == 0 && read.output.contains("reading"), "\(read.output)")
+            #expect(try Data(contentsOf: home.appending(path: "back.bin")) == big)
+
+            let renewed = place + keychain + ["--password-file", "new.pass"]
+            #expect(
+                try await cli.ok(["store", "change-password", "--new-password-file", "new.pass"] + store)
+                    == "password changed"
+            )
+            try await cli.fails(["store", "list"] + store, status: 3)  // the old password no longer unwraps the key
+            #expect(try await cli.ok(["store", "check"] + renewed) == "ok 3 documents")
+            #expect(
+                try await cli.ok(["store", "index", "delete", "--index-name", "words"] + renewed) == "deleted words"
+            )
+            try await cli.fails(
+                ["store", "change-password", "--new-password-file", "old.pass"] + Array(place) + [
+                    "--key-file", "kc.pass",
+                ],
+                status: 64
+            )
+
+            let findings = try PlaintextScan.scan(
+                home.appending(path: "stores"),
+                for: ["Walked by the river", "garden", "calm", "mood"]
+            )
+            #expect(findings.isEmpty, "\(findings)")
+        }
+    }
 }

@@ -15,16 +15,19 @@ final class ProgressBar: Sendable {
         self.enabled = enabled
     }
 
-    /// Redraws when the stage or the whole percentage changed.
+    /// Redraws for a file transfer's stage.
     func update(_ progress: FileTransferProgress) {
+        switch progress {
+        case .encrypting(let n): update(stage: "encrypting", done: n)
+        case .uploading(let n): update(stage: "uploading", done: n)
+        case .downloading(let n): update(stage: "downloading", done: n)
+        case .decrypting(let n): update(stage: "decrypting", done: n)
+        }
+    }
+
+    /// Redraws when the stage or the whole percentage changed.
+    func update(stage: String, done: Int64) {
         guard enabled else { return }
-        let (stage, done): (String, Int64) =
-            switch progress {
-            case .encrypting(let n): ("encrypting", n)
-            case .uploading(let n): ("uploading", n)
-            case .downloading(let n): ("downloading", n)
-            case .decrypting(let n): ("decrypting", n)
-            }
         let percent = total.map { Int(min(100, done * 100 / $0)) } ?? Int(done >> 20)
         let changed = last.withLock { last -> Bool in
             guard last.stage != stage || last.percent != percent else { return false }

@@ -17,19 +17,22 @@ extension DatastoreCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                if allLeaves {
-                    for tombstone in try await datastore.deleteDocument(id: id) {
+                try await store.withDatastore { datastore in
+                    if allLeaves {
+                        for tombstone in try await datastore.deleteDocument(id: id) {
+                            print("\(tombstone.docID) \(tombstone.revID)")
+                        }
+                    } else {
+                        guard let rev else {
+                            throw CLIError(
+                                description: "error: give --rev or --all-leaves",
+                                exitCode: .validationFailure
+                            )
+                        }
+                        let tombstone = try await datastore.delete(from: try await datastore.document(id: id, rev: rev))
                         print("\(tombstone.docID) \(tombstone.revID)")
                     }
-                } else {
-                    guard let rev else {
-                        throw CLIError(description: "error: give --rev or --all-leaves", exitCode: .validationFailure)
-                    }
-                    let tombstone = try await datastore.delete(from: try await datastore.document(id: id, rev: rev))
-                    print("\(tombstone.docID) \(tombstone.revID)")
                 }
-                await datastore.close()
             }
         }
     }
@@ -44,13 +47,13 @@ extension DatastoreCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                let revision = try await datastore.document(id: id, rev: rev)
-                for entry in try await datastore.revisionHistory(of: revision) {
-                    let notes = (entry.isDeleted ? " deleted" : "") + (entry.isCompacted ? " compacted" : "")
-                    print("\(entry.revID)\(notes)")
+                try await store.withDatastore { datastore in
+                    let revision = try await datastore.document(id: id, rev: rev)
+                    for entry in try await datastore.revisionHistory(of: revision) {
+                        let notes = (entry.isDeleted ? " deleted" : "") + (entry.isCompacted ? " compacted" : "")
+                        print("\(entry.revID)\(notes)")
+                    }
                 }
-                await datastore.close()
             }
         }
     }
@@ -63,12 +66,12 @@ extension DatastoreCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                for id in try await datastore.conflictedDocumentIDs() {
-                    let leaves = try await datastore.leaves(docID: id).filter { !$0.isDeleted }.map(\.revID)
-                    print(([id] + leaves).joined(separator: " "))
+                try await store.withDatastore { datastore in
+                    for id in try await datastore.conflictedDocumentIDs() {
+                        let leaves = try await datastore.leaves(docID: id).filter { !$0.isDeleted }.map(\.revID)
+                        print(([id] + leaves).joined(separator: " "))
+                    }
                 }
-                await datastore.close()
             }
         }
     }
@@ -83,19 +86,19 @@ extension DatastoreCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                let keep = keep
-                let winner = try await datastore.resolveConflicts(docID: id) { leaves in
-                    leaves.first { $0.revID == keep }
+                try await store.withDatastore { datastore in
+                    let keep = keep
+                    let winner = try await datastore.resolveConflicts(docID: id) { leaves in
+                        leaves.first { $0.revID == keep }
+                    }
+                    guard let winner else {
+                        throw CLIError(
+                            description: "error: not conflicted, or \(keep) is not one of its live leaves",
+                            exitCode: .init(9)
+                        )
+                    }
+                    print("\(winner.docID) \(winner.revID)")
                 }
-                await datastore.close()
-                guard let winner else {
-                    throw CLIError(
-                        description: "error: not conflicted, or \(keep) is not one of its live leaves",
-                        exitCode: .init(9)
-                    )
-                }
-                print("\(winner.docID) \(winner.revID)")
             }
         }
     }
@@ -106,26 +109,28 @@ extension DatastoreCommand {
         )
         @OptionGroup var store: DatastoreOptions
         @Argument(help: "The selector, such as '{\"age\": {\"$gt\": 12}}'.") var selector: String
-        @Option(help: "Sort by this field (repeatable; prefix with - for descending).") var sort: [String] = []
+        @Option(help: "Sort by this field (repeatable; --sort=-field for descending).") var sort: [String] = []
         @Option(help: "Skip this many matches.") var skip = 0
         @Option(help: "At most this many.") var limit = 1000
         @Flag(help: "Print each document as JSON with _id and _rev.") var json = false
+        @Flag(help: "Print how the query is answered (the indexes used, or scan) instead of running it.")
+        var explain = false
 
         func run() async throws {
             try await reportingErrors {
                 let parsed = try DatastoreCommand.object(from: Data(selector.utf8))
-                let datastore = try await store.open()
-                let found = try await datastore.find(
-                    selector: parsed,
-                    sort: sort.map {
-                        $0.hasPrefix("-") ? SortField(String($0.dropFirst()), descending: true) : SortField($0)
-                    },
-                    skip: skip,
-                    limit: limit
-                )
-                await datastore.close()
-                for revision in found {
-                    print(json ? try DatastoreCommand.json(revision) : "\(revision.docID) \(revision.revID)")
+                let sort = sort.map {
+                    $0.hasPrefix("-") ? SortField(String($0.dropFirst()), descending: true) : SortField($0)
+                }
+                try await store.withDatastore { datastore in
+                    if explain {
+                        print(try await datastore.explain(selector: parsed, sort: sort))
+                        return
+                    }
+                    let found = try await datastore.find(selector: parsed, sort: sort, skip: skip, limit: limit)
+                    for revision in found {
+                        print(json ? try DatastoreCommand.json(revision) : "\(revision.docID) \(revision.revID)")
+                    }
                 }
             }
         }

@@ -11,8 +11,9 @@ struct DatastoreCommand: AsyncParsableCommand {
         abstract:
             "Documents in an encrypted local datastore: documents, history, conflicts, queries, attachments, upkeep.",
         subcommands: [
-            Put.self, Get.self, Delete.self, History.self, Import.self, List.self, Find.self, Changes.self,
-            Conflicts.self, Resolve.self, Attach.self, AttachmentCommand.self, Check.self, Compact.self, Rekey.self,
+            Create.self, Put.self, Get.self, Delete.self, History.self, Import.self, List.self, Find.self,
+            IndexCommand.self, Changes.self, Conflicts.self, Resolve.self, Attach.self, AttachmentCommand.self,
+            Check.self, Compact.self, Rekey.self, ChangePassword.self,
         ]
     )
 
@@ -27,18 +28,18 @@ struct DatastoreCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let body = try DatastoreCommand.object(from: FileHandle.standardInput.readToEnd() ?? Data())
-                let datastore = try await store.open()
-                let written: DocumentRevision
-                if let rev, let id {
-                    written = try await datastore.update(
-                        from: try await datastore.document(id: id, rev: rev),
-                        body: body
-                    )
-                } else {
-                    written = try await datastore.createDocument(id: id, body: body)
+                try await store.withDatastore { datastore in
+                    let written: DocumentRevision
+                    if let rev, let id {
+                        written = try await datastore.update(
+                            from: try await datastore.document(id: id, rev: rev),
+                            body: body
+                        )
+                    } else {
+                        written = try await datastore.createDocument(id: id, body: body)
+                    }
+                    print("\(written.docID) \(written.revID)")
                 }
-                print("\(written.docID) \(written.revID)")
-                await datastore.close()
             }
         }
     }
@@ -51,10 +52,10 @@ struct DatastoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                let revision = try await datastore.document(id: id, rev: rev)
-                await datastore.close()
-                print(try DatastoreCommand.json(revision))
+                try await store.withDatastore { datastore in
+                    let revision = try await datastore.document(id: id, rev: rev)
+                    print(try DatastoreCommand.json(revision))
+                }
             }
         }
     }
@@ -71,23 +72,26 @@ struct DatastoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                var number = 0
-                while let line = readLine(strippingNewline: true) {
-                    number += 1
-                    if line.allSatisfy(\.isWhitespace) { continue }
-                    var body: [String: JSONValue]
-                    do {
-                        body = try DatastoreCommand.object(from: Data(line.utf8))
-                    } catch let error as CLIError {
-                        throw CLIError(description: "\(error.description) (line \(number))", exitCode: error.exitCode)
+                try await store.withDatastore { datastore in
+                    var number = 0
+                    while let line = readLine(strippingNewline: true) {
+                        number += 1
+                        if line.allSatisfy(\.isWhitespace) { continue }
+                        var body: [String: JSONValue]
+                        do {
+                            body = try DatastoreCommand.object(from: Data(line.utf8))
+                        } catch let error as CLIError {
+                            throw CLIError(
+                                description: "\(error.description) (line \(number))",
+                                exitCode: error.exitCode
+                            )
+                        }
+                        let id = body.removeValue(forKey: "_id")?.stringValue
+                        let written = try await datastore.createDocument(id: id, body: body)
+                        // Unbuffered: the line is out as soon as the document is committed.
+                        FileHandle.standardOutput.write(Data("\(written.docID) \(written.revID)\n".utf8))
                     }
-                    let id = body.removeValue(forKey: "_id")?.stringValue
-                    let written = try await datastore.createDocument(id: id, body: body)
-                    // Unbuffered: the line is out as soon as the document is committed.
-                    FileHandle.standardOutput.write(Data("\(written.docID) \(written.revID)\n".utf8))
                 }
-                await datastore.close()
             }
         }
     }
@@ -100,11 +104,11 @@ struct DatastoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                for revision in try await datastore.allDocuments(offset: offset, limit: limit) {
-                    print("\(revision.docID) \(revision.revID)")
+                try await store.withDatastore { datastore in
+                    for revision in try await datastore.allDocuments(offset: offset, limit: limit) {
+                        print("\(revision.docID) \(revision.revID)")
+                    }
                 }
-                await datastore.close()
             }
         }
     }
@@ -119,11 +123,11 @@ struct DatastoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                let page = try await datastore.changes(since: since, limit: limit)
-                await datastore.close()
-                for change in page.changes {
-                    print("\(change.sequence) \(change.docID) \(change.revID)\(change.isDeleted ? " deleted" : "")")
+                try await store.withDatastore { datastore in
+                    let page = try await datastore.changes(since: since, limit: limit)
+                    for change in page.changes {
+                        print("\(change.sequence) \(change.docID) \(change.revID)\(change.isDeleted ? " deleted" : "")")
+                    }
                 }
             }
         }
@@ -138,19 +142,24 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Option(help: "The attachment's name.") var attachment: String
         @Option(help: "Its MIME type.") var contentType = "application/octet-stream"
         @Argument(help: "The file to attach.") var file: String
+        @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                let current = try await datastore.document(id: id)
-                let written = try await datastore.addAttachment(
-                    named: attachment,
-                    contentType: contentType,
-                    to: current,
-                    fromFile: URL(fileURLWithPath: file)
-                )
-                await datastore.close()
-                print("\(written.docID) \(written.revID)")
+                try await store.withDatastore { datastore in
+                    let current = try await datastore.document(id: id)
+                    let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil
+                    let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
+                    let written = try await datastore.addAttachment(
+                        named: attachment,
+                        contentType: contentType,
+                        to: current,
+                        fromFile: URL(fileURLWithPath: file),
+                        progress: { bar.update(stage: "attaching", done: $0) }
+                    )
+                    bar.finish()
+                    print("\(written.docID) \(written.revID)")
+                }
             }
         }
     }
@@ -165,14 +174,23 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Option(help: "A revision (the winning one when absent).") var rev: String?
         @Option(help: "The attachment's name.") var attachment: String
         @Option(help: "The file to create (never overwritten).") var output: String
+        @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                let revision = try await datastore.document(id: id, rev: rev)
-                try await datastore.readAttachment(named: attachment, of: revision, to: URL(fileURLWithPath: output))
-                await datastore.close()
-                print("wrote \(output)")
+                try await store.withDatastore { datastore in
+                    let revision = try await datastore.document(id: id, rev: rev)
+                    let size = revision.attachments[attachment].map { Int64(clamping: $0.length) }
+                    let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
+                    try await datastore.readAttachment(
+                        named: attachment,
+                        of: revision,
+                        to: URL(fileURLWithPath: output),
+                        progress: { bar.update(stage: "reading", done: $0) }
+                    )
+                    bar.finish()
+                    print("wrote \(output)")
+                }
             }
         }
     }
@@ -185,17 +203,17 @@ struct DatastoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                let problems = try await datastore.integrityCheck()
-                let count = try await datastore.documentCount()
-                await datastore.close()
-                guard problems.isEmpty else {
-                    throw CLIError(
-                        description: "error: \(problems.prefix(5).joined(separator: "; "))",
-                        exitCode: .init(4)
-                    )
+                try await store.withDatastore { datastore in
+                    let problems = try await datastore.integrityCheck()
+                    let count = try await datastore.documentCount()
+                    guard problems.isEmpty else {
+                        throw CLIError(
+                            description: "error: \(problems.prefix(5).joined(separator: "; "))",
+                            exitCode: .init(4)
+                        )
+                    }
+                    print("ok \(count) documents")
                 }
-                print("ok \(count) documents")
             }
         }
     }
@@ -206,26 +224,9 @@ struct DatastoreCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let datastore = try await store.open()
-                print("removed \(try await datastore.compact()) bodies")
-                await datastore.close()
-            }
-        }
-    }
-
-    struct Rekey: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Re-encrypt the datastore in place under the key in --new-key-file (write that file first)."
-        )
-        @OptionGroup var store: DatastoreOptions
-        @Option(help: "The new 32-byte key file (base64url, mode 0600).") var newKeyFile: String
-
-        func run() async throws {
-            try await reportingErrors {
-                let datastore = try await store.open()
-                try await datastore.rekey(to: try DatastoreOptions.provider(newKeyFile))
-                await datastore.close()
-                print("rekeyed")
+                try await store.withDatastore { datastore in
+                    print("removed \(try await datastore.compact()) bodies")
+                }
             }
         }
     }

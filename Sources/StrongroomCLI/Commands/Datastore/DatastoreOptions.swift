@@ -4,27 +4,100 @@ import Foundation
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomDatastore
+import StrongroomKeychain
 
-/// Where a datastore is and how it is opened: `--directory`, `--name`, and `--key-file` (a 32-byte key as
-/// `strongroom keys access-key` writes it, mode 0600) or `--unencrypted`.
+/// Where a datastore is and how it is opened: `--directory`, `--name`, and one key source —
+///
+/// - `--key-file`: a 32-byte data key (raw, hex, base64 or base64url; `strongroom keys access-key` writes one);
+/// - a password (`--password`, `--password-file`, or `STRONGROOM_DATASTORE_PASSWORD`) that unwraps a data key kept
+///   in the keychain (``KeychainKeyProvider``; the keychain is chosen and unlocked as for `strongroom keychain`:
+///   `--keychain-file`/`STRONGROOM_KEYCHAIN`, `--passphrase-file`/`STRONGROOM_KEYCHAIN_PASSPHRASE`);
+/// - `--unencrypted`, never the default.
 struct DatastoreOptions: ParsableArguments {
     @Option(help: "The folder that holds the datastores.") var directory: String
     @Option(help: "The datastore's name (a-z, 0-9, _$()+-, starting with a letter).") var name: String
     @Option(help: "A file with the 32-byte data key: raw, hex, base64 or base64url (mode 0600).") var keyFile: String?
+    @Flag(help: "Unwrap the data key from the keychain with a password (typed, or STRONGROOM_DATASTORE_PASSWORD).")
+    var password = false
+    @Option(help: "Read the datastore password from this file's first line (implies --password).")
+    var passwordFile: String?
+    @Option(help: "The keychain entry of the wrapped data key (default: the datastore's name).") var keyID: String?
+    @Option(help: "Argon2id cost of a new password wrap: interactive, moderate (default) or sensitive.")
+    var kdf = "moderate"
     @Flag(help: "Open an unencrypted datastore (never the default).") var unencrypted = false
+    @OptionGroup var keychain: KeychainOptions
+
+    /// How the data key is found.
+    enum KeySource {
+        case file(String)
+        case password
+        case none
+    }
 
     var manager: DatastoreManager {
         get throws { try DatastoreManager(directory: URL(fileURLWithPath: directory)) }
     }
 
-    /// Opens the datastore; exactly one of `--key-file` and `--unencrypted` is required.
-    func open() async throws -> Datastore {
-        switch (keyFile, unencrypted) {
-        case (let path?, false): try await manager.datastore(named: name, keyProvider: try Self.provider(path))
-        case (nil, true): try manager.datastore(named: name)
-        default:
-            throw CLIError(description: "error: give --key-file or --unencrypted", exitCode: .validationFailure)
+    /// Exactly one key source; the password environment variable counts only when nothing else is given.
+    var keySource: KeySource {
+        get throws {
+            let environment = ProcessInfo.processInfo.environment["STRONGROOM_DATASTORE_PASSWORD"] != nil
+            let wantsPassword = password || passwordFile != nil
+            switch (keyFile, wantsPassword, unencrypted) {
+            case (let path?, false, false): return .file(path)
+            case (nil, true, false): return .password
+            case (nil, false, true): return .none
+            case (nil, false, false) where environment: return .password
+            default:
+                throw CLIError(
+                    description: "error: give one of --key-file, --password (or --password-file) and --unencrypted",
+                    exitCode: .validationFailure
+                )
+            }
         }
+    }
+
+    /// Opens (or creates) the datastore with the chosen key source.
+    func open() async throws -> Datastore {
+        switch try keySource {
+        case .file(let path): try await manager.datastore(named: name, keyProvider: try Self.provider(path))
+        case .password: try await manager.datastore(named: name, keyProvider: try keychainProvider())
+        case .none: try manager.datastore(named: name)
+        }
+    }
+
+    /// Opens the datastore, runs `body`, and closes it whether `body` succeeds or throws.
+    func withDatastore<R>(_ body: (Datastore) async throws -> R) async throws -> R {
+        let datastore = try await open()
+        do {
+            let result = try await body(datastore)
+            await datastore.close()
+            return result
+        } catch {
+            await datastore.close()
+            throw error
+        }
+    }
+
+    /// The keychain provider for the password source.
+    func keychainProvider() throws -> KeychainKeyProvider {
+        let secret = try Self.secret(
+            file: passwordFile,
+            environment: "STRONGROOM_DATASTORE_PASSWORD",
+            prompt: "datastore password: "
+        )
+        return KeychainKeyProvider(
+            password: secret,
+            identifier: keyID ?? name,
+            keychain: try keychain.open(),
+            parameters: try KeychainCommand.parameters(kdf)
+        )
+    }
+
+    /// A secret line from `file`, else the environment variable, else a terminal prompt or standard input.
+    static func secret(file: String?, environment: String, prompt: String) throws -> String {
+        if file == nil, let text = ProcessInfo.processInfo.environment[environment] { return text }
+        return try KeychainOptions.readSecretLine(file: file, prompt: prompt)
     }
 
     /// A raw-key provider for the key in `path`: 32 raw bytes, 64 hex digits, or base64/base64url text (as
