@@ -4,6 +4,8 @@
 # encrypted vs unencrypted vs the raw SQLCipher C API with the same settings, and the open time. Release build;
 # every figure is printed beside its anchor from the same run.
 # Attachments: N MiB in and out beside raw libsodium secretstream push/pull on the same chunks, and peak RSS.
+# Queries: an indexed $eq and a 100-document range, queries/s encrypted vs unencrypted and vs the same selectors
+# answered by a full scan; the index build time.
 # Usage: Scripts/bench-datastore.sh [documents, default 100000] [one-per-transaction inserts, default 20000]
 #        [attachment MiB, default 256]
 set -euo pipefail

@@ -85,11 +85,48 @@ func raw(encrypted: Bool, count: Int, perTransaction: Int) -> (insert: Duration,
 
 // MARK: The datastore
 
+/// Query figures on a filled datastore: queries per second, and the index build time.
+struct QueryFigures {
+    var scanEqual = 0.0
+    var indexedEqual = 0.0
+    var indexedRange = 0.0
+    var scanRange = 0.0
+    var build = Duration.zero
+}
+
+/// The same selectors answered by a full scan, then through a JSON index on `name` and `n`: an `$eq` on one
+/// document's name, and a 100-wide `$gte`/`$lt` range on `n` (100 documents each).
+func queries(_ store: Datastore, count: Int) async throws -> QueryFigures {
+    var figures = QueryFigures()
+    func equal(_ index: Int) -> [String: JSONValue] { ["name": .string("document \((index &* 7919) % count)")] }
+    func range(_ index: Int) -> [String: JSONValue] {
+        let low = (index &* 7919) % max(count - 100, 1)
+        return ["n": .object(["$gte": .number(Double(low)), "$lt": .number(Double(low + 100))])]
+    }
+    let scans = 3
+    var start = clock.now
+    for index in 0..<scans { precondition(try await store.find(selector: equal(index)).count == 1) }
+    figures.scanEqual = rate(scans, clock.now - start)
+    start = clock.now
+    for index in 0..<scans { precondition(try await store.find(selector: range(index)).count == 100) }
+    figures.scanRange = rate(scans, clock.now - start)
+    figures.build = try await clock.measure { _ = try await store.ensureIndexed(fields: ["name", "n"], name: "bench") }
+    let equals = 2000
+    start = clock.now
+    for index in 0..<equals { precondition(try await store.find(selector: equal(index)).count == 1) }
+    figures.indexedEqual = rate(equals, clock.now - start)
+    let ranges = 300
+    start = clock.now
+    for index in 0..<ranges { precondition(try await store.find(selector: range(index)).count == 100) }
+    figures.indexedRange = rate(ranges, clock.now - start)
+    return figures
+}
+
 func datastore(
     encrypted: Bool,
     count: Int,
     batch: Int?
-) async throws -> (insert: Duration, read: Duration, readHundreds: Duration) {
+) async throws -> (insert: Duration, read: Duration, readHundreds: Duration, queries: QueryFigures?) {
     let manager = try DatastoreManager(directory: work.appending(path: "ours-\(encrypted)-\(batch ?? 1)"))
     let store =
         encrypted
@@ -114,11 +151,21 @@ func datastore(
         _ = try await store.documents(ids: (first..<min(first + 100, count)).map { "doc-\(($0 &* 7919) % count)" })
     }
     let readHundreds = clock.now - hundredsStart
+    let figures = batch == nil ? nil : try await queries(store, count: count)
     await store.close()
-    return (inserted, read, readHundreds)
+    return (inserted, read, readHundreds, figures)
 }
 
 func rate(_ count: Int, _ duration: Duration) -> Double { Double(count) / duration.seconds }
+
+extension ContinuousClock {
+    /// The time an async body takes.
+    func measure(_ body: () async throws -> Void) async rethrows -> Duration {
+        let start = now
+        try await body()
+        return now - start
+    }
+}
 
 // MARK: Attachments first, so that the peak RSS printed is theirs
 
@@ -291,6 +338,39 @@ line(
     "raw SQLite SELECT",
     rate(documents, rawBatchedPlain.read)
 )
+
+// MARK: Queries
+
+if let encryptedQueries = batchedEncrypted.queries, let plainQueries = batchedPlain.queries {
+    print("")
+    print("Queries over \(documents) documents (a JSON index on name and n; the same selectors by full scan)")
+    for (label, encrypted, plain) in [
+        ("indexed $eq (1 match)", encryptedQueries.indexedEqual, plainQueries.indexedEqual),
+        ("indexed range (100 matches)", encryptedQueries.indexedRange, plainQueries.indexedRange),
+        ("full scan $eq (1 match)", encryptedQueries.scanEqual, plainQueries.scanEqual),
+        ("full scan range (100 matches)", encryptedQueries.scanRange, plainQueries.scanRange),
+    ] {
+        print(
+            label.padding(toLength: 40, withPad: " ", startingAt: 0)
+                + String(
+                    format: "encrypted %10.1f q/s   unencrypted %10.1f q/s   ratio %.2f",
+                    encrypted,
+                    plain,
+                    encrypted / plain
+                )
+        )
+    }
+    print(
+        String(
+            format:
+                "indexed vs scan, encrypted: $eq %.0fx, range %.0fx; index build %.2f s encrypted, %.2f s unencrypted",
+            encryptedQueries.indexedEqual / encryptedQueries.scanEqual,
+            encryptedQueries.indexedRange / encryptedQueries.scanRange,
+            encryptedQueries.build.seconds,
+            plainQueries.build.seconds
+        )
+    )
+}
 
 // MARK: Open time
 

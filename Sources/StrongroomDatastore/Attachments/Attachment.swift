@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
 /// A saved attachment of a revision (CDTDatastore's `CDTSavedAttachment`): its metadata. Read the content with
-/// ``Datastore/attachmentContents(named:of:)`` or ``Datastore/readAttachment(named:of:to:)``.
+/// ``Datastore/attachmentContents(named:of:)`` or ``Datastore/readAttachment(named:of:to:progress:)``.
 public struct Attachment: Sendable, Hashable {
     /// The attachment's name, unique within a revision.
     public let name: String
