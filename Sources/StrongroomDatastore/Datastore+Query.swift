@@ -97,18 +97,26 @@ extension Datastore {
         }
     }
 
-    /// Every live document in ID order, matched in memory; stops after `stopAfter` matches when given.
+    /// Every live document in ID order, matched in memory; stops after `stopAfter` matches when given. Pages of
+    /// 500 documents by key, one executor job each, so writers are not held off for the whole scan.
     private func scan(_ selector: Selector, stopAfter: Int?) async throws(DatastoreError) -> [DocumentRevision] {
         var matched: [DocumentRevision] = []
-        var offset = 0
+        var cursor: String?
         while true {
-            let page = try await allDocuments(offset: offset, limit: 1000)
-            offset += page.count
+            let after = cursor
+            let (page, last) = try await read { store throws(DatastoreError) in
+                let (rows, last) = try store.sql { () throws(SQLiteError) in try store.winners(after: after, limit: 500)
+                }
+                var revisions: [DocumentRevision] = []
+                for row in rows { revisions.append(try store.load(row)) }
+                return (revisions, last)
+            }
             for revision in page where SelectorMatcher.matches(selector, Self.queryable(revision)) {
                 matched.append(revision)
                 if let stopAfter, matched.count >= stopAfter { return matched }
             }
-            if page.count < 1000 { return matched }
+            guard let last else { return matched }
+            cursor = last
         }
     }
 

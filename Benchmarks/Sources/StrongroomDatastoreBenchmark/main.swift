@@ -183,8 +183,9 @@ extension ContinuousClock {
 
 // MARK: Attachments first, so that the peak RSS printed is theirs
 
-func attachmentFigures() async throws -> (write: Double, read: Double, rawPush: Double, rawPull: Double, peak: Double?)
-{
+func attachmentFigures() async throws -> (
+    write: Double, read: Double, rawPush: Double, rawPull: Double, rawDisk: Double, peak: Double?
+) {
     let chunk = [UInt8](repeating: 0x5A, count: 64 * 1024)
     let chunks = attachmentMiB * 16
     let bytes = Double(chunks * chunk.count)
@@ -198,6 +199,20 @@ func attachmentFigures() async throws -> (write: Double, read: Double, rawPush: 
             if index < 16 { sealedChunks.append(sealed) }  // keep a few to pull; the rest is discarded
         }
     }
+    // The write floor on this disk: the same push, each sealed chunk written to a file, then one fsync.
+    let floorURL = work.appending(path: "raw-sealed.bin")
+    FileManager.default.createFile(atPath: floorURL.path, contents: nil)
+    let floorHandle = try FileHandle(forWritingTo: floorURL)
+    let diskTime = try clock.measure {
+        let sealer = try SecretStream.Sealer(key: key)
+        for index in 0..<chunks {
+            let sealed = chunk.withUnsafeBytes { sealer.seal($0, associatedData: aad, isFinal: index == chunks - 1) }
+            try floorHandle.write(contentsOf: sealed)
+        }
+        try floorHandle.synchronize()
+    }
+    try floorHandle.close()
+    try FileManager.default.removeItem(at: floorURL)
     // Pull the same number of chunks: re-seal a stream of that length and open it chunk by chunk as it is made.
     let pullSealer = try SecretStream.Sealer(key: key)
     let opener = try SecretStream.Opener(key: key, header: pullSealer.header)
@@ -232,7 +247,7 @@ func attachmentFigures() async throws -> (write: Double, read: Double, rawPush: 
     await store.close()
     return (
         bytes / 1e6 / writeTime.seconds, bytes / 1e6 / readTime.seconds, bytes / 1e6 / pushTime.seconds,
-        bytes / 1e6 / pullTime.seconds, peakResidentMiB()
+        bytes / 1e6 / pullTime.seconds, bytes / 1e6 / diskTime.seconds, peakResidentMiB()
     )
 }
 
@@ -252,6 +267,14 @@ print(
         attachments.write,
         attachments.rawPush,
         attachments.write / attachments.rawPush
+    )
+)
+print(
+    String(
+        format: "write %8.1f MB/s   raw push + write + fsync %5.1f MB/s   ratio %.2f (this disk's floor)",
+        attachments.write,
+        attachments.rawDisk,
+        attachments.write / attachments.rawDisk
     )
 )
 print(
@@ -367,7 +390,7 @@ if let encryptedQueries = batchedEncrypted.queries, let plainQueries = batchedPl
         print(
             label.padding(toLength: 40, withPad: " ", startingAt: 0)
                 + String(
-                    format: "encrypted %10.1f q/s   unencrypted %10.1f q/s   ratio %.2f",
+                    format: "encrypted %10.3f q/s   unencrypted %10.3f q/s   ratio %.2f",
                     encrypted,
                     plain,
                     encrypted / plain

@@ -93,24 +93,43 @@ public enum SecretStream {
             associatedData: [UInt8]
         ) throws(CryptoError) -> (plaintext: SecureBytes, isFinal: Bool) {
             guard sealed.count >= chunkOverhead else { throw CryptoError(.truncated, "a chunk is too short") }
+            var isFinal = false
+            let plaintext = try SecureBytes(count: sealed.count - chunkOverhead) { output throws(CryptoError) in
+                isFinal = try open(sealed, associatedData: associatedData, into: output).isFinal
+            }
+            return (plaintext, isFinal)
+        }
+
+        /// Opens the next chunk into `output`, which must hold at least `sealed.count - chunkOverhead` bytes — for
+        /// bulk content that is not key material, without an intermediate secure buffer.
+        ///
+        /// - Returns: the plaintext's length and whether it was the final chunk. On failure `output` holds nothing
+        ///   meaningful (libsodium writes no plaintext for a chunk that does not authenticate).
+        /// - Throws: as ``open(_:associatedData:)``; ``CryptoError/Code/invalidParameters`` when `output` is too
+        ///   small.
+        public func open(
+            _ sealed: UnsafeRawBufferPointer,
+            associatedData: [UInt8],
+            into output: UnsafeMutableRawBufferPointer
+        ) throws(CryptoError) -> (count: Int, isFinal: Bool) {
+            guard sealed.count >= chunkOverhead else { throw CryptoError(.truncated, "a chunk is too short") }
+            let count = sealed.count - chunkOverhead
+            guard output.count >= count else { throw CryptoError(.invalidParameters, "the output is too small") }
             var tag: UInt8 = 0
-            var status: Int32 = 0
-            let plaintext = SecureBytes(count: sealed.count - chunkOverhead) { output in
-                status = associatedData.withUnsafeBytes { aad in
-                    crypto_secretstream_xchacha20poly1305_pull(
-                        &box.state,
-                        output.isEmpty ? nil : output.sodiumMutableBytes,
-                        nil,
-                        &tag,
-                        sealed.sodiumBytes,
-                        UInt64(sealed.count),
-                        aad.isEmpty ? nil : aad.sodiumBytes,
-                        UInt64(aad.count)
-                    )
-                }
+            let status = associatedData.withUnsafeBytes { aad in
+                crypto_secretstream_xchacha20poly1305_pull(
+                    &box.state,
+                    count == 0 ? nil : output.sodiumMutableBytes,
+                    nil,
+                    &tag,
+                    sealed.sodiumBytes,
+                    UInt64(sealed.count),
+                    aad.isEmpty ? nil : aad.sodiumBytes,
+                    UInt64(aad.count)
+                )
             }
             guard status == 0 else { throw CryptoError(.authenticationFailed, "a chunk did not authenticate") }
-            return (plaintext, tag == Sodium.SecretStream.tagFinal)
+            return (count, tag == Sodium.SecretStream.tagFinal)
         }
 
     }

@@ -6,6 +6,8 @@ import StrongroomCrypto
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Attachment body files: `attachments/<32 random hex digits>` in the datastore's folder.
@@ -152,6 +154,8 @@ final class AttachmentReader: @unchecked Sendable {
     private var hasher = SHA256()
     private var length: Int64 = 0
     private var done = false
+    /// One sealed chunk as read, reused for every chunk.
+    private var sealed = [UInt8](repeating: 0, count: AttachmentFile.chunkSize + SecretStream.chunkOverhead)
 
     init(url: URL, key: SecureBytes?, associatedData: [UInt8], expected: Attachment) throws(DatastoreError) {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
@@ -178,19 +182,27 @@ final class AttachmentReader: @unchecked Sendable {
     /// The next authenticated chunk, or nil at the (verified) end.
     func next() throws(DatastoreError) -> [UInt8]? {
         guard !done else { return nil }
-        let plaintext: [UInt8]
+        var plaintext: [UInt8]
         let isLast: Bool
         if let opener {
-            let sealed = try Self.read(handle, count: AttachmentFile.chunkSize + SecretStream.chunkOverhead)
-            guard !sealed.isEmpty else { throw AttachmentFile.tampered("it was cut short") }
-            let opened = sealed.withUnsafeBytes { bytes in
-                try? opener.open(bytes, associatedData: associatedData)  // any failure is reported as tampering
+            let count = try Self.read(handle, into: &sealed)
+            guard count > 0 else { throw AttachmentFile.tampered("it was cut short") }
+            // Straight from the read buffer into the returned array: no intermediate copies per chunk.
+            var opened: (count: Int, isFinal: Bool)?
+            plaintext = [UInt8](unsafeUninitializedCapacity: max(count - SecretStream.chunkOverhead, 0)) {
+                output,
+                initialized in
+                opened = sealed.withUnsafeBytes { bytes in
+                    try? opener.open(  // any failure is reported as tampering
+                        UnsafeRawBufferPointer(rebasing: bytes[0..<count]),
+                        associatedData: associatedData,
+                        into: UnsafeMutableRawBufferPointer(output)
+                    )
+                }
+                initialized = opened?.count ?? 0
             }
-            guard let chunk = opened else {
-                throw AttachmentFile.tampered("a chunk was altered, moved or reordered")
-            }
-            plaintext = chunk.plaintext.withUnsafeBytes { Array($0) }
-            isLast = chunk.isFinal
+            guard let opened else { throw AttachmentFile.tampered("a chunk was altered, moved or reordered") }
+            isLast = opened.isFinal
             if isLast, try !Self.read(handle, count: 1).isEmpty {
                 throw AttachmentFile.tampered("data follows its final chunk")
             }
@@ -228,6 +240,23 @@ final class AttachmentReader: @unchecked Sendable {
         return batch.isEmpty ? nil : batch
     }
 
+    /// Fills `buffer` from the file (fewer bytes only at its end); returns how many were read.
+    private static func read(_ handle: FileHandle, into buffer: inout [UInt8]) throws(DatastoreError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let result = buffer.withUnsafeMutableBytes { bytes in
+                systemRead(handle.fileDescriptor, UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]))
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result >= 0 else {
+                throw DatastoreError(.storage, "the attachment file cannot be read (errno \(errno))")
+            }
+            if result == 0 { break }
+            filled += result
+        }
+        return filled
+    }
+
     private static func read(_ handle: FileHandle, count: Int) throws(DatastoreError) -> [UInt8] {
         do {
             return Array(try handle.read(upToCount: count) ?? Data())
@@ -235,6 +264,12 @@ final class AttachmentReader: @unchecked Sendable {
             throw DatastoreError(.storage, "the attachment file cannot be read", underlying: error)
         }
     }
+}
+
+/// `read(2)` into `buffer`, named apart from the reader's own `read` methods.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    return read(descriptor, base, buffer.count)
 }
 
 extension UInt8 {

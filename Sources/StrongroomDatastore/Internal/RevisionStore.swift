@@ -136,6 +136,30 @@ struct RevisionStore {
         return try Self.read(statement)
     }
 
+    /// The live winners of the next `limit` documents (by ID) after `docID` — a keyset page, so a full scan costs
+    /// one pass, not a pass per page — and the last document ID the page covered (nil when there are no more).
+    func winners(after docID: String?, limit: Int) throws(SQLiteError) -> (rows: [RevisionRow], last: String?) {
+        let bound = try connection.prepare(
+            "SELECT max(docid) FROM (SELECT docid FROM docs WHERE docid > ? ORDER BY docid LIMIT ?)"
+        )
+        try bound.bind(docID ?? "", at: 1)
+        try bound.bind(Int64(limit), at: 2)
+        guard try bound.step(), let last = bound.text(at: 0) else { return ([], nil) }
+        let statement = try connection.prepare(
+            """
+            SELECT sequence, doc_id, docid, revid, parent, current, deleted, json FROM (
+              SELECT \(Self.columns),
+                row_number() OVER (PARTITION BY r.doc_id ORDER BY \(Self.winnerOrder)) AS n
+              FROM docs d JOIN revs r ON r.doc_id = d.doc_id
+              WHERE d.docid > ? AND d.docid <= ? AND r.current = 1
+            ) WHERE n = 1 AND deleted = 0 ORDER BY docid
+            """
+        )
+        try statement.bind(docID ?? "", at: 1)
+        try statement.bind(last, at: 2)
+        return (try Self.read(statement), last)
+    }
+
     /// How many documents have a live winning revision.
     func liveDocumentCount() throws(SQLiteError) -> Int {
         let statement = try connection.prepare(

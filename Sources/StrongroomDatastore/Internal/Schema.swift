@@ -46,6 +46,8 @@ enum Schema {
             rank INTEGER NOT NULL, value, whole INTEGER NOT NULL)
             """,
             "CREATE INDEX query_values_lookup ON query_values (index_id, field, rank, value)",
+            // Array elements alone, for several conditions on one array field (each met by any element).
+            "CREATE INDEX query_values_arrays ON query_values (index_id, field, rank, value) WHERE whole = 5",
             "CREATE INDEX query_values_doc ON query_values (doc_id, index_id)",
         ],
     ]

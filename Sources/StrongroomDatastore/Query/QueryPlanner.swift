@@ -131,17 +131,24 @@ struct QueryPlanner {
             let name = path.joined(separator: ".")
             if name == "_id" { return Self.join(conditions.compactMap(Self.identifier), with: "AND") }
             guard let (index, field) = fields[name] else { return nil }
-            let narrowed = conditions.compactMap { condition in
-                Self.entry(condition).map { entry in
-                    Narrowing(
-                        condition: "d.doc_id IN (SELECT doc_id FROM query_values WHERE index_id = ? AND field = ? AND "
-                            + entry.condition + ")",
-                        binds: [.integer(index.id), .integer(Int64(field))] + entry.binds,
-                        indexes: [index.definition.name]
-                    )
-                }
+            let entries = conditions.compactMap(Self.entry)
+            guard !entries.isEmpty else { return nil }
+            func rows(_ parts: [(condition: String, binds: [IndexValue])], arraysOnly: Bool) -> Narrowing {
+                // `whole = 5` is literal so SQLite can use the partial index of array elements.
+                let restriction = arraysOnly ? "whole = 5 AND " : ""
+                return Narrowing(
+                    condition: "d.doc_id IN (SELECT doc_id FROM query_values WHERE index_id = ? AND field = ? AND "
+                        + restriction + parts.map(\.condition).joined(separator: " AND ") + ")",
+                    binds: [.integer(index.id), .integer(Int64(field))] + parts.flatMap(\.binds),
+                    indexes: [index.definition.name]
+                )
             }
-            return Self.join(narrowed, with: "AND")
+            guard entries.count > 1 else { return rows(entries, arraysOnly: false) }
+            // Several conditions on one field: a scalar has one row, which must meet them all (one index range
+            // instead of several); an array meets each with any element, so array rows are checked one condition
+            // at a time.
+            let perElement = Self.join(entries.map { rows([$0], arraysOnly: true) }, with: "AND")
+            return Self.join([rows(entries, arraysOnly: false)] + (perElement.map { [$0] } ?? []), with: "OR")
         }
     }
 
