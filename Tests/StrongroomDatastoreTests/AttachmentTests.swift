@@ -128,7 +128,7 @@ import Testing
                 to: try await store.createDocument(id: "b", body: [:]),
                 contents: Self.chunks(Self.content.reversed())
             )
-            let files = try Self.files(manager)
+            let files = try AttachmentTests.files(manager)
             #expect(files.count == 2)
             let url = Self.folder(manager).appending(path: fileOfA)
             let original = try Data(contentsOf: url)
@@ -222,6 +222,39 @@ import Testing
 
 /// The attachment file format, read by PyNaCl: proof that the format is libsodium's secretstream as documented.
 @Suite struct AttachmentFormatTests {
+    @Test("sizes on and around the 64 KiB chunk and 1 MiB batch boundaries round-trip", arguments: StoreKind.allCases)
+    func boundaries(kind: StoreKind) async throws {
+        try await withDatastore(kind) { store, manager in
+            var revision = try await store.createDocument(id: "sizes", body: [:])
+            let chunk = 65_536
+            let cases: [(size: Int, piece: Int)] = [
+                (1, 1), (chunk - 1, 4096), (chunk, chunk), (chunk + 1, chunk), (2 * chunk, 7), (2 * chunk, 2 * chunk),
+                ((1 << 20) + chunk + 3, (1 << 20) + 1), (3 * chunk, 3 * chunk + 5),
+            ]
+            for (index, test) in cases.enumerated() {
+                let bytes = (0..<test.size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ index) }
+                revision = try await store.addAttachment(
+                    named: "a\(index)",
+                    contentType: "application/octet-stream",
+                    to: revision,
+                    contents: AttachmentTests.chunks(bytes, size: test.piece)
+                )
+                let read = try await AttachmentTests.readAll(store, "a\(index)", of: revision)
+                #expect(read == bytes, "size \(test.size)")
+                guard kind == .encrypted, let attachment = revision.attachments["a\(index)"] else { continue }
+                // magic ‖ header ‖ ⌈size / 64 KiB⌉ chunks (at least one), each with 17 bytes of overhead.
+                let sealedChunks = max(1, (test.size + chunk - 1) / chunk)
+                let expected = 4 + 24 + test.size + 17 * sealedChunks
+                let folder = AttachmentTests.folder(manager)
+                let sizes = try AttachmentTests.files(manager).map { name in
+                    let path = folder.appending(path: name).path
+                    return try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+                }
+                #expect(sizes.contains(expected), "size \(test.size): \(attachment.length)")
+            }
+        }
+    }
+
     @Test("PyNaCl opens an attachment file with the documented key and associated data")
     func pynacl() async throws {
         guard PythonSDK.isAvailableOrRequired else { return }

@@ -87,16 +87,27 @@ final class AttachmentWriter: @unchecked Sendable {
             throw DatastoreError(.documentTooLarge, "an attachment is at most \(limit) bytes")
         }
         hasher.update(data: bytes)
-        pending.append(contentsOf: bytes)
-        while pending.count > AttachmentFile.chunkSize {
-            try emit(Array(pending.prefix(AttachmentFile.chunkSize)), isFinal: false)
-            pending.removeFirst(AttachmentFile.chunkSize)
+        // A chunk goes out only once more data follows it (the last one is tagged final by `finish`); full chunks
+        // are sealed straight from `bytes`, without copying them through `pending`.
+        let size = AttachmentFile.chunkSize
+        var offset = 0
+        if !pending.isEmpty {
+            offset = min(size - pending.count, bytes.count)
+            pending.append(contentsOf: bytes[0..<offset])
+            guard offset < bytes.count else { return }
+            try emit(pending[...], isFinal: false)
+            pending.removeAll(keepingCapacity: true)
         }
+        while bytes.count - offset > size {
+            try emit(bytes[offset..<offset + size], isFinal: false)
+            offset += size
+        }
+        pending.append(contentsOf: bytes[offset...])
     }
 
     /// Writes the last chunk and makes the file durable; returns the digest.
     func finish() throws(DatastoreError) -> String {
-        try emit(pending, isFinal: true)
+        try emit(pending[...], isFinal: true)
         Wipe.bytes(&pending)
         do {
             try handle.synchronize()
@@ -124,7 +135,7 @@ final class AttachmentWriter: @unchecked Sendable {
         try? FileManager.default.removeItem(at: finalURL)
     }
 
-    private func emit(_ plaintext: [UInt8], isFinal: Bool) throws(DatastoreError) {
+    private func emit(_ plaintext: ArraySlice<UInt8>, isFinal: Bool) throws(DatastoreError) {
         if let sealer {
             let sealed = plaintext.withUnsafeBytes { sealer.seal($0, associatedData: associatedData, isFinal: isFinal) }
             try write(sealed)
@@ -133,7 +144,7 @@ final class AttachmentWriter: @unchecked Sendable {
         }
     }
 
-    private func write(_ bytes: [UInt8]) throws(DatastoreError) {
+    private func write(_ bytes: some DataProtocol) throws(DatastoreError) {
         guard !bytes.isEmpty else { return }
         do {
             try handle.write(contentsOf: bytes)
