@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "StrongroomTransport", targets: ["StrongroomTransport"]),
         .library(name: "StrongroomDatastore", targets: ["StrongroomDatastore"]),
         .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
+        .library(name: "StrongroomPKI", targets: ["StrongroomPKI"]),
         .library(name: "StrongroomSecretService", targets: ["StrongroomSecretService"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
@@ -112,11 +113,25 @@ let package = Package(
             dependencies: ["CLibSecret", "StrongroomCore", "StrongroomKeychain"],
             swiftSettings: strictSettings
         ),
+        // Key pairs, CSRs, certificates, chains and PKCS#12; below the keychain, which stores what it makes.
+        .target(
+            name: "StrongroomPKI",
+            dependencies: [
+                "StrongroomCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrongroomKeychain",
             dependencies: [
                 "StrongroomCore",
                 "StrongroomCrypto",
+                "StrongroomPKI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -300,6 +315,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomPKITests",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomKeychain",
+                "StrongroomPKI",
+                "StrongroomTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -16,7 +16,8 @@ packages=(
     libsecret-1-dev   # the keychain's Secret Service backend (CLibSecret)
     gnome-keyring     # a real Secret Service provider for its tests (Scripts/with-keyring.sh)
     dbus              # dbus-run-session, the private session bus those tests run in
-    libre2-dev        # RE2: linear-time REGEXP/WILDCARD matching in the server's v2 search (CRE2)
+    libre2-dev        # RE2: linear-time REGEXP/WILDCARD matching in the server's v2 search and the datastore's $regex (CRE2)
+    openssl           # test tooling: checks CSRs, chains and PKCS#12 files the PKI module makes; fixture script
 )
 
 missing=()

@@ -14,6 +14,28 @@ import Testing
             .appending(path: "Modules")
     }
 
+    /// Every C module map the keychain's dependencies bring in (SwiftPM's generated ones beside the build, the
+    /// packages' own under `include/`), which `swiftc` must see to load the modules.
+    static var moduleMaps: [String] {
+        let fileManager = FileManager.default
+        var maps = [root.appending(path: "Sources/CSodium/module.modulemap").path]
+        let build = modules.deletingLastPathComponent()
+        for entry in (try? fileManager.contentsOfDirectory(atPath: build.path)) ?? [] where entry.hasSuffix(".build") {
+            let map = build.appending(path: "\(entry)/module.modulemap")
+            if fileManager.fileExists(atPath: map.path) { maps.append(map.path) }
+        }
+        let checkouts = root.appending(path: ".build/checkouts")
+        let found = fileManager.enumerator(at: checkouts, includingPropertiesForKeys: nil)
+        while let url = found?.nextObject() as? URL {
+            if url.lastPathComponent == "module.modulemap",
+                url.deletingLastPathComponent().lastPathComponent == "include"
+            {
+                maps.append(url.path)
+            }
+        }
+        return maps
+    }
+
     private func typecheck(_ source: String) async throws -> ExternalProcess.Outcome {
         try await withTemporaryDirectory { directory in
             let file = directory.appending(path: "snippet.swift")
@@ -24,11 +46,8 @@ import Testing
             )
             return try await ExternalProcess.run(
                 URL(fileURLWithPath: "/usr/bin/env"),
-                arguments: [
-                    "swiftc", "-typecheck", "-I", Self.modules.path, "-Xcc",
-                    "-fmodule-map-file=\(Self.root.appending(path: "Sources/CSodium/module.modulemap").path)",
-                    file.path,
-                ]
+                arguments: ["swiftc", "-typecheck", "-I", Self.modules.path]
+                    + Self.moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] } + [file.path]
             )
         }
     }

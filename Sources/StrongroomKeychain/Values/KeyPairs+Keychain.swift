@@ -1,0 +1,141 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+public import StrongroomCore
+public import StrongroomPKI
+import SwiftASN1
+public import X509
+
+extension Certificate.PrivateKey: KeychainKeyConvertible {
+    /// Any key type swift-certificates holds (P-256/384/521, Ed25519, RSA), stored as PKCS#8.
+    public static var keychainKeyKind: String { "pkcs8" }
+
+    public init(keychainKeyData: SecureBytes) throws(KeychainError) {
+        do {
+            self = try Certificate.PrivateKey(encoded: keychainKeyData)
+        } catch {
+            throw KeychainError(.typeMismatch, "the stored bytes are not a PKCS#8 private key")
+        }
+    }
+
+    /// PKCS#8 DER (empty for a key that cannot be serialised, which then fails to load: store such keys through
+    /// ``Keychain/generateKeyPair(_:tag:accessPolicy:)`` or check `pkcs8()` first).
+    public var keychainKeyData: SecureBytes { (try? pkcs8()) ?? SecureBytes(copying: []) }
+}
+
+extension Certificate.PublicKey: KeychainKeyConvertible {
+    /// A public key on its own (SwiftSecurity's `.ecPublicKey` descriptor), stored as its `SubjectPublicKeyInfo`.
+    public static var keychainKeyKind: String { "spki" }
+
+    public init(keychainKeyData: SecureBytes) throws(KeychainError) {
+        do {
+            self = try keychainKeyData.withUnsafeBytes { try Certificate.PublicKey(derEncoded: Array($0)) }
+        } catch {
+            throw KeychainError(.typeMismatch, "the stored bytes are not a SubjectPublicKeyInfo")
+        }
+    }
+
+    public var keychainKeyData: SecureBytes { SecureBytes(copying: subjectPublicKeyInfo) }
+}
+
+extension ItemQuery where Class == SecKey {
+    /// The private half of the key pair named `tag` (the same item as ``key(for:)``).
+    public static func privateKey(for tag: String) -> Self { .key(for: tag) }
+
+    /// The public half of the key pair named `tag`, stored beside the private one.
+    public static func publicKey(for tag: String) -> Self {
+        var query = Self.key(for: tag)
+        query["keyClass"] = "public"
+        return query
+    }
+}
+
+/// A key pair kept in the keychain (ConfidoIOS's `KeychainKeyPair`): the public key and its pin are at hand; the
+/// private key is read from the keychain only inside ``sign(_:algorithm:)`` and never handed to the caller.
+public struct KeychainKeyPair: CertificateSigner {
+    /// The keychain that holds it.
+    public let keychain: Keychain
+    /// Its application tag.
+    public let tag: String
+    /// The public half.
+    public let publicKey: Certificate.PublicKey
+    /// Its key type and size.
+    public let algorithm: KeyAlgorithm
+
+    /// SHA-256 of the public key's `SubjectPublicKeyInfo`: the pin.
+    public var spkiSHA256: [UInt8] { publicKey.spkiSHA256 }
+
+    /// Signs `bytes` inside the keychain module; the private key is loaded, used and released here.
+    ///
+    /// - Throws: `PKIError` `keyMismatch` when the stored private key no longer matches the public one;
+    ///   `unsupported` when the keychain cannot give it (locked, removed).
+    public func sign(
+        _ bytes: [UInt8],
+        algorithm: Certificate.SignatureAlgorithm
+    ) throws(PKIError) -> Certificate.Signature {
+        let key: Certificate.PrivateKey?
+        do {
+            key = try keychain.retrieve(.privateKey(for: tag), as: Certificate.PrivateKey.self)
+        } catch {
+            throw PKIError(.unsupported, "the keychain cannot give the private key \(tag)", underlying: error)
+        }
+        guard let key else { throw PKIError(.unsupported, "the private key \(tag) is gone") }
+        guard key.publicKey == publicKey else {
+            throw PKIError(.keyMismatch, "the private key \(tag) does not match its public key")
+        }
+        return try InMemorySigner(key).sign(bytes, algorithm: algorithm)
+    }
+}
+
+extension Keychain {
+    /// Generates a key pair and stores both halves — the private key at ``ItemQuery/privateKey(for:)`` (PKCS#8),
+    /// the public key at ``ItemQuery/publicKey(for:)`` — and returns the pair, whose public key and pin are
+    /// reachable without reading the private key again.
+    ///
+    /// - Throws: ``KeychainError/Code/duplicateItem`` when a key with `tag` exists; ``KeychainError/Code/invalidParameters``
+    ///   for an unsupported RSA size.
+    @discardableResult
+    public func generateKeyPair(
+        _ algorithm: KeyAlgorithm,
+        tag: String,
+        accessPolicy: AccessPolicy = .default
+    ) throws(KeychainError) -> KeychainKeyPair {
+        let key: Certificate.PrivateKey
+        do {
+            key = try algorithm.generatePrivateKey()
+            _ = try key.pkcs8()
+        } catch {
+            throw KeychainError(.invalidParameters, error.message)
+        }
+        var privateQuery = ItemQuery<SecKey>.privateKey(for: tag)
+        privateQuery.label = "\(algorithm) private key"
+        var publicQuery = ItemQuery<SecKey>.publicKey(for: tag)
+        publicQuery.label = "\(algorithm) public key"
+        try store(key, query: privateQuery, accessPolicy: accessPolicy)
+        do {
+            try store(key.publicKey, query: publicQuery, accessPolicy: .default)
+        } catch {
+            _ = try? remove(privateQuery)  // best effort: a half-stored pair must not stay
+            throw error
+        }
+        return KeychainKeyPair(keychain: self, tag: tag, publicKey: key.publicKey, algorithm: algorithm)
+    }
+
+    /// The key pair named `tag` (from its stored public key), or nil when there is none.
+    public func keyPair(for tag: String) throws(KeychainError) -> KeychainKeyPair? {
+        guard let publicKey = try retrieve(.publicKey(for: tag), as: Certificate.PublicKey.self) else { return nil }
+        guard let algorithm = try? KeyAlgorithm(of: publicKey) else {
+            throw KeychainError(.typeMismatch, "the public key \(tag) is of an unsupported type")
+        }
+        return KeychainKeyPair(keychain: self, tag: tag, publicKey: publicKey, algorithm: algorithm)
+    }
+
+    /// Stores an identity from a PKCS#12 file (`PKCS12.import(_:passphrase:)`) in one call: the identity under
+    /// `label`, and each further chain certificate under `label.chain.N`.
+    public func store(_ imported: PKCS12Identity, label: String) throws(KeychainError) {
+        let identity = try DigitalIdentity(certificate: imported.certificate, privateKey: imported.privateKey)
+        try store(identity, query: .identity(for: label))
+        for (index, certificate) in imported.chain.enumerated() {
+            try store(certificate, query: .certificate(for: "\(label).chain.\(index + 1)"))
+        }
+    }
+}

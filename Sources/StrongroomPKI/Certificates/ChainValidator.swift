@@ -1,0 +1,187 @@
+public import Foundation
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
+import SwiftASN1
+@_spi(FixedExpiryValidationTime) public import X509
+
+/// Validates a leaf certificate against custom trust anchors with swift-certificates' `Verifier` (RFC 5280 path
+/// building and validity), then the purpose, the name and revocation; every failure is a typed ``PKIError`` with
+/// the reason.
+///
+/// ```swift
+/// let validator = ChainValidator(anchors: [caCertificate])
+/// let chain = try await validator.validate(leaf, purpose: .clientAuth, name: .uri("urn:strongroom:client:…"))
+/// ```
+public struct ChainValidator: Sendable {
+    /// What the leaf must be good for.
+    public enum Purpose: Sendable, Hashable {
+        /// Any use: no extended key usage is required.
+        case any
+        /// TLS client authentication (EKU `clientAuth`).
+        case clientAuth
+        /// TLS server authentication (EKU `serverAuth`).
+        case serverAuth
+    }
+
+    /// A name the leaf must carry in its subject alternative names.
+    public enum ExpectedName: Sendable, Hashable {
+        /// A DNS host name (wildcards as RFC 6125 allows) or an IP address.
+        case host(String)
+        /// An exact e-mail address (rfc822Name).
+        case email(String)
+        /// An exact URI.
+        case uri(String)
+    }
+
+    /// The trusted roots.
+    public var anchors: [Certificate]
+    /// Intermediates that may complete a chain.
+    public var intermediates: [Certificate]
+    /// Revoked certificates, by issuer and serial number (from a CRL or the CA's own records).
+    public var revoked: Set<RevokedCertificate>
+
+    /// A certificate revoked by its issuer.
+    public struct RevokedCertificate: Sendable, Hashable {
+        /// The issuer's name.
+        public var issuer: DistinguishedName
+        /// The serial number.
+        public var serialNumber: Certificate.SerialNumber
+
+        /// Names a revoked certificate.
+        public init(issuer: DistinguishedName, serialNumber: Certificate.SerialNumber) {
+            self.issuer = issuer
+            self.serialNumber = serialNumber
+        }
+    }
+
+    /// A validator trusting `anchors`, completing chains with `intermediates`.
+    public init(anchors: [Certificate], intermediates: [Certificate] = [], revoked: Set<RevokedCertificate> = []) {
+        self.anchors = anchors
+        self.intermediates = intermediates
+        self.revoked = revoked
+    }
+
+    /// The validated chain, leaf first and an anchor last.
+    ///
+    /// - Throws: ``PKIError/Code/expired`` or ``PKIError/Code/notYetValid`` (leaf or issuer);
+    ///   ``PKIError/Code/untrustedIssuer`` when no chain reaches an anchor (with the verifier's reason);
+    ///   ``PKIError/Code/wrongUsage``; ``PKIError/Code/nameMismatch``; ``PKIError/Code/revoked``.
+    public func validate(
+        _ leaf: Certificate,
+        purpose: Purpose = .any,
+        name: ExpectedName? = nil,
+        at time: Date = Date()
+    ) async throws(PKIError) -> [Certificate] {
+        let roots = CertificateStore(anchors)
+        let others = CertificateStore(intermediates)
+
+        var paths = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: time) }
+        let chain: [Certificate]
+        switch await paths.validate(leaf: leaf, intermediates: others) {
+        case .validCertificate(let validated): chain = Array(validated)
+        case .couldNotValidate(let failures):
+            throw diagnose(leaf, at: time, reason: failures.first.map { "\($0.policyFailureReason)" })
+        }
+
+        var usage = Verifier(rootCertificates: roots) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
+            UsagePolicy(purpose: purpose)
+        }
+        if case .couldNotValidate(let failures) = await usage.validate(leaf: leaf, intermediates: others) {
+            let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "the key usage does not allow it"
+            throw PKIError(.wrongUsage, "the certificate is not for \(purpose): \(reason)")
+        }
+
+        if let name {
+            var naming = Verifier(rootCertificates: roots) {
+                RFC5280Policy(fixedExpiryValidationTime: time)
+                UsagePolicy(purpose: purpose)
+                NamePolicy(name: name)
+            }
+            if case .couldNotValidate(let failures) = await naming.validate(leaf: leaf, intermediates: others) {
+                let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "the name differs"
+                throw PKIError(.nameMismatch, "the certificate does not name \(name): \(reason)")
+            }
+        }
+
+        for certificate in chain
+        where revoked.contains(RevokedCertificate(issuer: certificate.issuer, serialNumber: certificate.serialNumber)) {
+            throw PKIError(.revoked, "\(certificate.subject) (serial \(certificate.serialNumber)) is revoked")
+        }
+        return chain
+    }
+
+    /// Why path building failed: a certificate outside its validity (the leaf, or a would-be issuer), else an
+    /// untrusted issuer.
+    private func diagnose(_ leaf: Certificate, at time: Date, reason: String?) -> PKIError {
+        let issuers = (anchors + intermediates).filter { $0.subject == leaf.issuer }
+        for certificate in [leaf] + issuers {
+            if time > certificate.notValidAfter {
+                return PKIError(.expired, "\(certificate.subject) expired at \(certificate.notValidAfter)")
+            }
+            if time < certificate.notValidBefore {
+                return PKIError(.notYetValid, "\(certificate.subject) is valid from \(certificate.notValidBefore)")
+            }
+        }
+        return PKIError(
+            .untrustedIssuer,
+            "no chain from \(leaf.subject) reaches a trusted anchor: \(reason ?? "no issuer found")"
+        )
+    }
+}
+
+/// The leaf's extended key usage must include the purpose (when the extension is present it is honoured; a leaf
+/// without it fails a specific purpose), and its key usage must allow signatures.
+struct UsagePolicy: VerifierPolicy {
+    let purpose: ChainValidator.Purpose
+
+    var verifyingCriticalExtensions: [ASN1ObjectIdentifier] {
+        [.X509ExtensionID.extendedKeyUsage, .X509ExtensionID.keyUsage]
+    }
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let leaf = chain.leaf
+        if let keyUsage = try? leaf.extensions.keyUsage, !keyUsage.digitalSignature {
+            return .failsToMeetPolicy(reason: "its key usage does not include digitalSignature")
+        }
+        let wanted: ExtendedKeyUsage.Usage
+        switch purpose {
+        case .any: return .meetsPolicy
+        case .clientAuth: wanted = .clientAuth
+        case .serverAuth: wanted = .serverAuth
+        }
+        guard let usages = try? leaf.extensions.extendedKeyUsage else {
+            return .failsToMeetPolicy(reason: "it has no extended key usage")
+        }
+        guard usages.contains(wanted) || usages.contains(.any) else {
+            return .failsToMeetPolicy(reason: "its extended key usage is \(usages.map { "\($0)" })")
+        }
+        return .meetsPolicy
+    }
+}
+
+/// The leaf's subject alternative names must include the expected name (host names through swift-certificates'
+/// `ServerIdentityPolicy`).
+struct NamePolicy: VerifierPolicy {
+    let name: ChainValidator.ExpectedName
+
+    var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let names = (try? chain.leaf.extensions.subjectAlternativeNames).map { Array($0) } ?? []
+        switch name {
+        case .host(let host):
+            let isAddress = IPAddressText.bytes(host) != nil
+            var policy = ServerIdentityPolicy(serverHostname: isAddress ? nil : host, serverIP: isAddress ? host : nil)
+            return policy.chainMeetsPolicyRequirements(chain: chain)
+        case .email(let address):
+            let found = names.contains { if case .rfc822Name(let value) = $0 { value == address } else { false } }
+            return found ? .meetsPolicy : .failsToMeetPolicy(reason: "no rfc822Name \(address)")
+        case .uri(let uri):
+            let found = names.contains {
+                if case .uniformResourceIdentifier(let value) = $0 { value == uri } else { false }
+            }
+            return found ? .meetsPolicy : .failsToMeetPolicy(reason: "no URI \(uri)")
+        }
+    }
+}
