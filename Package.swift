@@ -230,9 +230,11 @@ let package = Package(
                 "StrongroomClient",
                 "StrongroomDatastore",
                 "StrongroomKeychain",
+                "StrongroomPKI",
                 "StrongroomSecretService",
                 "StrongroomWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSettings
         ),

@@ -5,6 +5,7 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomDatastore
 import StrongroomKeychain
+import StrongroomPKI
 
 /// A failure the CLI reports to the user: one line on standard error and a distinct exit code.
 struct CLIError: Error, CustomStringConvertible {
@@ -57,6 +58,14 @@ struct CLIError: Error, CustomStringConvertible {
                 case .busy: 8
                 case .conflict: 9
                 default: 1
+                }
+            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as PKIError:
+            let code: Int32 =
+                switch error.code {
+                case .invalidEncoding: 4
+                case .invalidParameters, .unsupported: 5
+                default: 3  // signature, chain, usage, name, revocation, passphrase, key mismatch
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
         case let error as CoreError:

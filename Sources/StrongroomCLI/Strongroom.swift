@@ -14,7 +14,7 @@ struct Strongroom: AsyncParsableCommand {
             ShareCommand.self, RevokeCommand.self, SharingCommand.self, AuthorizerCommand.self,
             FileCommand.self,
             EncryptCommand.self, DecryptCommand.self, WriterKeyCommand.self, SignCommand.self, VerifyCommand.self,
-            KeychainCommand.self, KeysCommand.self, DatastoreCommand.self, DemoCommand.self,
+            KeychainCommand.self, KeysCommand.self, PKICommand.self, DatastoreCommand.self, DemoCommand.self,
         ]
     )
 }

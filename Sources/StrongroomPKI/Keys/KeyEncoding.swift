@@ -76,6 +76,9 @@ extension Certificate.PublicKey {
 
     /// The pin as base64 text (`sha256/` is not prefixed).
     public var pin: String { Data(spkiSHA256).base64EncodedString() }
+
+    /// The PEM encoding (`-----BEGIN PUBLIC KEY-----`).
+    public func pemString() throws(PKIError) -> String { try encodedPEM(naming: "public key") }
 }
 
 /// Something that signs with a private key it keeps to itself: a key pair in the keychain, or a key in memory.
