@@ -2,6 +2,7 @@
 import Foundation
 import StrongroomCore
 import StrongroomPKI
+import StrongroomTesting
 import Testing
 import X509
 
@@ -9,8 +10,11 @@ import X509
 @Suite struct KeyAndRequestTests {
     static let algorithms: [KeyAlgorithm] = [.p256, .p384, .p521, .ed25519, .rsa(bits: 2048)]
 
-    @Test("each key type makes a CSR that parses back and verifies", arguments: algorithms)
-    func requests(algorithm: KeyAlgorithm) throws {
+    @Test(
+        "each key type makes a CSR that parses back and verifies, and `openssl req -verify` accepts",
+        arguments: algorithms
+    )
+    func requests(algorithm: KeyAlgorithm) async throws {
         let key = try algorithm.generatePrivateKey()
         #expect(try KeyAlgorithm(of: key.publicKey) == algorithm)
         var template = SigningRequestTemplate(commonName: "device 1")
@@ -29,6 +33,11 @@ import X509
         let names = try #require(try parsed.requestedExtensions.subjectAlternativeNames)
         #expect(names.count == 4)  // DNS, URI, two IPs (emailAddress is a subject attribute)
         #expect(try parsed.requestedExtensions.extendedKeyUsage?.contains(.clientAuth) == true)
+        try await withTemporaryDirectory { directory in
+            try Data(try csr.pemString().utf8).write(to: directory.appending(path: "request.csr"))
+            let checked = try await openssl(["req", "-verify", "-noout", "-in", "request.csr"], in: directory)
+            #expect(checked.status == 0, "\(algorithm): \(checked.output)")
+        }
         // PKCS#8 out and back.
         let restored = try Certificate.PrivateKey(encoded: try key.pkcs8())
         #expect(restored.publicKey == key.publicKey)
