@@ -56,7 +56,7 @@ extension Datastore {
         if sort.contains(where: { IndexStore.path($0.field).contains(where: \.isEmpty) }) {
             throw DatastoreError(.invalidQuery, "a sort field is a dotted path without empty parts")
         }
-        let wanted = skip + limit
+        let wanted = skip.addingReportingOverflow(limit).overflow ? Int.max : skip + limit
         let indexed = try await withIndexes(catchUp: true) { store, indexes throws(DatastoreError) in
             guard let query = try QueryPlanner(indexes: indexes).query(parsed, sort: sort) else {
                 return (matched: [DocumentRevision](), isOrdered: false, usedIndex: false)
@@ -104,19 +104,19 @@ extension Datastore {
         var cursor: String?
         while true {
             let after = cursor
-            let (page, last) = try await read { store throws(DatastoreError) in
-                let (rows, last) = try store.sql { () throws(SQLiteError) in try store.winners(after: after, limit: 500)
-                }
+            let page = try await read { store throws(DatastoreError) in
                 var revisions: [DocumentRevision] = []
-                for row in rows { revisions.append(try store.load(row)) }
-                return (revisions, last)
+                for row in try store.sql({ () throws(SQLiteError) in try store.winners(after: after, limit: 500) }) {
+                    revisions.append(try store.load(row))
+                }
+                return revisions
             }
             for revision in page where SelectorMatcher.matches(selector, Self.queryable(revision)) {
                 matched.append(revision)
                 if let stopAfter, matched.count >= stopAfter { return matched }
             }
-            guard let last else { return matched }
-            cursor = last
+            guard page.count == 500, let last = page.last else { return matched }
+            cursor = last.docID
         }
     }
 

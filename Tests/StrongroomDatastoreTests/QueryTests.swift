@@ -65,6 +65,15 @@ import Testing
                 limit: 1
             )
             #expect(page.map(\.docID) == ["mike34"])
+            // The largest skip neither traps (skip + limit) nor returns anything.
+            #expect(try await store.find(selector: [:], skip: Int.max).isEmpty)
+            #expect(try await store.find(selector: ["name": "mike"], sort: [SortField("age")], skip: Int.max).isEmpty)
+            #expect(try await store.allDocuments(offset: Int.max).isEmpty)
+            #expect(
+                try await store.allDocuments(offset: 1, limit: 2, descending: true).map(\.docID) == [
+                    "mike34", "mike12",
+                ]
+            )
             let projected = try await store.find(selector: ["_id": .string("fred34")], fields: ["name"])
             #expect(projected.first?.body == ["name": .string("fred")])
             try await store.delete(from: try await store.document(id: "mike12"))

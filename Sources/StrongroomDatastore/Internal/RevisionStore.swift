@@ -120,44 +120,48 @@ struct RevisionStore {
         return chain
     }
 
-    /// The winning, not-deleted revisions of documents ordered by ID: a page.
-    func winners(offset: Int, limit: Int, descending: Bool) throws(SQLiteError) -> [RevisionRow] {
+    /// A page of live documents' winning revisions, ordered by ID: after skipping `offset` live documents
+    /// (``winners(offset:limit:descending:)``) or after the ID `after` (keyset paging, for a full scan).
+    ///
+    /// The page's documents are chosen first from the `docs` index (a document is live when it has a live leaf),
+    /// and the winner is ranked for those documents only: a page never ranks every revision in the datastore.
+    private func winners(
+        page: String,
+        descending: Bool = false,
+        bind: (Statement) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) -> [RevisionRow] {
         let statement = try connection.prepare(
             """
             SELECT sequence, doc_id, docid, revid, parent, current, deleted, json FROM (
               SELECT \(Self.columns),
                 row_number() OVER (PARTITION BY r.doc_id ORDER BY \(Self.winnerOrder)) AS n
-              FROM revs r JOIN docs d ON d.doc_id = r.doc_id WHERE r.current = 1
-            ) WHERE n = 1 AND deleted = 0 ORDER BY docid \(descending ? "DESC" : "ASC") LIMIT ? OFFSET ?
+              FROM (
+                SELECT doc_id, docid FROM docs
+                WHERE EXISTS (SELECT 1 FROM revs x WHERE x.doc_id = docs.doc_id AND x.current = 1 AND x.deleted = 0)
+                \(page)
+              ) d JOIN revs r ON r.doc_id = d.doc_id WHERE r.current = 1
+            ) WHERE n = 1 ORDER BY docid \(descending ? "DESC" : "ASC")
             """
         )
-        try statement.bind(Int64(limit), at: 1)
-        try statement.bind(Int64(offset), at: 2)
+        try bind(statement)
         return try Self.read(statement)
     }
 
-    /// The live winners of the next `limit` documents (by ID) after `docID` — a keyset page, so a full scan costs
-    /// one pass, not a pass per page — and the last document ID the page covered (nil when there are no more).
-    func winners(after docID: String?, limit: Int) throws(SQLiteError) -> (rows: [RevisionRow], last: String?) {
-        let bound = try connection.prepare(
-            "SELECT max(docid) FROM (SELECT docid FROM docs WHERE docid > ? ORDER BY docid LIMIT ?)"
-        )
-        try bound.bind(docID ?? "", at: 1)
-        try bound.bind(Int64(limit), at: 2)
-        guard try bound.step(), let last = bound.text(at: 0) else { return ([], nil) }
-        let statement = try connection.prepare(
-            """
-            SELECT sequence, doc_id, docid, revid, parent, current, deleted, json FROM (
-              SELECT \(Self.columns),
-                row_number() OVER (PARTITION BY r.doc_id ORDER BY \(Self.winnerOrder)) AS n
-              FROM docs d JOIN revs r ON r.doc_id = d.doc_id
-              WHERE d.docid > ? AND d.docid <= ? AND r.current = 1
-            ) WHERE n = 1 AND deleted = 0 ORDER BY docid
-            """
-        )
-        try statement.bind(docID ?? "", at: 1)
-        try statement.bind(last, at: 2)
-        return (try Self.read(statement), last)
+    /// The winning, not-deleted revisions of documents ordered by ID: a page.
+    func winners(offset: Int, limit: Int, descending: Bool) throws(SQLiteError) -> [RevisionRow] {
+        let page = "ORDER BY docid \(descending ? "DESC" : "ASC") LIMIT ? OFFSET ?"
+        return try winners(page: page, descending: descending) { statement throws(SQLiteError) in
+            try statement.bind(Int64(limit), at: 1)
+            try statement.bind(Int64(offset), at: 2)
+        }
+    }
+
+    /// The live winners of the next `limit` documents (by ID) after `docID` (nil: from the start).
+    func winners(after docID: String?, limit: Int) throws(SQLiteError) -> [RevisionRow] {
+        try winners(page: "AND docid > ? ORDER BY docid LIMIT ?") { statement throws(SQLiteError) in
+            try statement.bind(docID ?? "", at: 1)
+            try statement.bind(Int64(limit), at: 2)
+        }
     }
 
     /// How many documents have a live winning revision.
