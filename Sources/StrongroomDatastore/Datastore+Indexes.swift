@@ -103,16 +103,14 @@ extension Datastore {
         return try await withConnection { connection throws(DatastoreError) in
             let store = RevisionStore(connection: connection, limits: limits)
             let indexes = IndexStore(store: store)
-            var current = try indexes.all()
+            let current = try indexes.all()
+            // Catching up changes only `last_sequence`, which the planner does not read: `current` stays valid.
             if catchUp, !current.isEmpty {
-                let newest = try store.sql { () throws(SQLiteError) in
-                    Int64(try connection.scalarText("SELECT coalesce(max(sequence), 0) FROM revs") ?? "0") ?? 0
-                }
+                let newest = try indexes.newestSequence()
                 if current.contains(where: { $0.lastSequence < newest }) {
                     try connection.transaction(mapping: { DatastoreError(storage: $0) }) { () throws(DatastoreError) in
-                        try indexes.catchUp(try indexes.all())
+                        try indexes.catchUp(try indexes.all())  // again inside: another process may have caught up
                     }
-                    current = try indexes.all()
                 }
             }
             return try body(store, current)

@@ -41,10 +41,14 @@ struct KeychainOptions: ParsableArguments {
     }
 
     private func readPassphrase(prompt: String) throws -> String {
-        if passphraseFile == nil, let text = ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN_PASSPHRASE"] {
-            return text
-        }
-        return try Self.readSecretLine(file: passphraseFile, prompt: prompt)
+        try Self.secret(file: passphraseFile, environment: "STRONGROOM_KEYCHAIN_PASSPHRASE", prompt: prompt)
+    }
+
+    /// A secret: the first line of `file` when given, else the environment variable `environment`, else typed at a
+    /// prompt on a terminal or the next line of standard input.
+    static func secret(file: String?, environment: String, prompt: String) throws -> String {
+        if file == nil, let text = ProcessInfo.processInfo.environment[environment] { return text }
+        return try readSecretLine(file: file, prompt: prompt)
     }
 
     /// One secret line: the first line of `file`, else typed at a prompt on a terminal, else the next line of

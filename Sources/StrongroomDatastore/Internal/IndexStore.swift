@@ -110,12 +110,17 @@ struct IndexStore {
 
     // MARK: Catching up
 
+    /// The newest revision sequence (0 for an empty datastore): how far an index must catch up.
+    func newestSequence() throws(DatastoreError) -> Int64 {
+        try store.sql { () throws(SQLiteError) in
+            Int64(try connection.scalarText("SELECT coalesce(max(sequence), 0) FROM revs") ?? "0") ?? 0
+        }
+    }
+
     /// Brings `indexes` up to the newest sequence: every document changed since an index's `last_sequence` has its
     /// entries replaced from its winning revision (none when deleted). Runs inside the caller's transaction.
     func catchUp(_ indexes: [StoredIndex]) throws(DatastoreError) {
-        let target = try store.sql { () throws(SQLiteError) in
-            Int64(try connection.scalarText("SELECT coalesce(max(sequence), 0) FROM revs") ?? "0") ?? 0
-        }
+        let target = try newestSequence()
         let behind = indexes.filter { $0.lastSequence < target }
         guard let from = behind.map(\.lastSequence).min() else { return }
         let changed = try store.sql { () throws(SQLiteError) in
@@ -200,17 +205,15 @@ struct IndexStore {
 
     /// A field's index entries: one for a scalar, a missing field or an object; one per distinct element for an
     /// array (one for an empty array). `whole` is the rank of the field's own value, for sorting.
-    static func entries(_ value: JSONValue?) -> [(rank: Int64, value: JSONValue?, whole: Int64)] {
+    static func entries(_ value: JSONValue?) -> [IndexEntry] {
         guard case .array(let items)? = value else {
-            return [(SelectorMatcher.rank(value), value, SelectorMatcher.rank(value))]
+            return [IndexEntry(rank: SelectorMatcher.rank(value), value: value, whole: SelectorMatcher.rank(value))]
         }
-        guard !items.isEmpty else { return [(5, nil, 5)] }
+        guard !items.isEmpty else { return [IndexEntry(rank: 5, value: nil, whole: 5)] }
         var seen: Set<JSONValue> = []
-        var entries: [(rank: Int64, value: JSONValue?, whole: Int64)] = []
-        for item in items where seen.insert(item).inserted {
-            entries.append((SelectorMatcher.rank(item), item, 5))
+        return items.filter { seen.insert($0).inserted }.map {
+            IndexEntry(rank: SelectorMatcher.rank($0), value: $0, whole: 5)
         }
-        return entries
     }
 
     /// The words a text index keeps for a field: a string, or an array's strings; nil otherwise.
@@ -223,6 +226,13 @@ struct IndexStore {
         default: return nil
         }
     }
+}
+
+/// One `query_values` row's content: the value's (or element's) type rank, the value, the whole field's rank.
+struct IndexEntry {
+    var rank: Int64
+    var value: JSONValue?
+    var whole: Int64
 }
 
 /// A scalar as the index stores and compares it: booleans as 0/1, numbers as reals, strings as text (compared by

@@ -208,14 +208,13 @@ struct QueryPlanner {
 
     /// `_id` conditions on the document table.
     private static func identifier(_ condition: Selector.Condition) -> Narrowing? {
-        let comparisons: [String: String] = ["lt": "<", "lte": "<=", "gt": ">", "gte": ">="]
-        let named: (String, JSONValue)
+        let (comparison, operand): (String, JSONValue)
         switch condition {
-        case .eq(let operand): named = ("eq", operand)
-        case .lt(let operand): named = ("lt", operand)
-        case .lte(let operand): named = ("lte", operand)
-        case .gt(let operand): named = ("gt", operand)
-        case .gte(let operand): named = ("gte", operand)
+        case .eq(let value): (comparison, operand) = ("=", value)
+        case .lt(let value): (comparison, operand) = ("<", value)
+        case .lte(let value): (comparison, operand) = ("<=", value)
+        case .gt(let value): (comparison, operand) = (">", value)
+        case .gte(let value): (comparison, operand) = (">=", value)
         case .in(let operands):
             let ids = operands.compactMap(\.stringValue)
             guard ids.count == operands.count else { return nil }
@@ -224,8 +223,7 @@ struct QueryPlanner {
             return Narrowing(condition: "d.docid IN (\(placeholders))", binds: ids.map { .text($0) }, indexes: ["_id"])
         default: return nil
         }
-        guard case .string(let id) = named.1 else { return nil }
-        let comparison = comparisons[named.0] ?? "="
+        guard case .string(let id) = operand else { return nil }
         return Narrowing(condition: "d.docid \(comparison) ?", binds: [.text(id)], indexes: ["_id"])
     }
 }

@@ -74,36 +74,19 @@ public struct ChainValidator: Sendable {
     ) async throws(PKIError) -> [Certificate] {
         let roots = CertificateStore(anchors)
         let others = CertificateStore(intermediates)
-
-        var paths = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: time) }
-        let chain: [Certificate]
-        switch await paths.validate(leaf: leaf, intermediates: others) {
-        case .validCertificate(let validated): chain = Array(validated)
-        case .couldNotValidate(let failures):
-            throw diagnose(leaf, at: time, reason: failures.first.map { "\($0.policyFailureReason)" })
-        }
-
-        var usage = Verifier(rootCertificates: roots) {
+        // One verifier run with every policy; only a failure pays for the staged runs that name the reason.
+        var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: time)
             UsagePolicy(purpose: purpose)
+            NamePolicy(name: name)
         }
-        if case .couldNotValidate(let failures) = await usage.validate(leaf: leaf, intermediates: others) {
-            let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "the key usage does not allow it"
-            throw PKIError(.wrongUsage, "the certificate is not for \(purpose): \(reason)")
+        let chain: [Certificate]
+        switch await verifier.validate(leaf: leaf, intermediates: others) {
+        case .validCertificate(let validated): chain = Array(validated)
+        case .couldNotValidate(let failures):
+            let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no reason given"
+            throw await diagnose(leaf, purpose: purpose, name: name, at: time, reason: reason)
         }
-
-        if let name {
-            var naming = Verifier(rootCertificates: roots) {
-                RFC5280Policy(fixedExpiryValidationTime: time)
-                UsagePolicy(purpose: purpose)
-                NamePolicy(name: name)
-            }
-            if case .couldNotValidate(let failures) = await naming.validate(leaf: leaf, intermediates: others) {
-                let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "the name differs"
-                throw PKIError(.nameMismatch, "the certificate does not name \(name): \(reason)")
-            }
-        }
-
         for certificate in chain
         where revoked.contains(RevokedCertificate(issuer: certificate.issuer, serialNumber: certificate.serialNumber)) {
             throw PKIError(.revoked, "\(certificate.subject) (serial \(certificate.serialNumber)) is revoked")
@@ -111,9 +94,34 @@ public struct ChainValidator: Sendable {
         return chain
     }
 
+    /// Why validation failed, found by adding the policies one at a time: path building and validity (a
+    /// certificate outside its validity, else an untrusted issuer), then the usage, then the name.
+    private func diagnose(
+        _ leaf: Certificate,
+        purpose: Purpose,
+        name: ExpectedName?,
+        at time: Date,
+        reason: String
+    ) async -> PKIError {
+        let (roots, others) = (CertificateStore(anchors), CertificateStore(intermediates))
+        var paths = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: time) }
+        if case .couldNotValidate(let failures) = await paths.validate(leaf: leaf, intermediates: others) {
+            return timeOrTrust(leaf, at: time, reason: failures.first.map { "\($0.policyFailureReason)" })
+        }
+        var usage = Verifier(rootCertificates: roots) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
+            UsagePolicy(purpose: purpose)
+        }
+        if case .couldNotValidate(let failures) = await usage.validate(leaf: leaf, intermediates: others) {
+            let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "the key usage does not allow it"
+            return PKIError(.wrongUsage, "the certificate is not for \(purpose): \(reason)")
+        }
+        return PKIError(.nameMismatch, "the certificate does not name \(name.map { "\($0)" } ?? "it"): \(reason)")
+    }
+
     /// Why path building failed: a certificate outside its validity (the leaf, or a would-be issuer), else an
     /// untrusted issuer.
-    private func diagnose(_ leaf: Certificate, at time: Date, reason: String?) -> PKIError {
+    private func timeOrTrust(_ leaf: Certificate, at time: Date, reason: String?) -> PKIError {
         let issuers = (anchors + intermediates).filter { $0.subject == leaf.issuer }
         for certificate in [leaf] + issuers {
             if time > certificate.notValidAfter {
@@ -160,14 +168,15 @@ struct UsagePolicy: VerifierPolicy {
     }
 }
 
-/// The leaf's subject alternative names must include the expected name (host names through swift-certificates'
-/// `ServerIdentityPolicy`).
+/// The leaf's subject alternative names must include the expected name, if any (host names through
+/// swift-certificates' `ServerIdentityPolicy`).
 struct NamePolicy: VerifierPolicy {
-    let name: ChainValidator.ExpectedName
+    let name: ChainValidator.ExpectedName?
 
     var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
 
     func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        guard let name else { return .meetsPolicy }
         let names = (try? chain.leaf.extensions.subjectAlternativeNames).map { Array($0) } ?? []
         switch name {
         case .host(let host):

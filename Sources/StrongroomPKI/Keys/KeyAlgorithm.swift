@@ -38,7 +38,10 @@ public enum KeyAlgorithm: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { self == .rsa(bits: keySizeInBits) ? "rsa-\(keySizeInBits)" : keyType }
+    public var description: String {
+        if case .rsa(let bits) = self { return "rsa-\(bits)" }
+        return keyType
+    }
 
     /// Parses `p256`, `p384`, `p521`, `ed25519`, `rsa` (2048 bits), `rsa-2048`, `rsa-3072`, `rsa-4096`.
     public init?(name: String) {

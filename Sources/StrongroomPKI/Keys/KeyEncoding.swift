@@ -15,7 +15,9 @@ extension Certificate.PrivateKey {
             defer { Wipe.bytes(&der) }
             // Only RSA keys come out of swift-certificates as PKCS#1; everything else is PKCS#8 already.
             if case .rsa = try KeyAlgorithm(of: publicKey) {
-                return SecureBytes(copying: try Self.wrapRSA(der))
+                var wrapped = try Self.wrapRSA(der)
+                defer { Wipe.bytes(&wrapped) }
+                return SecureBytes(copying: wrapped)
             }
             return SecureBytes(copying: der)
         } catch let error as PKIError {

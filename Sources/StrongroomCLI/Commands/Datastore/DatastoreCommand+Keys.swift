@@ -40,11 +40,9 @@ extension DatastoreCommand {
         @Option(help: "The new 32-byte key file (base64url, mode 0600).") var newKeyFile: String
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    try await datastore.rekey(to: try DatastoreOptions.provider(newKeyFile))
-                    print("rekeyed")
-                }
+            try await store.run { datastore in
+                try await datastore.rekey(to: try DatastoreOptions.provider(newKeyFile))
+                print("rekeyed")
             }
         }
     }
@@ -71,7 +69,7 @@ extension DatastoreCommand {
                     )
                 }
                 let provider = try store.keychainProvider()
-                let newPassword = try DatastoreOptions.secret(
+                let newPassword = try KeychainOptions.secret(
                     file: newPasswordFile,
                     environment: "STRONGROOM_DATASTORE_NEW_PASSWORD",
                     prompt: "new datastore password: "
@@ -130,12 +128,10 @@ extension DatastoreCommand {
         @OptionGroup var store: DatastoreOptions
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    for (name, index) in try await datastore.listIndexes().sorted(by: { $0.key < $1.key }) {
-                        let tokenizer = index.tokenizer.map { " tokenizer=\($0.rawValue)" } ?? ""
-                        print("\(name) \(index.kind.rawValue) \(index.fields.joined(separator: ","))\(tokenizer)")
-                    }
+            try await store.run { datastore in
+                for (name, index) in try await datastore.listIndexes().sorted(by: { $0.key < $1.key }) {
+                    let tokenizer = index.tokenizer.map { " tokenizer=\($0.rawValue)" } ?? ""
+                    print("\(name) \(index.kind.rawValue) \(index.fields.joined(separator: ","))\(tokenizer)")
                 }
             }
         }
@@ -147,11 +143,9 @@ extension DatastoreCommand {
         @Option(help: "The index's name.") var indexName: String
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    try await datastore.deleteIndex(named: indexName)
-                    print("deleted \(indexName)")
-                }
+            try await store.run { datastore in
+                try await datastore.deleteIndex(named: indexName)
+                print("deleted \(indexName)")
             }
         }
     }

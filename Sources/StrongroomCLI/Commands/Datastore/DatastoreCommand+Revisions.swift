@@ -16,22 +16,20 @@ extension DatastoreCommand {
         @Flag(help: "Tombstone every live leaf.") var allLeaves = false
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    if allLeaves {
-                        for tombstone in try await datastore.deleteDocument(id: id) {
-                            print("\(tombstone.docID) \(tombstone.revID)")
-                        }
-                    } else {
-                        guard let rev else {
-                            throw CLIError(
-                                description: "error: give --rev or --all-leaves",
-                                exitCode: .validationFailure
-                            )
-                        }
-                        let tombstone = try await datastore.delete(from: try await datastore.document(id: id, rev: rev))
+            try await store.run { datastore in
+                if allLeaves {
+                    for tombstone in try await datastore.deleteDocument(id: id) {
                         print("\(tombstone.docID) \(tombstone.revID)")
                     }
+                } else {
+                    guard let rev else {
+                        throw CLIError(
+                            description: "error: give --rev or --all-leaves",
+                            exitCode: .validationFailure
+                        )
+                    }
+                    let tombstone = try await datastore.delete(from: try await datastore.document(id: id, rev: rev))
+                    print("\(tombstone.docID) \(tombstone.revID)")
                 }
             }
         }
@@ -46,13 +44,11 @@ extension DatastoreCommand {
         @Option(help: "A revision (the winning one when absent).") var rev: String?
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    let revision = try await datastore.document(id: id, rev: rev)
-                    for entry in try await datastore.revisionHistory(of: revision) {
-                        let notes = (entry.isDeleted ? " deleted" : "") + (entry.isCompacted ? " compacted" : "")
-                        print("\(entry.revID)\(notes)")
-                    }
+            try await store.run { datastore in
+                let revision = try await datastore.document(id: id, rev: rev)
+                for entry in try await datastore.revisionHistory(of: revision) {
+                    let notes = (entry.isDeleted ? " deleted" : "") + (entry.isCompacted ? " compacted" : "")
+                    print("\(entry.revID)\(notes)")
                 }
             }
         }
@@ -65,12 +61,10 @@ extension DatastoreCommand {
         @OptionGroup var store: DatastoreOptions
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    for id in try await datastore.conflictedDocumentIDs() {
-                        let leaves = try await datastore.leaves(docID: id).filter { !$0.isDeleted }.map(\.revID)
-                        print(([id] + leaves).joined(separator: " "))
-                    }
+            try await store.run { datastore in
+                for id in try await datastore.conflictedDocumentIDs() {
+                    let leaves = try await datastore.leaves(docID: id).filter { !$0.isDeleted }.map(\.revID)
+                    print(([id] + leaves).joined(separator: " "))
                 }
             }
         }
@@ -85,20 +79,18 @@ extension DatastoreCommand {
         @Option(help: "The leaf revision to keep.") var keep: String
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    let keep = keep
-                    let winner = try await datastore.resolveConflicts(docID: id) { leaves in
-                        leaves.first { $0.revID == keep }
-                    }
-                    guard let winner else {
-                        throw CLIError(
-                            description: "error: not conflicted, or \(keep) is not one of its live leaves",
-                            exitCode: .init(9)
-                        )
-                    }
-                    print("\(winner.docID) \(winner.revID)")
+            try await store.run { datastore in
+                let keep = keep
+                let winner = try await datastore.resolveConflicts(docID: id) { leaves in
+                    leaves.first { $0.revID == keep }
                 }
+                guard let winner else {
+                    throw CLIError(
+                        description: "error: not conflicted, or \(keep) is not one of its live leaves",
+                        exitCode: .init(9)
+                    )
+                }
+                print("\(winner.docID) \(winner.revID)")
             }
         }
     }

@@ -51,11 +51,9 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Option(help: "A revision (the winning one when absent).") var rev: String?
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    let revision = try await datastore.document(id: id, rev: rev)
-                    print(try DatastoreCommand.json(revision))
-                }
+            try await store.run { datastore in
+                let revision = try await datastore.document(id: id, rev: rev)
+                print(try DatastoreCommand.json(revision))
             }
         }
     }
@@ -71,26 +69,24 @@ struct DatastoreCommand: AsyncParsableCommand {
         @OptionGroup var store: DatastoreOptions
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    var number = 0
-                    while let line = readLine(strippingNewline: true) {
-                        number += 1
-                        if line.allSatisfy(\.isWhitespace) { continue }
-                        var body: [String: JSONValue]
-                        do {
-                            body = try DatastoreCommand.object(from: Data(line.utf8))
-                        } catch let error as CLIError {
-                            throw CLIError(
-                                description: "\(error.description) (line \(number))",
-                                exitCode: error.exitCode
-                            )
-                        }
-                        let id = body.removeValue(forKey: "_id")?.stringValue
-                        let written = try await datastore.createDocument(id: id, body: body)
-                        // Unbuffered: the line is out as soon as the document is committed.
-                        FileHandle.standardOutput.write(Data("\(written.docID) \(written.revID)\n".utf8))
+            try await store.run { datastore in
+                var number = 0
+                while let line = readLine(strippingNewline: true) {
+                    number += 1
+                    if line.allSatisfy(\.isWhitespace) { continue }
+                    var body: [String: JSONValue]
+                    do {
+                        body = try DatastoreCommand.object(from: Data(line.utf8))
+                    } catch let error as CLIError {
+                        throw CLIError(
+                            description: "\(error.description) (line \(number))",
+                            exitCode: error.exitCode
+                        )
                     }
+                    let id = body.removeValue(forKey: "_id")?.stringValue
+                    let written = try await datastore.createDocument(id: id, body: body)
+                    // Unbuffered: the line is out as soon as the document is committed.
+                    FileHandle.standardOutput.write(Data("\(written.docID) \(written.revID)\n".utf8))
                 }
             }
         }
@@ -103,11 +99,9 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Option(help: "At most this many.") var limit = 1000
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    for revision in try await datastore.allDocuments(offset: offset, limit: limit) {
-                        print("\(revision.docID) \(revision.revID)")
-                    }
+            try await store.run { datastore in
+                for revision in try await datastore.allDocuments(offset: offset, limit: limit) {
+                    print("\(revision.docID) \(revision.revID)")
                 }
             }
         }
@@ -122,12 +116,10 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Option(help: "At most this many.") var limit = 1000
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    let page = try await datastore.changes(since: since, limit: limit)
-                    for change in page.changes {
-                        print("\(change.sequence) \(change.docID) \(change.revID)\(change.isDeleted ? " deleted" : "")")
-                    }
+            try await store.run { datastore in
+                let page = try await datastore.changes(since: since, limit: limit)
+                for change in page.changes {
+                    print("\(change.sequence) \(change.docID) \(change.revID)\(change.isDeleted ? " deleted" : "")")
                 }
             }
         }
@@ -145,21 +137,19 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    let current = try await datastore.document(id: id)
-                    let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil
-                    let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
-                    let written = try await datastore.addAttachment(
-                        named: attachment,
-                        contentType: contentType,
-                        to: current,
-                        fromFile: URL(fileURLWithPath: file),
-                        progress: { bar.update(stage: "attaching", done: $0) }
-                    )
-                    bar.finish()
-                    print("\(written.docID) \(written.revID)")
-                }
+            try await store.run { datastore in
+                let current = try await datastore.document(id: id)
+                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil
+                let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
+                let written = try await datastore.addAttachment(
+                    named: attachment,
+                    contentType: contentType,
+                    to: current,
+                    fromFile: URL(fileURLWithPath: file),
+                    progress: { bar.update(stage: "attaching", done: $0) }
+                )
+                bar.finish()
+                print("\(written.docID) \(written.revID)")
             }
         }
     }
@@ -177,20 +167,18 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    let revision = try await datastore.document(id: id, rev: rev)
-                    let size = revision.attachments[attachment].map { Int64(clamping: $0.length) }
-                    let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
-                    try await datastore.readAttachment(
-                        named: attachment,
-                        of: revision,
-                        to: URL(fileURLWithPath: output),
-                        progress: { bar.update(stage: "reading", done: $0) }
-                    )
-                    bar.finish()
-                    print("wrote \(output)")
-                }
+            try await store.run { datastore in
+                let revision = try await datastore.document(id: id, rev: rev)
+                let size = revision.attachments[attachment].map { Int64(clamping: $0.length) }
+                let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
+                try await datastore.readAttachment(
+                    named: attachment,
+                    of: revision,
+                    to: URL(fileURLWithPath: output),
+                    progress: { bar.update(stage: "reading", done: $0) }
+                )
+                bar.finish()
+                print("wrote \(output)")
             }
         }
     }
@@ -202,18 +190,16 @@ struct DatastoreCommand: AsyncParsableCommand {
         @OptionGroup var store: DatastoreOptions
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    let problems = try await datastore.integrityCheck()
-                    let count = try await datastore.documentCount()
-                    guard problems.isEmpty else {
-                        throw CLIError(
-                            description: "error: \(problems.prefix(5).joined(separator: "; "))",
-                            exitCode: .init(4)
-                        )
-                    }
-                    print("ok \(count) documents")
+            try await store.run { datastore in
+                let problems = try await datastore.integrityCheck()
+                let count = try await datastore.documentCount()
+                guard problems.isEmpty else {
+                    throw CLIError(
+                        description: "error: \(problems.prefix(5).joined(separator: "; "))",
+                        exitCode: .init(4)
+                    )
                 }
+                print("ok \(count) documents")
             }
         }
     }
@@ -223,10 +209,8 @@ struct DatastoreCommand: AsyncParsableCommand {
         @OptionGroup var store: DatastoreOptions
 
         func run() async throws {
-            try await reportingErrors {
-                try await store.withDatastore { datastore in
-                    print("removed \(try await datastore.compact()) bodies")
-                }
+            try await store.run { datastore in
+                print("removed \(try await datastore.compact()) bodies")
             }
         }
     }

@@ -66,6 +66,12 @@ struct DatastoreOptions: ParsableArguments {
         }
     }
 
+    /// A command's whole run: `body` with the open datastore, failures reported as the CLI reports them (one
+    /// line, the exit code of the error).
+    func run(_ body: (Datastore) async throws -> Void) async throws {
+        try await reportingErrors { try await withDatastore(body) }
+    }
+
     /// Opens the datastore, runs `body`, and closes it whether `body` succeeds or throws.
     func withDatastore<R>(_ body: (Datastore) async throws -> R) async throws -> R {
         let datastore = try await open()
@@ -81,7 +87,7 @@ struct DatastoreOptions: ParsableArguments {
 
     /// The keychain provider for the password source.
     func keychainProvider() throws -> KeychainKeyProvider {
-        let secret = try Self.secret(
+        let secret = try KeychainOptions.secret(
             file: passwordFile,
             environment: "STRONGROOM_DATASTORE_PASSWORD",
             prompt: "datastore password: "
@@ -92,12 +98,6 @@ struct DatastoreOptions: ParsableArguments {
             keychain: try keychain.open(),
             parameters: try KeychainCommand.parameters(kdf)
         )
-    }
-
-    /// A secret line from `file`, else the environment variable, else a terminal prompt or standard input.
-    static func secret(file: String?, environment: String, prompt: String) throws -> String {
-        if file == nil, let text = ProcessInfo.processInfo.environment[environment] { return text }
-        return try KeychainOptions.readSecretLine(file: file, prompt: prompt)
     }
 
     /// A raw-key provider for the key in `path`: 32 raw bytes, 64 hex digits, or base64/base64url text (as

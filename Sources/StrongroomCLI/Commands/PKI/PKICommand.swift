@@ -86,9 +86,7 @@ struct PKICommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let bytes = try PKICommand.read(file)
-                if let csr = try? CertificateSigningRequest(encoded: bytes),
-                    String(bytes: bytes, encoding: .utf8)?.contains("CERTIFICATE REQUEST") ?? true
-                {
+                if let csr = try? CertificateSigningRequest(encoded: bytes) {  // a certificate never parses as one
                     try csr.verifySignature()
                     let key = (try? KeyAlgorithm(of: csr.publicKey).description) ?? "unknown"
                     print("request:     \(csr.subject)\nkey:         \(key)\npin:         \(csr.publicKey.pin)")
@@ -180,7 +178,6 @@ struct PKICommand: AsyncParsableCommand {
     }
 
     static func p12Passphrase(_ file: String?) throws -> String {
-        if file == nil, let text = ProcessInfo.processInfo.environment["STRONGROOM_P12_PASSPHRASE"] { return text }
-        return try KeychainOptions.readSecretLine(file: file, prompt: "PKCS#12 passphrase: ")
+        try KeychainOptions.secret(file: file, environment: "STRONGROOM_P12_PASSPHRASE", prompt: "PKCS#12 passphrase: ")
     }
 }
