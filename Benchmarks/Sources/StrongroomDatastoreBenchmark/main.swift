@@ -308,73 +308,47 @@ func line(_ label: String, _ ours: Double, _ anchorLabel: String, _ anchor: Doub
             + String(format: "%10.0f /s   %-30@ %10.0f /s   ratio %.2f", ours, anchorLabel, anchor, ours / anchor)
     )
 }
+/// One figure measured encrypted and unencrypted, side by side, with `format` for each value.
+func pair(_ label: String, _ encrypted: Double, _ plain: Double, _ format: String) {
+    print(
+        label.padding(toLength: 40, withPad: " ", startingAt: 0)
+            + String(
+                format: "encrypted \(format)   unencrypted \(format)   ratio %.2f",
+                encrypted,
+                plain,
+                encrypted / plain
+            )
+    )
+}
 print("Encrypted vs unencrypted (time ratio: encrypted / unencrypted; target ≤ 1.15)")
 for (label, encrypted, plain) in [
     ("insert, batched", batchedEncrypted.insert, batchedPlain.insert),
     ("insert, one per transaction", singleEncrypted.insert, singlePlain.insert),
     ("read by ID", batchedEncrypted.read, batchedPlain.read),
 ] {
-    print(
-        label.padding(toLength: 40, withPad: " ", startingAt: 0)
-            + String(
-                format: "encrypted %8.3f s   unencrypted %8.3f s   ratio %.2f",
-                encrypted.seconds,
-                plain.seconds,
-                encrypted.seconds / plain.seconds
-            )
-    )
+    pair(label, encrypted.seconds, plain.seconds, "%8.3f s")
 }
 print("")
 print("Our datastore vs raw C API inserts of the same rows (rate ratio; target ≥ 0.70)")
-line(
-    "encrypted insert, batched",
-    rate(documents, batchedEncrypted.insert),
-    "raw SQLCipher",
-    rate(documents, rawBatchedEncrypted.insert)
-)
-line(
-    "unencrypted insert, batched",
-    rate(documents, batchedPlain.insert),
-    "raw SQLite (same library)",
-    rate(documents, rawBatchedPlain.insert)
-)
-line(
-    "encrypted insert, one per transaction",
-    rate(singles, singleEncrypted.insert),
-    "raw SQLCipher",
-    rate(singles, rawSingleEncrypted.insert)
-)
-line(
-    "unencrypted insert, one per transaction",
-    rate(singles, singlePlain.insert),
-    "raw SQLite (same library)",
-    rate(singles, rawSinglePlain.insert)
-)
-line(
-    "encrypted read by ID",
-    rate(documents, batchedEncrypted.read),
-    "raw SQLCipher SELECT",
-    rate(documents, rawBatchedEncrypted.read)
-)
-line(
-    "unencrypted read by ID",
-    rate(documents, batchedPlain.read),
-    "raw SQLite SELECT",
-    rate(documents, rawBatchedPlain.read)
-)
-
-line(
-    "encrypted read by ID, 100 per call",
-    rate(documents, batchedEncrypted.readHundreds),
-    "raw SQLCipher SELECT",
-    rate(documents, rawBatchedEncrypted.read)
-)
-line(
-    "unencrypted read by ID, 100 per call",
-    rate(documents, batchedPlain.readHundreds),
-    "raw SQLite SELECT",
-    rate(documents, rawBatchedPlain.read)
-)
+let (sqlcipher, sqlite) = ("raw SQLCipher", "raw SQLite (same library)")
+for (label, count, ours, anchorLabel, anchor) in [
+    ("encrypted insert, batched", documents, batchedEncrypted.insert, sqlcipher, rawBatchedEncrypted.insert),
+    ("unencrypted insert, batched", documents, batchedPlain.insert, sqlite, rawBatchedPlain.insert),
+    ("encrypted insert, one per transaction", singles, singleEncrypted.insert, sqlcipher, rawSingleEncrypted.insert),
+    ("unencrypted insert, one per transaction", singles, singlePlain.insert, sqlite, rawSinglePlain.insert),
+    ("encrypted read by ID", documents, batchedEncrypted.read, sqlcipher + " SELECT", rawBatchedEncrypted.read),
+    ("unencrypted read by ID", documents, batchedPlain.read, "raw SQLite SELECT", rawBatchedPlain.read),
+    (
+        "encrypted read by ID, 100 per call", documents, batchedEncrypted.readHundreds, sqlcipher + " SELECT",
+        rawBatchedEncrypted.read
+    ),
+    (
+        "unencrypted read by ID, 100 per call", documents, batchedPlain.readHundreds, "raw SQLite SELECT",
+        rawBatchedPlain.read
+    ),
+] {
+    line(label, rate(count, ours), anchorLabel, rate(count, anchor))
+}
 
 // MARK: Queries
 
@@ -387,15 +361,7 @@ if let encryptedQueries = batchedEncrypted.queries, let plainQueries = batchedPl
         ("full scan $eq (1 match)", encryptedQueries.scanEqual, plainQueries.scanEqual),
         ("full scan range (100 matches)", encryptedQueries.scanRange, plainQueries.scanRange),
     ] {
-        print(
-            label.padding(toLength: 40, withPad: " ", startingAt: 0)
-                + String(
-                    format: "encrypted %10.3f q/s   unencrypted %10.3f q/s   ratio %.2f",
-                    encrypted,
-                    plain,
-                    encrypted / plain
-                )
-        )
+        pair(label, encrypted, plain, "%10.3f q/s")
     }
     print(
         String(
