@@ -17,6 +17,19 @@ import Glibc
     static var cli: URL { ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom") }
 
     /// Writes a fresh 32-byte key file as `strongroom keys access-key` does, and returns its provider.
+    /// Starts `strongroom <arguments>`, SIGKILLs it after `milliseconds`, and waits for it to be gone.
+    static func killCLI(_ arguments: [String], after milliseconds: Int) async throws {
+        let process = Process()
+        process.executableURL = cli
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try await Task.sleep(for: .milliseconds(milliseconds))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     static func keyFile(_ url: URL) throws -> SimpleKeyProvider {
         let bytes = SecureRandom.data(count: 32)
         try AtomicFile.write(Data((Base64URL.encode(bytes) + "\n").utf8), to: url.path, mode: .createNew)
@@ -109,18 +122,13 @@ import Glibc
             for (round, delay) in [0, 90, 130, 170, 210, 250, 800].enumerated() {
                 let next = directory.appending(path: "key-\(round + 1)")
                 let nextProvider = try Self.keyFile(next)
-                let process = Process()
-                process.executableURL = Self.cli
-                process.arguments = [
-                    "store", "rekey", "--directory", stores.path, "--name", "rekey",
-                    "--key-file", current.url.path, "--new-key-file", next.path,
-                ]
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                try await Task.sleep(for: .milliseconds(delay))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                try await Self.killCLI(
+                    [
+                        "store", "rekey", "--directory", stores.path, "--name", "rekey",
+                        "--key-file", current.url.path, "--new-key-file", next.path,
+                    ],
+                    after: delay
+                )
 
                 let store: Datastore
                 do {
@@ -152,18 +160,13 @@ import Glibc
 
             var committed = 0
             for delay in [30, 150, 400, 900, 5000] {
-                let process = Process()
-                process.executableURL = Self.cli
-                process.arguments = [
-                    "store", "attach", "--directory", stores.path, "--name", "attach", "--key-file", keyURL.path,
-                    "--id", "doc", "--attachment", "big-\(delay)", big.path,
-                ]
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                try await Task.sleep(for: .milliseconds(delay))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                try await Self.killCLI(
+                    [
+                        "store", "attach", "--directory", stores.path, "--name", "attach", "--key-file", keyURL.path,
+                        "--id", "doc", "--attachment", "big-\(delay)", big.path,
+                    ],
+                    after: delay
+                )
 
                 let reopened = try await manager.datastore(named: "attach", keyProvider: provider)
                 #expect(try await reopened.integrityCheck().isEmpty)
