@@ -2,6 +2,7 @@
 public import Foundation
 import StrongroomCore
 public import StrongroomCrypto
+import X509
 
 /// Typed secure items on any backend, in the spirit of SwiftSecurity.
 ///
@@ -15,7 +16,7 @@ public import StrongroomCrypto
 ///
 /// `retrieve` returns nil when there is no such item and throws ``KeychainError`` for anything else. Values go in
 /// through conversion protocols (``KeychainDataConvertible``, ``KeychainKeyConvertible``,
-/// ``KeychainCertificateConvertible``, ``DigitalIdentity``), so a key cannot be stored as a password by accident and
+/// ``KeychainCertificateConvertible``, ``KeychainIdentityConvertible``), so a key cannot be stored as a password by accident and
 /// a value is never read back as another type.
 public final class Keychain: Sendable {
     /// Where the items live.
@@ -126,7 +127,11 @@ public final class Keychain: Sendable {
         accessPolicy: AccessPolicy = .default
     ) throws(KeychainError) {
         try put(
-            StoredValue(kind: "key." + Key.keychainKeyKind, bytes: key.keychainKeyData),
+            StoredValue(
+                kind: "key." + Key.keychainKeyKind,
+                bytes: key.keychainKeyData,
+                attributes: key.keychainKeyAttributes?.stored ?? [:]
+            ),
             query: query,
             policy: accessPolicy
         )
@@ -149,8 +154,13 @@ public final class Keychain: Sendable {
         query: ItemQuery<SecCertificate>,
         accessPolicy: AccessPolicy = .default
     ) throws(KeychainError) {
-        let der = SecureBytes(copying: try certificate.keychainCertificateDER())
-        try put(StoredValue(kind: "certificate", bytes: der), query: query, policy: accessPolicy)
+        let der = try certificate.keychainCertificateDER()
+        let attributes = (try? Certificate(keychainCertificateDER: der)).map(CertificateAttributes.of) ?? [:]
+        try put(
+            StoredValue(kind: "certificate", bytes: SecureBytes(copying: der), attributes: attributes),
+            query: query,
+            policy: accessPolicy
+        )
     }
 
     /// A certificate, or nil when there is none.
@@ -162,19 +172,44 @@ public final class Keychain: Sendable {
         return try Value(keychainCertificateDER: bytes.withUnsafeBytes { Array($0) })
     }
 
-    /// Stores a digital identity (certificate and private key).
+    /// Stores a digital identity (certificate and private key): ``DigitalIdentity`` or any
+    /// ``KeychainIdentityConvertible`` type.
+    ///
+    /// - Throws: ``KeychainError/Code/invalidParameters`` when the key does not match the certificate.
     public func store(
-        _ identity: DigitalIdentity,
+        _ identity: some KeychainIdentityConvertible,
         query: ItemQuery<SecIdentity>,
         accessPolicy: AccessPolicy = .default
     ) throws(KeychainError) {
-        try put(StoredValue(kind: "identity", bytes: try identity.stored), query: query, policy: accessPolicy)
+        let checked = try DigitalIdentity(certificate: identity.certificate, privateKey: identity.privateKey)
+        var attributes = CertificateAttributes.of(checked.certificate)
+        if let key = checked.privateKey.keychainKeyAttributes {
+            attributes["keyType"] = key.keyType.rawValue
+            attributes["keySizeInBits"] = String(key.keySizeInBits)
+        }
+        try put(
+            StoredValue(kind: "identity", bytes: try checked.stored, attributes: attributes),
+            query: query,
+            policy: accessPolicy
+        )
     }
 
     /// A digital identity, or nil when there is none.
     public func retrieve(_ query: ItemQuery<SecIdentity>) throws(KeychainError) -> DigitalIdentity? {
         guard let bytes = try get(query, kind: "identity") else { return nil }
         return try DigitalIdentity(stored: bytes)
+    }
+
+    /// An identity as your own ``KeychainIdentityConvertible`` type, or nil when there is none.
+    ///
+    /// - Throws: ``KeychainError/Code/invalidParameters`` when the stored key no longer matches the certificate,
+    ///   or whatever your type's initialiser throws.
+    public func retrieve<Identity: KeychainIdentityConvertible>(
+        _ query: ItemQuery<SecIdentity>,
+        as type: Identity.Type = Identity.self
+    ) throws(KeychainError) -> Identity? {
+        guard let identity = try retrieve(query) else { return nil }
+        return try Identity(certificate: identity.certificate, privateKey: identity.privateKey)
     }
 
     // MARK: Any class
@@ -236,7 +271,8 @@ public final class Keychain: Sendable {
             creationDate: created,
             modificationDate: now,
             accessPolicy: effective.storedForm,
-            valueKind: value.kind
+            valueKind: value.kind,
+            attributes: value.attributes
         )
         try backend.store(
             KeychainItem(info: info, secret: value.bytes),

@@ -115,6 +115,12 @@ import Testing
             )
             let listed = try await cli.ok(["pki", "list"] + second)
             #expect(listed.contains("idnt") && listed.contains("device.chain.1"), "\(listed)")
+            let issuedByCA = try await cli.ok(["pki", "list", "--issuer", "CN=CLI test CA"] + second)
+            // The identity and the (self-signed) CA certificate stored as its chain.
+            #expect(issuedByCA.split(separator: "\n").count == 2 && issuedByCA.contains("idnt"), "\(issuedByCA)")
+            #expect(try await cli.ok(["pki", "list", "--issuer", "CN=Another CA"] + second).isEmpty)
+            let publicKeys = try await cli.ok(["pki", "list", "--type", "ec", "--key-class", "public"] + first)
+            #expect(publicKeys.contains("[ec 384 public]") && !publicKeys.contains("private"), "\(publicKeys)")
 
             // Neither keychain file holds the private key OpenSSL printed.
             let keyLine = keyOut.output.split(separator: "\n").first { !$0.hasPrefix("-----") && $0.count > 40 }

@@ -41,6 +41,11 @@ public struct ItemInfo: Sendable, Hashable, Codable {
     public var accessPolicy: String
     /// The kind of value (`data`, `key.curve25519.signing`, `certificate`, `identity`, …).
     public var valueKind: String
+    /// Descriptive attributes recorded from the value when it was stored, for ``ItemFilter`` searches: a key's
+    /// `keyType`, `keySizeInBits` and `keyClass`; a certificate's (or an identity's certificate's) `subject`,
+    /// `issuer`, `serialNumber` and `publicKeyHash`. Sealed with the item like the rest of its information; never
+    /// part of its identity. Items stored before these attributes existed have none until stored again.
+    public var attributes: [String: String]
 
     /// Assembles item information.
     public init(
@@ -50,7 +55,8 @@ public struct ItemInfo: Sendable, Hashable, Codable {
         creationDate: Date,
         modificationDate: Date,
         accessPolicy: String,
-        valueKind: String
+        valueKind: String,
+        attributes: [String: String] = [:]
     ) {
         self.identity = identity
         self.label = label
@@ -59,5 +65,23 @@ public struct ItemInfo: Sendable, Hashable, Codable {
         self.modificationDate = modificationDate
         self.accessPolicy = accessPolicy
         self.valueKind = valueKind
+        self.attributes = attributes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case identity, label, comment, creationDate, modificationDate, accessPolicy, valueKind, attributes
+    }
+
+    /// Decodes item information; `attributes` is optional so items written before it existed still open.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        identity = try container.decode(ItemIdentity.self, forKey: .identity)
+        label = try container.decodeIfPresent(String.self, forKey: .label)
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        creationDate = try container.decode(Date.self, forKey: .creationDate)
+        modificationDate = try container.decode(Date.self, forKey: .modificationDate)
+        accessPolicy = try container.decode(String.self, forKey: .accessPolicy)
+        valueKind = try container.decode(String.self, forKey: .valueKind)
+        attributes = try container.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
     }
 }

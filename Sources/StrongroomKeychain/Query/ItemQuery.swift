@@ -31,6 +31,15 @@ public struct ItemQuery<Class: ItemClass>: Sendable, Hashable, CustomDebugString
         self.primary = primary
     }
 
+    /// The query naming the item `info` describes (as ``Keychain/items(matching:)`` returns), with its label; nil
+    /// when the item is of another class.
+    public init?(_ info: ItemInfo) {
+        guard info.identity.itemClass == Class.name else { return nil }
+        self.init(primary: info.identity.attributes)
+        label = info.label
+        comment = info.comment
+    }
+
     /// The item identity this query names.
     var identity: ItemIdentity { ItemIdentity(itemClass: Class.name, attributes: primary) }
 
@@ -169,12 +178,6 @@ extension ItemQuery where Class == SecKey {
     public var applicationTag: String? {
         get { self["applicationTag"] }
         set { self["applicationTag"] = newValue }
-    }
-
-    /// The kind of key stored (read from ``Keychain/info(for:)``; set when a key is stored).
-    public var keyType: String? {
-        get { self["keyType"] }
-        set { self["keyType"] = newValue }
     }
 }
 

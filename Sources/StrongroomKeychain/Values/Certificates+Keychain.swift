@@ -33,8 +33,35 @@ extension Certificate: KeychainCertificateConvertible {
     }
 }
 
+/// A certificate with its private key, stored as a ``SecIdentity`` item (SwiftSecurity's `SecIdentityConvertible`):
+/// adopt it so your own identity type stores and loads as ``DigitalIdentity`` does.
+///
+/// The keychain checks that the key matches the certificate both when it stores an identity and when it loads one,
+/// before your initialiser runs.
+///
+/// ```swift
+/// struct DeviceIdentity: KeychainIdentityConvertible {
+///     var certificate: Certificate
+///     var privateKey: Certificate.PrivateKey
+///     init(certificate: Certificate, privateKey: Certificate.PrivateKey) throws(KeychainError) {
+///         self.certificate = certificate
+///         self.privateKey = privateKey
+///     }
+/// }
+/// try keychain.store(device, query: .identity(for: "device"))
+/// let again = try keychain.retrieve(.identity(for: "device"), as: DeviceIdentity.self)
+/// ```
+public protocol KeychainIdentityConvertible: Sendable {
+    /// Recreates the identity from a certificate and the private key that matches it.
+    init(certificate: Certificate, privateKey: Certificate.PrivateKey) throws(KeychainError)
+    /// The certificate.
+    var certificate: Certificate { get }
+    /// The private key matching the certificate's public key.
+    var privateKey: Certificate.PrivateKey { get }
+}
+
 /// A certificate and its private key (``SecIdentity`` items), as SwiftSecurity's `DigitalIdentity`.
-public struct DigitalIdentity: Sendable, Hashable {
+public struct DigitalIdentity: KeychainIdentityConvertible, Hashable {
     /// The certificate.
     public var certificate: Certificate
     /// The private key matching the certificate's public key.

@@ -74,6 +74,9 @@ extension SymmetricKey: KeychainKeyConvertible {
         self = keychainKeyData.withUnsafeBytes { SymmetricKey(data: $0) }
     }
     public var keychainKeyData: SecureBytes { withUnsafeBytes { SecureBytes(copying: $0) } }
+    public var keychainKeyAttributes: KeyAttributes? {
+        KeyAttributes(keyType: .symmetric, keySizeInBits: bitCount, keyClass: .symmetric)
+    }
 }
 
 extension SigningPrivateKey: KeychainKeyConvertible {

@@ -20,6 +20,8 @@ extension Certificate.PrivateKey: KeychainKeyConvertible {
     /// PKCS#8 DER (empty for a key that cannot be serialised, which then fails to load: store such keys through
     /// ``Keychain/generateKeyPair(_:tag:accessPolicy:)`` or check `pkcs8()` first).
     public var keychainKeyData: SecureBytes { (try? pkcs8()) ?? SecureBytes(copying: []) }
+
+    public var keychainKeyAttributes: KeyAttributes? { KeyAttributes(publicKey, keyClass: .private) }
 }
 
 extension Certificate.PublicKey: KeychainKeyConvertible {
@@ -35,6 +37,22 @@ extension Certificate.PublicKey: KeychainKeyConvertible {
     }
 
     public var keychainKeyData: SecureBytes { SecureBytes(copying: subjectPublicKeyInfo) }
+
+    public var keychainKeyAttributes: KeyAttributes? { KeyAttributes(self, keyClass: .public) }
+}
+
+extension KeyAttributes {
+    /// The attributes of a swift-certificates key, or nil for a type outside ``KeyAlgorithm``.
+    init?(_ publicKey: Certificate.PublicKey, keyClass: KeyClass) {
+        guard let algorithm = try? KeyAlgorithm(of: publicKey) else { return nil }
+        let type: KeyType =
+            switch algorithm {
+            case .p256, .p384, .p521: .ec
+            case .ed25519: .ed25519
+            case .rsa: .rsa
+            }
+        self.init(keyType: type, keySizeInBits: algorithm.keySizeInBits, keyClass: keyClass)
+    }
 }
 
 extension ItemQuery where Class == SecKey {

@@ -44,6 +44,13 @@ public protocol KeychainKeyConvertible: Sendable {
     init(keychainKeyData: SecureBytes) throws(KeychainError)
     /// The key's raw representation.
     var keychainKeyData: SecureBytes { get }
+    /// The key's type, size and class, recorded with the item so ``ItemFilter/keys(type:sizeInBits:keyClass:)``
+    /// finds it. The default describes the built-in kinds and is nil for others.
+    var keychainKeyAttributes: KeyAttributes? { get }
+}
+
+extension KeychainKeyConvertible {
+    public var keychainKeyAttributes: KeyAttributes? { KeyAttributes(kind: Self.keychainKeyKind) }
 }
 
 extension KeychainKeyConvertible {
@@ -61,4 +68,6 @@ extension KeychainKeyConvertible {
 struct StoredValue: Sendable {
     var kind: String
     var bytes: SecureBytes
+    /// Descriptive attributes recorded in the item's information (``ItemInfo/attributes``).
+    var attributes: [String: String] = [:]
 }

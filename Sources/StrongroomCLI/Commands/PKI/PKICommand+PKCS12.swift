@@ -70,17 +70,61 @@ extension PKICommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the keychain's keys, certificates and identities (never their secrets)."
+            abstract: "List the keychain's keys, certificates and identities (never their secrets).",
+            discussion: """
+                Filters combine: `--type rsa --key-class private`, `--issuer 'CN=Issuer A'` (the issuer as printed), \
+                `--label anchor`. Each line shows the item, its label and what was recorded when it was stored.
+                """
         )
         @OptionGroup var keychain: KeychainOptions
+        @Option(help: "Only keys of this type: ec, rsa, ed25519, x25519, symmetric.") var type: String?
+        @Option(help: "Only keys of this class: private, public, symmetric.") var keyClass: String?
+        @Option(help: "Only certificates and identities issued by this name (RFC 4514 text, as listed).")
+        var issuer: String?
+        @Option(help: "Only items with this label.") var label: String?
 
         func run() async throws {
             try await reportingErrors {
+                if let keyClass, KeyClass(rawValue: keyClass) == nil {
+                    throw CLIError(
+                        description: "error: --key-class is private, public or symmetric",
+                        exitCode: .init(2)
+                    )
+                }
+                let wanted = ["type": type, "keyClass": keyClass, "issuer": issuer].compactMapValues { $0 }
                 for item in try keychain.open().items()
-                where ["keys", "cert", "idnt"].contains(item.identity.itemClass) {
-                    print("\(item.identity.canonical)\(item.label.map { "  \($0)" } ?? "")")
+                where ["keys", "cert", "idnt"].contains(item.identity.itemClass)
+                    && (label == nil || item.label == label)
+                    && wanted.allSatisfy({ Self.recorded(item)[$0.key] == $0.value })
+                {
+                    print(Self.line(item))
                 }
             }
+        }
+
+        /// The recorded attributes under the names the options use.
+        static func recorded(_ item: ItemInfo) -> [String: String] {
+            var attributes = item.attributes
+            attributes["type"] = attributes["keyType"]
+            if item.identity.itemClass == "keys", attributes["keyClass"] == nil {
+                attributes["keyClass"] = item.identity.attributes["keyClass"]
+            }
+            return attributes
+        }
+
+        /// `class/identity  label  [type size class]  subject ← issuer`.
+        static func line(_ item: ItemInfo) -> String {
+            var parts = [item.identity.canonical]
+            if let label = item.label { parts.append(label) }
+            if let key = item.keyAttributes {
+                parts.append("[\(key.keyType) \(key.keySizeInBits) \(key.keyClass)]")
+            } else if let type = item.attributes["keyType"], let size = item.attributes["keySizeInBits"] {
+                parts.append("[\(type) \(size)]")
+            }
+            if let subject = item.attributes["subject"], let issuer = item.attributes["issuer"] {
+                parts.append("\(subject) ← \(issuer)")
+            }
+            return parts.joined(separator: "  ")
         }
     }
 }
