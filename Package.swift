@@ -181,6 +181,7 @@ let package = Package(
             dependencies: [
                 "StrongroomCore",
                 "StrongroomCrypto",
+                "StrongroomPKI",
                 "StrongroomRegex",
                 "StrongroomWire",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -193,6 +194,8 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strictSettings
         ),
@@ -214,8 +217,10 @@ let package = Package(
         .executableTarget(
             name: "StrongroomServerApp",
             dependencies: [
+                "StrongroomPKI",
                 "StrongroomServer",
                 "StrongroomServerPostgres",
+                "StrongroomWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -259,6 +264,7 @@ let package = Package(
             name: "StrongroomClientTests",
             dependencies: [
                 "StrongroomKeychain",
+                "StrongroomPKI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -64,13 +64,28 @@ public func buildApplication(
     let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
     let notes = NoteRoutes(store: store, clock: clock, limits: limits)
     let signatures = TSV1Verifier(store: store, window: configuration.signatureWindow, clock: clock)
-    let authentication = AuthenticationMiddleware(tokens: tokens, store: store, signatures: signatures, clock: clock)
+    let mutualTLS = configuration.tls.flatMap { $0.isMutual ? $0.clientCertificates : nil }
+    let authentication = AuthenticationMiddleware(
+        tokens: tokens,
+        store: store,
+        signatures: signatures,
+        clock: clock,
+        clientCertificates: mutualTLS
+    )
+    let pki = PKIRoutes(
+        store: store,
+        authority: try CertificateAuthority.load(from: configuration.dataDirectory),
+        clock: clock,
+        lifetime: configuration.clientCertificateLifetime
+    )
 
     let router = Router(context: StrongroomRequestContext.self)
     router.add(middleware: ErrorMappingMiddleware())
     router.get("/health") { _, _ in try json(["status": "ok"]) }
     router.addRoutes(account.publicRoutes)
     router.addRoutes(files.presignedRoutes)
+    router.addRoutes(pki.publicRoutes)
+    router.group("/v1/pki").add(middleware: authentication).addRoutes(pki.routes)
     let storage = router.group("/v1/storage").add(middleware: authentication)
     for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
         storage.addRoutes(collection)
@@ -88,7 +103,7 @@ public func buildApplication(
     )
     return Application(
         router: router,
-        server: try configuration.tls.map { try .tls(http1, tlsConfiguration: try $0.makeConfiguration()) } ?? http1,
+        server: try serverBuilder(http1, configuration: configuration, store: store, clock: clock, logger: logger),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "strongroom"
@@ -105,6 +120,31 @@ public func buildApplication(
             }
         },
         logger: logger
+    )
+}
+
+/// Plain HTTP, TLS, or mutual TLS with the server's own client-certificate verifier.
+private func serverBuilder(
+    _ http1: HTTPServerBuilder,
+    configuration: ServerConfiguration,
+    store: any ServerStore,
+    clock: ServerClock,
+    logger: Logger
+) throws -> HTTPServerBuilder {
+    guard let tls = configuration.tls else { return http1 }
+    guard tls.isMutual else { return try .tls(http1, tlsConfiguration: try tls.makeConfiguration()) }
+    let verifier = ClientCertificateVerifier(
+        anchors: try tls.clientAnchors(),
+        store: store,
+        clock: clock,
+        logger: logger
+    )
+    return try .tls(
+        http1,
+        configuration: TLSChannelConfiguration(
+            tlsConfiguration: try tls.makeConfiguration(),
+            customAsyncVerificationCallback: { await verifier.verify($0) }
+        )
     )
 }
 

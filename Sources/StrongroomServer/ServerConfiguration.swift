@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     public var portFile: String?
     /// Where the server reads the time (token expiry, TSV1 windows, timestamps, note and file expiry).
     public var clock: any WallClock
+    /// How long a client certificate issued at enrolment or renewal is valid (never past the CA's own end).
+    public var clientCertificateLifetime: Duration
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(
@@ -44,7 +46,8 @@ public struct ServerConfiguration: Sendable {
         limits: ServerLimits = .init(),
         connections: ConnectionLimits = .init(),
         portFile: String? = nil,
-        clock: any WallClock = SystemWallClock()
+        clock: any WallClock = SystemWallClock(),
+        clientCertificateLifetime: Duration = .seconds(86_400)
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -58,5 +61,6 @@ public struct ServerConfiguration: Sendable {
         self.connections = connections
         self.portFile = portFile
         self.clock = clock
+        self.clientCertificateLifetime = clientCertificateLifetime
     }
 }

@@ -1,30 +1,79 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
 import NIOSSL
+import StrongroomCore
+import StrongroomPKI
+import X509
 
-/// The certificate chain and private key a server presents, as PEM files.
+/// The certificate chain and private key a server presents, as PEM files, and whether it asks clients for
+/// certificates (mutual TLS).
 public struct ServerTLS: Sendable, Hashable {
     /// The leaf certificate first, then any intermediates.
     public var certificateChainPath: String
     /// The leaf's private key (unencrypted PEM; keep it mode 0600).
     public var privateKeyPath: String
+    /// The PEM certificates client certificates must chain to (usually `<data>/ca/ca-chain.pem`); nil asks no
+    /// client for a certificate.
+    public var clientCertificateAuthorityPath: String?
+    /// Whether a client certificate is optional or required (with ``clientCertificateAuthorityPath``).
+    public var clientCertificates: ClientCertificateMode
 
-    /// Names the two PEM files.
-    public init(certificateChainPath: String, privateKeyPath: String) {
+    /// Names the PEM files.
+    public init(
+        certificateChainPath: String,
+        privateKeyPath: String,
+        clientCertificateAuthorityPath: String? = nil,
+        clientCertificates: ClientCertificateMode = .optional
+    ) {
         self.certificateChainPath = certificateChainPath
         self.privateKeyPath = privateKeyPath
+        self.clientCertificateAuthorityPath = clientCertificateAuthorityPath
+        self.clientCertificates = clientCertificates
     }
 
-    /// A TLS 1.2+ server configuration over the files; a missing or unreadable file fails here, at start-up.
+    /// Whether clients are asked for certificates.
+    var isMutual: Bool { clientCertificateAuthorityPath != nil }
+
+    /// The client CA's certificates; a missing file or one without certificates fails here, at start-up.
+    func clientAnchors() throws -> [Certificate] {
+        guard let path = clientCertificateAuthorityPath else { return [] }
+        do {
+            return try CertificateBundle.certificates(from: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        } catch {
+            throw ServerError(.configuration, "the client CA \(path) cannot be read: \(error)")
+        }
+    }
+
+    /// A TLS 1.2+ server configuration over the files; a missing or unreadable file fails here, at start-up. With
+    /// a client CA, clients are asked for a certificate (and must present one when required); the server's own
+    /// verifier then checks it.
     func makeConfiguration() throws -> TLSConfiguration {
         let chain = try NIOSSLCertificate.fromPEMFile(certificateChainPath).map {
             NIOSSLCertificateSource.certificate($0)
         }
         guard !chain.isEmpty else { throw ServerError.badRequest("\(certificateChainPath) holds no certificate") }
         let key = try NIOSSLPrivateKey(file: privateKeyPath, format: .pem)
-        var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: chain,
-            privateKey: .privateKey(key)
-        )
+        var configuration: TLSConfiguration
+        if let authority = clientCertificateAuthorityPath {
+            configuration = TLSConfiguration.makeServerConfigurationWithMTLS(
+                certificateChain: chain,
+                privateKey: .privateKey(key),
+                trustRoots: .file(authority)
+            )
+            configuration.certificateVerification =
+                clientCertificates == .required ? .noHostnameVerification : .optionalVerification
+            // BoringSSL's defaults leave Ed25519 out, and a client with an Ed25519 certificate would then send none.
+            configuration.verifySignatureAlgorithms = [
+                .ecdsaSecp256R1Sha256, .ecdsaSecp384R1Sha384, .ecdsaSecp521R1Sha512, .ed25519,
+                .rsaPssRsaeSha256, .rsaPssRsaeSha384, .rsaPssRsaeSha512,
+                .rsaPkcs1Sha256, .rsaPkcs1Sha384, .rsaPkcs1Sha512,
+            ]
+        } else {
+            configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain,
+                privateKey: .privateKey(key)
+            )
+        }
         configuration.minimumTLSVersion = .tlsv12
         return configuration
     }

@@ -1,5 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
@@ -16,7 +16,7 @@ struct StrongroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom-server",
         abstract: "The Strongroom E3DB-compatible server (SQLite by default).",
-        subcommands: [Serve.self, TokenCommand.self],
+        subcommands: [Serve.self, TokenCommand.self, CACommand.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -34,6 +34,15 @@ struct DataOptions: ParsableArguments {
 
     /// The PostgreSQL URL from the option or the environment, or nil for the embedded SQLite database.
     var resolvedDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["STRONGROOM_DATABASE_URL"] }
+
+    /// Runs `body` with the store (migrated), then closes it.
+    func withStore<R>(_ body: (any ServerStore) async throws -> R) async throws -> R {
+        let logger = Logger(label: "strongroom-server")
+        if let url = resolvedDatabaseURL {
+            return try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
+        }
+        return try await EmbeddedDatabase.open(dataDirectory: dataDirectory, logger: logger).withStore(body)
+    }
 }
 
 struct Serve: AsyncParsableCommand {
@@ -76,10 +85,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-private-key.")
     var tlsCertificateChain: String?
     @Option(help: "The PEM private key of --tls-certificate-chain.") var tlsPrivateKey: String?
+    @Option(
+        help: "Ask TLS clients for certificates chaining to this PEM CA (e.g. <data>/ca/ca-chain.pem); needs TLS."
+    )
+    var tlsClientCA: String?
+    @Option(help: "With --tls-client-ca: optional (the default) or required.")
+    var clientCertificates: ClientCertificateMode = .optional
+    @Option(help: "Hours a client certificate issued at enrolment or renewal is valid (default 24).")
+    var clientCertificateHours: Int64 = 24
 
     func validate() throws {
         if (tlsCertificateChain == nil) != (tlsPrivateKey == nil) {
             throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
+        }
+        guard (1...87_600).contains(clientCertificateHours) else {
+            throw ValidationError("--client-certificate-hours is 1 to 87600 (ten years)")
+        }
+        if tlsClientCA != nil, tlsCertificateChain == nil {
+            throw ValidationError("--tls-client-ca needs --tls-certificate-chain and --tls-private-key")
         }
         if publicURL == nil, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")) {
             throw ValidationError("--public-url is required when --host is not a loopback address")
@@ -126,11 +149,19 @@ struct Serve: AsyncParsableCommand {
                 ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
             publicURL: publicURL,
             tls: tlsCertificateChain.flatMap { chain in
-                tlsPrivateKey.map { ServerTLS(certificateChainPath: chain, privateKeyPath: $0) }
+                tlsPrivateKey.map {
+                    ServerTLS(
+                        certificateChainPath: chain,
+                        privateKeyPath: $0,
+                        clientCertificateAuthorityPath: tlsClientCA,
+                        clientCertificates: clientCertificates
+                    )
+                }
             },
             limits: limits,
             connections: connections,
-            portFile: portFile
+            portFile: portFile,
+            clientCertificateLifetime: .seconds(clientCertificateHours * 3600)
         )
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
@@ -149,14 +180,6 @@ struct TokenCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Revoke.self]
     )
 
-    static func withStore<R>(_ data: DataOptions, _ body: (any ServerStore) async throws -> R) async throws -> R {
-        let logger = Logger(label: "token")
-        if let url = data.resolvedDatabaseURL {
-            return try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
-        }
-        return try await EmbeddedDatabase.open(dataDirectory: data.dataDirectory, logger: logger).withStore(body)
-    }
-
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a registration token and print it.")
         @OptionGroup var data: DataOptions
@@ -165,7 +188,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-            try await TokenCommand.withStore(data) { store in
+            try await data.withStore { store in
                 try await store.createRegistrationToken(
                     StoredRegistrationToken(token: token, name: name, uses: 0, maximumUses: maximumUses, enabled: true)
                 )
@@ -179,7 +202,7 @@ struct TokenCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() async throws {
-            let tokens = try await TokenCommand.withStore(data) { try await $0.registrationTokens() }
+            let tokens = try await data.withStore { try await $0.registrationTokens() }
             for token in tokens {
                 let cap = token.maximumUses.map(String.init) ?? "∞"
                 print(
@@ -195,10 +218,12 @@ struct TokenCommand: AsyncParsableCommand {
         @Argument var token: String
 
         func run() async throws {
-            guard try await TokenCommand.withStore(data, { try await $0.revokeRegistrationToken(token) }) else {
+            guard try await data.withStore({ try await $0.revokeRegistrationToken(token) }) else {
                 throw ValidationError("no such token")
             }
             print("revoked")
         }
     }
 }
+
+extension ClientCertificateMode: ExpressibleByArgument {}

@@ -5,7 +5,8 @@ import Logging
 import StrongroomCrypto
 
 /// Accepts `Authorization: Bearer <token>` or a TSV1 signature from a registered client on every authenticated
-/// route; anything else is a 401 before the handler runs.
+/// route; anything else is a 401 before the handler runs. Over mutual TLS the connection's client certificate must
+/// name the same client as the credentials (and, when required, be there).
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = StrongroomRequestContext
 
@@ -13,6 +14,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let store: any ServerStore
     let signatures: TSV1Verifier
     let clock: ServerClock
+    /// The listener's client-certificate mode, or nil when it asks for none.
+    let clientCertificates: ClientCertificateMode?
 
     func handle(
         _ request: Request,
@@ -39,6 +42,30 @@ struct AuthenticationMiddleware: RouterMiddleware {
         } else {
             throw ServerError.unauthorized()
         }
+        if let mode = clientCertificates, let caller = context.clientID {
+            try await requireCertificateBinding(caller, mode: mode, context: context)
+        }
         return try await next(request, context)
+    }
+
+    /// The TLS identity and the E3DB identity must be one client: a certificate of another client (or of none) is
+    /// a 401 with the reason, and so is no certificate when one is required.
+    private func requireCertificateBinding(
+        _ caller: String,
+        mode: ClientCertificateMode,
+        context: Context
+    ) async throws {
+        switch await context.certifiedClient() {
+        case .client(let certified) where certified == caller: return
+        case .client:
+            context.logger.info(
+                "the TLS client certificate belongs to another client",
+                metadata: ["client": .string(caller)]
+            )
+            throw ServerError.unauthorized("the TLS client certificate belongs to another client")
+        case .unnamed: throw ServerError.unauthorized("the TLS client certificate names no Strongroom client")
+        case .none where mode == .required: throw ServerError.unauthorized("a TLS client certificate is required")
+        case .none: return
+        }
     }
 }

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Hummingbird
+import NIOCore
 
 /// The request context: who the caller is, once authenticated.
 public struct StrongroomRequestContext: RequestContext {
@@ -11,6 +12,8 @@ public struct StrongroomRequestContext: RequestContext {
     public var signerKey: String?
     /// The peer's IP address (no port), for rate limits and logs; `unknown` when the channel has none.
     public let sourceAddress: String
+    /// The connection, for its TLS client certificate.
+    let channel: any Channel
 
     /// Creates the context for a new request (called by Hummingbird).
     public init(source: ApplicationRequestContextSource) {
@@ -18,6 +21,7 @@ public struct StrongroomRequestContext: RequestContext {
         self.clientID = nil
         self.signerKey = nil
         self.sourceAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        self.channel = source.channel
     }
 
     /// JSON bodies above 16 MiB are refused with 413 before they are read in full (the largest record the spec

@@ -75,6 +75,19 @@ extension SQLServerStore {
                     "CREATE INDEX records_pending ON records (pending, created)",
                 ]
             ),
+            (
+                4,
+                [
+                    // Client certificates issued by the server's CA (enrolment, renewal, revocation).
+                    """
+                    CREATE TABLE client_certificates (serial TEXT PRIMARY KEY, client_id TEXT NOT NULL,
+                    not_before BIGINT NOT NULL, not_after BIGINT NOT NULL, issued BIGINT NOT NULL,
+                    fingerprint TEXT NOT NULL, revoked_at BIGINT, revocation_reason TEXT)
+                    """,
+                    "CREATE INDEX client_certificates_client ON client_certificates (client_id, issued)",
+                    "CREATE INDEX client_certificates_revoked ON client_certificates (revoked_at)",
+                ]
+            ),
         ]
     }
 

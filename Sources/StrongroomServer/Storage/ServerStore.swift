@@ -101,6 +101,19 @@ public protocol ServerStore: Sendable {
     /// addressed to another key, used up or expired (nothing is counted then). A note whose last view this was is
     /// deleted.
     func viewNote(_ lookup: NoteLookup, recipientSigningKey: String, now: Timestamp) async throws -> StoredNote?
+
+    // MARK: Client certificates
+
+    /// Records a certificate the CA issued.
+    func insertCertificate(_ certificate: StoredCertificate) async throws
+    /// The certificate with this serial (lowercase hex), or nil.
+    func certificate(serial: String) async throws -> StoredCertificate?
+    /// The newest `limit` certificates (at most 10 000), of one client or of all.
+    func certificates(clientID: String?, limit: Int) async throws -> [StoredCertificate]
+    /// Revokes a certificate in force; false when there is no such certificate or it was revoked already.
+    func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool
+    /// Revoked certificates still within their validity at `time` (what a CRL lists), oldest revocation first.
+    func revokedCertificates(validAfter time: Int64, limit: Int) async throws -> [StoredCertificate]
 }
 
 extension ServerStore {

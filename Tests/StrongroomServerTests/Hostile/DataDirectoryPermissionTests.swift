@@ -5,10 +5,10 @@ import Testing
 
 /// The data directory and everything in it are owner-only; a token key others could read stops the server.
 @Suite struct DataDirectoryPermissionTests {
-    static func mode(_ path: String) throws -> mode_t {
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw TestFailure("cannot stat \(path)") }
-        return status.st_mode & 0o777
+    static func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        guard let mode = attributes[.posixPermissions] as? Int else { throw TestFailure("no mode for \(path)") }
+        return mode & 0o777
     }
 
     @Test("a 0755 data directory is tightened to 0700 and every file the server writes is 0600")

@@ -98,8 +98,9 @@ import Testing
             for _ in 0..<2 { busy.append(try await Self.registeredIdle(api.port)) }
             // Both start a request head; a newcomer must not displace a connection in the middle of a request.
             for connection in busy { await connection.send("GET /health HTTP/1.1\r\nHo") }
-            // Give the server a moment to read those bytes; nothing it sends can signal that it has.
-            try await Task.sleep(for: .milliseconds(500))
+            // Give the server a moment to read those bytes; nothing it sends can signal that it has (generous: the
+            // whole suite runs in parallel on two cores).
+            try await Task.sleep(for: .seconds(2))
             let probe = try await Self.registeredIdleOrClosed(api.port)
             #expect(probe == nil, "the newcomer was closed")
         }

@@ -1,0 +1,42 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+public import Foundation
+import StrongroomPKI
+public import StrongroomWire
+import X509
+
+extension CertificateAuthority {
+    /// Checks `csr` for `clientID` (it verifies, has a supported key, names this client only, asks for clientAuth
+    /// only), issues the certificate and records it in `store`: what enrolment, renewal and `ca issue` share.
+    ///
+    /// - Throws: ``ServerError`` 400 for a CSR that is malformed or asks for too much, 403 for a CSR naming another
+    ///   client.
+    public func enrol(
+        csr: String,
+        clientID: String,
+        lifetime: Duration,
+        store: any ServerStore,
+        now: Date
+    ) async throws -> EnrolmentResponse {
+        let key = try EnrolmentRules.check(csr, for: clientID)
+        let certificate = try issueClientCertificate(for: key, clientID: clientID, lifetime: lifetime, now: now)
+        let der = try certificate.derBytes()
+        let notAfter = Int64(certificate.notValidAfter.timeIntervalSince1970.rounded(.down))
+        try await store.insertCertificate(
+            StoredCertificate(
+                serial: certificate.serialNumber.hex,
+                clientID: clientID,
+                notBefore: Int64(certificate.notValidBefore.timeIntervalSince1970.rounded(.down)),
+                notAfter: notAfter,
+                issued: Int64(now.timeIntervalSince1970.rounded(.down)),
+                fingerprint: SHA256.hash(data: der).map { String(format: "%02x", $0) }.joined()
+            )
+        )
+        return EnrolmentResponse(
+            certificate: try certificate.pemString(),
+            chain: try chainPEM(),
+            serial: certificate.serialNumber.hex,
+            notAfter: notAfter
+        )
+    }
+}

@@ -1,0 +1,219 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+public import StrongroomPKI
+import StrongroomWire
+import SwiftASN1
+public import X509
+
+/// The server's certificate authority for client certificates: a P-256 or P-384 key in the data directory (mode
+/// 0600, refused when group or others can read it) and its certificate, self-signed or issued by an offline root.
+///
+/// Files under `<data>/ca/`: `ca-key.pem` (PKCS#8), `ca-chain.pem` (the CA certificate, then its root when it is an
+/// intermediate).
+public struct CertificateAuthority: Sendable {
+    /// The CA's signing key.
+    let key: Certificate.PrivateKey
+    /// The CA certificate first, then its issuers up to the root.
+    public let chain: [Certificate]
+
+    /// The CA certificate.
+    public var certificate: Certificate { chain[0] }
+
+    /// The directory of the CA's files inside `dataDirectory`.
+    public static func directory(in dataDirectory: String) -> String { dataDirectory + "/ca" }
+
+    /// Whether `dataDirectory` holds a CA.
+    public static func exists(in dataDirectory: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory(in: dataDirectory) + "/ca-key.pem")
+    }
+
+    /// Creates a CA in `dataDirectory`: a new key of `algorithm` (P-256 or P-384) and a certificate named `name`,
+    /// valid for `days`. With `offlineRoot`, a root CA is created there (its key never enters the data directory)
+    /// and the server's CA is an intermediate under it (path length 0).
+    ///
+    /// - Throws: ``ServerError/Code/configuration`` when a CA exists already or the algorithm is not P-256/P-384.
+    public static func initialize(
+        in dataDirectory: String,
+        algorithm: KeyAlgorithm = .p256,
+        name: String = "Strongroom client CA",
+        days: Int = 3650,
+        offlineRoot: String? = nil,
+        now: Date = Date()
+    ) throws -> CertificateAuthority {
+        guard algorithm == .p256 || algorithm == .p384 else {
+            throw ServerError(.configuration, "the CA key is P-256 or P-384")
+        }
+        guard (1...36_500).contains(days) else { throw ServerError(.configuration, "--days is 1 to 36500") }
+        guard !exists(in: dataDirectory) else {
+            throw ServerError(.configuration, "\(directory(in: dataDirectory)) already holds a CA")
+        }
+        let notAfter = now.addingTimeInterval(TimeInterval(days) * 86_400)
+        let key = try algorithm.generatePrivateKey()
+        var chain: [Certificate]
+        if let offlineRoot {
+            let rootKey = try algorithm.generatePrivateKey()
+            let root = try makeCACertificate(
+                key: rootKey,
+                subject: try DistinguishedName { CommonName(name + " root") },
+                issuerKey: rootKey,
+                issuer: nil,
+                pathLength: 1,
+                notBefore: now,
+                notAfter: notAfter.addingTimeInterval(86_400)
+            )
+            try writeFiles(key: rootKey, chain: [root], to: offlineRoot, prefix: "root")
+            let intermediate = try makeCACertificate(
+                key: key,
+                subject: try DistinguishedName { CommonName(name) },
+                issuerKey: rootKey,
+                issuer: root,
+                pathLength: 0,
+                notBefore: now,
+                notAfter: notAfter
+            )
+            chain = [intermediate, root]
+        } else {
+            chain = [
+                try makeCACertificate(
+                    key: key,
+                    subject: try DistinguishedName { CommonName(name) },
+                    issuerKey: key,
+                    issuer: nil,
+                    pathLength: 0,
+                    notBefore: now,
+                    notAfter: notAfter
+                )
+            ]
+        }
+        try DataDirectory.prepare(dataDirectory)
+        try writeFiles(key: key, chain: chain, to: directory(in: dataDirectory), prefix: "ca")
+        return CertificateAuthority(key: key, chain: chain)
+    }
+
+    /// Loads the CA in `dataDirectory`, or nil when there is none.
+    ///
+    /// - Throws: ``ServerError/Code/configuration`` when the key file is readable by group or others (it may have
+    ///   leaked), or a file does not parse or the key does not match the certificate.
+    public static func load(from dataDirectory: String) throws -> CertificateAuthority? {
+        let folder = directory(in: dataDirectory)
+        let keyPath = folder + "/ca-key.pem"
+        switch AtomicFile.privacy(of: keyPath) {
+        case .missing: return nil
+        case .ownerOnly: break
+        case .exposed(let reason):
+            throw ServerError(
+                .configuration,
+                "the CA key is refused: \(reason) (treat the CA as compromised if it leaked)"
+            )
+        }
+        do {
+            let key = try Certificate.PrivateKey(pemEncoded: try String(contentsOfFile: keyPath, encoding: .utf8))
+            let chain = try CertificateBundle.certificates(
+                from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/ca-chain.pem")))
+            )
+            guard chain[0].publicKey == key.publicKey else {
+                throw ServerError(.configuration, "the CA key does not match ca-chain.pem")
+            }
+            return CertificateAuthority(key: key, chain: chain)
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw ServerError(.configuration, "the CA in \(folder) cannot be read: \(error)")
+        }
+    }
+
+    /// The chain as PEM, CA certificate first.
+    public func chainPEM() throws -> String {
+        try chain.map { try $0.pemString() }.joined()
+    }
+
+    /// Issues a client certificate for `publicKey`: subject `CN=<clientID>`, SAN URI
+    /// `urn:strongroom:client:<clientID>`, EKU clientAuth only, valid from a minute before `now` for `lifetime`
+    /// (never past the CA's own end).
+    public func issueClientCertificate(
+        for publicKey: Certificate.PublicKey,
+        clientID: String,
+        lifetime: Duration,
+        now: Date
+    ) throws -> Certificate {
+        let notBefore = now.addingTimeInterval(-60)
+        let notAfter = min(now.addingTimeInterval(TimeInterval(lifetime.components.seconds)), certificate.notValidAfter)
+        guard notAfter > now else { throw ServerError(.configuration, "the CA certificate has expired") }
+        let authorityKey = try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
+        return try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: notBefore,
+            notValidAfter: notAfter,
+            issuer: certificate.subject,
+            subject: try DistinguishedName { CommonName(clientID) },
+            signatureAlgorithm: try KeyAlgorithm(of: key.publicKey).signatureAlgorithm,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.clientAuth])
+                SubjectAlternativeNames([.uniformResourceIdentifier(ClientCertificateName.uri(for: clientID))])
+                SubjectKeyIdentifier(hash: publicKey)
+                if let authorityKey { AuthorityKeyIdentifier(keyIdentifier: authorityKey) }
+            },
+            issuerPrivateKey: key
+        )
+    }
+
+    private static func makeCACertificate(
+        key: Certificate.PrivateKey,
+        subject: DistinguishedName,
+        issuerKey: Certificate.PrivateKey,
+        issuer: Certificate?,
+        pathLength: Int,
+        notBefore: Date,
+        notAfter: Date
+    ) throws -> Certificate {
+        try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: key.publicKey,
+            notValidBefore: notBefore.addingTimeInterval(-60),
+            notValidAfter: notAfter,
+            issuer: issuer?.subject ?? subject,
+            subject: subject,
+            signatureAlgorithm: try KeyAlgorithm(of: issuerKey.publicKey).signatureAlgorithm,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: pathLength))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: key.publicKey)
+                if let issuer, let identifier = try issuer.extensions.subjectKeyIdentifier?.keyIdentifier {
+                    AuthorityKeyIdentifier(keyIdentifier: identifier)
+                }
+            },
+            issuerPrivateKey: issuerKey
+        )
+    }
+
+    /// Writes `<prefix>-key.pem` (0600, new only) and `<prefix>-chain.pem` into `folder` (created 0700).
+    private static func writeFiles(
+        key: Certificate.PrivateKey,
+        chain: [Certificate],
+        to folder: String,
+        prefix: String
+    )
+        throws
+    {
+        try FileManager.default.createDirectory(
+            atPath: folder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        let pem = try key.serializeAsPEM().pemString
+        try AtomicFile.write(Data(pem.utf8), to: folder + "/\(prefix)-key.pem", mode: .createNew)
+        let chainPEM = try chain.map { try $0.pemString() }.joined()
+        try AtomicFile.write(Data(chainPEM.utf8), to: folder + "/\(prefix)-chain.pem", mode: .createNew)
+    }
+}
+
+extension Certificate.SerialNumber {
+    /// The serial as lowercase hex without separators (how the server stores and answers it).
+    var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+}

@@ -1,0 +1,90 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import StrongroomPKI
+import StrongroomWire
+import SwiftASN1
+import X509
+
+/// Whether TLS clients must present a certificate.
+public enum ClientCertificateMode: String, Sendable, Hashable, CaseIterable {
+    /// A client may present one; a presented certificate must verify and must belong to the caller.
+    case optional
+    /// Every connection presents one: a request without it never reaches a route.
+    case required
+}
+
+/// Checks client certificates during the handshake. The callback replaces all of BoringSSL's checks, so this
+/// does every one: the chain to the configured CA, validity, EKU clientAuth, and revocation in the database (so a
+/// revocation takes effect on the next handshake).
+struct ClientCertificateVerifier: Sendable {
+    let anchors: [Certificate]
+    let store: any ServerStore
+    let clock: ServerClock
+    let logger: Logger
+
+    func verify(_ presented: [NIOSSLCertificate]) async -> NIOSSLVerificationResult {
+        do {
+            let chain = try presented.map { try Certificate(derEncoded: try $0.toDERBytes()) }
+            guard let leaf = chain.first else { return .failed }
+            let validator = ChainValidator(anchors: anchors, intermediates: Array(chain.dropFirst()))
+            _ = try await validator.validate(leaf, purpose: .clientAuth, at: clock.now)
+            if let stored = try await store.certificate(serial: leaf.serialNumber.hex), stored.isRevoked {
+                logger.info(
+                    "client certificate refused: revoked",
+                    metadata: ["serial": .string(stored.serial), "client": .string(stored.clientID)]
+                )
+                return .failed
+            }
+            return .certificateVerified
+        } catch {
+            logger.info("client certificate refused", metadata: ["reason": .string("\(error)")])
+            return .failed
+        }
+    }
+}
+
+/// What the verified TLS client certificate of a connection says about the caller.
+enum CertifiedClient: Sendable, Equatable {
+    /// No certificate was presented (or the listener is not TLS).
+    case none
+    /// The certificate names this client (`urn:strongroom:client:<id>`).
+    case client(String)
+    /// The certificate verified but names no Strongroom client.
+    case unnamed
+}
+
+extension CertifiedClient {
+    /// What `certificate` names: one client through its `urn:strongroom:client:` URIs, or none.
+    init(_ certificate: Certificate?) {
+        guard let certificate else {
+            self = .none
+            return
+        }
+        let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil
+        let clients = Set(
+            (names ?? SubjectAlternativeNames([])).compactMap { name -> String? in
+                guard case .uniformResourceIdentifier(let uri) = name else { return nil }
+                return ClientCertificateName.clientID(in: uri)
+            }
+        )
+        if clients.count == 1, let client = clients.first {
+            self = .client(client)
+        } else {
+            self = .unnamed
+        }
+    }
+}
+
+extension StrongroomRequestContext {
+    /// The connection's TLS client certificate (verified during the handshake), or nil.
+    func peerCertificate() async -> Certificate? {
+        guard let presented = try? await channel.nioSSL_peerCertificate().get() else { return nil }
+        return try? Certificate(derEncoded: try presented.toDERBytes())
+    }
+
+    /// The client the connection's certificate names.
+    func certifiedClient() async -> CertifiedClient { CertifiedClient(await peerCertificate()) }
+}

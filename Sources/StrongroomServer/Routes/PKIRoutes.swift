@@ -1,0 +1,88 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import Logging
+import StrongroomPKI
+import StrongroomWire
+import SwiftASN1
+import X509
+
+/// `/v1/pki/…`: the CA chain (public), enrolment (an authenticated client sends a CSR) and renewal (over mutual TLS
+/// with the current certificate). Strongroom's extension to the E3DB API.
+struct PKIRoutes {
+    let store: any ServerStore
+    let authority: CertificateAuthority?
+    let clock: ServerClock
+    let lifetime: Duration
+
+    /// Routes anyone may call: the chain, and renewal (authenticated by the TLS client certificate itself).
+    var publicRoutes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.get("/v1/pki/ca", use: chain)
+        routes.post("/v1/pki/renew", use: renew)
+        return routes
+    }
+
+    /// Routes behind bearer or TSV1 authentication.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.post("enroll", use: enroll)
+        return routes
+    }
+
+    private func requireAuthority() throws -> CertificateAuthority {
+        guard let authority else {
+            throw ServerError.notFound("this server has no certificate authority (strongroom-server ca init)")
+        }
+        return authority
+    }
+
+    /// GET: the CA chain as PEM, CA certificate first.
+    func chain(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let pem = try requireAuthority().chainPEM()
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/x-pem-file"],
+            body: .init(byteBuffer: ByteBuffer(string: pem))
+        )
+    }
+
+    /// POST: a certificate for the authenticated caller from its CSR (201).
+    func enroll(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let authority = try requireAuthority()
+        let body = try await decodeBody(EnrolmentRequest.self, request, context)
+        return try json(try await enrol(body.csr, for: caller, by: authority), status: .created)
+    }
+
+    /// POST over mutual TLS: a new certificate for the client the current one names (the key may change); the
+    /// current certificate is revoked as superseded.
+    func renew(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let authority = try requireAuthority()
+        guard let current = await context.peerCertificate(), case .client(let clientID) = CertifiedClient(current)
+        else {
+            throw ServerError.unauthorized("renewal needs the current client certificate over mutual TLS")
+        }
+        guard let client = try await store.client(text: clientID), client.enabled else {
+            throw ServerError.unauthorized("the certificate's client is not enabled")
+        }
+        let body = try await decodeBody(EnrolmentRequest.self, request, context)
+        let issued = try await enrol(body.csr, for: clientID, by: authority)
+        _ = try await store.revokeCertificate(
+            serial: current.serialNumber.hex,
+            at: clock.unixSeconds,
+            reason: "superseded"
+        )
+        return try json(issued, status: .created)
+    }
+
+    private func enrol(
+        _ csr: String,
+        for clientID: String,
+        by authority: CertificateAuthority
+    ) async throws
+        -> EnrolmentResponse
+    {
+        try await authority.enrol(csr: csr, clientID: clientID, lifetime: lifetime, store: store, now: clock.now)
+    }
+}

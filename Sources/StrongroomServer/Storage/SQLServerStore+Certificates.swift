@@ -1,0 +1,67 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SQLKit
+
+/// Client certificates issued by the server's CA.
+extension SQLServerStore {
+    public func insertCertificate(_ certificate: StoredCertificate) async throws {
+        try await database.raw(
+            """
+            INSERT INTO client_certificates (serial, client_id, not_before, not_after, issued, fingerprint)
+            VALUES (\(bind: certificate.serial), \(bind: certificate.clientID), \(bind: certificate.notBefore),
+            \(bind: certificate.notAfter), \(bind: certificate.issued), \(bind: certificate.fingerprint))
+            """
+        ).run()
+    }
+
+    public func certificate(serial: String) async throws -> StoredCertificate? {
+        try await database.raw("SELECT * FROM client_certificates WHERE serial = \(bind: serial)").first()
+            .map(Self.storedCertificate)
+    }
+
+    public func certificates(clientID: String?, limit: Int) async throws -> [StoredCertificate] {
+        let limit = max(1, min(limit, 10_000))
+        if let clientID {
+            return try await database.raw(
+                """
+                SELECT * FROM client_certificates WHERE client_id = \(bind: clientID)
+                ORDER BY issued DESC, serial LIMIT \(bind: limit)
+                """
+            ).all().map(Self.storedCertificate)
+        }
+        return try await database.raw(
+            "SELECT * FROM client_certificates ORDER BY issued DESC, serial LIMIT \(bind: limit)"
+        ).all().map(Self.storedCertificate)
+    }
+
+    public func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool {
+        try await database.raw(
+            """
+            UPDATE client_certificates SET revoked_at = \(bind: time), revocation_reason = \(bind: reason)
+            WHERE serial = \(bind: serial) AND revoked_at IS NULL RETURNING serial
+            """
+        ).first() != nil
+    }
+
+    public func revokedCertificates(validAfter time: Int64, limit: Int) async throws -> [StoredCertificate] {
+        try await database.raw(
+            """
+            SELECT * FROM client_certificates WHERE revoked_at IS NOT NULL AND not_after > \(bind: time)
+            ORDER BY revoked_at, serial LIMIT \(bind: max(1, min(limit, 1_000_000)))
+            """
+        ).all().map(Self.storedCertificate)
+    }
+
+    private static func storedCertificate(_ row: any SQLRow) throws -> StoredCertificate {
+        StoredCertificate(
+            serial: try row.decode(column: "serial", as: String.self),
+            clientID: try row.decode(column: "client_id", as: String.self),
+            notBefore: try row.decode(column: "not_before", as: Int64.self),
+            notAfter: try row.decode(column: "not_after", as: Int64.self),
+            issued: try row.decode(column: "issued", as: Int64.self),
+            fingerprint: try row.decode(column: "fingerprint", as: String.self),
+            revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
+            revocationReason: try row.decode(column: "revocation_reason", as: String?.self)
+        )
+    }
+}

@@ -1,0 +1,130 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomPKI
+import StrongroomServer
+import StrongroomWire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `strongroom-server ca …`: the certificate authority for client certificates.
+struct CACommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ca",
+        abstract: "Manage the certificate authority that issues client certificates.",
+        subcommands: [Initialize.self, Issue.self, List.self, Revoke.self]
+    )
+
+    static func authority(_ data: DataOptions) throws -> CertificateAuthority {
+        guard let authority = try CertificateAuthority.load(from: data.dataDirectory) else {
+            throw ValidationError("\(data.dataDirectory) holds no CA: run `strongroom-server ca init` first")
+        }
+        return authority
+    }
+
+    struct Initialize: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "init",
+            abstract: "Create the CA key (mode 0600) and certificate in the data directory; print the chain."
+        )
+        @OptionGroup var data: DataOptions
+        @Option(help: "p256 (default) or p384.") var algorithm = "p256"
+        @Option(help: "The CA's common name.") var name = "Strongroom client CA"
+        @Option(help: "Days the CA certificate is valid (default 3650).") var days = 3650
+        @Option(
+            help: "Create an offline root here (its key never enters the data directory); the CA is its intermediate."
+        )
+        var offlineRoot: String?
+
+        func run() async throws {
+            guard let algorithm = KeyAlgorithm(name: algorithm), algorithm == .p256 || algorithm == .p384 else {
+                throw ValidationError("--algorithm is p256 or p384")
+            }
+            umask(0o077)
+            let authority = try CertificateAuthority.initialize(
+                in: data.dataDirectory,
+                algorithm: algorithm,
+                name: name,
+                days: days,
+                offlineRoot: offlineRoot
+            )
+            print(try authority.chainPEM(), terminator: "")
+        }
+    }
+
+    struct Issue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Issue a client certificate from a CSR file for a registered client; print it as PEM."
+        )
+        @OptionGroup var data: DataOptions
+        @Option(help: "The CSR (PEM or DER).") var csr: String
+        @Option(help: "The client ID the certificate is bound to.") var client: String
+        @Option(help: "Hours it is valid (default 24).") var hours: Int64 = 24
+
+        func run() async throws {
+            guard (1...87_600).contains(hours) else { throw ValidationError("--hours is 1 to 87600") }
+            let authority = try CACommand.authority(data)
+            let text = try String(contentsOfFile: csr, encoding: .utf8)
+            let issued = try await data.withStore { store in
+                guard let registered = try await store.client(id: try Self.clientID(client)), registered.enabled else {
+                    throw ValidationError("no enabled client \(client)")
+                }
+                return try await authority.enrol(
+                    csr: text,
+                    clientID: registered.clientID,
+                    lifetime: .seconds(hours * 3600),
+                    store: store,
+                    now: Date()
+                )
+            }
+            print(issued.certificate, terminator: "")
+        }
+
+        static func clientID(_ text: String) throws -> ClientID {
+            guard let id = ClientID(text) else { throw ValidationError("\(text) is not a client ID") }
+            return id
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List issued client certificates, newest first.")
+        @OptionGroup var data: DataOptions
+        @Option(help: "Only this client's.") var client: String?
+        @Option(help: "At most this many (default 100).") var limit = 100
+
+        func run() async throws {
+            let certificates = try await data.withStore { store in
+                try await store.certificates(clientID: client?.lowercased(), limit: limit)
+            }
+            let format = ISO8601DateFormatter()
+            for certificate in certificates {
+                let status = certificate.revokedAt.map { _ in certificate.revocationReason ?? "revoked" } ?? "active"
+                let until = format.string(from: Date(timeIntervalSince1970: TimeInterval(certificate.notAfter)))
+                print("\(certificate.serial)  \(certificate.clientID)  until \(until)  \(status)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a client certificate by serial (hex); it is refused from the next TLS handshake."
+        )
+        @OptionGroup var data: DataOptions
+        @Argument(help: "The serial number as `ca list` prints it.") var serial: String
+
+        func run() async throws {
+            let serial = serial.lowercased().filter { $0 != ":" }
+            let revoked = try await data.withStore { store in
+                try await store.revokeCertificate(
+                    serial: serial,
+                    at: Int64(Date().timeIntervalSince1970),
+                    reason: "revoked"
+                )
+            }
+            guard revoked else { throw ValidationError("no certificate \(serial) in force") }
+            print("revoked \(serial)")
+        }
+    }
+}

@@ -1,0 +1,379 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import StrongroomClient
+import StrongroomCore
+import StrongroomPKI
+import StrongroomTesting
+import StrongroomWire
+import SwiftASN1
+import Testing
+import X509
+
+/// The server's CA, enrolment and mutual TLS, against the real server executable, with `curl` and `openssl` as the
+/// independent clients.
+@Suite struct MutualTLSTests {
+    /// A running mutual-TLS server and what a test needs around it.
+    struct Setup {
+        let server: ServerProcess
+        let directory: URL
+        let data: URL
+        let storage: [String]
+        let certificates: TestCertificates
+        var url: String { "https://localhost:\(server.port)" }
+        var options: Client.TransportOptions {
+            Client.TransportOptions(serverTrust: ServerTrust(roots: .certificates([certificates.ca])))
+        }
+
+        /// Registers a client over server-only TLS.
+        func register(_ name: String) async throws -> Client.Configuration {
+            try await Client.register(
+                token: ClientTestServer.registrationToken,
+                clientName: name,
+                apiURL: try #require(URL(string: url)),
+                options: options
+            )
+        }
+
+        /// Runs `strongroom-server` with `arguments` plus the storage arguments.
+        func serverCommand(_ arguments: [String]) async throws -> ExternalProcess.Outcome {
+            try await ExternalProcess.run(ServerProcess.executable, arguments: arguments + storage)
+        }
+
+        /// `curl` against the server; the output ends with a line holding the HTTP status (000 when no answer).
+        func curl(_ path: String, _ arguments: [String] = []) async throws -> (status: Int, body: String) {
+            let outcome = try await ExternalProcess.run(
+                URL(fileURLWithPath: "/usr/bin/curl"),
+                arguments: ["-sS", "--max-time", "20", "--cacert", "server-ca.pem", "-w", "\n%{http_code}"] + arguments
+                    + [url + path],
+                directory: directory
+            )
+            let lines = outcome.output.split(separator: "\n", omittingEmptySubsequences: false)
+            return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+        }
+
+        /// A bearer token for a registered client, fetched by curl with its API key.
+        func token(for configuration: Client.Configuration) async throws -> String {
+            let secret = configuration.apiSecret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            let answer = try await curl(
+                "/v1/auth/token",
+                ["-u", "\(configuration.apiKeyID):\(secret)", "-d", "grant_type=client_credentials"]
+            )
+            try #require(answer.status == 200, "\(answer)")
+            return try JSONDecoder().decode(TokenResponse.self, from: Data(answer.body.utf8)).accessToken
+        }
+
+        /// POSTs `csr` to the enrolment route with `token`.
+        func enrol(_ csr: String, token: String?) async throws -> (status: Int, body: String) {
+            let body = directory.appending(path: "enrol-\(UUID().uuidString).json")
+            try JSONEncoder().encode(EnrolmentRequest(csr: csr)).write(to: body)
+            return try await curl(
+                "/v1/pki/enroll",
+                ["-d", "@\(body.lastPathComponent)", "-H", "Content-Type: application/json"]
+                    + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? [])
+            )
+        }
+    }
+
+    /// `ca init`, then the server over TLS asking for client certificates (`mode`), on `engine`.
+    static func withMutualTLS<R>(
+        engine: TestEngine,
+        mode: String = "optional",
+        _ body: (Setup) async throws -> R
+    ) async throws -> R {
+        try await withTemporaryDirectory { directory in
+            let data = directory.appending(path: "data")
+            func start(_ storage: [String]) async throws -> R {
+                let initialised = try await ExternalProcess.run(
+                    ServerProcess.executable,
+                    arguments: ["ca", "init"] + storage
+                )
+                try #require(initialised.status == 0, "\(initialised.output)")
+                let certificates = try TestCertificates()
+                try certificates.ca.serializeAsPEM().pemString.write(
+                    to: directory.appending(path: "server-ca.pem"),
+                    atomically: true,
+                    encoding: .utf8
+                )
+                let server = try await ServerProcess(
+                    arguments: storage + ["--registration-token", ClientTestServer.registrationToken]
+                        + certificates.serverArguments(certificates.server, certificates.serverKey, in: directory)
+                        + ["--tls-client-ca", data.appending(path: "ca/ca-chain.pem").path]
+                        + ["--client-certificates", mode],
+                    scheme: "https"
+                )
+                defer { server.stop() }
+                return try await body(
+                    Setup(
+                        server: server,
+                        directory: directory,
+                        data: data,
+                        storage: storage,
+                        certificates: certificates
+                    )
+                )
+            }
+            switch engine {
+            case .sqlite: return try await start(["--data-directory", data.path])
+            case .postgres:
+                return try await TestDatabase.withPostgres {
+                    try await start(["--data-directory", data.path, "--database-url", $0])
+                }
+            }
+        }
+    }
+
+    /// A CSR for a fresh P-256 key: (CSR PEM, key PEM).
+    static func request(_ configure: (inout SigningRequestTemplate) -> Void) throws -> (csr: String, key: String) {
+        let key = try KeyAlgorithm.p256.generatePrivateKey()
+        var template = SigningRequestTemplate()
+        template.organization = "Strongroom tests"  // a subject the server ignores
+        configure(&template)
+        let csr = try template.signingRequest(signer: InMemorySigner(key))
+        return (try csr.pemString(), try key.serializeAsPEM().pemString)
+    }
+
+    @Test(
+        "mutual TLS end to end: ca init, enrol by CSR, curl --cert reads a record, another client's token with this certificate is refused, revocation ends it at the next handshake",
+        arguments: TestEngine.available
+    )
+    func endToEnd(engine: TestEngine) async throws {
+        try await Self.withMutualTLS(engine: engine) { setup in
+            let keyMode =
+                try FileManager.default.attributesOfItem(
+                    atPath: setup.data.appending(path: "ca/ca-key.pem").path
+                )[.posixPermissions] as? Int
+            #expect(keyMode == 0o600)
+            let alice = try await setup.register("alice")
+            let bob = try await setup.register("bob")
+            let aliceID = alice.clientID.uuidString.lowercased()
+            let record = try await Client(configuration: alice, options: setup.options)
+                .write(type: "mtls", data: ["secret": "over mutual TLS"])
+            let aliceToken = try await setup.token(for: alice)
+            let bobToken = try await setup.token(for: bob)
+
+            // The CA chain is public.
+            let chain = try await setup.curl("/v1/pki/ca")
+            #expect(chain.status == 200 && chain.body.contains("BEGIN CERTIFICATE"))
+
+            // openssl makes the key and CSR; the server issues a certificate bound to alice.
+            let made = try await ExternalProcess.run(
+                URL(fileURLWithPath: "/usr/bin/openssl"),
+                arguments: [
+                    "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                    "alice.key", "-out", "alice.csr", "-subj", "/CN=\(aliceID)",
+                ],
+                directory: setup.directory
+            )
+            try #require(made.status == 0, "\(made.output)")
+            let csr = try String(contentsOf: setup.directory.appending(path: "alice.csr"), encoding: .utf8)
+            let enrolled = try await setup.enrol(csr, token: aliceToken)
+            try #require(enrolled.status == 201, "\(enrolled)")
+            let issued = try JSONDecoder().decode(EnrolmentResponse.self, from: Data(enrolled.body.utf8))
+            try issued.certificate.write(
+                to: setup.directory.appending(path: "alice.pem"),
+                atomically: true,
+                encoding: .utf8
+            )
+            let certificate = try Certificate(pemEncoded: issued.certificate)
+            #expect(
+                try certificate.extensions.subjectAlternativeNames?.contains(
+                    .uniformResourceIdentifier("urn:strongroom:client:\(aliceID)")
+                ) == true
+            )
+            #expect(try certificate.extensions.extendedKeyUsage.map(Array.init) == [.clientAuth])
+            let lifetime = certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore)
+            #expect(lifetime <= 86_400 + 60)
+            let verified = try await ExternalProcess.run(
+                URL(fileURLWithPath: "/usr/bin/openssl"),
+                arguments: [
+                    "verify", "-purpose", "sslclient", "-CAfile", setup.data.appending(path: "ca/ca-chain.pem").path,
+                    "alice.pem",
+                ],
+                directory: setup.directory
+            )
+            #expect(verified.status == 0, "\(verified.output)")
+
+            // curl with the enrolled identity reads alice's record over mutual TLS.
+            let identity = ["--cert", "alice.pem", "--key", "alice.key"]
+            let path = "/v1/storage/records/\(record.meta.recordID.uuidString.lowercased())"
+            let read = try await setup.curl(path, identity + ["-H", "Authorization: Bearer \(aliceToken)"])
+            #expect(read.status == 200 && read.body.contains(record.meta.recordID.uuidString.lowercased()), "\(read)")
+            // Without a certificate (optional mode) the token alone still works.
+            #expect(try await setup.curl(path, ["-H", "Authorization: Bearer \(aliceToken)"]).status == 200)
+            // Alice's certificate with bob's token: the TLS and E3DB identities differ.
+            let mixed = try await setup.curl(path, identity + ["-H", "Authorization: Bearer \(bobToken)"])
+            #expect(mixed.status == 401 && mixed.body.contains("belongs to another client"), "\(mixed)")
+
+            // Revocation takes effect on the next handshake.
+            let revoked = try await setup.serverCommand(["ca", "revoke", issued.serial])
+            #expect(revoked.status == 0, "\(revoked.output)")
+            let listed = try await setup.serverCommand(["ca", "list", "--client", aliceID])
+            #expect(listed.output.contains(issued.serial) && listed.output.contains("revoked"), "\(listed.output)")
+            let afterRevocation = try await setup.curl(path, identity + ["-H", "Authorization: Bearer \(aliceToken)"])
+            #expect(afterRevocation.status == 0, "\(afterRevocation)")
+        }
+    }
+
+    @Test(
+        "enrolment faults: no credentials, another client's CSR, extra names, serverAuth, a CA request, a tampered CSR"
+    )
+    func enrolmentFaults() async throws {
+        try await Self.withMutualTLS(engine: .sqlite) { setup in
+            let alice = try await setup.register("alice")
+            let token = try await setup.token(for: alice)
+            let aliceID = alice.clientID.uuidString.lowercased()
+            let good = try Self.request { $0.uris = ["urn:strongroom:client:\(aliceID)"] }
+            #expect(try await setup.enrol(good.csr, token: nil).status == 401)
+            #expect(try await setup.enrol(good.csr, token: "not-a-token").status == 401)
+
+            let other = UUID().uuidString.lowercased()
+            let cases: [(String, Int, (inout SigningRequestTemplate) -> Void)] = [
+                ("another client's URI", 403, { $0.uris = ["urn:strongroom:client:\(other)"] }),
+                ("another client's CN", 403, { $0.commonName = other }),
+                ("a DNS name", 400, { $0.dnsNames = ["evil.example"] }),
+                ("an email", 400, { $0.emailAddresses = ["a@example.com"] }),
+                ("serverAuth", 400, { $0.extendedKeyUsage = [.serverAuth] }),
+                ("clientAuth and serverAuth", 400, { $0.extendedKeyUsage = [.clientAuth, .serverAuth] }),
+            ]
+            for (name, status, configure) in cases {
+                let answer = try await setup.enrol(try Self.request(configure).csr, token: token)
+                #expect(answer.status == status, "\(name): \(answer)")
+            }
+            // A flipped byte inside the signed part: the signature no longer verifies.
+            let der = try CertificateSigningRequest(encoded: Array(good.csr.utf8)).derBytes()
+            var tampered = der
+            tampered[tampered.count / 3] ^= 0x01
+            let tamperedPEM = PEMDocument(type: "CERTIFICATE REQUEST", derBytes: tampered).pemString
+            #expect(try await setup.enrol(tamperedPEM, token: token).status == 400)
+            #expect(try await setup.enrol("not a CSR", token: token).status == 400)
+            // The good one still enrols: nothing above left state behind.
+            #expect(try await setup.enrol(good.csr, token: token).status == 201)
+        }
+    }
+
+    @Test("expired, not yet valid, wrong-usage, other-CA and self-signed client certificates fail the handshake")
+    func badCertificates() async throws {
+        try await Self.withMutualTLS(engine: .sqlite) { setup in
+            let caKey = try Certificate.PrivateKey(
+                pemEncoded: try String(contentsOf: setup.data.appending(path: "ca/ca-key.pem"), encoding: .utf8)
+            )
+            let caChain = try String(contentsOf: setup.data.appending(path: "ca/ca-chain.pem"), encoding: .utf8)
+            let ca = try Certificate(pemEncoded: caChain)
+            let client = UUID().uuidString.lowercased()
+            let now = Date()
+            func make(
+                _ name: String,
+                issuer: (DistinguishedName, Certificate.PrivateKey)? = nil,
+                from start: Date = now.addingTimeInterval(-60),
+                until end: Date = now.addingTimeInterval(3600),
+                usage: ExtendedKeyUsage.Usage = .clientAuth
+            ) throws -> [String] {
+                let key = try KeyAlgorithm.p256.generatePrivateKey()
+                let subject = try DistinguishedName { CommonName(client) }
+                let (issuerName, issuerKey) = issuer ?? (subject, key)
+                let certificate = try Certificate(
+                    version: .v3,
+                    serialNumber: .init(),
+                    publicKey: key.publicKey,
+                    notValidBefore: start,
+                    notValidAfter: end,
+                    issuer: issuerName,
+                    subject: subject,
+                    signatureAlgorithm: .ecdsaWithSHA256,
+                    extensions: try Certificate.Extensions {
+                        Critical(BasicConstraints.notCertificateAuthority)
+                        try ExtendedKeyUsage([usage])
+                        SubjectAlternativeNames([.uniformResourceIdentifier("urn:strongroom:client:\(client)")])
+                    },
+                    issuerPrivateKey: issuerKey
+                )
+                try certificate.pemString().write(
+                    to: setup.directory.appending(path: "\(name).pem"),
+                    atomically: true,
+                    encoding: .utf8
+                )
+                try key.serializeAsPEM().pemString.write(
+                    to: setup.directory.appending(path: "\(name).key"),
+                    atomically: true,
+                    encoding: .utf8
+                )
+                return ["--cert", "\(name).pem", "--key", "\(name).key"]
+            }
+            let ours = (ca.subject, caKey)
+            let stranger = try TestCertificates()
+            let cases: [(String, [String])] = [
+                ("control", try make("control", issuer: ours)),
+                ("expired", try make("expired", issuer: ours, from: now - 7200, until: now - 3600)),
+                ("not yet valid", try make("future", issuer: ours, from: now + 3600, until: now + 7200)),
+                ("wrong usage", try make("server", issuer: ours, usage: .serverAuth)),
+                ("other CA", try make("other", issuer: (stranger.ca.subject, Certificate.PrivateKey(stranger.caKey)))),
+                ("self-signed", try make("self")),
+            ]
+            for (name, identity) in cases {
+                let answer = try await setup.curl("/health", identity)
+                #expect((answer.status == 200) == (name == "control"), "\(name): \(answer)")
+            }
+        }
+    }
+
+    @Test(
+        "required mode: no certificate, no route; a certificate from `ca issue` opens it; a loose CA key stops start-up"
+    )
+    func requiredMode() async throws {
+        try await Self.withMutualTLS(engine: .sqlite) { setup in
+            let alice = try await setup.register("alice")
+            let token = try await setup.token(for: alice)
+            // The operator path: a CSR file and `ca issue` for a registered client.
+            let request = try Self.request { _ in }
+            try request.csr.write(to: setup.directory.appending(path: "op.csr"), atomically: true, encoding: .utf8)
+            try request.key.write(to: setup.directory.appending(path: "op.key"), atomically: true, encoding: .utf8)
+            let issue = ["ca", "issue", "--csr", setup.directory.appending(path: "op.csr").path, "--client"]
+            let unknown = try await setup.serverCommand(issue + [UUID().uuidString])
+            #expect(unknown.status != 0 && unknown.output.contains("no enabled client"), "\(unknown.output)")
+            let issued = try await setup.serverCommand(issue + [alice.clientID.uuidString])
+            try #require(issued.status == 0, "\(issued.output)")
+            try issued.output.write(to: setup.directory.appending(path: "op.pem"), atomically: true, encoding: .utf8)
+
+            // A second instance on the same data, in required mode.
+            let required = try await ServerProcess(
+                arguments: setup.storage
+                    + setup.certificates.serverArguments(
+                        setup.certificates.server,
+                        setup.certificates.serverKey,
+                        in: setup.directory
+                    )
+                    + ["--tls-client-ca", setup.data.appending(path: "ca/ca-chain.pem").path]
+                    + ["--client-certificates", "required"],
+                scheme: "https"
+            )
+            defer { required.stop() }
+            let strict = Setup(
+                server: required,
+                directory: setup.directory,
+                data: setup.data,
+                storage: setup.storage,
+                certificates: setup.certificates
+            )
+            #expect(try await strict.curl("/health").status == 0)
+            let identity = ["--cert", "op.pem", "--key", "op.key"]
+            #expect(try await strict.curl("/health", identity).status == 200)
+            let clients = "/v1/storage/clients/\(alice.clientID.uuidString.lowercased())"
+            #expect(try await strict.curl(clients, identity + ["-H", "Authorization: Bearer \(token)"]).status == 200)
+            var direct = alice
+            direct.apiURL = try #require(URL(string: strict.url))
+            await #expect(throws: ClientError.self) {
+                _ = try await Client(configuration: direct, options: strict.options).write(type: "x", data: ["a": "b"])
+            }
+
+            // A CA key readable by others is refused by the ca commands and at start-up.
+            let keyPath = setup.data.appending(path: "ca/ca-key.pem").path
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
+            let loose = try await setup.serverCommand(issue + [alice.clientID.uuidString])
+            #expect(loose.status != 0 && loose.output.contains("readable or writable by others"), "\(loose.output)")
+            await #expect(throws: (any Error).self) {
+                _ = try await ServerProcess(arguments: setup.storage)
+            }
+        }
+    }
+}
