@@ -77,6 +77,7 @@ let package = Package(
             name: "StrongroomTransport",
             dependencies: [
                 "StrongroomCore",
+                "StrongroomPKI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -96,10 +97,12 @@ let package = Package(
                 "StrongroomCrypto",
                 "StrongroomWire",
                 "StrongroomKeychain",
+                "StrongroomPKI",
                 "StrongroomTransport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSettings
         ),

@@ -44,6 +44,16 @@ public final class ServerProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // `STRONGROOM_TEST_SERVER_LOG=<file>`: every test server appends its info-level log there (to debug a test).
+        if let log = ProcessInfo.processInfo.environment["STRONGROOM_TEST_SERVER_LOG"],
+            FileManager.default.fileExists(atPath: log) || FileManager.default.createFile(atPath: log, contents: nil),
+            let handle = FileHandle(forWritingAtPath: log)
+        {
+            handle.seekToEndOfFile()
+            process.standardOutput = handle
+            process.standardError = handle
+            process.arguments? += ["--log-level", "info"]
+        }
         try process.run()
         self.process = process
         self.port = try await Self.boundPort(of: process, in: portFile)

@@ -38,11 +38,15 @@ package struct HTTPTransport: Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.options = options
-        if options.serverTrust.isCustom {
+        if options.serverTrust.isCustom || options.clientIdentity != nil {
             do {
-                self.executor = try PinningHTTPExecutor(trust: options.serverTrust)
+                self.executor = try PinningHTTPExecutor(trust: options.serverTrust, identity: options.clientIdentity)
             } catch {
-                throw TransportError(.invalidConfiguration, "the trust roots could not be loaded", underlying: error)
+                throw TransportError(
+                    .invalidConfiguration,
+                    "the trust roots or the client identity could not be loaded",
+                    underlying: error
+                )
             }
         } else {
             self.executor = AsyncHTTPClientExecutor(http: http)
@@ -119,8 +123,8 @@ package struct HTTPTransport: Sendable {
             return map(failure.underlying, elapsed: elapsed, timeout: timeout)
         case is CancellationError:
             return TransportError(.cancelled, "the request was cancelled", underlying: CancellationError())
-        case is PinningHTTPExecutor.PinMismatch, NIOSSLError.unableToValidateCertificate:
-            return TransportError(.untrustedServer, "the server presented a key that is not pinned", underlying: error)
+        case NIOSSLError.unableToValidateCertificate:
+            return TransportError(.untrustedServer, "the server's certificate was refused", underlying: error)
         case let error as NIOSSLError where String(describing: error).contains("CERTIFICATE_VERIFY_FAILED"):
             return TransportError(
                 .untrustedServer,

@@ -6,37 +6,36 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import StrongroomCore
-import SwiftASN1
-import X509
+import Synchronization
 
-/// HTTPS over SwiftNIO with SPKI pinning checked inside the TLS handshake.
+/// HTTPS over SwiftNIO with the server verified inside the TLS handshake (custom roots, per-host SPKI pins,
+/// a client certificate).
 ///
-/// AsyncHTTPClient cannot run a certificate callback, so clients with a custom ``ServerTrust`` use this: one
-/// connection per request (`Connection: close`), BoringSSL validating the chain and host name against the
-/// configured roots, then the leaf's key checked against the pins before the handshake completes. Request bytes
-/// are only written once the handshake succeeded, so a server with another key never sees the request.
+/// AsyncHTTPClient cannot run a certificate callback, so clients with a custom ``ServerTrust`` or a
+/// ``ClientIdentity`` use this: one connection per request (`Connection: close`), and ``ServerVerifier`` checking
+/// chain, host name and pins in place of BoringSSL while the handshake waits. The client certificate is sent only
+/// after that check passed, and request bytes only once the handshake succeeded, so a server with another key
+/// sees neither.
 struct PinningHTTPExecutor: HTTPExecutor {
     let context: NIOSSLContext
-    let pins: Set<PublicKeyPin>
+    let verifier: ServerVerifier
     let connectTimeout: TimeAmount
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
-    init(trust: ServerTrust, connectTimeout: Duration = .seconds(10)) throws {
+    init(trust: ServerTrust, identity: ClientIdentity? = nil, connectTimeout: Duration = .seconds(10)) throws {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         configuration.applicationProtocols = ["http/1.1"]
-        if case .certificates(let roots) = trust.roots {
-            configuration.trustRoots = .certificates(
-                try roots.map { try NIOSSLCertificate(bytes: $0.serializeAsPEM().derBytes, format: .der) }
-            )
-        }
+        try identity?.apply(to: &configuration)
         self.context = try NIOSSLContext(configuration: configuration)
-        self.pins = trust.pins
+        self.verifier = ServerVerifier(trust: trust)
         self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
     }
 
-    /// The handshake found a key that is not pinned.
-    struct PinMismatch: Error {}
+    /// Why the handshake refused the server, kept for the error the caller sees.
+    final class Refusal: Sendable {
+        let reason = Mutex<String?>(nil)
+    }
 
     func execute<R>(
         _ request: OutgoingRequest,
@@ -47,23 +46,26 @@ struct PinningHTTPExecutor: HTTPExecutor {
             throw TransportError(.invalidConfiguration, "a custom server trust needs an https:// URL")
         }
         let port = url.port ?? 443
-        let pins = self.pins
+        let verifier = self.verifier
         let context = self.context
         let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
+        let refusal = Refusal()
         let (channel, handshakeDone) = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let tls = try NIOSSLClientHandler._makeSSLClientHandler(
+                    let tls = try NIOSSLClientHandler(
                         context: context,
                         serverHostname: isAddress ? nil : host,
-                        additionalPeerCertificateVerificationCallback: { leaf, channel in
-                            let spki = (try? leaf.extractPublicKey().toSPKIBytes()) ?? []
-                            guard pins.isEmpty || pins.contains(where: { $0.matches(subjectPublicKeyInfo: spki) })
-                            else {
-                                return channel.eventLoop.makeFailedFuture(PinMismatch())
+                        customVerificationCallback: { presented, promise in
+                            // On this connection's event loop, not the global pool (see EventLoopTaskExecutor).
+                            Task(executorPreference: EventLoopTaskExecutor(promise.futureResult.eventLoop)) {
+                                guard
+                                    let reason = await verifier.failure(of: presented, host: host, isAddress: isAddress)
+                                else { return promise.succeed(.certificateVerified) }
+                                refusal.reason.withLock { $0 = reason }
+                                promise.succeed(.failed)
                             }
-                            return channel.eventLoop.makeSucceededVoidFuture()
                         }
                     )
                     let handshake = HandshakeWaiter(promise: channel.eventLoop.makePromise())
@@ -75,11 +77,14 @@ struct PinningHTTPExecutor: HTTPExecutor {
                     return (wrapped, handshake.promise.futureResult)
                 }
             }
-        // Nothing is written before the handshake (chain, host name and pin) succeeded.
+        // Nothing is written before the handshake (chain, host name and pins) succeeded.
         do {
             try await handshakeDone.get()
         } catch {
             try? await channel.channel.close()
+            if let reason = refusal.reason.withLock({ $0 }) {
+                throw TransportError(.untrustedServer, reason, underlying: error)
+            }
             throw error
         }
         // The deadline and cancellation both close the channel, which ends every pending read and write.

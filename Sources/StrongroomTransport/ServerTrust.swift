@@ -7,10 +7,11 @@ public import X509
 
 /// Which TLS servers a client talks to.
 ///
-/// By default the system's roots decide. With custom roots only those anchors are accepted; with pins the
-/// server's leaf key must also be one of the pinned keys (SPKI SHA-256, as in HPKP and OkHttp), checked during the
-/// handshake, so a server presenting any other key is refused before a byte of the request is sent. Pin the
-/// current key and at least one backup key you keep offline, so that a key rotation does not lock clients out.
+/// By default the system's roots decide. With custom roots only those anchors are accepted; with pins a key of
+/// the verified chain — the leaf, an intermediate or the CA (SPKI SHA-256, as in HPKP and OkHttp) — must also be
+/// pinned. Everything is checked during the handshake, before a client certificate is shown and before a byte of
+/// the request is sent. Pin the current key and at least one backup key you keep offline, so that a key rotation
+/// does not lock clients out; pin per host with ``hostPins``.
 public struct ServerTrust: Sendable, Hashable {
     /// The anchors chains must lead to.
     public enum Roots: Sendable, Hashable {
@@ -22,13 +23,22 @@ public struct ServerTrust: Sendable, Hashable {
 
     /// The anchors chains must lead to.
     public var roots: Roots
-    /// Accepted leaf keys; empty means no pinning.
+    /// Keys accepted for every host (a key anywhere in the verified chain must be one); empty means no pinning.
     public var pins: Set<PublicKeyPin>
+    /// Keys accepted per host name (lowercase). When not empty, a host without an entry is refused, whatever
+    /// ``pins`` says.
+    public var hostPins: [String: Set<PublicKeyPin>]
 
-    /// Chain validation against `roots`, then, when `pins` is not empty, the leaf key must be pinned.
-    public init(roots: Roots = .system, pins: Set<PublicKeyPin> = []) {
+    /// Chain validation against `roots`, then, when pins apply to the host, a key of the chain must be pinned.
+    public init(roots: Roots = .system, pins: Set<PublicKeyPin> = [], hostPins: [String: Set<PublicKeyPin>] = [:]) {
         self.roots = roots
         self.pins = pins
+        self.hostPins = Dictionary(hostPins.map { ($0.key.lowercased(), $0.value) }) { $0.union($1) }
+    }
+
+    /// The pins for `host`: its own set when ``hostPins`` is used (nil when it has none), else ``pins``.
+    func pins(for host: String) -> Set<PublicKeyPin>? {
+        hostPins.isEmpty ? pins : hostPins[host.lowercased()]
     }
 
     /// Roots from a PEM bundle (one or more `CERTIFICATE` blocks), such as a private CA's chain file.

@@ -13,19 +13,25 @@ public struct TransportOptions: Sendable, Hashable {
     public var maximumAttempts: Int
     /// The wait before the first retry; it doubles for each further one, with jitter.
     public var retryBackoff: Duration
+    /// The certificate presented over mutual TLS on every request, file transfers included; nil presents none.
+    /// It is shown only to a server that passed ``serverTrust`` (chain, host name and pins).
+    public var clientIdentity: ClientIdentity?
 
-    /// The defaults: system trust, 60 s per request, one hour per file transfer, three attempts 250 ms apart.
+    /// The defaults: system trust, 60 s per request, one hour per file transfer, three attempts 250 ms apart, no
+    /// client certificate.
     public init(
         serverTrust: ServerTrust = .system,
         requestTimeout: Duration = .seconds(60),
         transferTimeout: Duration = .seconds(3600),
         maximumAttempts: Int = 3,
-        retryBackoff: Duration = .milliseconds(250)
+        retryBackoff: Duration = .milliseconds(250),
+        clientIdentity: ClientIdentity? = nil
     ) {
         self.serverTrust = serverTrust
         self.requestTimeout = requestTimeout
         self.transferTimeout = transferTimeout
         self.maximumAttempts = max(1, maximumAttempts)
         self.retryBackoff = retryBackoff
+        self.clientIdentity = clientIdentity
     }
 }

@@ -3,6 +3,8 @@ import Crypto
 import Foundation
 import StrongroomClient
 import StrongroomCore
+import StrongroomCrypto
+import StrongroomKeychain
 import StrongroomPKI
 import StrongroomTesting
 import StrongroomWire
@@ -374,6 +376,93 @@ import X509
             await #expect(throws: (any Error).self) {
                 _ = try await ServerProcess(arguments: setup.storage)
             }
+        }
+    }
+
+    @Test(
+        "the SDK end to end: enroll generates the key in the keychain, records and files over mutual TLS, renew rotates the key and supersedes the old certificate, revoke ends it",
+        arguments: TestEngine.available
+    )
+    func sdkFlow(engine: TestEngine) async throws {
+        try await Self.withMutualTLS(engine: engine) { setup in
+            let configuration = try await setup.register("device")
+            let plain = try Client(configuration: configuration, options: setup.options)
+            let keychain = try Keychain.encryptedFile(
+                at: setup.directory.appending(path: "device.keychain"),
+                passphrase: "device",
+                parameters: .minimum
+            )
+            let mutual = try await plain.enroll(keychain: keychain, label: "device")
+            let identity = try ClientIdentity.keychain(keychain, label: "device")
+            #expect(identity.clientID == configuration.clientID.uuidString.lowercased())
+            #expect(!identity.intermediates.isEmpty)
+            #expect(mutual.transportOptions.clientIdentity == identity)
+
+            let record = try await mutual.write(type: "mtls", data: ["secret": "over mutual TLS"])
+            #expect(try await mutual.read(recordID: record.meta.recordID).data == ["secret": "over mutual TLS"])
+            let original = setup.directory.appending(path: "plain.bin")
+            try Data(repeating: 9, count: 1 << 20).write(to: original)
+            let file = try await mutual.writeFile(type: "mtls-file", fileURL: original)
+            let copy = setup.directory.appending(path: "copy.bin")
+            try await mutual.readFile(recordID: file.meta.recordID, destination: copy)
+            #expect(try Data(contentsOf: copy) == Data(contentsOf: original))
+
+            // Renewal over mutual TLS with a new key; the old certificate is superseded at once.
+            let renewed = try await mutual.renewCertificate(keychain: keychain, label: "device", rotatingKey: true)
+            let next = try ClientIdentity.keychain(keychain, label: "device")
+            #expect(next.certificate.publicKey != identity.certificate.publicKey)
+            #expect(try await renewed.read(recordID: record.meta.recordID).data == ["secret": "over mutual TLS"])
+            await #expect(throws: ClientError.self) { _ = try await mutual.read(recordID: record.meta.recordID) }
+
+            // An operator revokes the new one: the next handshake fails.
+            let serial = next.certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
+            let revoked = try await setup.serverCommand(["ca", "revoke", serial])
+            #expect(revoked.status == 0, "\(revoked.output)")
+            await #expect(throws: ClientError.self) { _ = try await renewed.read(recordID: record.meta.recordID) }
+            // The server-only TLS client is unaffected (optional mode).
+            #expect(try await plain.read(recordID: record.meta.recordID).data == ["secret": "over mutual TLS"])
+
+            // The keychain file holds no private key in the clear.
+            let der = try next.privateKey.pkcs8().withUnsafeBytes { Data($0) }
+            let bytes = try Data(contentsOf: setup.directory.appending(path: "device.keychain"))
+            #expect(bytes.range(of: der.prefix(48).suffix(24)) == nil)
+        }
+    }
+
+    @Test(
+        "pins are checked in the handshake, before a client certificate would be sent: an unpinned key, a host without pins, a pinned CA key"
+    )
+    func pinsBeforeIdentity() async throws {
+        try await Self.withMutualTLS(engine: .sqlite) { setup in
+            let configuration = try await setup.register("pinned")
+            let keychain = Keychain.inMemory()
+            let mutual = try await Client(configuration: configuration, options: setup.options)
+                .enroll(keychain: keychain, label: "pinned")
+            var options = mutual.transportOptions
+            let stranger = try #require(PublicKeyPin(base64: "vxK9Vw0IMoNT7sw7B3uckHBK2sj9lrzx54XCaOyFnpI="))
+            options.serverTrust = ServerTrust(roots: .certificates([setup.certificates.ca]), pins: [stranger])
+            let refused = await #expect(throws: ClientError.self) {
+                _ = try await Client(configuration: configuration, options: options).read(recordID: UUID())
+            }
+            #expect(refused?.code == .untrustedServer, "\(String(describing: refused))")
+            #expect(refused?.message.contains("not pinned for localhost") == true, "\(String(describing: refused))")
+            // Per-host pins: a host without an entry is refused, naming it.
+            options.serverTrust = ServerTrust(
+                roots: .certificates([setup.certificates.ca]),
+                hostPins: ["other.example": [stranger]]
+            )
+            let unlisted = await #expect(throws: ClientError.self) {
+                _ = try await Client(configuration: configuration, options: options).read(recordID: UUID())
+            }
+            #expect(unlisted?.message.contains("no pins are configured for localhost") == true)
+            // Pinning the CA's key (not the leaf's) passes: any key of the verified chain may be pinned.
+            options.serverTrust = ServerTrust(
+                roots: .certificates([setup.certificates.ca]),
+                hostPins: ["localhost": [try PublicKeyPin(certificate: setup.certificates.ca)]]
+            )
+            let record = try await Client(configuration: configuration, options: options)
+                .write(type: "pinned", data: ["a": "b"])
+            #expect(record.meta.type == "pinned")
         }
     }
 }

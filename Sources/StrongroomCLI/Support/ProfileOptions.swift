@@ -25,6 +25,14 @@ struct ProfileOptions: ParsableArguments {
 
     @Option(help: "Seconds a request may take.") var timeout = 60
 
+    @Option(help: "Present this keychain identity (from `pki enroll` or `pki import-p12`) over mutual TLS.")
+    var clientIdentity: String?
+
+    @Option(help: "Present this PEM client certificate (chain) over mutual TLS; needs --client-key.")
+    var clientCertificate: String?
+
+    @Option(help: "The PEM private key of --client-certificate.") var clientKey: String?
+
     @Flag(help: "Keep the profile in the keychain (see `strongroom keychain`) instead of a 0600 file.")
     var inKeychain = false
 
@@ -56,8 +64,34 @@ struct ProfileOptions: ParsableArguments {
         }
         return Client.TransportOptions(
             serverTrust: ServerTrust(roots: roots, pins: Set(parsed)),
-            requestTimeout: .seconds(timeout)
+            requestTimeout: .seconds(timeout),
+            clientIdentity: try identity()
         )
+    }
+
+    /// The client identity from `--client-identity` or `--client-certificate`/`--client-key`, or nil.
+    private func identity() throws -> ClientIdentity? {
+        if let clientIdentity { return try ClientIdentity.keychain(try keychain.open(), label: clientIdentity) }
+        guard let clientCertificate else {
+            if clientKey != nil {
+                throw CLIError(
+                    description: "error: --client-key needs --client-certificate",
+                    exitCode: .validationFailure
+                )
+            }
+            return nil
+        }
+        guard let clientKey else {
+            throw CLIError(description: "error: --client-certificate needs --client-key", exitCode: .validationFailure)
+        }
+        do {
+            return try ClientIdentity(
+                certificatePEM: try String(contentsOfFile: clientCertificate, encoding: .utf8),
+                privateKeyPEM: try String(contentsOfFile: clientKey, encoding: .utf8)
+            )
+        } catch {
+            throw CLIError(description: "error: \(clientCertificate): \(error)", exitCode: .validationFailure)
+        }
     }
 
     /// The saved configuration of `profile`.

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import HTTPTypes
 import StrongroomServer
 import StrongroomTesting
 import Testing
@@ -94,6 +95,9 @@ import Testing
     @Test("at the cap with every connection busy, a newcomer is closed at once")
     func capRefusesWhenBusy() async throws {
         try await TestServer.run(connections: Self.limits(cap: 2)) { api in
+            // The test framework's own client connects first (else it may connect at any moment and take a slot);
+            // idle, it is the first one displaced below.
+            _ = try await api.request(.get, "/health")
             var busy: [RawConnection] = []
             for _ in 0..<2 { busy.append(try await Self.registeredIdle(api.port)) }
             // Both start a request head; a newcomer must not displace a connection in the middle of a request.

@@ -13,7 +13,7 @@ struct PKICommand: AsyncParsableCommand {
         abstract: "Key pairs in the keychain, CSRs, certificates and chains, PKCS#12 import and export.",
         subcommands: [
             KeyGen.self, Request.self, Show.self, Verify.self, Identity.self, ImportP12.self, ExportP12.self,
-            List.self,
+            List.self, Enroll.self, Renew.self,
         ]
     )
 
@@ -28,9 +28,7 @@ struct PKICommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                guard let algorithm = KeyAlgorithm(name: type) else {
-                    throw CLIError(description: "error: unknown key type \(type)", exitCode: .init(4))
-                }
+                let algorithm = try PKICommand.algorithm(type)
                 let pair = try keychain.open().generateKeyPair(algorithm, tag: tag)
                 print("pin sha256/\(pair.publicKey.pin)")
                 print(try pair.publicKey.pemString())

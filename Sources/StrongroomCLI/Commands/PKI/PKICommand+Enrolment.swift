@@ -1,0 +1,62 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import StrongroomClient
+import StrongroomPKI
+
+extension PKICommand {
+    struct Enroll: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Get a client certificate from the server's CA: key in the keychain, CSR, identity stored.",
+            discussion: """
+                Afterwards pass `--client-identity LABEL` to any networked command to use mutual TLS.
+                """
+        )
+        @OptionGroup var profile: ProfileOptions
+        @Option(help: "The keychain label of the key pair and identity.") var label: String
+        @Option(help: "p256 (default), p384, p521, ed25519 or rsa-2048/3072/4096.") var type = "p256"
+
+        func run() async throws {
+            try await reportingErrors {
+                let algorithm = try PKICommand.algorithm(type)
+                let keychain = try profile.keychain.open()
+                _ = try await profile.client().enroll(keychain: keychain, label: label, algorithm: algorithm)
+                try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
+            }
+        }
+    }
+
+    struct Renew: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Renew the client certificate over mutual TLS with the current one; replace the identity."
+        )
+        @OptionGroup var profile: ProfileOptions
+        @Option(help: "The keychain label of the identity.") var label: String
+        @Flag(help: "Use a new key for the new certificate.") var rotateKey = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let keychain = try profile.keychain.open()
+                _ = try await profile.client().renewCertificate(
+                    keychain: keychain,
+                    label: label,
+                    rotatingKey: rotateKey
+                )
+                try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
+            }
+        }
+    }
+
+    /// The key type `name` (`p256`, `rsa-3072`, …), or exit 4.
+    static func algorithm(_ name: String) throws -> KeyAlgorithm {
+        guard let algorithm = KeyAlgorithm(name: name) else {
+            throw CLIError(description: "error: unknown key type \(name)", exitCode: .init(4))
+        }
+        return algorithm
+    }
+
+    /// `enrolled LABEL`, then the certificate's summary.
+    static func printIdentity(_ identity: ClientIdentity, label: String) throws {
+        print("enrolled \(label)")
+        print(identity.certificate.summary)
+    }
+}

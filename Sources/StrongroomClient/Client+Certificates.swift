@@ -1,0 +1,162 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+public import StrongroomKeychain
+public import StrongroomPKI
+import StrongroomWire
+import X509
+
+extension Client {
+    /// The transport options this client was made with (trust, timeouts, retries, client identity).
+    public var transportOptions: TransportOptions { transport.options }
+
+    /// Enrols this client for mutual TLS (ConfidoIOS's flow, end to end): generates a key pair of `algorithm` in
+    /// `keychain` under `label`, sends a CSR signed inside the keychain module, stores the issued certificate with
+    /// its key as the identity `label` (the CA chain under `label.chain.N`), and returns a client that presents it
+    /// on every request.
+    ///
+    /// - Throws: ``ClientError/Code/invalidConfiguration`` when the keychain refuses (a key or identity `label`
+    ///   exists already: use ``renewCertificate(keychain:label:rotatingKey:)``); the server's refusals by their
+    ///   status (not found when the server has no CA).
+    public func enroll(
+        keychain: Keychain,
+        label: String,
+        algorithm: KeyAlgorithm = .p256
+    ) async throws(ClientError) -> Client {
+        let pair: KeychainKeyPair
+        do {
+            pair = try keychain.generateKeyPair(algorithm, tag: label)
+        } catch {
+            throw ClientError(.invalidConfiguration, "the key pair \(label) could not be created", underlying: error)
+        }
+        let issued = try await authenticated(
+            .POST,
+            "/v1/pki/enroll",
+            body: EnrolmentRequest(csr: try signingRequest(signer: pair)),
+            success: [201],
+            as: EnrolmentResponse.self
+        )
+        let key: Certificate.PrivateKey?
+        do {
+            key = try keychain.retrieve(.privateKey(for: label), as: Certificate.PrivateKey.self)
+        } catch {
+            throw ClientError(.invalidConfiguration, "the key \(label) cannot be read back", underlying: error)
+        }
+        guard let key else { throw ClientError(.invalidConfiguration, "the key \(label) disappeared") }
+        return try switchingTo(try store(issued, key: key, in: keychain, label: label, replacing: false))
+    }
+
+    /// Renews this client's certificate over mutual TLS with the current one (T.A.K's re-registration): the
+    /// server issues a new certificate, revokes the current one as superseded, and the identity `label` in
+    /// `keychain` is replaced. With `rotatingKey`, a new key of the same type is used for the new certificate.
+    ///
+    /// - Throws: ``ClientError/Code/invalidConfiguration`` when `label` holds no identity;
+    ///   ``ClientError/Code/unauthorized`` when the server does not accept the current certificate (expired,
+    ///   revoked).
+    public func renewCertificate(
+        keychain: Keychain,
+        label: String,
+        rotatingKey: Bool = false
+    ) async throws(ClientError) -> Client {
+        let current = try ClientIdentity.keychain(keychain, label: label)
+        let key: Certificate.PrivateKey
+        do {
+            key =
+                rotatingKey
+                ? try KeyAlgorithm(of: current.certificate.publicKey).generatePrivateKey() : current.privateKey
+        } catch {
+            throw ClientError(.invalidConfiguration, "a new key could not be made", underlying: error)
+        }
+        var options = transport.options
+        options.clientIdentity = current
+        let mutual = try Transport(apiURL: configuration.apiURL, http: Client.defaultHTTPClient, options: options)
+        let data = try await mutual.expect(
+            .POST,
+            "/v1/pki/renew",
+            authorization: nil,
+            body: EnrolmentRequest(csr: try signingRequest(signer: InMemorySigner(key))),
+            success: [201]
+        )
+        let issued = try Transport.decode(EnrolmentResponse.self, from: data)
+        return try switchingTo(try store(issued, key: key, in: keychain, label: label, replacing: true))
+    }
+
+    /// A CSR naming this client only (`CN=<id>`, SAN URI `urn:strongroom:client:<id>`, EKU clientAuth), as PEM.
+    private func signingRequest(signer: some CertificateSigner) throws(ClientError) -> String {
+        var template = SigningRequestTemplate(commonName: clientID)
+        template.uris = [ClientCertificateName.uri(for: clientID)]
+        template.extendedKeyUsage = [.clientAuth]
+        do {
+            return try template.signingRequest(signer: signer).pemString()
+        } catch {
+            throw ClientError(.invalidConfiguration, "the CSR could not be made", underlying: error)
+        }
+    }
+
+    /// Stores the issued certificate with `key` as the identity `label` and returns it as a TLS identity.
+    private func store(
+        _ issued: EnrolmentResponse,
+        key: Certificate.PrivateKey,
+        in keychain: Keychain,
+        label: String,
+        replacing: Bool
+    ) throws(ClientError) -> ClientIdentity {
+        do {
+            let certificate = try CertificateBundle.certificates(from: Array(issued.certificate.utf8))[0]
+            let chain = try CertificateBundle.certificates(from: Array(issued.chain.utf8))
+            let identity = try PKCS12Identity(certificate: certificate, chain: chain, privateKey: key)
+            if replacing {
+                try keychain.remove(.identity(for: label))
+                for index in 1...ClientIdentity.maximumChain {
+                    guard try keychain.remove(.certificate(for: "\(label).chain.\(index)")) else { break }
+                }
+            }
+            try keychain.store(identity, label: label)
+            return try ClientIdentity(certificate: certificate, privateKey: key, intermediates: chain)
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw ClientError(.invalidConfiguration, "the issued certificate could not be stored", underlying: error)
+        }
+    }
+
+    /// This client with the same configuration and options, presenting `identity`.
+    private func switchingTo(_ identity: ClientIdentity) throws(ClientError) -> Client {
+        var options = transport.options
+        options.clientIdentity = identity
+        return try Client(configuration: configuration, options: options)
+    }
+}
+
+extension ClientIdentity {
+    /// The most chain certificates read from a keychain identity.
+    static let maximumChain = 8
+
+    /// The identity stored as `label` in `keychain` (by ``Client/enroll(keychain:label:algorithm:)`` or a `.p12`
+    /// import), with the chain certificates stored beside it (`label.chain.N`).
+    ///
+    /// - Throws: ``ClientError/Code/invalidConfiguration`` when there is none or it cannot be read.
+    public static func keychain(_ keychain: Keychain, label: String) throws(ClientError) -> ClientIdentity {
+        do {
+            guard let identity = try keychain.retrieve(.identity(for: label)) else {
+                throw ClientError(.invalidConfiguration, "the keychain holds no identity \(label)")
+            }
+            var chain: [Certificate] = []
+            for index in 1...maximumChain {
+                guard
+                    let next = try keychain.retrieve(.certificate(for: "\(label).chain.\(index)"), as: Certificate.self)
+                else { break }
+                chain.append(next)
+            }
+            return try ClientIdentity(
+                certificate: identity.certificate,
+                privateKey: identity.privateKey,
+                intermediates: chain
+            )
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw ClientError(.invalidConfiguration, "the identity \(label) cannot be read", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import NIOSSL
+import StrongroomCore
+import StrongroomPKI
+import SwiftASN1
+public import X509
+
+/// The certificate and private key a client presents over mutual TLS, with any intermediates.
+///
+/// Build one from a keychain identity (`Client.TransportOptions(clientIdentity: .keychain(…))`), from a `.p12`
+/// through `PKCS12.import`, or from PEM. The key stays in memory as a swift-crypto key; BoringSSL gets a copy for
+/// the handshake, which is wiped on our side once handed over.
+public struct ClientIdentity: Sendable, Hashable {
+    /// The client certificate.
+    public let certificate: Certificate
+    /// Intermediates between it and the CA the server trusts (often empty).
+    public let intermediates: [Certificate]
+    package let privateKey: Certificate.PrivateKey
+
+    /// Pairs a certificate with its key.
+    ///
+    /// - Throws: ``TransportError/Code/invalidConfiguration`` when the key does not match the certificate or cannot
+    ///   be used for TLS.
+    public init(
+        certificate: Certificate,
+        privateKey: Certificate.PrivateKey,
+        intermediates: [Certificate] = []
+    ) throws(TransportError) {
+        guard privateKey.publicKey == certificate.publicKey else {
+            throw TransportError(.invalidConfiguration, "the client key does not belong to the client certificate")
+        }
+        do {
+            _ = try privateKey.pkcs8()
+        } catch {
+            throw TransportError(.invalidConfiguration, "the client key cannot be used for TLS", underlying: error)
+        }
+        self.certificate = certificate
+        self.privateKey = privateKey
+        self.intermediates = intermediates
+    }
+
+    /// An identity from PEM text: the certificate first, then any intermediates, and a PKCS#8 or SEC1 key.
+    public init(certificatePEM: String, privateKeyPEM: String) throws(TransportError) {
+        let certificates: [Certificate]
+        let key: Certificate.PrivateKey
+        do {
+            certificates = try CertificateBundle.certificates(from: Array(certificatePEM.utf8))
+            key = try Certificate.PrivateKey(pemEncoded: privateKeyPEM)
+        } catch {
+            throw TransportError(
+                .invalidConfiguration,
+                "the client certificate or key does not parse",
+                underlying: error
+            )
+        }
+        try self.init(certificate: certificates[0], privateKey: key, intermediates: Array(certificates.dropFirst()))
+    }
+
+    /// The client ID the certificate is bound to (SAN URI `urn:strongroom:client:<id>`), if any.
+    public var clientID: String? {
+        let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil
+        for case .uniformResourceIdentifier(let uri) in names ?? SubjectAlternativeNames([]) {
+            let prefix = "urn:strongroom:client:"
+            if uri.hasPrefix(prefix), let id = UUID(uuidString: String(uri.dropFirst(prefix.count))) {
+                return id.uuidString.lowercased()
+            }
+        }
+        return nil
+    }
+
+    /// Puts the chain and key into a TLS configuration.
+    func apply(to configuration: inout TLSConfiguration) throws {
+        configuration.certificateChain = try ([certificate] + intermediates).map {
+            .certificate(try NIOSSLCertificate(bytes: try $0.derBytes(), format: .der))
+        }
+        var der = try privateKey.pkcs8().withUnsafeBytes { Array($0) }
+        defer { Wipe.bytes(&der) }
+        configuration.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: der, format: .der))
+    }
+}
