@@ -20,6 +20,13 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StrongroomMutualTLSBenchmark",
+            dependencies: [
+                .product(name: "StrongroomClient", package: "Strongroom"),
+                .product(name: "StrongroomKeychain", package: "Strongroom"),
+            ]
+        ),
+        .executableTarget(
             name: "StrongroomKeychainBenchmark",
             dependencies: [
                 .product(name: "StrongroomCore", package: "Strongroom"),

@@ -465,4 +465,57 @@ import X509
             #expect(record.meta.type == "pinned")
         }
     }
+
+    @Test("the CLI: pki enroll stores the identity in the keychain; --client-identity reads over mutual TLS; pki renew")
+    func cliFlow() async throws {
+        try await Self.withMutualTLS(engine: .sqlite, mode: "required") { setup in
+            let cli = ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom")
+            try Data("kc pass\n".utf8).write(to: setup.directory.appending(path: "kc.pass"))
+            let common = [
+                "--profile-directory", setup.directory.appending(path: "profiles").path, "--ca-file", "server-ca.pem",
+                "--keychain-file", "device.keychain", "--passphrase-file", "kc.pass",
+            ]
+            func run(_ arguments: [String]) async throws -> ExternalProcess.Outcome {
+                try await ExternalProcess.run(cli, arguments: arguments, directory: setup.directory)
+            }
+            #expect(try await run(["keychain", "create", "--kdf", "minimum"] + Array(common.suffix(4))).status == 0)
+            // Required mode: registering without a certificate cannot even connect.
+            let refused = try await run(
+                ["register", "--token", ClientTestServer.registrationToken, "--url", setup.url] + common
+            )
+            #expect(refused.status == 10, "\(refused.output)")
+
+            // Register through an optional-mode instance on the same data, then enrol there.
+            let optional = try await ServerProcess(
+                arguments: setup.storage
+                    + setup.certificates.serverArguments(
+                        setup.certificates.server,
+                        setup.certificates.serverKey,
+                        in: setup.directory
+                    )
+                    + ["--tls-client-ca", setup.data.appending(path: "ca/ca-chain.pem").path],
+                scheme: "https"
+            )
+            defer { optional.stop() }
+            let optionalURL = "https://localhost:\(optional.port)"
+            let registered = try await run(
+                ["register", "--token", ClientTestServer.registrationToken, "--url", optionalURL] + common
+            )
+            try #require(registered.status == 0, "\(registered.output)")
+            let enrolled = try await run(["pki", "enroll", "--label", "device"] + common)
+            #expect(enrolled.status == 0 && enrolled.output.hasPrefix("enrolled device"), "\(enrolled.output)")
+            #expect(enrolled.output.contains("urn:strongroom:client:"), "\(enrolled.output)")
+
+            // The profile's server is the optional instance; the identity works against either.
+            let identity = ["--client-identity", "device"]
+            let written = try await run(["write", "--type", "note", "title=over mTLS"] + common + identity)
+            try #require(written.status == 0, "\(written.output)")
+            let id = written.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let read = try await run(["read", id] + common + identity)
+            #expect(read.status == 0 && read.output.contains("over mTLS"), "\(read.output)")
+            let renewed = try await run(["pki", "renew", "--label", "device", "--rotate-key"] + common + identity)
+            #expect(renewed.status == 0, "\(renewed.output)")
+            #expect(try await run(["read", id] + common + identity).status == 0)
+        }
+    }
 }
