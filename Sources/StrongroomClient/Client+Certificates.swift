@@ -104,14 +104,11 @@ extension Client {
         do {
             let certificate = try CertificateBundle.certificates(from: Array(issued.certificate.utf8))[0]
             let chain = try CertificateBundle.certificates(from: Array(issued.chain.utf8))
-            let identity = try PKCS12Identity(certificate: certificate, chain: chain, privateKey: key)
-            if replacing {
-                try keychain.remove(.identity(for: label))
-                for index in 1...ClientIdentity.maximumChain {
-                    guard try keychain.remove(.certificate(for: "\(label).chain.\(index)")) else { break }
-                }
-            }
-            try keychain.store(identity, label: label)
+            try keychain.store(
+                try PKCS12Identity(certificate: certificate, chain: chain, privateKey: key),
+                label: label,
+                replacing: replacing
+            )
             return try ClientIdentity(certificate: certificate, privateKey: key, intermediates: chain)
         } catch let error as ClientError {
             throw error
@@ -129,29 +126,19 @@ extension Client {
 }
 
 extension ClientIdentity {
-    /// The most chain certificates read from a keychain identity.
-    static let maximumChain = 8
-
     /// The identity stored as `label` in `keychain` (by ``Client/enroll(keychain:label:algorithm:)`` or a `.p12`
-    /// import), with the chain certificates stored beside it (`label.chain.N`).
+    /// import), with the chain certificates stored beside it.
     ///
     /// - Throws: ``ClientError/Code/invalidConfiguration`` when there is none or it cannot be read.
     public static func keychain(_ keychain: Keychain, label: String) throws(ClientError) -> ClientIdentity {
         do {
-            guard let identity = try keychain.retrieve(.identity(for: label)) else {
+            guard let stored = try keychain.chainedIdentity(for: label) else {
                 throw ClientError(.invalidConfiguration, "the keychain holds no identity \(label)")
             }
-            var chain: [Certificate] = []
-            for index in 1...maximumChain {
-                guard
-                    let next = try keychain.retrieve(.certificate(for: "\(label).chain.\(index)"), as: Certificate.self)
-                else { break }
-                chain.append(next)
-            }
             return try ClientIdentity(
-                certificate: identity.certificate,
-                privateKey: identity.privateKey,
-                intermediates: chain
+                certificate: stored.certificate,
+                privateKey: stored.privateKey,
+                intermediates: stored.chain
             )
         } catch let error as ClientError {
             throw error

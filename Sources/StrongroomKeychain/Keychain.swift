@@ -148,18 +148,20 @@ public final class Keychain: Sendable {
         return try Key(keychainKeyData: bytes)
     }
 
-    /// Stores a certificate (DER).
+    /// Stores a certificate (DER); `replacing` as for generic passwords.
     public func store(
         _ certificate: some KeychainCertificateConvertible,
         query: ItemQuery<SecCertificate>,
-        accessPolicy: AccessPolicy = .default
+        accessPolicy: AccessPolicy = .default,
+        replacing: Bool = false
     ) throws(KeychainError) {
         let der = try certificate.keychainCertificateDER()
         let attributes = (try? Certificate(keychainCertificateDER: der)).map(CertificateAttributes.of) ?? [:]
         try put(
             StoredValue(kind: "certificate", bytes: SecureBytes(copying: der), attributes: attributes),
             query: query,
-            policy: accessPolicy
+            policy: accessPolicy,
+            mode: replacing ? .upsert : .add
         )
     }
 
@@ -173,13 +175,14 @@ public final class Keychain: Sendable {
     }
 
     /// Stores a digital identity (certificate and private key): ``DigitalIdentity`` or any
-    /// ``KeychainIdentityConvertible`` type.
+    /// ``KeychainIdentityConvertible`` type; `replacing` as for generic passwords.
     ///
     /// - Throws: ``KeychainError/Code/invalidParameters`` when the key does not match the certificate.
     public func store(
         _ identity: some KeychainIdentityConvertible,
         query: ItemQuery<SecIdentity>,
-        accessPolicy: AccessPolicy = .default
+        accessPolicy: AccessPolicy = .default,
+        replacing: Bool = false
     ) throws(KeychainError) {
         let checked = try DigitalIdentity(certificate: identity.certificate, privateKey: identity.privateKey)
         var attributes = CertificateAttributes.of(checked.certificate)
@@ -190,7 +193,8 @@ public final class Keychain: Sendable {
         try put(
             StoredValue(kind: "identity", bytes: try checked.stored, attributes: attributes),
             query: query,
-            policy: accessPolicy
+            policy: accessPolicy,
+            mode: replacing ? .upsert : .add
         )
     }
 

@@ -133,16 +133,12 @@ private func serverBuilder(
 ) throws -> HTTPServerBuilder {
     guard let tls = configuration.tls else { return http1 }
     guard tls.isMutual else { return try .tls(http1, tlsConfiguration: try tls.makeConfiguration()) }
-    let verifier = ClientCertificateVerifier(
-        anchors: try tls.clientAnchors(),
-        store: store,
-        clock: clock,
-        logger: logger
-    )
+    let anchors = try tls.clientAnchors()
+    let verifier = ClientCertificateVerifier(anchors: anchors, store: store, clock: clock, logger: logger)
     return try .tls(
         http1,
         configuration: TLSChannelConfiguration(
-            tlsConfiguration: try tls.makeConfiguration(),
+            tlsConfiguration: try tls.makeConfiguration(clientAnchors: anchors),
             customAsyncVerificationCallback: { await verifier.verify($0) }
         )
     )

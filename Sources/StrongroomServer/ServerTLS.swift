@@ -45,20 +45,22 @@ public struct ServerTLS: Sendable, Hashable {
     }
 
     /// A TLS 1.2+ server configuration over the files; a missing or unreadable file fails here, at start-up. With
-    /// a client CA, clients are asked for a certificate (and must present one when required); the server's own
-    /// verifier then checks it.
-    func makeConfiguration() throws -> TLSConfiguration {
+    /// client anchors (``clientAnchors()``), clients are asked for a certificate chaining to them (and must present
+    /// one when required); the server's own verifier then checks it.
+    func makeConfiguration(clientAnchors: [Certificate] = []) throws -> TLSConfiguration {
         let chain = try NIOSSLCertificate.fromPEMFile(certificateChainPath).map {
             NIOSSLCertificateSource.certificate($0)
         }
         guard !chain.isEmpty else { throw ServerError.badRequest("\(certificateChainPath) holds no certificate") }
         let key = try NIOSSLPrivateKey(file: privateKeyPath, format: .pem)
         var configuration: TLSConfiguration
-        if let authority = clientCertificateAuthorityPath {
+        if !clientAnchors.isEmpty {
             configuration = TLSConfiguration.makeServerConfigurationWithMTLS(
                 certificateChain: chain,
                 privateKey: .privateKey(key),
-                trustRoots: .file(authority)
+                trustRoots: .certificates(
+                    try clientAnchors.map { try NIOSSLCertificate(bytes: try $0.derBytes(), format: .der) }
+                )
             )
             configuration.certificateVerification =
                 clientCertificates == .required ? .noHostnameVerification : .optionalVerification

@@ -44,7 +44,8 @@ public final class ServerProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        // `STRONGROOM_TEST_SERVER_LOG=<file>`: every test server appends its info-level log there (to debug a test).
+        // `STRONGROOM_TEST_SERVER_LOG=<file>`: every test server appends its log there (to debug a test), at
+        // `STRONGROOM_TEST_SERVER_LOG_LEVEL` (default info; trace shows each connection's failures).
         if let log = ProcessInfo.processInfo.environment["STRONGROOM_TEST_SERVER_LOG"],
             FileManager.default.fileExists(atPath: log) || FileManager.default.createFile(atPath: log, contents: nil),
             let handle = FileHandle(forWritingAtPath: log)
@@ -52,7 +53,9 @@ public final class ServerProcess: @unchecked Sendable {
             handle.seekToEndOfFile()
             process.standardOutput = handle
             process.standardError = handle
-            process.arguments? += ["--log-level", "info"]
+            process.arguments? += [
+                "--log-level", ProcessInfo.processInfo.environment["STRONGROOM_TEST_SERVER_LOG_LEVEL"] ?? "info",
+            ]
         }
         try process.run()
         self.process = process

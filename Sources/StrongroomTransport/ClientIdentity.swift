@@ -57,17 +57,8 @@ public struct ClientIdentity: Sendable, Hashable {
         try self.init(certificate: certificates[0], privateKey: key, intermediates: Array(certificates.dropFirst()))
     }
 
-    /// The client ID the certificate is bound to (SAN URI `urn:strongroom:client:<id>`), if any.
-    public var clientID: String? {
-        let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil
-        for case .uniformResourceIdentifier(let uri) in names ?? SubjectAlternativeNames([]) {
-            let prefix = "urn:strongroom:client:"
-            if uri.hasPrefix(prefix), let id = UUID(uuidString: String(uri.dropFirst(prefix.count))) {
-                return id.uuidString.lowercased()
-            }
-        }
-        return nil
-    }
+    /// The client ID the certificate is bound to (SAN URI `urn:strongroom:client:<id>`), if it names one.
+    public var clientID: String? { ClientCertificateName.clientID(of: certificate) }
 
     /// Puts the chain and key into a TLS configuration.
     func apply(to configuration: inout TLSConfiguration) throws {

@@ -138,7 +138,7 @@ package struct HTTPTransport: Sendable {
             }
             return TransportError(
                 .unreachable,
-                "the server could not be reached: \(type(of: error))",
+                "the server could not be reached: \(type(of: error)).\(error)",
                 underlying: error
             )
         }

@@ -25,20 +25,22 @@ public struct ServerTrust: Sendable, Hashable {
     public var roots: Roots
     /// Keys accepted for every host (a key anywhere in the verified chain must be one); empty means no pinning.
     public var pins: Set<PublicKeyPin>
-    /// Keys accepted per host name (lowercase). When not empty, a host without an entry is refused, whatever
-    /// ``pins`` says.
+    /// Keys accepted per host name (compared without case). When not empty, a host without an entry is refused,
+    /// whatever ``pins`` says.
     public var hostPins: [String: Set<PublicKeyPin>]
 
     /// Chain validation against `roots`, then, when pins apply to the host, a key of the chain must be pinned.
     public init(roots: Roots = .system, pins: Set<PublicKeyPin> = [], hostPins: [String: Set<PublicKeyPin>] = [:]) {
         self.roots = roots
         self.pins = pins
-        self.hostPins = Dictionary(hostPins.map { ($0.key.lowercased(), $0.value) }) { $0.union($1) }
+        self.hostPins = hostPins
     }
 
-    /// The pins for `host`: its own set when ``hostPins`` is used (nil when it has none), else ``pins``.
+    /// The pins for `host`: the sets of its entries when ``hostPins`` is used (nil when it has none), else ``pins``.
     func pins(for host: String) -> Set<PublicKeyPin>? {
-        hostPins.isEmpty ? pins : hostPins[host.lowercased()]
+        guard !hostPins.isEmpty else { return pins }
+        let entries = hostPins.filter { $0.key.caseInsensitiveCompare(host) == .orderedSame }.values
+        return entries.isEmpty ? nil : entries.reduce(into: []) { $0.formUnion($1) }
     }
 
     /// Roots from a PEM bundle (one or more `CERTIFICATE` blocks), such as a private CA's chain file.

@@ -1,9 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// `POST /v1/pki/enroll` and `POST /v1/pki/renew` body: a PKCS#10 request for a client certificate (Strongroom's
 /// extension to the E3DB API).
@@ -37,20 +32,5 @@ public struct EnrolmentResponse: Codable, Sendable, Hashable {
         self.chain = chain
         self.serial = serial
         self.notAfter = notAfter
-    }
-}
-
-/// The URI every client certificate names its client with (SAN URI): `urn:strongroom:client:<lowercase uuid>`.
-public enum ClientCertificateName {
-    /// The prefix before the client ID.
-    public static let prefix = "urn:strongroom:client:"
-
-    /// The URI for `clientID`.
-    public static func uri(for clientID: String) -> String { prefix + clientID.lowercased() }
-
-    /// The client ID a URI names, or nil when it is not a client URI with a UUID.
-    public static func clientID(in uri: String) -> String? {
-        guard uri.hasPrefix(prefix) else { return nil }
-        return UUID(uuidString: String(uri.dropFirst(prefix.count)))?.uuidString.lowercased()
     }
 }

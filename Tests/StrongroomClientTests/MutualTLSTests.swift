@@ -415,7 +415,7 @@ import X509
             await #expect(throws: ClientError.self) { _ = try await mutual.read(recordID: record.meta.recordID) }
 
             // An operator revokes the new one: the next handshake fails.
-            let serial = next.certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
+            let serial = next.certificate.serialNumber.bytes.hexString
             let revoked = try await setup.serverCommand(["ca", "revoke", serial])
             #expect(revoked.status == 0, "\(revoked.output)")
             await #expect(throws: ClientError.self) { _ = try await renewed.read(recordID: record.meta.recordID) }

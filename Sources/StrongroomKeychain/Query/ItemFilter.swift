@@ -18,7 +18,7 @@ public struct ItemFilter<Class: ItemClass>: Sendable, Hashable, CustomDebugStrin
     /// Only items with exactly this label.
     public var label: String?
 
-    init(conditions: [String: String?] = [:], label: String? = nil) {
+    package init(conditions: [String: String?] = [:], label: String? = nil) {
         self.conditions = conditions.compactMapValues { $0 }
         self.label = label
     }

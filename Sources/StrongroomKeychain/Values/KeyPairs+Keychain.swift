@@ -147,13 +147,41 @@ extension Keychain {
         return KeychainKeyPair(keychain: self, tag: tag, publicKey: publicKey, algorithm: algorithm)
     }
 
-    /// Stores an identity from a PKCS#12 file (`PKCS12.import(_:passphrase:)`) in one call: the identity under
-    /// `label`, and each further chain certificate under `label.chain.N`.
-    public func store(_ imported: PKCS12Identity, label: String) throws(KeychainError) {
+    /// Stores an identity with its chain in one call (from `PKCS12.import(_:passphrase:)`, or an enrolment): the
+    /// identity under `label`, each chain certificate under `label.chain.N`. With `replacing`, an existing identity
+    /// and chain are replaced in place (the identity is never missing in between) and chain entries the new chain
+    /// no longer has are removed.
+    public func store(_ imported: PKCS12Identity, label: String, replacing: Bool = false) throws(KeychainError) {
         let identity = try DigitalIdentity(certificate: imported.certificate, privateKey: imported.privateKey)
-        try store(identity, query: .identity(for: label))
+        try store(identity, query: .identity(for: label), replacing: replacing)
         for (index, certificate) in imported.chain.enumerated() {
-            try store(certificate, query: .certificate(for: "\(label).chain.\(index + 1)"))
+            try store(certificate, query: .chainCertificate(label, index + 1), replacing: replacing)
+        }
+        guard replacing else { return }
+        var stale = imported.chain.count + 1
+        while stale <= CertificateBundle.maximumCertificates, try remove(.chainCertificate(label, stale)) {
+            stale += 1
         }
     }
+
+    /// The identity `label` with the chain stored beside it, or nil when there is none.
+    public func chainedIdentity(for label: String) throws(KeychainError) -> PKCS12Identity? {
+        guard let identity = try retrieve(.identity(for: label)) else { return nil }
+        var chain: [Certificate] = []
+        while chain.count < CertificateBundle.maximumCertificates,
+            let next = try retrieve(.chainCertificate(label, chain.count + 1), as: Certificate.self)
+        {
+            chain.append(next)
+        }
+        do {
+            return try PKCS12Identity(certificate: identity.certificate, chain: chain, privateKey: identity.privateKey)
+        } catch {
+            throw KeychainError(.invalidParameters, error.message)
+        }
+    }
+}
+
+extension ItemQuery where Class == SecCertificate {
+    /// The `index`th (from 1) chain certificate stored beside the identity `label`.
+    static func chainCertificate(_ label: String, _ index: Int) -> Self { .certificate(for: "\(label).chain.\(index)") }
 }

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
 public import Foundation
+import StrongroomCore
 import StrongroomPKI
 public import StrongroomWire
 import X509
@@ -29,7 +30,7 @@ extension CertificateAuthority {
                 notBefore: Int64(certificate.notValidBefore.timeIntervalSince1970.rounded(.down)),
                 notAfter: notAfter,
                 issued: Int64(now.timeIntervalSince1970.rounded(.down)),
-                fingerprint: SHA256.hash(data: der).map { String(format: "%02x", $0) }.joined()
+                fingerprint: SHA256.hash(data: der).hexString
             )
         )
         return EnrolmentResponse(

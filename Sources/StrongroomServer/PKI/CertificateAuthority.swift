@@ -50,42 +50,30 @@ public struct CertificateAuthority: Sendable {
         }
         let notAfter = now.addingTimeInterval(TimeInterval(days) * 86_400)
         let key = try algorithm.generatePrivateKey()
-        var chain: [Certificate]
+        // With an offline root, the root is made and written there first; the server's CA is then its intermediate.
+        var root: (certificate: Certificate, key: Certificate.PrivateKey)?
         if let offlineRoot {
             let rootKey = try algorithm.generatePrivateKey()
-            let root = try makeCACertificate(
+            let certificate = try makeCACertificate(
                 key: rootKey,
                 subject: try DistinguishedName { CommonName(name + " root") },
-                issuerKey: rootKey,
                 issuer: nil,
                 pathLength: 1,
                 notBefore: now,
                 notAfter: notAfter.addingTimeInterval(86_400)
             )
-            try writeFiles(key: rootKey, chain: [root], to: offlineRoot, prefix: "root")
-            let intermediate = try makeCACertificate(
-                key: key,
-                subject: try DistinguishedName { CommonName(name) },
-                issuerKey: rootKey,
-                issuer: root,
-                pathLength: 0,
-                notBefore: now,
-                notAfter: notAfter
-            )
-            chain = [intermediate, root]
-        } else {
-            chain = [
-                try makeCACertificate(
-                    key: key,
-                    subject: try DistinguishedName { CommonName(name) },
-                    issuerKey: key,
-                    issuer: nil,
-                    pathLength: 0,
-                    notBefore: now,
-                    notAfter: notAfter
-                )
-            ]
+            try writeFiles(key: rootKey, chain: [certificate], to: offlineRoot, prefix: "root")
+            root = (certificate, rootKey)
         }
+        let certificate = try makeCACertificate(
+            key: key,
+            subject: try DistinguishedName { CommonName(name) },
+            issuer: root,
+            pathLength: 0,
+            notBefore: now,
+            notAfter: notAfter
+        )
+        let chain = [certificate] + (root.map { [$0.certificate] } ?? [])
         try DataDirectory.prepare(dataDirectory)
         try writeFiles(key: key, chain: chain, to: directory(in: dataDirectory), prefix: "ca")
         return CertificateAuthority(key: key, chain: chain)
@@ -162,29 +150,30 @@ public struct CertificateAuthority: Sendable {
         )
     }
 
+    /// A CA certificate for `key`: self-signed without `issuer`, else signed by the issuer's key.
     private static func makeCACertificate(
         key: Certificate.PrivateKey,
         subject: DistinguishedName,
-        issuerKey: Certificate.PrivateKey,
-        issuer: Certificate?,
+        issuer: (certificate: Certificate, key: Certificate.PrivateKey)?,
         pathLength: Int,
         notBefore: Date,
         notAfter: Date
     ) throws -> Certificate {
-        try Certificate(
+        let issuerKey = issuer?.key ?? key
+        return try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: key.publicKey,
             notValidBefore: notBefore.addingTimeInterval(-60),
             notValidAfter: notAfter,
-            issuer: issuer?.subject ?? subject,
+            issuer: issuer?.certificate.subject ?? subject,
             subject: subject,
             signatureAlgorithm: try KeyAlgorithm(of: issuerKey.publicKey).signatureAlgorithm,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: pathLength))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 SubjectKeyIdentifier(hash: key.publicKey)
-                if let issuer, let identifier = try issuer.extensions.subjectKeyIdentifier?.keyIdentifier {
+                if let identifier = try issuer?.certificate.extensions.subjectKeyIdentifier?.keyIdentifier {
                     AuthorityKeyIdentifier(keyIdentifier: identifier)
                 }
             },
@@ -215,5 +204,5 @@ public struct CertificateAuthority: Sendable {
 
 extension Certificate.SerialNumber {
     /// The serial as lowercase hex without separators (how the server stores and answers it).
-    var hex: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    var hex: String { bytes.hexString }
 }

@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOSSL
 import StrongroomPKI
-import StrongroomWire
 import SwiftASN1
 import X509
 
@@ -57,24 +56,13 @@ enum CertifiedClient: Sendable, Equatable {
 }
 
 extension CertifiedClient {
-    /// What `certificate` names: one client through its `urn:strongroom:client:` URIs, or none.
+    /// What `certificate` names: one client through its `urn:strongroom:client:` URI, or none.
     init(_ certificate: Certificate?) {
         guard let certificate else {
             self = .none
             return
         }
-        let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil
-        let clients = Set(
-            (names ?? SubjectAlternativeNames([])).compactMap { name -> String? in
-                guard case .uniformResourceIdentifier(let uri) = name else { return nil }
-                return ClientCertificateName.clientID(in: uri)
-            }
-        )
-        if clients.count == 1, let client = clients.first {
-            self = .client(client)
-        } else {
-            self = .unnamed
-        }
+        self = ClientCertificateName.clientID(of: certificate).map(CertifiedClient.client) ?? .unnamed
     }
 }
 

@@ -112,8 +112,6 @@ public protocol ServerStore: Sendable {
     func certificates(clientID: String?, limit: Int) async throws -> [StoredCertificate]
     /// Revokes a certificate in force; false when there is no such certificate or it was revoked already.
     func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool
-    /// Revoked certificates still within their validity at `time` (what a CRL lists), oldest revocation first.
-    func revokedCertificates(validAfter time: Int64, limit: Int) async throws -> [StoredCertificate]
 }
 
 extension ServerStore {

@@ -41,22 +41,9 @@ extension PKICommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try keychain.open()
-                guard let identity = try store.retrieve(.identity(for: label)) else {
+                guard let bundle = try keychain.open().chainedIdentity(for: label) else {
                     throw CLIError(description: "error: no identity \(label) in the keychain", exitCode: .init(7))
                 }
-                var chain: [Certificate] = []
-                while let next = try store.retrieve(
-                    .certificate(for: "\(label).chain.\(chain.count + 1)"),
-                    as: Certificate.self
-                ) {
-                    chain.append(next)
-                }
-                let bundle = try PKCS12Identity(
-                    certificate: identity.certificate,
-                    chain: chain,
-                    privateKey: identity.privateKey
-                )
                 let bytes = try PKCS12.export(bundle, passphrase: try PKICommand.p12Passphrase(p12PassphraseFile))
                 do {
                     try AtomicFile.write(Data(bytes), to: output, mode: .createNew)  // 0600, never over a file
@@ -88,28 +75,20 @@ extension PKICommand {
                 if let keyClass, KeyClass(rawValue: keyClass) == nil {
                     throw CLIError(
                         description: "error: --key-class is private, public or symmetric",
-                        exitCode: .init(2)
+                        exitCode: .validationFailure
                     )
                 }
-                let wanted = ["type": type, "keyClass": keyClass, "issuer": issuer].compactMapValues { $0 }
-                for item in try keychain.open().items()
-                where ["keys", "cert", "idnt"].contains(item.identity.itemClass)
-                    && (label == nil || item.label == label)
-                    && wanted.allSatisfy({ Self.recorded(item)[$0.key] == $0.value })
-                {
+                // The keychain's own filters, one per class; an item is listed when its class's filter matches.
+                let conditions = ["keyType": type, "keyClass": keyClass, "issuer": issuer]
+                let filters: [@Sendable (ItemInfo) -> Bool] = [
+                    ItemFilter<SecKey>(conditions: conditions, label: label).matches,
+                    ItemFilter<SecCertificate>(conditions: conditions, label: label).matches,
+                    ItemFilter<SecIdentity>(conditions: conditions, label: label).matches,
+                ]
+                for item in try keychain.open().items() where filters.contains(where: { $0(item) }) {
                     print(Self.line(item))
                 }
             }
-        }
-
-        /// The recorded attributes under the names the options use.
-        static func recorded(_ item: ItemInfo) -> [String: String] {
-            var attributes = item.attributes
-            attributes["type"] = attributes["keyType"]
-            if item.identity.itemClass == "keys", attributes["keyClass"] == nil {
-                attributes["keyClass"] = item.identity.attributes["keyClass"]
-            }
-            return attributes
         }
 
         /// `class/identity  label  [type size class]  subject ← issuer`.
