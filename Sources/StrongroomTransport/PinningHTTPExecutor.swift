@@ -94,7 +94,18 @@ struct PinningHTTPExecutor: HTTPExecutor {
         defer { deadline.cancel() }
         return try await withTaskCancellationHandler {
             try await channel.executeThenClose { inbound, outbound in
-                try await Self.send(request, host: url.port.map { "\(host):\($0)" } ?? host, url: url, to: outbound)
+                // A write can fail although the server has the request: it answered and closed (`Connection:
+                // close`) while the last write was still being acknowledged, or answered early (413) and closed.
+                // Its answer is still in the inbound stream, so it decides; the write's error stands only if no
+                // answer came. Any other failure (a file that cannot be read, cancellation) ends the exchange.
+                var sendFailure: ChannelError?
+                do {
+                    try await Self.send(request, host: url.port.map { "\(host):\($0)" } ?? host, url: url, to: outbound)
+                } catch let error as ChannelError
+                    where [.ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed].contains(error)
+                {
+                    sendFailure = error
+                }
                 let parts = IteratorBox(inbound.makeAsyncIterator())
                 var status = 0
                 head: while let part = try await parts.base.next() {
@@ -103,7 +114,7 @@ struct PinningHTTPExecutor: HTTPExecutor {
                         break head
                     }
                 }
-                guard status != 0 else { throw ChannelError.eof }
+                guard status != 0 else { throw sendFailure ?? .eof }
                 return try await handle(
                     status,
                     ResponseBody {
