@@ -76,7 +76,8 @@ public func buildApplication(
         store: store,
         authority: try CertificateAuthority.load(from: configuration.dataDirectory),
         clock: clock,
-        lifetime: configuration.clientCertificateLifetime
+        lifetime: configuration.clientCertificateLifetime,
+        limits: limits
     )
 
     let router = Router(context: StrongroomRequestContext.self)

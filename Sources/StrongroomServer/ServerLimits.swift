@@ -34,6 +34,9 @@ public struct ServerLimits: Sendable, Hashable {
     /// Failed registrations, token requests and credential-backup acknowledgements a source address may make in
     /// one minute before it is answered 429.
     public var authenticationFailuresPerMinute: Int = 30
+    /// Client certificates one client may be issued (enrolment and renewal) in 24 hours before it is answered 429;
+    /// operators' `ca issue` is not counted against it.
+    public var certificatesPerClientPerDay: Int = 24
 
     /// The defaults.
     public init() {}

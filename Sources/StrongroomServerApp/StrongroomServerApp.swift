@@ -93,6 +93,8 @@ struct Serve: AsyncParsableCommand {
     var clientCertificates: ClientCertificateMode = .optional
     @Option(help: "Hours a client certificate issued at enrolment or renewal is valid (default 24).")
     var clientCertificateHours: Int64 = 24
+    @Option(help: "Certificates a client may obtain by enrolment or renewal in 24 hours (default 24).")
+    var certificatesPerClientPerDay: Int = ServerLimits().certificatesPerClientPerDay
 
     func validate() throws {
         if (tlsCertificateChain == nil) != (tlsPrivateKey == nil) {
@@ -117,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         for (name, value) in [
             ("--notes-per-key", notesPerKey), ("--notes-total", notesTotal),
             ("--authentication-failures-per-minute", authenticationFailuresPerMinute),
+            ("--certificates-per-client-per-day", certificatesPerClientPerDay),
             ("--maximum-connections", maximumConnections), ("--body-minimum-rate", bodyMinimumRate),
         ] where !(1...(1 << 30)).contains(value) {
             throw ValidationError("\(name) must be a positive number")
@@ -135,6 +138,7 @@ struct Serve: AsyncParsableCommand {
         limits.notesTotal = notesTotal
         limits.defaultNoteLifetime = .seconds(noteLifetimeDays * 86_400)
         limits.authenticationFailuresPerMinute = authenticationFailuresPerMinute
+        limits.certificatesPerClientPerDay = certificatesPerClientPerDay
         var connections = ConnectionLimits()
         connections.maximumConnections = maximumConnections
         connections.idleTimeout = .seconds(idleTimeout)

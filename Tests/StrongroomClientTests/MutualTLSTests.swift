@@ -81,6 +81,7 @@ import X509
     static func withMutualTLS<R>(
         engine: TestEngine,
         mode: String = "optional",
+        serverArguments: [String] = [],
         _ body: (Setup) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
@@ -101,7 +102,7 @@ import X509
                     arguments: storage + ["--registration-token", ClientTestServer.registrationToken]
                         + certificates.serverArguments(certificates.server, certificates.serverKey, in: directory)
                         + ["--tls-client-ca", data.appending(path: "ca/ca-chain.pem").path]
-                        + ["--client-certificates", mode],
+                        + ["--client-certificates", mode] + serverArguments,
                     scheme: "https"
                 )
                 defer { server.stop() }
@@ -218,10 +219,11 @@ import X509
     }
 
     @Test(
-        "enrolment faults: no credentials, another client's CSR, extra names, serverAuth, a CA request, a tampered CSR"
+        "enrolment faults: no credentials, another client's CSR, extra names, serverAuth, a tampered CSR, the daily quota"
     )
     func enrolmentFaults() async throws {
-        try await Self.withMutualTLS(engine: .sqlite) { setup in
+        let quota = ["--certificates-per-client-per-day", "2"]
+        try await Self.withMutualTLS(engine: .sqlite, serverArguments: quota) { setup in
             let alice = try await setup.register("alice")
             let token = try await setup.token(for: alice)
             let aliceID = alice.clientID.uuidString.lowercased()
@@ -249,8 +251,11 @@ import X509
             let tamperedPEM = PEMDocument(type: "CERTIFICATE REQUEST", derBytes: tampered).pemString
             #expect(try await setup.enrol(tamperedPEM, token: token).status == 400)
             #expect(try await setup.enrol("not a CSR", token: token).status == 400)
-            // The good one still enrols: nothing above left state behind.
+            // The good one still enrols: nothing above left state behind. Two a day, then 429.
             #expect(try await setup.enrol(good.csr, token: token).status == 201)
+            #expect(try await setup.enrol(good.csr, token: token).status == 201)
+            let third = try await setup.enrol(good.csr, token: token)
+            #expect(third.status == 429 && third.body.contains("try again later"), "\(third)")
         }
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StrongroomCore
 import StrongroomPKI
 import StrongroomWire
 import SwiftASN1
@@ -14,6 +15,7 @@ struct PKIRoutes {
     let authority: CertificateAuthority?
     let clock: ServerClock
     let lifetime: Duration
+    let limits: ServerLimits
 
     /// Routes anyone may call: the chain, and renewal (authenticated by the TLS client certificate itself).
     var publicRoutes: RouteCollection<StrongroomRequestContext> {
@@ -76,6 +78,18 @@ struct PKIRoutes {
         return try json(issued, status: .created)
     }
 
+    /// 429 once `clientID` was issued ``ServerLimits/certificatesPerClientPerDay`` certificates in 24 hours, so a
+    /// client cannot grow the certificate table without bound (two concurrent requests may both pass the check).
+    private func requireIssuanceQuota(_ clientID: String) async throws {
+        let issued = try await store.certificateCount(clientID: clientID, issuedSince: clock.unixSeconds - 86_400)
+        guard issued < limits.certificatesPerClientPerDay else {
+            throw ServerError(
+                .quotaExceeded,
+                "this client was issued \(issued) certificates in the last 24 hours; try again later"
+            )
+        }
+    }
+
     private func enrol(
         _ csr: String,
         for clientID: String,
@@ -83,6 +97,7 @@ struct PKIRoutes {
     ) async throws
         -> EnrolmentResponse
     {
-        try await authority.enrol(csr: csr, clientID: clientID, lifetime: lifetime, store: store, now: clock.now)
+        try await requireIssuanceQuota(clientID)
+        return try await authority.enrol(csr: csr, clientID: clientID, lifetime: lifetime, store: store, now: clock.now)
     }
 }

@@ -34,6 +34,15 @@ extension SQLServerStore {
         ).all().map(Self.storedCertificate)
     }
 
+    public func certificateCount(clientID: String, issuedSince time: Int64) async throws -> Int {
+        try await database.raw(
+            """
+            SELECT COUNT(*) AS issued FROM client_certificates WHERE client_id = \(bind: clientID)
+            AND issued >= \(bind: time)
+            """
+        ).first()?.decode(column: "issued", as: Int.self) ?? 0
+    }
+
     public func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool {
         try await database.raw(
             """

@@ -110,6 +110,8 @@ public protocol ServerStore: Sendable {
     func certificate(serial: String) async throws -> StoredCertificate?
     /// The newest `limit` certificates (at most 10 000), of one client or of all.
     func certificates(clientID: String?, limit: Int) async throws -> [StoredCertificate]
+    /// How many certificates `clientID` was issued at or after `time` (Unix seconds).
+    func certificateCount(clientID: String, issuedSince time: Int64) async throws -> Int
     /// Revokes a certificate in force; false when there is no such certificate or it was revoked already.
     func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool
 }
