@@ -18,6 +18,7 @@ packages=(
     dbus              # dbus-run-session, the private session bus those tests run in
     libre2-dev        # RE2: linear-time REGEXP/WILDCARD matching in the server's v2 search and the datastore's $regex (CRE2)
     openssl           # test tooling: checks CSRs, chains and PKCS#12 files the PKI module makes; fixture script
+    curl              # test tooling: an independent mutual-TLS client (MutualTLSTests); benchmark scripts
 )
 
 missing=()
