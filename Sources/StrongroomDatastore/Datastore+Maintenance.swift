@@ -42,10 +42,18 @@ extension Datastore {
             throw DatastoreError(.notEncrypted, "an unencrypted datastore is not converted by rekey")
         }
         let databaseKey = try await DatastoreManager.databaseKey(from: provider)
+        // SQLCipher 4 rewrites the pages in place; in WAL mode a crash while the rekeyed frames are checkpointed can
+        // leave pages under both keys. With a rollback journal the rewrite is SQLite's ordinary atomic commit: the
+        // journal keeps each original page as it was on disk (under the old key), and the next open plays it back
+        // whatever key it holds. So: leave WAL mode (which checkpoints and needs this to be the only connection),
+        // rekey, return to WAL.
         try await withConnection { connection throws(DatastoreError) in
             try RevisionStore(connection: connection, limits: .default).sql { () throws(SQLiteError) in
+                guard try connection.scalarText("PRAGMA journal_mode = DELETE")?.lowercased() == "delete" else {
+                    throw SQLiteError(.busy, "another connection has the datastore open; close it first")
+                }
                 try connection.rekey(to: databaseKey)
-                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                try connection.execute("PRAGMA journal_mode = WAL")
             }
         }
     }

@@ -3,17 +3,22 @@ import CSQLCipher
 package import Foundation
 
 /// A prepared statement: bind, step, read columns. Finalized when released.
+///
+/// It keeps no reference to its ``Connection``: the connection caches statements, so a reference back would be a
+/// cycle that kept both — and the database file, its locks and its WAL — open after the datastore closed. A
+/// statement released after its connection still finalizes safely (SQLite closes the connection then).
 package final class Statement {
     private let handle: OpaquePointer
-    private let connection: Connection
 
     init(connection: Connection, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
         let result = sqlite3_prepare_v2(connection.handle, sql, -1, &handle, nil)
         guard result == SQLITE_OK, let handle else { throw SQLiteError(result, connection.lastMessage) }
         self.handle = handle
-        self.connection = connection
     }
+
+    /// The connection's last error message.
+    private var lastMessage: String { String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))) }
 
     deinit { sqlite3_finalize(handle) }
 
@@ -63,7 +68,7 @@ package final class Statement {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        case let result: throw SQLiteError(result, connection.lastMessage)
+        case let result: throw SQLiteError(result, lastMessage)
         }
     }
 
@@ -93,6 +98,6 @@ package final class Statement {
     }
 
     private func check(_ result: Int32) throws(SQLiteError) {
-        guard result == SQLITE_OK else { throw SQLiteError(result, connection.lastMessage) }
+        guard result == SQLITE_OK else { throw SQLiteError(result, lastMessage) }
     }
 }

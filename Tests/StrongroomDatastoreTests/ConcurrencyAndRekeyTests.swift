@@ -59,6 +59,13 @@ import Testing
             let store = try await manager.datastore(named: "r", keyProvider: StoreKind.provider)
             for index in 0..<200 { try await store.createDocument(id: "doc-\(index)", body: Canary.body) }
             let newProvider = SimpleKeyProvider(key: EncryptionKey.random())
+            // While another handle has it open, rekey is refused as busy and changes nothing.
+            let other = try await manager.datastore(named: "r", keyProvider: StoreKind.provider)
+            _ = try await other.documentCount()
+            let busy = await #expect(throws: DatastoreError.self) { try await store.rekey(to: newProvider) }
+            #expect(busy?.code == .busy, "\(String(describing: busy))")
+            #expect(try await other.documentCount() == 200)
+            await other.close()
             try await store.rekey(to: newProvider)
             try await store.createDocument(id: "after", body: [:])  // the open handle keeps working
             #expect(try await store.integrityCheck().isEmpty)
@@ -76,6 +83,27 @@ import Testing
             let notEncrypted = await #expect(throws: DatastoreError.self) { try await plain.rekey(to: newProvider) }
             #expect(notEncrypted?.code == .notEncrypted)
             #expect(try PlaintextScan.scan(directory.appending(path: "r"), for: Canary.all).isEmpty)
+        }
+    }
+
+    @Test("close releases the database: no file of it stays open in the process (statements once kept it alive)")
+    func closeReleasesFiles() async throws {
+        try await withTemporaryDirectory { directory in
+            func openFiles() -> [String] {
+                let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+                return fds.compactMap {
+                    try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+                }
+                .filter { $0.hasPrefix(directory.path) }
+            }
+            let manager = try DatastoreManager(directory: directory)
+            let store = try await manager.datastore(named: "c", keyProvider: StoreKind.provider)
+            for index in 0..<20 { try await store.createDocument(id: "doc-\(index)", body: Canary.body) }
+            _ = try await store.documents(ids: ["doc-1", "doc-2"])
+            _ = try await store.integrityCheck()
+            #expect(!openFiles().isEmpty)
+            await store.close()
+            #expect(openFiles().isEmpty, "\(openFiles())")
         }
     }
 
