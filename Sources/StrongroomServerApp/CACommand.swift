@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import StrongroomCore
 import StrongroomPKI
 import StrongroomServer
 import StrongroomWire
@@ -14,7 +15,7 @@ struct CACommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ca",
         abstract: "Manage the certificate authority that issues client certificates.",
-        subcommands: [Initialize.self, Issue.self, List.self, Revoke.self]
+        subcommands: [Initialize.self, Issue.self, List.self, Revoke.self, RevocationList.self]
     )
 
     static func authority(_ data: DataOptions) throws -> CertificateAuthority {
@@ -125,6 +126,31 @@ struct CACommand: AsyncParsableCommand {
             }
             guard revoked else { throw ValidationError("no certificate \(serial) in force") }
             print("revoked \(serial)")
+        }
+    }
+
+    struct RevocationList: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "crl",
+            abstract: "Print the CA's signed revocation list (PEM, or DER with --der) for relying parties."
+        )
+        @OptionGroup var data: DataOptions
+        @Option(help: "Hours until its nextUpdate (default 24).") var hours: Int64 = 24
+        @Flag(help: "Write DER instead of PEM.") var der = false
+        @Option(help: "Write to this new file instead of standard output.") var output: String?
+
+        func run() async throws {
+            guard (1...9_600).contains(hours) else { throw ValidationError("--hours is 1 to 9600") }
+            let authority = try CACommand.authority(data)
+            let list = try await data.withStore { store in
+                try await authority.revocationList(store: store, now: Date(), validity: .seconds(hours * 3600))
+            }
+            let bytes = der ? Data(list.derBytes) : Data(list.pemString.utf8)
+            if let output {
+                try AtomicFile.write(bytes, to: output, mode: .createNew)
+            } else {
+                FileHandle.standardOutput.write(bytes)
+            }
         }
     }
 }

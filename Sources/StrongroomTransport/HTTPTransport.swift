@@ -53,6 +53,29 @@ package struct HTTPTransport: Sendable {
         }
     }
 
+    /// Opens one TLS connection to the server as a request would (same trust, pins and client identity), reports
+    /// what it negotiated and closes it; nothing is sent.
+    ///
+    /// - Throws: ``TransportError/Code/untrustedServer`` when the server fails the trust,
+    ///   ``TransportError/Code/invalidConfiguration`` for a URL that is not `https://`.
+    package func connectionSecurity() async throws(TransportError) -> ConnectionSecurity {
+        do {
+            guard let url = URL(string: baseURL) else {
+                throw TransportError(.invalidConfiguration, "\(baseURL) is not a URL")
+            }
+            let probe = try PinningHTTPExecutor(
+                trust: options.serverTrust,
+                identity: options.clientIdentity,
+                connectTimeout: options.requestTimeout
+            )
+            return try await probe.probe(url, timeout: options.requestTimeout)
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(.unreachable, "no TLS connection to \(baseURL): \(error)", underlying: error)
+        }
+    }
+
     /// Runs one exchange: GET and DELETE are retried with exponential back-off after connection failures and
     /// 502/503/504; POST, PUT and PATCH are sent once. `handle` gets the status and the body while the exchange is
     /// open.

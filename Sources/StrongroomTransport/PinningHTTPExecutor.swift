@@ -6,7 +6,9 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import StrongroomCore
+import SwiftASN1
 import Synchronization
+import X509
 
 /// HTTPS over SwiftNIO with the server verified inside the TLS handshake (custom roots, per-host SPKI pins,
 /// a client certificate).
@@ -22,7 +24,10 @@ struct PinningHTTPExecutor: HTTPExecutor {
     let connectTimeout: TimeAmount
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
+    let presentsIdentity: Bool
+
     init(trust: ServerTrust, identity: ClientIdentity? = nil, connectTimeout: Duration = .seconds(10)) throws {
+        self.presentsIdentity = identity != nil
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         configuration.applicationProtocols = ["http/1.1"]
@@ -32,24 +37,27 @@ struct PinningHTTPExecutor: HTTPExecutor {
         self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
     }
 
-    /// Why the handshake refused the server, kept for the error the caller sees.
-    final class Refusal: Sendable {
+    /// What the verification callback saw: the presented chain and, when it refused, why.
+    final class HandshakeRecord: Sendable {
         let reason = Mutex<String?>(nil)
+        let chain = Mutex<[NIOSSLCertificate]>([])
     }
 
-    func execute<R>(
-        _ request: OutgoingRequest,
-        timeout: Duration,
-        _ handle: (Int, ResponseBody) async throws -> R
-    ) async throws -> R {
-        guard let url = URL(string: request.url), url.scheme == "https", let host = url.host else {
-            throw TransportError(.invalidConfiguration, "a custom server trust needs an https:// URL")
-        }
-        let port = url.port ?? 443
+    /// A connection whose handshake (chain, host name, pins, then the client certificate) succeeded, and what it
+    /// negotiated.
+    struct Connection {
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        let record: HandshakeRecord
+        let applicationProtocol: String?
+    }
+
+    /// Connects to `host:port` and completes the TLS handshake within `timeout` (a server that never finishes it is
+    /// cut off); nothing is written before it succeeded.
+    func connect(host: String, port: Int, timeout: Duration) async throws -> Connection {
         let verifier = self.verifier
         let context = self.context
         let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
-        let refusal = Refusal()
+        let record = HandshakeRecord()
         let (channel, handshakeDone) = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
             .connect(host: host, port: port) { channel in
@@ -58,12 +66,13 @@ struct PinningHTTPExecutor: HTTPExecutor {
                         context: context,
                         serverHostname: isAddress ? nil : host,
                         customVerificationCallback: { presented, promise in
+                            record.chain.withLock { $0 = presented }
                             // On this connection's event loop, not the global pool (see EventLoopTaskExecutor).
                             Task(executorPreference: EventLoopTaskExecutor(promise.futureResult.eventLoop)) {
                                 guard
                                     let reason = await verifier.failure(of: presented, host: host, isAddress: isAddress)
                                 else { return promise.succeed(.certificateVerified) }
-                                refusal.reason.withLock { $0 = reason }
+                                record.reason.withLock { $0 = reason }
                                 promise.succeed(.failed)
                             }
                         }
@@ -77,16 +86,55 @@ struct PinningHTTPExecutor: HTTPExecutor {
                     return (wrapped, handshake.promise.futureResult)
                 }
             }
-        // Nothing is written before the handshake (chain, host name and pins) succeeded.
+        let deadline = channel.channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            channel.channel.close(promise: nil)
+        }
+        defer { deadline.cancel() }
         do {
-            try await handshakeDone.get()
+            let applicationProtocol = try await handshakeDone.get()
+            return Connection(channel: channel, record: record, applicationProtocol: applicationProtocol)
         } catch {
             try? await channel.channel.close()
-            if let reason = refusal.reason.withLock({ $0 }) {
+            if let reason = record.reason.withLock({ $0 }) {
                 throw TransportError(.untrustedServer, reason, underlying: error)
             }
             throw error
         }
+    }
+
+    /// Connects to `url`'s host as a request would, and reports what the handshake negotiated; sends nothing.
+    func probe(_ url: URL, timeout: Duration) async throws -> ConnectionSecurity {
+        guard url.scheme == "https", let host = url.host else {
+            throw TransportError(.invalidConfiguration, "only an https:// URL has a TLS connection to describe")
+        }
+        let port = url.port ?? 443
+        let connection = try await connect(host: host, port: port, timeout: timeout)
+        // Through executeThenClose, so the channel's writer is finished before it goes away.
+        let version = try await connection.channel.executeThenClose { _, _ in
+            try await connection.channel.channel.nioSSL_tlsVersion().get()
+        }
+        let chain = try connection.record.chain.withLock { $0 }.map {
+            try Certificate(derEncoded: try $0.toDERBytes())
+        }
+        return ConnectionSecurity(
+            host: host,
+            port: port,
+            tlsVersion: version.map(ConnectionSecurity.name(of:)) ?? "unknown",
+            applicationProtocol: connection.applicationProtocol,
+            serverChain: chain,
+            presentsClientCertificate: presentsIdentity
+        )
+    }
+
+    func execute<R>(
+        _ request: OutgoingRequest,
+        timeout: Duration,
+        _ handle: (Int, ResponseBody) async throws -> R
+    ) async throws -> R {
+        guard let url = URL(string: request.url), url.scheme == "https", let host = url.host else {
+            throw TransportError(.invalidConfiguration, "a custom server trust needs an https:// URL")
+        }
+        let channel = try await connect(host: host, port: url.port ?? 443, timeout: timeout).channel
         // The deadline and cancellation both close the channel, which ends every pending read and write.
         let deadline = channel.channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
             channel.channel.close(promise: nil)
@@ -165,15 +213,16 @@ struct PinningHTTPExecutor: HTTPExecutor {
     }
 }
 
-/// Completes its promise when the TLS handshake succeeds, fails it with the handshake's error otherwise.
+/// Completes its promise with the negotiated ALPN protocol when the TLS handshake succeeds, fails it with the
+/// handshake's error otherwise.
 private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = NIOAny
-    let promise: EventLoopPromise<Void>
+    let promise: EventLoopPromise<String?>
 
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+    init(promise: EventLoopPromise<String?>) { self.promise = promise }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted = event as? TLSUserEvent { promise.succeed() }
+        if case .handshakeCompleted(let negotiated) = event as? TLSUserEvent { promise.succeed(negotiated) }
         context.fireUserInboundEventTriggered(event)
     }
 

@@ -427,6 +427,28 @@ import X509
             // The server-only TLS client is unaffected (optional mode).
             #expect(try await plain.read(recordID: record.meta.recordID).data == ["secret": "over mutual TLS"])
 
+            // The signed revocation list names both, the renewed-away one as superseded: served (DER) and from
+            // `ca crl` (PEM), each verified by OpenSSL against the CA.
+            let fetched = try await setup.curl("/v1/pki/crl", ["-o", "served.crl"])
+            #expect(fetched.status == 200, "\(fetched)")
+            let printed = try await setup.serverCommand(["ca", "crl", "--output", setup.directory.path + "/cli.crl"])
+            #expect(printed.status == 0, "\(printed.output)")
+            let chain = setup.data.appending(path: "ca/ca-chain.pem").path
+            for (file, form) in [("served.crl", "DER"), ("cli.crl", "PEM")] {
+                let read = try await ExternalProcess.run(
+                    URL(fileURLWithPath: "/usr/bin/openssl"),
+                    arguments: ["crl", "-inform", form, "-in", file, "-CAfile", chain, "-noout", "-text"],
+                    directory: setup.directory
+                )
+                #expect(read.status == 0 && read.output.contains("verify OK"), "\(file): \(read.output)")
+                for old in [identity, next] {
+                    let bytes = old.certificate.serialNumber.bytes.drop { $0 == 0 }
+                    let text = bytes.hexString.uppercased()
+                    #expect(read.output.contains("Serial Number: \(text)"), "\(file) lacks \(text): \(read.output)")
+                }
+                #expect(read.output.components(separatedBy: "Superseded").count == 2, "\(read.output)")
+            }
+
             // The keychain file holds no private key in the clear.
             let der = try next.privateKey.pkcs8().withUnsafeBytes { Data($0) }
             let bytes = try Data(contentsOf: setup.directory.appending(path: "device.keychain"))
@@ -468,6 +490,27 @@ import X509
             let record = try await Client(configuration: configuration, options: options)
                 .write(type: "pinned", data: ["a": "b"])
             #expect(record.meta.type == "pinned")
+
+            // The same trust sealed in a keychain item and loaded back works alike.
+            try options.serverTrust.save(to: keychain, label: "server")
+            let loaded = try ServerTrust.keychain(keychain, label: "server")
+            #expect(loaded == options.serverTrust)
+            options.serverTrust = loaded
+            let client = try Client(configuration: configuration, options: options)
+            #expect(try await client.read(recordID: record.meta.recordID).meta.type == "pinned")
+            #expect(throws: ClientError.self) { _ = try ServerTrust.keychain(keychain, label: "missing") }
+
+            // What the connection negotiated: TLS 1.2 or 1.3, ALPN http/1.1, the server's chain (leaf first).
+            let security = try await client.connectionSecurity()
+            #expect(["TLSv1.2", "TLSv1.3"].contains(security.tlsVersion), "\(security)")
+            #expect(security.host == "localhost" && security.port == setup.server.port)
+            #expect(security.serverChain.first == setup.certificates.server)
+            #expect(security.presentsClientCertificate)
+            options.serverTrust = ServerTrust(roots: .certificates([setup.certificates.ca]), pins: [stranger])
+            let probed = await #expect(throws: ClientError.self) {
+                _ = try await Client(configuration: configuration, options: options).connectionSecurity()
+            }
+            #expect(probed?.code == .untrustedServer)
         }
     }
 
@@ -521,6 +564,23 @@ import X509
             let renewed = try await run(["pki", "renew", "--label", "device", "--rotate-key"] + common + identity)
             #expect(renewed.status == 0, "\(renewed.output)")
             #expect(try await run(["read", id] + common + identity).status == 0)
+
+            // Roots and a pin for localhost sealed in the keychain replace --ca-file; probe shows the handshake.
+            let keychainFlags = Array(common.suffix(4))
+            let caPin = try PublicKeyPin(certificate: setup.certificates.ca).description
+            let saved = try await run(
+                ["pki", "save-trust", "server", "--ca-file", "server-ca.pem", "--host-pin", "localhost=\(caPin)"]
+                    + keychainFlags
+            )
+            #expect(saved.status == 0, "\(saved.output)")
+            let trusted = Array(common.prefix(2)) + ["--server-trust", "server"] + keychainFlags + identity
+            let viaTrust = try await run(["read", id] + trusted)
+            #expect(viaTrust.status == 0 && viaTrust.output.contains("over mTLS"), "\(viaTrust.output)")
+            let probe = try await run(["pki", "probe"] + trusted)
+            #expect(probe.status == 0 && probe.output.contains("protocol:    TLSv1."), "\(probe.output)")
+            #expect(probe.output.contains("presented when asked"), "\(probe.output)")
+            let both = try await run(["read", id] + common + ["--server-trust", "server"] + identity)
+            #expect(both.status != 0 && both.output.contains("--server-trust already holds"), "\(both.output)")
         }
     }
 }

@@ -66,4 +66,41 @@ import X509
         #expect(TransportError(.timedOut, "x") == TransportError(.timedOut, "y"))
         #expect("\(TransportError(.unreachable, "no route"))" == "TransportError.unreachable: no route")
     }
+
+    @Test("a trust survives its JSON form; other formats, bad pins, bad roots and oversize documents are refused")
+    func jsonRepresentation() throws {
+        let (root, _) = try Self.certificate("root one")
+        let pin = try #require(PublicKeyPin(base64: "vxK9Vw0IMoNT7sw7B3uckHBK2sj9lrzx54XCaOyFnpI="))
+        let backup = try PublicKeyPin(certificate: root)
+        let trust = ServerTrust(
+            roots: .certificates([root]),
+            pins: [pin],
+            hostPins: ["api.example": [pin, backup], "files.example": [backup]]
+        )
+        #expect(try ServerTrust(jsonRepresentation: try trust.jsonRepresentation()) == trust)
+        #expect(try ServerTrust(jsonRepresentation: try ServerTrust.system.jsonRepresentation()) == .system)
+        // The encoding is stable (sorted keys and pins), so a saved item compares byte for byte.
+        #expect(try trust.jsonRepresentation() == (try trust.jsonRepresentation()))
+
+        func refused(_ json: String) -> Bool {
+            (try? ServerTrust(jsonRepresentation: Data(json.utf8))) == nil
+        }
+        let format = "\"format\":\"strongroom.server-trust.v1\""
+        #expect(!refused("{\(format),\"roots\":\"system\"}"))
+        #expect(refused("{\"roots\":\"system\"}"))
+        #expect(refused("{\"format\":\"other\",\"roots\":\"system\"}"))
+        #expect(refused("{\(format),\"roots\":\"everything\"}"))
+        #expect(refused("{\(format),\"roots\":[]}"))
+        #expect(refused("{\(format),\"roots\":[\"-----BEGIN CERTIFICATE-----\\nAAAA\\n-----END CERTIFICATE-----\"]}"))
+        #expect(refused("{\(format),\"roots\":\"system\",\"pins\":[\"short\"]}"))
+        #expect(refused("{\(format),\"roots\":\"system\",\"pins\":\"\(pin)\"}"))
+        #expect(refused("{\(format),\"roots\":\"system\",\"host_pins\":{\"\":[\"\(pin)\"]}}"))
+        let many = Array(repeating: "\"\(pin)\"", count: 65).joined(separator: ",")
+        #expect(refused("{\(format),\"roots\":\"system\",\"pins\":[\(many)]}"))
+        #expect(refused("[1,2,3]"))
+        let error = #expect(throws: TransportError.self) {
+            try ServerTrust(jsonRepresentation: Data(repeating: 0x20, count: (1 << 20) + 1))
+        }
+        #expect(error?.code == .invalidConfiguration)
+    }
 }

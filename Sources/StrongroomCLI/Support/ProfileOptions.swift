@@ -23,6 +23,9 @@ struct ProfileOptions: ParsableArguments {
     )
     var pins: [String] = []
 
+    @Option(help: "Use the roots and pins saved in the keychain under this label (`pki save-trust`).")
+    var serverTrust: String?
+
     @Option(help: "Seconds a request may take.") var timeout = 60
 
     @Option(help: "Present this keychain identity (from `pki enroll` or `pki import-p12`) over mutual TLS.")
@@ -45,28 +48,41 @@ struct ProfileOptions: ParsableArguments {
 
     /// The transport options these flags describe.
     func transportOptions() throws -> Client.TransportOptions {
-        var roots = ServerTrust.Roots.system
-        if let caFile {
-            do {
-                roots = try ServerTrust.roots(pemBundle: try String(contentsOfFile: caFile, encoding: .utf8))
-            } catch {
-                throw CLIError(description: "error: \(caFile): \(error)", exitCode: .validationFailure)
-            }
-        }
-        let parsed = try pins.map { text in
-            guard let pin = PublicKeyPin(base64: text) else {
+        let trust: ServerTrust
+        if let serverTrust {
+            guard caFile == nil, pins.isEmpty else {
                 throw CLIError(
-                    description: "error: --pin \(text) is not base64 of 32 bytes",
+                    description: "error: --server-trust already holds the roots and pins (no --ca-file or --pin)",
                     exitCode: .validationFailure
                 )
             }
-            return pin
+            trust = try ServerTrust.keychain(try keychain.open(), label: serverTrust)
+        } else {
+            trust = ServerTrust(roots: try Self.roots(caFile), pins: Set(try pins.map(Self.pin)))
         }
         return Client.TransportOptions(
-            serverTrust: ServerTrust(roots: roots, pins: Set(parsed)),
+            serverTrust: trust,
             requestTimeout: .seconds(timeout),
             clientIdentity: try identity()
         )
+    }
+
+    /// The roots in the PEM file at `path`, or the system's without one.
+    static func roots(_ path: String?) throws -> ServerTrust.Roots {
+        guard let path else { return .system }
+        do {
+            return try ServerTrust.roots(pemBundle: try String(contentsOfFile: path, encoding: .utf8))
+        } catch {
+            throw CLIError(description: "error: \(path): \(error)", exitCode: .validationFailure)
+        }
+    }
+
+    /// The pin `text` (base64 of 32 bytes, optionally `sha256/…`).
+    static func pin(_ text: String) throws -> PublicKeyPin {
+        guard let pin = PublicKeyPin(base64: text) else {
+            throw CLIError(description: "error: pin \(text) is not base64 of 32 bytes", exitCode: .validationFailure)
+        }
+        return pin
     }
 
     /// The client identity from `--client-identity` or `--client-certificate`/`--client-key`, or nil.

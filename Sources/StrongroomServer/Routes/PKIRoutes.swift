@@ -21,6 +21,7 @@ struct PKIRoutes {
     var publicRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
         routes.get("/v1/pki/ca", use: chain)
+        routes.get("/v1/pki/crl", use: revocationList)
         routes.post("/v1/pki/renew", use: renew)
         return routes
     }
@@ -46,6 +47,16 @@ struct PKIRoutes {
             status: .ok,
             headers: [.contentType: "application/x-pem-file"],
             body: .init(byteBuffer: ByteBuffer(string: pem))
+        )
+    }
+
+    /// GET: the CA's revocation list, DER (`application/pkix-crl`), signed now and valid for an hour.
+    func revocationList(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let list = try await requireAuthority().revocationList(store: store, now: clock.now)
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/pkix-crl", .cacheControl: "max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(bytes: list.derBytes))
         )
     }
 

@@ -52,6 +52,15 @@ extension SQLServerStore {
         ).first() != nil
     }
 
+    public func revokedCertificates(validAt time: Int64, limit: Int) async throws -> [StoredCertificate] {
+        try await database.raw(
+            """
+            SELECT * FROM client_certificates WHERE revoked_at IS NOT NULL AND not_after > \(bind: time)
+            ORDER BY revoked_at, serial LIMIT \(bind: max(1, limit))
+            """
+        ).all().map(Self.storedCertificate)
+    }
+
     private static func storedCertificate(_ row: any SQLRow) throws -> StoredCertificate {
         StoredCertificate(
             serial: try row.decode(column: "serial", as: String.self),

@@ -114,6 +114,9 @@ public protocol ServerStore: Sendable {
     func certificateCount(clientID: String, issuedSince time: Int64) async throws -> Int
     /// Revokes a certificate in force; false when there is no such certificate or it was revoked already.
     func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool
+    /// Revoked certificates still valid at `time` (Unix seconds), oldest revocation first, at most `limit`: what a
+    /// revocation list names (an expired certificate needs no entry).
+    func revokedCertificates(validAt time: Int64, limit: Int) async throws -> [StoredCertificate]
 }
 
 extension ServerStore {

@@ -1,0 +1,66 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+public import StrongroomPKI
+import X509
+
+extension CertificateAuthority {
+    /// A revocation list signed by the CA naming every revoked certificate still valid at `now`, for relying parties
+    /// outside this server (the server itself checks the database at every handshake).
+    ///
+    /// Its CRL number is `now` in Unix seconds, so lists increase across instances sharing a database; `nextUpdate`
+    /// is `now + validity`. A renewal's superseded certificate carries the reason `superseded`.
+    ///
+    /// - Throws: ``ServerError/Code/configuration`` when more certificates are revoked and in force than one list
+    ///   holds (shorten certificate lifetimes) or the validity is outside 1 minute to 400 days.
+    public func revocationList(
+        store: any ServerStore,
+        now: Date,
+        validity: Duration = .seconds(3600)
+    ) async throws -> CertificateRevocationList {
+        let seconds = validity.components.seconds
+        guard (60...400 * 86_400).contains(seconds) else {
+            throw ServerError(.configuration, "a revocation list is valid for 1 minute to 400 days")
+        }
+        let time = Int64(now.timeIntervalSince1970.rounded(.down))
+        let limit = CertificateRevocationList.maximumEntries
+        let revoked = try await store.revokedCertificates(validAt: time, limit: limit + 1)
+        guard revoked.count <= limit else {
+            throw ServerError(.configuration, "more than \(limit) revoked certificates are in force: shorten lifetimes")
+        }
+        let entries = revoked.compactMap { stored -> CertificateRevocationList.Entry? in
+            guard let revokedAt = stored.revokedAt, let serial = Self.serialNumber(hex: stored.serial) else {
+                return nil
+            }
+            return CertificateRevocationList.Entry(
+                serialNumber: serial,
+                revocationDate: Date(timeIntervalSince1970: TimeInterval(revokedAt)),
+                reason: stored.revocationReason == "superseded" ? .superseded : nil
+            )
+        }
+        let thisUpdate = Date(timeIntervalSince1970: TimeInterval(time))
+        return try CertificateRevocationList(
+            issuer: certificate,
+            key: key,
+            entries: entries,
+            number: time,
+            thisUpdate: thisUpdate,
+            nextUpdate: thisUpdate.addingTimeInterval(TimeInterval(seconds))
+        )
+    }
+
+    /// The serial a stored lowercase-hex serial stands for, or nil for text that is not hex.
+    static func serialNumber(hex: String) -> Certificate.SerialNumber? {
+        let digits = Array(hex.utf8)
+        guard !digits.isEmpty, digits.count <= 64, digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        return Certificate.SerialNumber(bytes: bytes[...])
+    }
+}
