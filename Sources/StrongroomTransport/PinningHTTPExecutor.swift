@@ -14,10 +14,11 @@ import X509
 /// a client certificate).
 ///
 /// AsyncHTTPClient cannot run a certificate callback, so clients with a custom ``ServerTrust`` or a
-/// ``ClientIdentity`` use this: one connection per request (`Connection: close`), and ``ServerVerifier`` checking
-/// chain, host name and pins in place of BoringSSL while the handshake waits. The client certificate is sent only
-/// after that check passed, and request bytes only once the handshake succeeded, so a server with another key
-/// sees neither.
+/// ``ClientIdentity`` use this: ``ServerVerifier`` checks chain, host name and pins in place of BoringSSL while the
+/// handshake waits, so the client certificate is sent only after that check passed, and request bytes only once
+/// the handshake succeeded: a server with another key sees neither. Connections are kept alive (HTTP/1.1) in a
+/// ``ConnectionPool`` and reused only after an exchange that read its whole answer; the handshake and every
+/// exchange are bounded by the request's timeout.
 struct PinningHTTPExecutor: HTTPExecutor {
     let context: NIOSSLContext
     let verifier: ServerVerifier
@@ -25,6 +26,8 @@ struct PinningHTTPExecutor: HTTPExecutor {
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
     let presentsIdentity: Bool
+    /// Kept-alive connections, shared by copies of this executor and closed with the last of them.
+    let pool = ConnectionPool()
 
     init(trust: ServerTrust, identity: ClientIdentity? = nil, connectTimeout: Duration = .seconds(10)) throws {
         self.presentsIdentity = identity != nil
@@ -134,51 +137,95 @@ struct PinningHTTPExecutor: HTTPExecutor {
         guard let url = URL(string: request.url), url.scheme == "https", let host = url.host else {
             throw TransportError(.invalidConfiguration, "a custom server trust needs an https:// URL")
         }
-        let channel = try await connect(host: host, port: url.port ?? 443, timeout: timeout).channel
-        // The deadline and cancellation both close the channel, which ends every pending read and write.
-        let deadline = channel.channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
-            channel.channel.close(promise: nil)
-        }
-        defer { deadline.cancel() }
-        return try await withTaskCancellationHandler {
-            try await channel.executeThenClose { inbound, outbound in
-                // A write can fail although the server has the request: it answered and closed (`Connection:
-                // close`) while the last write was still being acknowledged, or answered early (413) and closed.
-                // Its answer is still in the inbound stream, so it decides; the write's error stands only if no
-                // answer came. Any other failure (a file that cannot be read, cancellation) ends the exchange.
-                var sendFailure: ChannelError?
-                do {
-                    try await Self.send(request, host: url.port.map { "\(host):\($0)" } ?? host, url: url, to: outbound)
-                } catch let error as ChannelError
-                    where [.ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed].contains(error)
-                {
-                    sendFailure = error
-                }
-                let parts = IteratorBox(inbound.makeAsyncIterator())
-                var status = 0
-                head: while let part = try await parts.base.next() {
-                    if case .head(let head) = part, head.status.code >= 200 {
-                        status = Int(head.status.code)
-                        break head
-                    }
-                }
-                guard status != 0 else { throw sendFailure ?? .eof }
-                return try await handle(
-                    status,
-                    ResponseBody {
-                        while let part = try await parts.base.next() {
-                            switch part {
-                            case .body(let bytes): return bytes
-                            case .end: return nil
-                            case .head: continue
-                            }
-                        }
-                        throw ChannelError.eof
-                    }
-                )
+        let port = url.port ?? 443
+        let key = "\(host):\(port)"
+        // A kept-alive connection the server closed while it sat idle fails its first write before a byte left;
+        // then (and only then) the request goes once more on a new connection. File bodies are not re-sent.
+        if let pooled = pool.take(key), let lease = await pooled.borrow() {
+            do {
+                return try await exchange(request, url: url, host: host, on: pooled, lease, key: key, timeout, handle)
+            } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
+                if case .file = request.body { throw error }
             }
+        }
+        let fresh = PooledConnection(try await connect(host: host, port: port, timeout: timeout).channel)
+        guard let lease = await fresh.borrow() else { throw ChannelError.eof }
+        return try await exchange(request, url: url, host: host, on: fresh, lease, key: key, timeout, handle)
+    }
+
+    /// One request and its answer on a borrowed connection, which goes back to the pool only when the whole answer
+    /// was read, the server keeps the connection and nothing failed.
+    private func exchange<R>(
+        _ request: OutgoingRequest,
+        url: URL,
+        host: String,
+        on connection: PooledConnection,
+        _ lease: PooledConnection.Lease,
+        key: String,
+        _ timeout: Duration,
+        _ handle: (Int, ResponseBody) async throws -> R
+    ) async throws -> R {
+        let channel = connection.channel
+        var clean = false
+        // The deadline and cancellation both close the channel, which ends every pending read and write.
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            channel.close(promise: nil)
+        }
+        defer {
+            deadline.cancel()
+            clean = clean && channel.isActive
+            lease.giveBack.resume(returning: clean)
+            if clean { pool.put(connection, key) }
+        }
+        return try await withTaskCancellationHandler {
+            // A write can fail although the server has the request: it answered and closed while the last write was
+            // still being acknowledged, or answered early (413) and closed. Its answer is still in the inbound
+            // stream, so it decides; the write's error stands only if no answer came. Any other failure (a file
+            // that cannot be read, cancellation) ends the exchange.
+            var sendFailure: ChannelError?
+            do {
+                try await Self.send(
+                    request,
+                    host: url.port.map { "\(host):\($0)" } ?? host,
+                    url: url,
+                    to: lease.handles.outbound
+                )
+            } catch let error as ChannelError
+                where [.ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed].contains(error)
+            {
+                sendFailure = error
+            }
+            let parts = lease.handles.parts
+            var status = 0
+            var keepAlive = false
+            head: while let part = try await parts.base.next() {
+                if case .head(let head) = part, head.status.code >= 200 {
+                    status = Int(head.status.code)
+                    keepAlive = head.isKeepAlive
+                    break head
+                }
+            }
+            guard status != 0 else { throw sendFailure ?? .eof }
+            var ended = false
+            let result = try await handle(
+                status,
+                ResponseBody {
+                    while let part = try await parts.base.next() {
+                        switch part {
+                        case .body(let bytes): return bytes
+                        case .end:
+                            ended = true
+                            return nil
+                        case .head: continue
+                        }
+                    }
+                    throw ChannelError.eof
+                }
+            )
+            clean = ended && keepAlive && sendFailure == nil
+            return result
         } onCancel: {
-            channel.channel.close(promise: nil)
+            channel.close(promise: nil)
         }
     }
 
@@ -194,7 +241,6 @@ struct PinningHTTPExecutor: HTTPExecutor {
         var head = HTTPRequestHead(version: .http1_1, method: request.method.method, uri: target)
         head.headers = request.headers
         head.headers.replaceOrAdd(name: "Host", value: host)
-        head.headers.replaceOrAdd(name: "Connection", value: "close")
         switch request.body {
         case .none:
             if request.method != .GET { head.headers.replaceOrAdd(name: "Content-Length", value: "0") }

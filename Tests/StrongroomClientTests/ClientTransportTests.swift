@@ -155,6 +155,74 @@ import Glibc
         #expect(cancelled?.code == .cancelled)
     }
 
+    @Test("the pinned transport keeps one TLS connection alive across requests, file transfers included")
+    func keepAlive() async throws {
+        let certificates = try TestCertificates()
+        let options = Client.TransportOptions(serverTrust: ServerTrust(roots: .certificates([certificates.ca])))
+        try await withTLSServer(certificates) { url, directory in
+            let configuration = try await Client.register(
+                token: ClientTestServer.registrationToken,
+                clientName: "kept-alive",
+                apiURL: url,
+                options: options
+            )
+            let client = try Client(configuration: configuration, options: options)
+            let record = try await client.write(type: "alive", data: ["n": "0"])
+            let plain = directory.appending(path: "plain.bin")
+            try Data(repeating: 3, count: 1 << 20).write(to: plain)
+            let file = try await client.writeFile(type: "alive-file", fileURL: plain)
+            for index in 0..<10 {
+                #expect(try await client.read(recordID: record.meta.recordID).data == ["n": "0"])
+                let copy = directory.appending(path: "copy-\(index).bin")
+                if index.isMultiple(of: 5) {
+                    try await client.readFile(recordID: file.meta.recordID, destination: copy)
+                    #expect(try Data(contentsOf: copy) == Data(contentsOf: plain))
+                }
+            }
+            // Every exchange is over; without keep-alive no connection would be left open. One serves the API
+            // host, one the presigned file URLs (127.0.0.1), and the register call's client may still hold one.
+            let port = try #require(url.port)
+            let open = try withExtendedLifetime(client) { try Self.establishedConnections(toPort: port) }
+            #expect((1...3).contains(open), "\(open) connections open")
+        }
+    }
+
+    @Test("a TLS server that accepts the connection and never completes the handshake is cut off at the timeout")
+    func stalledHandshake() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let url = try #require(URL(string: "https://127.0.0.1:\(silent.port)"))
+        let trust = ServerTrust(roots: .certificates([try TestCertificates().ca]))
+        let options = Client.TransportOptions(
+            serverTrust: trust,
+            requestTimeout: .milliseconds(300),
+            maximumAttempts: 1
+        )
+        let started = ContinuousClock.now
+        let error = await #expect(throws: ClientError.self) {
+            try await Client.register(token: "t", clientName: "x", apiURL: url, options: options)
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(error?.code == .timedOut || error?.code == .transport, "\(String(describing: error))")
+    }
+
+    /// Server-side sockets in ESTABLISHED state on `port` (Linux `/proc/net/tcp` and `tcp6`).
+    static func establishedConnections(toPort port: Int) throws -> Int {
+        let suffix = ":" + String(format: "%04X", port)
+        var count = 0
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            // procfs reports size 0: read to the end rather than by the file's size.
+            guard let handle = FileHandle(forReadingAtPath: table) else { continue }
+            defer { try? handle.close() }  // read-only
+            let text = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                if fields.count > 3, fields[1].hasSuffix(suffix), fields[3] == "01" { count += 1 }
+            }
+        }
+        return count
+    }
+
     @Test("an unreachable server is a transport error, at once")
     func unreachable() async throws {
         let port = try SilentListener().closedPort()

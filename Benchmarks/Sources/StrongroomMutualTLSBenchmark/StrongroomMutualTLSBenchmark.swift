@@ -58,7 +58,7 @@ enum StrongroomMutualTLSBenchmark {
                 + "p99 \(ms(latencies[min(count - 1, count * 99 / 100)]))"
         )
         print("  reads, plain HTTP (pooled keep-alive):                  \(rate(plain))/s")
-        print("  reads, server-only TLS (pinned executor, one TLS connection per request): \(rate(server))/s")
+        print("  reads, server-only TLS (pinned executor, kept-alive):    \(rate(server))/s")
         print(
             "  reads, mutual TLS (same executor, client certificate):  \(rate(both))/s = \(ratio(both / server))× server-only TLS"
         )

@@ -3,10 +3,12 @@ import Foundation
 import Hummingbird
 import Logging
 import StrongroomCrypto
+import X509
 
 /// Accepts `Authorization: Bearer <token>` or a TSV1 signature from a registered client on every authenticated
 /// route; anything else is a 401 before the handler runs. Over mutual TLS the connection's client certificate must
-/// name the same client as the credentials (and, when required, be there).
+/// name the same client as the credentials (and, when required, be there), and must not have been revoked since the
+/// connection's handshake.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = StrongroomRequestContext
 
@@ -55,8 +57,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
         mode: ClientCertificateMode,
         context: Context
     ) async throws {
-        switch await context.certifiedClient() {
-        case .client(let certified) where certified == caller: return
+        let certificate = await context.peerCertificate()
+        switch CertifiedClient(certificate) {
+        case .client(let certified) where certified == caller:
+            // Checked per request too, not only at the handshake: a kept-alive connection outlives a revocation.
+            if let certificate, try await store.certificate(serial: certificate.serialNumber.hex)?.isRevoked == true {
+                throw ServerError.unauthorized("the TLS client certificate was revoked or renewed")
+            }
         case .client:
             context.logger.info(
                 "the TLS client certificate belongs to another client",

@@ -17,7 +17,7 @@ public enum ClientCertificateMode: String, Sendable, Hashable, CaseIterable {
 
 /// Checks client certificates during the handshake. The callback replaces all of BoringSSL's checks, so this
 /// does every one: the chain to the configured CA, validity, EKU clientAuth, and revocation in the database (so a
-/// revocation takes effect on the next handshake).
+/// revoked certificate never completes a handshake; ``AuthenticationMiddleware`` also checks per request).
 struct ClientCertificateVerifier: Sendable {
     let anchors: [Certificate]
     let store: any ServerStore

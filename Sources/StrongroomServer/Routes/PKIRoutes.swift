@@ -80,11 +80,24 @@ struct PKIRoutes {
             throw ServerError.unauthorized("the certificate's client is not enabled")
         }
         let body = try await decodeBody(EnrolmentRequest.self, request, context)
-        let issued = try await enrol(body.csr, for: clientID, by: authority)
-        _ = try await store.revokeCertificate(
-            serial: current.serialNumber.hex,
-            at: clock.unixSeconds,
-            reason: "superseded"
+        // Everything that can refuse the request is checked before the current certificate is given up; then the
+        // revocation is the atomic step, so one certificate is renewed once (a kept-alive connection or two
+        // concurrent renewals with it get a 401).
+        try await requireIssuanceQuota(clientID)
+        _ = try EnrolmentRules.check(body.csr, for: clientID)
+        guard
+            try await store.revokeCertificate(
+                serial: current.serialNumber.hex,
+                at: clock.unixSeconds,
+                reason: "superseded"
+            )
+        else { throw ServerError.unauthorized("this client certificate was renewed or revoked already") }
+        let issued = try await authority.enrol(
+            csr: body.csr,
+            clientID: clientID,
+            lifetime: lifetime,
+            store: store,
+            now: clock.now
         )
         return try json(issued, status: .created)
     }
