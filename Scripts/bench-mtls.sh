@@ -36,7 +36,7 @@ pids+=($!)
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$plain_port/health" >/dev/null && break; sleep 0.1; done
 .build/release/strongroom-server serve --port "$tls_port" --log-level error --data-directory "$data" \
     --tls-certificate-chain "$work/server.pem" --tls-private-key "$work/server.key" \
-    --tls-client-ca "$data/ca/ca-chain.pem" >"$work/tls.log" 2>&1 &
+    --tls-client-ca "$data/ca/ca-chain.pem" --certificates-per-client-per-day 1000000 >"$work/tls.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do
     curl -sf --cacert "$work/server-ca.pem" "https://localhost:$tls_port/health" >/dev/null && break

@@ -8,18 +8,9 @@ import os
 import sys
 import tempfile
 
-import e3db
+from sdk_clients import client
 
-url = os.environ["STRONGROOM_URL"]
-token = os.environ["REGISTRATION_TOKEN"]
 size = int(os.environ.get("STRONGROOM_FILE_MIB", "50")) * 1024 * 1024
-
-
-def client(name):
-    public_key, private_key = e3db.Client.generate_keypair()
-    info = e3db.Client.register(token, name, public_key, api_url=url)
-    config = e3db.Config(info.client_id, info.api_key_id, info.api_secret, public_key, private_key, api_url=url)
-    return e3db.Client(config())
 
 
 writer, reader = client("large-file-writer"), client("large-file-reader")

@@ -178,7 +178,10 @@ extension Meta {
             plain: wire.plain,
             created: Date(timeIntervalSince1970: Double(wire.created.microseconds) / 1_000_000),
             lastModified: Date(timeIntervalSince1970: Double(wire.lastModified.microseconds) / 1_000_000),
-            version: wire.version
+            version: wire.version,
+            fileMeta: wire.fileMeta.map {
+                FileMeta(size: $0.size, checksum: $0.checksum, compression: $0.compression, fileName: $0.fileName)
+            }
         )
     }
 }

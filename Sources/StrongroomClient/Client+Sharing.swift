@@ -40,6 +40,29 @@ extension Client {
         try await authenticated(.GET, "/v1/storage/clients/\(clientID)", success: [200], as: ClientInfo.self)
     }
 
+    /// Another client's public keys and status, from the server: what you need to verify a document it signed
+    /// (``verify(signed:publicSigningKey:)``) or to check who you share with.
+    ///
+    /// - Throws: ``ClientError/Code/notFound`` for an unknown client; ``ClientError/Code/tampered`` when a key the
+    ///   server returns is malformed.
+    public func clientInfo(of clientID: UUID) async throws(ClientError) -> ClientPublicInfo {
+        let info = try await clientInfo(clientID.uuidString.lowercased())
+        guard UUID(uuidString: info.clientID) == clientID else {
+            throw ClientError(.invalidResponse, "the server answered for another client")
+        }
+        do {
+            let signing = info.signingKey?.ed25519.flatMap { $0.isEmpty ? nil : $0 }
+            return ClientPublicInfo(
+                clientID: clientID,
+                publicKey: try EncryptionPublicKey(base64URLEncoded: info.publicKey.curve25519 ?? ""),
+                signingKey: try signing.map { try SigningPublicKey(base64URLEncoded: $0) },
+                isValidated: info.validated
+            )
+        } catch {
+            throw ClientError(.tampered, "a public key of \(clientID) from the server is malformed", underlying: error)
+        }
+    }
+
     /// Another client's encryption public key, from the server.
     func publicKey(of otherClientID: String) async throws(ClientError) -> EncryptionPublicKey {
         let info = try await clientInfo(otherClientID)

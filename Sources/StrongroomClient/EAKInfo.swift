@@ -1,6 +1,7 @@
 public import Foundation
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
+public import StrongroomCrypto
 import StrongroomWire
 
 /// An encrypted access key with what is needed to open it offline (e3db-swift's `EAKInfo`): the EAK, the
@@ -136,5 +137,24 @@ public struct EncryptedDocument: Codable, Sendable, Hashable {
         case meta
         case data
         case recordSignature = "rec_sig"
+    }
+}
+
+/// An encrypted document is signable as e3db-swift serializes it: `{"data":{…},"meta":{…},"rec_sig":"…"}`, keys
+/// sorted, so `sign(document: encrypted)` countersigns the ciphertext and its record signature.
+extension EncryptedDocument: Signable {
+    public var signableComponents: [SignableValue] {
+        [
+            .object([
+                "meta": .object([
+                    "plain": .object(meta.plain.mapValues(SignableValue.string)),
+                    "type": .string(meta.type),
+                    "user_id": .string(meta.userID.uuidString.lowercased()),
+                    "writer_id": .string(meta.writerID.uuidString.lowercased()),
+                ]),
+                "data": .object(data.mapValues(SignableValue.string)),
+                "rec_sig": .string(recordSignature),
+            ])
+        ]
     }
 }

@@ -33,6 +33,30 @@ public struct Meta: Sendable, Hashable {
     public var lastModified: Date
     /// The version to pass to updates and deletes (optimistic concurrency).
     public var version: String
+    /// What a file record holds (its ``Record/data`` is empty then); nil for other records, as e3db-swift's
+    /// `Meta.fileMeta`.
+    public var fileMeta: FileMeta?
+
+    /// A file record's file: size, checksum, compression and name, as the server keeps them (about the encrypted
+    /// file; nothing here is secret).
+    public struct FileMeta: Sendable, Hashable {
+        /// The encrypted file's size in bytes.
+        public var size: Int64
+        /// The encrypted file's MD5, standard base64, as a `Content-MD5` header carries it.
+        public var checksum: String
+        /// Always `raw` in the official SDKs.
+        public var compression: String
+        /// The file name the writer gave, or one the server made up.
+        public var fileName: String?
+
+        /// Creates file metadata.
+        public init(size: Int64, checksum: String, compression: String = "raw", fileName: String? = nil) {
+            self.size = size
+            self.checksum = checksum
+            self.compression = compression
+            self.fileName = fileName
+        }
+    }
 
     /// Creates metadata.
     public init(
@@ -43,7 +67,8 @@ public struct Meta: Sendable, Hashable {
         plain: [String: String],
         created: Date,
         lastModified: Date,
-        version: String
+        version: String,
+        fileMeta: FileMeta? = nil
     ) {
         self.recordID = recordID
         self.writerID = writerID
@@ -53,5 +78,6 @@ public struct Meta: Sendable, Hashable {
         self.created = created
         self.lastModified = lastModified
         self.version = version
+        self.fileMeta = fileMeta
     }
 }

@@ -127,6 +127,9 @@ import Testing
             #expect(
                 try await cli.ok(["verify", "signed.json", "--public-key", publicKey], profile: "bob") == "verified"
             )
+            // Bob fetches alice's signing key from the server by her client ID instead of pasting it.
+            #expect(try await cli.ok(["verify", "signed.json", "--signer", alice], profile: "bob") == "verified")
+            try await cli.fails(["verify", "signed.json", "--signer", bob], profile: "bob", status: 3)
 
             _ = try await cli.ok(["delete", id])
             try await cli.fails(["read", id], status: 7)

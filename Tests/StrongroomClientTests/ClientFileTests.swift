@@ -38,6 +38,15 @@ struct ClientFileTests {
                 }
                 #expect(read.checksum == info.checksum)
                 #expect(try Data(contentsOf: destination) == bytes)
+                // A file record reads as one, in read and in a query: no fields, its file in fileMeta.
+                let record = try await client.read(recordID: info.meta.recordID)
+                #expect(record.data.isEmpty)
+                let expected = Meta.FileMeta(size: info.size, checksum: info.checksum, fileName: "scan.pdf")
+                #expect(record.meta.fileMeta == expected)
+                let queried = try await client.query(QueryParams(types: ["scans"]))
+                #expect(queried.records.map(\.meta.fileMeta) == [expected])
+                let plain = try await client.write(type: "scans-not", data: ["a": "b"])
+                #expect(plain.meta.fileMeta == nil)
                 let stages = Set(
                     reports.all.map { report -> String in
                         switch report {

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomClient
+import StrongroomCore
 import StrongroomCrypto
 import StrongroomTesting
 import Testing
@@ -56,6 +57,25 @@ import Testing
                 try reader.decrypt(encryptedDocument: document, eakInfo: writerKey)
             }
             #expect(wrongKey?.code == .tampered)
+
+            // An encrypted document is signable (as in e3db-swift), and a signed document can be countersigned.
+            let signed = writer.sign(document: document)
+            let writerSigning = writer.configuration.keys.signingKey.publicKey
+            try reader.verify(signed: signed, publicSigningKey: writerSigning)
+            let countersigned = reader.sign(document: signed)
+            try writer.verify(signed: countersigned, publicSigningKey: reader.configuration.keys.signingKey.publicKey)
+            var forged = signed
+            forged.document.recordSignature = changedMeta.recordSignature + "x"
+            #expect(throws: ClientError.self) {
+                try reader.verify(signed: forged, publicSigningKey: writerSigning)
+            }
+            // The bytes signed are e3db-swift's serialization: sorted keys, no whitespace.
+            let text = document.canonicalSerialization
+            #expect(text.hasPrefix("{\"data\":{\"n\":\""), "\(text)")
+            #expect(text.contains("\"meta\":{\"plain\":{\"tag\":\"x\"},\"type\":\"offline\",\"user_id\":\""))
+            #expect(text.hasSuffix("\"rec_sig\":\"\(document.recordSignature)\"}"))
+            let outer = signed.canonicalSerialization
+            #expect(outer == "{\"doc\":\(text),\"sig\":\"\(Base64URL.encode(signed.signature))\"}")
         }
     }
 

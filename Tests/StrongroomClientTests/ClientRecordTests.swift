@@ -72,12 +72,20 @@ import FoundationNetworking
         }
     }
 
-    @Test("share, read as the reader, revoke: the reader is refused at once", arguments: TestEngine.available)
+    @Test("share (twice), read as the reader, revoke: the reader is refused at once", arguments: TestEngine.available)
     func sharing(engine: TestEngine) async throws {
         try await ClientTestServer.run(engine: engine) { url in
             let writer = try await ClientTestServer.client(url, "writer")
             let reader = try await ClientTestServer.client(url, "reader")
             try await writer.share(type: "shared", readerID: reader.configuration.clientID)
+            try await writer.share(type: "shared", readerID: reader.configuration.clientID)  // sharing is idempotent
+            // The reader looks the writer up: the public keys the server lists are the writer's own.
+            let info = try await reader.clientInfo(of: writer.configuration.clientID)
+            #expect(info.clientID == writer.configuration.clientID)
+            #expect(info.publicKey == writer.configuration.keys.encryptionKey.publicKey)
+            #expect(info.signingKey == writer.configuration.keys.signingKey.publicKey)
+            let unknown = await #expect(throws: ClientError.self) { try await reader.clientInfo(of: UUID()) }
+            #expect(unknown?.code == .notFound)
             let record = try await writer.write(type: "shared", data: ["secret": "for the reader"])
             #expect(try await reader.read(recordID: record.meta.recordID).data == ["secret": "for the reader"])
             let listed = try await reader.query(QueryParams(types: ["shared"], includesAllWriters: true))

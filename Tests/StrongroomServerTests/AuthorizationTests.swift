@@ -170,6 +170,40 @@ import Testing
         }
     }
 
+    @Test(
+        "sharing twice succeeds: a reader's EAK slot PUT again is replaced (201); the writer's own slot keeps 409",
+        arguments: TestEngine.available
+    )
+    func shareTwice(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let writer = try await api.register()
+            let reader = try await api.register()
+            // Any ciphertext.nonce pair in base64url passes the server's shape check; the server never opens it.
+            func eak(_ byte: UInt8) -> AccessKeyPutRequest {
+                let text =
+                    Base64URL.encode(Array(repeating: byte, count: 48)) + "."
+                    + Base64URL.encode(
+                        Array(repeating: byte, count: 24)
+                    )
+                return AccessKeyPutRequest(eak: text)
+            }
+            let prefix = "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)"
+            let own = "\(prefix)/\(writer.clientID)/twice"
+            let shared = "\(prefix)/\(reader.clientID)/twice"
+            #expect(try await api.request(.put, own, token: writer.token, json: eak(1)).status == .created)
+            #expect(try await api.request(.put, own, token: writer.token, json: eak(2)).status == .conflict)
+            #expect(try await api.request(.put, shared, token: writer.token, json: eak(3)).status == .created)
+            #expect(try await api.request(.put, shared, token: writer.token, json: eak(4)).status == .created)
+            // The reader gets the latest one; the writer's own is unchanged.
+            let readerCopy = try await api.request(.get, shared, authorization: "Bearer \(reader.token)")
+            #expect(String(buffer: readerCopy.body).contains(eak(4).eak.prefix(20)))
+            let ownCopy = try await api.request(.get, own, authorization: "Bearer \(writer.token)")
+            #expect(String(buffer: ownCopy.body).contains(eak(1).eak.prefix(20)))
+            // The reader itself may not overwrite its slot.
+            #expect(try await api.request(.put, shared, token: reader.token, json: eak(5)).status == .forbidden)
+        }
+    }
+
     @Test("notes refuse bearer tokens: they take TSV1 only", arguments: TestEngine.available)
     func notesNeedTSV1(engine: TestEngine) async throws {
         try await TestServer.run(engine: engine) { api in

@@ -62,4 +62,20 @@ struct PythonSDKConformanceTests {
         #expect(outcome.status == 0, "\(outcome.output)")
         #expect(outcome.output.contains("identical"), "\(outcome.output)")
     }
+
+    @Test(
+        "the official SDK shares a type twice without an error, and after a revocation again",
+        arguments: TestEngine.available
+    )
+    func shareTwice(engine: TestEngine) async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        let outcome = try await TestServer.run(engine: engine) { api in
+            try await PythonSDK.run(
+                [PythonSDK.path("Scripts/conformance/share_twice.py")],
+                environment: ["STRONGROOM_URL": api.baseURL, "REGISTRATION_TOKEN": TestServer.registrationToken]
+            )
+        }
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains("shared twice") && outcome.output.contains("reader reads"), "\(outcome.output)")
+    }
 }

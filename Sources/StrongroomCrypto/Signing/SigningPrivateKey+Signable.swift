@@ -55,3 +55,14 @@ public struct SignedDocument<Document: Signable>: Sendable {
         try publicKey.verify(signature, for: document)
     }
 }
+
+/// A signed document is signable in turn (a countersignature), serialized as e3db-swift does:
+/// `{"doc":<the document>,"sig":"<base64url signature>"}`, where a document of several components (a record's
+/// meta and data) appears as the string of its canonical serialization.
+extension SignedDocument: Signable {
+    public var signableComponents: [SignableValue] {
+        let components = document.signableComponents
+        let inner: SignableValue = components.count == 1 ? components[0] : .string(document.canonicalSerialization)
+        return [.object(["doc": inner, "sig": .string(Base64URL.encode(signature))])]
+    }
+}

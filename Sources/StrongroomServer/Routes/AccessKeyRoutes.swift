@@ -37,7 +37,8 @@ struct AccessKeyRoutes {
         return try json(try await results.response(for: key))
     }
 
-    /// PUT: the writer, or an authorizer for another reader's slot; the reader must exist; an existing EAK → 409.
+    /// PUT: the writer, or an authorizer for another reader's slot; the reader must exist. A reader's existing EAK
+    /// is replaced (sharing twice succeeds); the writer's own existing EAK → 409.
     func put(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let slot = try slot(context)
@@ -47,8 +48,16 @@ struct AccessKeyRoutes {
         }
         try await authorization.requireKeyManager(of: slot, caller: caller, "store")
         guard try await store.client(text: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
-        let inserted = try await store.insertAccessKey(StoredAccessKey(slot: slot, eak: body.eak, authorizerID: caller))
-        guard inserted else { throw ServerError.conflict("an access key already exists for this reader and type") }
+        let key = StoredAccessKey(slot: slot, eak: body.eak, authorizerID: caller)
+        // Sharing is idempotent: a reader's slot shared again takes the new EAK (the caller may delete it anyway).
+        // The writer's own slot keeps 409, so a writer never overwrites the data key its records are under.
+        guard slot.readerID != slot.writerID else {
+            guard try await store.insertAccessKey(key) else {
+                throw ServerError.conflict("the writer's own access key for this type exists already")
+            }
+            return empty(.created)
+        }
+        try await store.replaceAccessKey(key)
         return empty(.created)
     }
 

@@ -36,6 +36,18 @@ extension SQLServerStore {
         ).first() != nil
     }
 
+    public func replaceAccessKey(_ key: StoredAccessKey) async throws {
+        try await database.raw(
+            """
+            INSERT INTO access_keys (writer_id, user_id, reader_id, type, eak, authorizer_id)
+            VALUES (\(bind: key.writerID), \(bind: key.userID), \(bind: key.readerID), \(bind: key.type),
+            \(bind: key.eak), \(bind: key.authorizerID))
+            ON CONFLICT (writer_id, user_id, reader_id, type) DO UPDATE
+            SET eak = excluded.eak, authorizer_id = excluded.authorizer_id
+            """
+        ).run()
+    }
+
     public func deleteAccessKey(in slot: AccessKeySlot) async throws {
         try await database.raw(
             """

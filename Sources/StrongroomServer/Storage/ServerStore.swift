@@ -49,6 +49,8 @@ public protocol ServerStore: Sendable {
     func accessKey(in slot: AccessKeySlot) async throws -> StoredAccessKey?
     /// Inserts an EAK; false when that slot already holds one.
     func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool
+    /// Stores an EAK, replacing the one that slot holds (a reader's slot shared again).
+    func replaceAccessKey(_ key: StoredAccessKey) async throws
     /// Deletes the EAK in `slot` (nothing when there is none).
     func deleteAccessKey(in slot: AccessKeySlot) async throws
 

@@ -112,6 +112,8 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var profile: ProfileOptions
     @Option(help: "The signer's public signing key (base64url; `strongroom whoami` shows it). Default: your own.")
     var publicKey: String?
+    @Option(help: "Fetch the signing key of this client ID from the server instead of --public-key.")
+    var signer: String?
     @Argument(help: "The signed document (file, - for standard input).") var input = "-"
 
     func run() async throws {
@@ -120,9 +122,21 @@ struct VerifyCommand: AsyncParsableCommand {
                 throw CLIError(description: "error: \(input) is not a signed document", exitCode: ExitCode(4))
             }
             let configuration = try profile.configuration()
-            let key =
+            var key =
                 try publicKey.map { try SigningPublicKey(base64URLEncoded: $0) }
                 ?? configuration.keys.signingKey.publicKey
+            if let signer {
+                guard publicKey == nil, let id = UUID(uuidString: signer) else {
+                    throw CLIError(
+                        description: "error: --signer is a client ID, and not used with --public-key",
+                        exitCode: .validationFailure
+                    )
+                }
+                guard let fetched = try await profile.client().clientInfo(of: id).signingKey else {
+                    throw CLIError(description: "error: \(signer) has no signing key", exitCode: ExitCode(3))
+                }
+                key = fetched
+            }
             let signature: Data
             do {
                 signature = try Base64URL.decode(signed.signature)
