@@ -123,6 +123,35 @@ extension Client {
         }
     }
 
+    /// Downloads a file record and decrypts it to `destination`, replacing a file there when `overwrite` is true
+    /// (e3db-swift's behaviour; ``readFile(recordID:destination:progress:)`` refuses an existing destination).
+    ///
+    /// The replacement is atomic and happens only after the whole file authenticated: the plaintext goes to a new
+    /// file beside `destination`, which is renamed over it at the end, so a failure or cancellation leaves the old
+    /// file as it was and no partial one.
+    ///
+    /// - Throws: what ``readFile(recordID:destination:progress:)`` throws; ``ClientError/Code/badRequest`` when the
+    ///   replacement cannot be renamed into place.
+    @discardableResult
+    public func readFile(
+        recordID: UUID,
+        destination: URL,
+        overwrite: Bool,
+        progress: (@Sendable (FileTransferProgress) -> Void)? = nil
+    ) async throws(ClientError) -> FileInfo {
+        guard overwrite else {
+            return try await readFile(recordID: recordID, destination: destination, progress: progress)
+        }
+        let folder = destination.deletingLastPathComponent()
+        let staged = folder.appending(path: ".\(destination.lastPathComponent).\(UUID().uuidString).strongroom-part")
+        defer { try? FileManager.default.removeItem(at: staged) }  // gone after the rename; left only on failure
+        let info = try await readFile(recordID: recordID, destination: staged, progress: progress)
+        guard rename(staged.path, destination.path) == 0 else {
+            throw ClientError(.badRequest, "the file could not replace \(destination.path) (errno \(errno))")
+        }
+        return info
+    }
+
     private func upload(
         _ file: URL,
         to url: String,

@@ -63,7 +63,9 @@ struct ClientFileTests {
         }
     }
 
-    @Test("a shared reader downloads the file; an empty file works; an existing destination is never overwritten")
+    @Test(
+        "a shared reader downloads the file; an empty file works; an existing destination is kept unless overwrite"
+    )
     func sharingAndEdges() async throws {
         try await ClientTestServer.run(engine: .sqlite) { url in
             try await withTemporaryDirectory { directory in
@@ -89,6 +91,19 @@ struct ClientFileTests {
                 }
                 #expect(refused?.code == .forbidden)
                 #expect(!FileManager.default.fileExists(atPath: directory.appending(path: "x").path))
+
+                // overwrite: true replaces an existing file once the download authenticated; a failure keeps it.
+                let old = directory.appending(path: "old")
+                try Data("old contents".utf8).write(to: old)
+                let failed = await #expect(throws: ClientError.self) {
+                    try await stranger.readFile(recordID: info.meta.recordID, destination: old, overwrite: true)
+                }
+                #expect(failed?.code == .forbidden)
+                #expect(try Data(contentsOf: old) == Data("old contents".utf8))
+                try await reader.readFile(recordID: info.meta.recordID, destination: old, overwrite: true)
+                #expect(try Data(contentsOf: old).isEmpty)
+                let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                #expect(!leftovers.contains { $0.hasSuffix("strongroom-part") }, "\(leftovers)")
             }
         }
     }
