@@ -35,8 +35,12 @@ extension Client {
         )
     }
 
-    /// Withdraws every authorizer grant `authorizerID` holds for this client, all types at once.
+    /// Withdraws every authorizer grant `authorizerID` holds for this client, all types at once: as
+    /// ``remove(authorizerID:type:)`` for each type granted (the grant denied and the key sealed to the authorizer
+    /// deleted), then any policy left.
     public func remove(authorizerID: UUID) async throws(ClientError) {
+        let types = Set(try await authorizers().filter { $0.authorizerID == authorizerID }.map(\.type))
+        for type in types.sorted() { try await remove(authorizerID: authorizerID, type: type) }
         try await authenticated(
             .DELETE,
             "/v1/storage/policy/\(clientID)/\(clientID)/\(authorizerID.uuidString.lowercased())",

@@ -21,7 +21,10 @@ import Testing
                 Self.executable,
                 arguments: arguments,
                 directory: home,
-                environment: ["STRONGROOM_HOME": home.appending(path: "profiles").path, "STRONGROOM_PROFILE": profile]
+                environment: [
+                    "STRONGROOM_HOME": home.appending(path: "profiles").path, "STRONGROOM_PROFILE": profile,
+                    "TMPDIR": home.appending(path: "tmp").path,
+                ]
             )
         }
 
@@ -46,6 +49,10 @@ import Testing
                 arguments: ["--data-directory", directory.appending(path: "data").path, "--registration-token", "tok"]
             )
             defer { server.stop() }
+            try FileManager.default.createDirectory(
+                at: directory.appending(path: "tmp"),
+                withIntermediateDirectories: true
+            )
             try await body(CLI(url: server.baseURL, home: directory))
         }
     }
@@ -67,6 +74,8 @@ import Testing
             let json = try await cli.ok(["query", "--json"])
             let records = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
             #expect(records?.first?["record_id"] as? String == id)
+            #expect(try await cli.ok(["query", "--user", alice]).contains(id))
+            #expect(!(try await cli.ok(["query", "--user", bob]).contains(id)))
 
             _ = try await cli.ok(["update", id, "body=changed"])
             #expect(try await cli.ok(["read", id, "--field", "body"]) == "body=changed")
@@ -101,6 +110,11 @@ import Testing
             let fileID = try #require(file.split(separator: "\n").last.map(String.init))
             _ = try await cli.ok(["file", "get", fileID, "copy.bin"])
             #expect(try Data(contentsOf: cli.home.appending(path: "copy.bin")) == Data(contentsOf: plain))
+            // Downloading over an existing file fails after the download; no encrypted copy stays behind either way.
+            let again = try await cli.run(["file", "get", fileID, "copy.bin"])
+            #expect(again.status != 0)
+            let temporary = try FileManager.default.contentsOfDirectory(atPath: cli.home.appending(path: "tmp").path)
+            #expect(!temporary.contains { $0.hasPrefix(".strongroom-") }, "\(temporary)")
 
             try await cli.ok(["encrypt", "--type", "offline", "a=1", "b=two"]).write(
                 to: cli.home.appending(path: "doc.json"),

@@ -48,4 +48,44 @@ import Testing
             }
         }
     }
+
+    @Test(
+        "remove(authorizerID:) withdraws every type at once; getReaderKey without a share is a typed error",
+        arguments: TestEngine.available
+    )
+    func removeForAllTypesAndUnsharedKey(engine: TestEngine) async throws {
+        try await ClientTestServer.run(engine: engine) { url in
+            let writer = try await ClientTestServer.client(url, "writer")
+            let authorizer = try await ClientTestServer.client(url, "authorizer")
+            let reader = try await ClientTestServer.client(url, "reader")
+            let (writerID, authorizerID, readerID) = (
+                writer.configuration.clientID, authorizer.configuration.clientID, reader.configuration.clientID
+            )
+            for type in ["alpha", "beta"] {
+                _ = try await writer.write(type: type, data: ["n": type])
+                try await writer.add(authorizerID: authorizerID, type: type)
+            }
+            #expect(try await writer.authorizers().count == 2)
+            try await writer.remove(authorizerID: authorizerID)
+            #expect(try await writer.authorizers().isEmpty)
+            #expect(try await authorizer.authorizedBy().isEmpty)
+            for type in ["alpha", "beta"] {
+                // The writer's key sealed to the authorizer is gone too, not only the policy.
+                let keyGone = await #expect(throws: ClientError.self) {
+                    try await authorizer.getReaderKey(writerID: writerID, userID: writerID, type: type)
+                }
+                #expect(keyGone?.code == .notFound, "\(String(describing: keyGone))")
+                let refused = await #expect(throws: ClientError.self) {
+                    try await authorizer.share(onBehalfOf: writerID, type: type, readerID: readerID)
+                }
+                #expect(refused?.code == .notFound, "\(String(describing: refused))")
+            }
+
+            // Nothing was shared with the reader: its key for the writer's type does not exist.
+            let unshared = await #expect(throws: ClientError.self) {
+                try await reader.getReaderKey(writerID: writerID, userID: writerID, type: "alpha")
+            }
+            #expect(unshared?.code == .notFound, "\(String(describing: unshared))")
+        }
+    }
 }

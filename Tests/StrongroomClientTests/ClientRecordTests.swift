@@ -44,7 +44,10 @@ import FoundationNetworking
         }
     }
 
-    @Test("queries page through every record, by type and plain filter", arguments: TestEngine.available)
+    @Test(
+        "queries page through every record, by type, plain filter, writer, user and record IDs",
+        arguments: TestEngine.available
+    )
     func queries(engine: TestEngine) async throws {
         try await ClientTestServer.run(engine: engine) { url in
             let client = try await ClientTestServer.client(url)
@@ -69,6 +72,29 @@ import FoundationNetworking
             #expect(even.records.map { $0.data["i"] } == ["0", "2", "4", "6"])
             let metadataOnly = try await client.query(QueryParams(types: ["other"], includesData: false))
             #expect(metadataOnly.records.first?.data.isEmpty == true)
+
+            // writerIDs, userIDs and recordIDs filters through the Swift client, with another writer sharing.
+            let other = try await ClientTestServer.client(url, "other-writer")
+            let shared = try await other.write(type: "page", data: ["i": "other"])
+            try await other.share(type: "page", readerID: client.configuration.clientID)
+            let me = client.configuration.clientID
+            func ids(_ params: QueryParams) async throws -> Set<String> {
+                Set(try await client.query(params).records.compactMap { $0.data["i"] })
+            }
+            let everyone = QueryParams(types: ["page"], includesAllWriters: true)
+            #expect(try await ids(everyone) == Set((0..<7).map(String.init) + ["other"]))
+            var byWriter = everyone
+            byWriter.writerIDs = [other.configuration.clientID]
+            #expect(try await ids(byWriter) == ["other"])
+            var byUser = everyone
+            byUser.userIDs = [me]
+            #expect(try await ids(byUser) == Set((0..<7).map(String.init)))
+            var byRecord = everyone
+            byRecord.recordIDs = [shared.meta.recordID, first.records[1].meta.recordID]
+            #expect(try await ids(byRecord) == ["other", "1"])
+            var nobody = everyone
+            nobody.writerIDs = [UUID()]
+            #expect(try await ids(nobody).isEmpty)
         }
     }
 

@@ -128,6 +128,7 @@ struct QueryCommand: AsyncParsableCommand {
     @OptionGroup var profile: ProfileOptions
     @Option(name: .customLong("type"), help: "Only this type; repeatable.") var types: [String] = []
     @Option(name: .customLong("writer"), help: "Only this writer's records; repeatable.") var writers: [String] = []
+    @Option(name: .customLong("user"), help: "Only records about this user; repeatable.") var users: [String] = []
     @Option(name: .customLong("record"), help: "Only this record; repeatable.") var records: [String] = []
     @Flag(help: "Include records others shared with this client.") var allWriters = false
     @Flag(help: "Metadata only: do not fetch or decrypt the fields.") var noData = false
@@ -142,6 +143,7 @@ struct QueryCommand: AsyncParsableCommand {
                 types: types,
                 includesAllWriters: allWriters,
                 writerIDs: try writers.map { try Fields.uuid($0, "writer") },
+                userIDs: try users.map { try Fields.uuid($0, "user") },
                 recordIDs: try records.map { try Fields.uuid($0, "record") },
                 includesData: !noData
             )
