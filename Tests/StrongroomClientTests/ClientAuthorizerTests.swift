@@ -5,15 +5,26 @@ import StrongroomTesting
 import Testing
 
 @Suite struct ClientAuthorizerTests {
+    /// A server on `engine` and three registered clients: a writer, its authorizer, a reader.
+    static func withParties(
+        _ engine: TestEngine,
+        _ body: (Client, Client, Client) async throws -> Void
+    ) async throws {
+        try await ClientTestServer.run(engine: engine) { url in
+            try await body(
+                try await ClientTestServer.client(url, "writer"),
+                try await ClientTestServer.client(url, "authorizer"),
+                try await ClientTestServer.client(url, "reader")
+            )
+        }
+    }
+
     @Test(
         "an authorizer shares and revokes on a writer's behalf; listings show every grant",
         arguments: TestEngine.available
     )
     func onBehalfOf(engine: TestEngine) async throws {
-        try await ClientTestServer.run(engine: engine) { url in
-            let writer = try await ClientTestServer.client(url, "writer")
-            let authorizer = try await ClientTestServer.client(url, "authorizer")
-            let reader = try await ClientTestServer.client(url, "reader")
+        try await Self.withParties(engine) { writer, authorizer, reader in
             let (writerID, authorizerID, readerID) = (
                 writer.configuration.clientID, authorizer.configuration.clientID, reader.configuration.clientID
             )
@@ -54,10 +65,7 @@ import Testing
         arguments: TestEngine.available
     )
     func removeForAllTypesAndUnsharedKey(engine: TestEngine) async throws {
-        try await ClientTestServer.run(engine: engine) { url in
-            let writer = try await ClientTestServer.client(url, "writer")
-            let authorizer = try await ClientTestServer.client(url, "authorizer")
-            let reader = try await ClientTestServer.client(url, "reader")
+        try await Self.withParties(engine) { writer, authorizer, reader in
             let (writerID, authorizerID, readerID) = (
                 writer.configuration.clientID, authorizer.configuration.clientID, reader.configuration.clientID
             )
