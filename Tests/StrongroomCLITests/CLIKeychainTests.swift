@@ -98,4 +98,22 @@ import Testing
             #expect(findings.isEmpty, "\(findings)")
         }
     }
+
+    @Test("without --keychain-file the CLI uses Keychain.defaultURL: $XDG_DATA_HOME/strongroom/keychain here")
+    func defaultLocation() async throws {
+        try await withTemporaryDirectory { home in
+            let data = home.appending(path: "xdg-data")
+            let outcome = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["keychain", "create", "--kdf", "minimum"],
+                directory: home,
+                environment: [
+                    "HOME": home.path, "XDG_DATA_HOME": data.path, "STRONGROOM_KEYCHAIN_PASSPHRASE": "default pass",
+                ]
+            )
+            #expect(outcome.status == 0, "\(outcome.output)")
+            #expect(FileManager.default.fileExists(atPath: data.appending(path: "strongroom/keychain").path))
+            #expect(!FileManager.default.fileExists(atPath: home.appending(path: ".strongroom/keychain").path))
+        }
+    }
 }

@@ -187,7 +187,10 @@ import Glibc
         }
     }
 
-    @Test("a TLS server that accepts the connection and never completes the handshake is cut off at the timeout")
+    @Test(
+        "a TLS server that accepts the connection and never completes the handshake is cut off at the timeout",
+        .timeLimit(.minutes(2))
+    )
     func stalledHandshake() async throws {
         let silent = try SilentListener()
         defer { silent.close() }
@@ -202,7 +205,8 @@ import Glibc
         let error = await #expect(throws: ClientError.self) {
             try await Client.register(token: "t", clientName: "x", apiURL: url, options: options)
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Without the bound the handshake would wait forever; the margin is for a loaded CI machine.
+        #expect(ContinuousClock.now - started < .seconds(90))
         #expect(error?.code == .timedOut || error?.code == .transport, "\(String(describing: error))")
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
@@ -75,6 +76,87 @@ import Testing
             #expect(text.contains(url.path) && text.contains("alice"))
             #expect(!text.contains("super-secret-value") && !text.contains("correct horse"))
             #expect(Keychain.inMemory().debugDescription.contains("InMemoryBackend"))
+        }
+    }
+}
+
+/// SwiftSecurity's custom queries and key-as-credential storage.
+@Suite struct KeychainQueryPortingTests {
+    @Test("an empty SecItemQuery filled attribute by attribute names the same item as the factory; empty is refused")
+    func emptyQuery() throws {
+        let keychain = Keychain.inMemory()
+        var query = SecItemQuery<GenericPassword>()
+        query.service = "api.example.com"
+        query.account = "alice"
+        query.label = "Example"
+        try keychain.store("s3cret", query: query)
+        let viaFactory: String? = try keychain.retrieve(.credential(for: "alice", service: "api.example.com"))
+        #expect(viaFactory == "s3cret")
+        let empty = #expect(throws: KeychainError.self) {
+            try keychain.store("x", query: SecItemQuery<GenericPassword>())
+        }
+        #expect(empty?.code == .invalidParameters)
+        var internet = SecItemQuery<InternetPassword>()
+        internet.server = "git.example.com"
+        internet.account = "bob"
+        internet.protocol = .https
+        try keychain.store("pa55", query: internet)
+        let found: String? = try keychain.retrieve(.credential(for: "bob", space: .website("https://git.example.com")))
+        #expect(found == "pa55")
+    }
+
+    @Test("SymmetricKey and Curve25519 keys store as credentials, as in SwiftSecurity, and come back equal")
+    func keysAsCredentials() throws {
+        let keychain = Keychain.inMemory()
+        let symmetric = SymmetricKey(size: .bits256)
+        try keychain.store(symmetric, query: .credential(for: "chat"))
+        let restored = try #require(try keychain.retrieve(.credential(for: "chat"), as: SymmetricKey.self))
+        #expect(restored == symmetric)
+        let signing = Curve25519.Signing.PrivateKey()
+        try keychain.store(signing, query: .credential(for: "signer"))
+        let back = try keychain.retrieve(.credential(for: "signer"), as: Curve25519.Signing.PrivateKey.self)
+        #expect(back?.rawRepresentation == signing.rawRepresentation)
+        let agreement = Curve25519.KeyAgreement.PrivateKey()
+        try keychain.store(agreement, query: .credential(for: "agreement"))
+        let agreed = try keychain.retrieve(.credential(for: "agreement"), as: Curve25519.KeyAgreement.PrivateKey.self)
+        #expect(agreed?.publicKey.rawRepresentation == agreement.publicKey.rawRepresentation)
+        // The same key type still works as a key item.
+        try keychain.store(symmetric, query: .key(for: "chat-key"))
+        #expect(try keychain.retrieve(.key(for: "chat-key"), as: SymmetricKey.self) == symmetric)
+    }
+}
+
+/// `Keychain.default`'s parts: the passphrase sources and the file they open.
+@Suite struct KeychainDefaultTests {
+    @Test("opening: the first source with a passphrase wins; a passphrase file others can read is refused; none fails")
+    func passphraseSources() async throws {
+        try await withTemporaryDirectory { directory in
+            let url = directory.appending(path: "nested/keychain")
+            let unset = "STRONGROOM_TEST_UNSET_\(UUID().uuidString.prefix(8))"
+            let none = #expect(throws: KeychainError.self) {
+                _ = try Keychain.opening(url, passphrase: [.environment(unset)])
+            }
+            #expect(none?.code == .invalidParameters)
+
+            let file = directory.appending(path: "pass")
+            try Data("file pass\nignored\n".utf8).write(to: file)
+            chmod(file.path, 0o644)
+            let exposed = #expect(throws: KeychainError.self) {
+                _ = try Keychain.opening(url, passphrase: [.file(file)])
+            }
+            #expect(exposed?.code == .invalidParameters)
+            chmod(file.path, 0o600)
+            let created = try Keychain.opening(url, passphrase: [.environment(unset), .file(file), .value("later")])
+            try created.store("kept", query: .credential(for: "a"))
+            // The folder was made owner-only; the same passphrase given as a value opens it again.
+            let folder = try FileManager.default.attributesOfItem(atPath: url.deletingLastPathComponent().path)
+            #expect((folder[.posixPermissions] as? Int) == 0o700)
+            let reopened = try Keychain.opening(url, passphrase: [.value("file pass")])
+            #expect(try reopened.retrieve(.credential(for: "a"), as: String.self) == "kept")
+            let wrong = #expect(throws: KeychainError.self) {
+                _ = try Keychain.opening(url, passphrase: [.value("other")])
+            }
+            #expect(wrong?.code == .wrongPassphrase)
         }
     }
 }

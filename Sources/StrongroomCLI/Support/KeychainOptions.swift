@@ -19,7 +19,10 @@ struct KeychainOptions: ParsableArguments {
     @Option(help: "file (an encrypted file, the default) or secret-service (the desktop keyring via libsecret).")
     var backend: Backend = .file
 
-    @Option(help: "The keychain file (default ~/.strongroom/keychain). Env: STRONGROOM_KEYCHAIN.")
+    @Option(
+        help:
+            "The keychain file (default ~/.strongroom/keychain, or $XDG_DATA_HOME/strongroom/keychain when that is set and the former does not exist). Env: STRONGROOM_KEYCHAIN."
+    )
     var keychainFile: String?
 
     @Option(
@@ -28,8 +31,7 @@ struct KeychainOptions: ParsableArguments {
     var passphraseFile: String?
 
     var fileURL: URL {
-        (keychainFile ?? ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN"]).map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appending(path: ".strongroom/keychain")
+        keychainFile.map { URL(fileURLWithPath: $0) } ?? Keychain.defaultURL
     }
 
     /// The passphrase: from `--passphrase-file`, the environment, or the first line of standard input.

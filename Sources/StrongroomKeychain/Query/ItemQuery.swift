@@ -31,6 +31,12 @@ public struct ItemQuery<Class: ItemClass>: Sendable, Hashable, CustomDebugString
         self.primary = primary
     }
 
+    /// An empty query to fill attribute by attribute (SwiftSecurity's `SecItemQuery<Class>()`). Using it before an
+    /// identifying attribute is set is ``KeychainError/Code/invalidParameters``.
+    public init() {
+        self.init(primary: [:])
+    }
+
     /// The query naming the item `info` describes (as ``Keychain/items(matching:)`` returns), with its label; nil
     /// when the item is of another class.
     public init?(_ info: ItemInfo) {
