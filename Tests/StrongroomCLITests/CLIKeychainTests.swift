@@ -57,6 +57,10 @@ import Testing
             let service = ["--account", "deploy-bot", "--service", "registry.example.com"]
             _ = try await ok(["keychain", "store", "--label", "Registry token"] + service, input: "tok-3f9a-secret\n")
             #expect(try await ok(["keychain", "get"] + service) == "tok-3f9a-secret")
+            // A userPresence item: stored and read with the passphrase given again (here from the environment).
+            let guarded = ["--account", "guarded", "--service", "vault"]
+            _ = try await ok(["keychain", "store", "--user-presence"] + guarded, input: "needs presence\n")
+            #expect(try await ok(["keychain", "get"] + guarded) == "needs presence")
             #expect(try await ok(["keychain", "list"]).contains("Registry token"))
             #expect(try await run(["keychain", "store"] + service, input: "again\n").status == 9)
             #expect(try await run(["keychain", "get"] + service, passphrase: "wrong").status == 3)

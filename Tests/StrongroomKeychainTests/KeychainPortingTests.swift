@@ -160,3 +160,34 @@ import Testing
         }
     }
 }
+
+/// The `@Credential` property wrapper.
+@Suite struct CredentialWrapperTests {
+    struct Settings {
+        @Credential("openai", service: "api.openai.com", keychain: CredentialWrapperTests.keychain) var apiKey: String?
+        @Credential("counter", keychain: CredentialWrapperTests.keychain) var raw: Data?
+    }
+    static let keychain = Keychain.inMemory()
+
+    @Test("set stores (replacing), get reads, nil removes; the projected value throws what the property hides")
+    func roundTrip() throws {
+        let settings = Settings()
+        #expect(settings.apiKey == nil)
+        settings.apiKey = "sk-1"
+        settings.apiKey = "sk-2"
+        #expect(settings.apiKey == "sk-2")
+        let stored: String? = try Self.keychain.retrieve(.credential(for: "openai", service: "api.openai.com"))
+        #expect(stored == "sk-2")
+        settings.apiKey = nil
+        #expect(try Self.keychain.info(for: .credential(for: "openai", service: "api.openai.com")) == nil)
+
+        // Bytes that are not UTF-8 read as nil through the property, and as typeMismatch through $.
+        settings.raw = Data([0xFF, 0xFE])
+        let text = Credential<String>("counter", keychain: Self.keychain)
+        #expect(text.wrappedValue == nil)
+        let mismatch = #expect(throws: KeychainError.self) { try text.load() }
+        #expect(mismatch?.code == .typeMismatch)
+        try settings.$raw.save(nil)
+        #expect(try settings.$raw.load() == nil)
+    }
+}

@@ -42,6 +42,16 @@ struct KeychainOptions: ParsableArguments {
         return passphrase
     }
 
+    /// The passphrase asked again for a userPresence item, never from the cache: `--passphrase-file` or the
+    /// environment when given, else a new prompt on the terminal (or the next line of standard input).
+    func presencePassphrase() throws -> String {
+        try Self.secret(
+            file: passphraseFile,
+            environment: "STRONGROOM_KEYCHAIN_PASSPHRASE",
+            prompt: "keychain passphrase again (this item needs user presence): "
+        )
+    }
+
     private func readPassphrase(prompt: String) throws -> String {
         try Self.secret(file: passphraseFile, environment: "STRONGROOM_KEYCHAIN_PASSPHRASE", prompt: prompt)
     }

@@ -50,6 +50,7 @@ struct KeychainCommand: AsyncParsableCommand {
         @OptionGroup var item: ItemOptions
         @Option(help: "A label to recognise it by.") var label: String?
         @Option(help: "whenUnlocked (default) or afterFirstUnlock.") var accessibility = "whenUnlocked"
+        @Flag(help: "Require the passphrase again on every use of this item (userPresence).") var userPresence = false
         @Flag(help: "Replace an existing item.") var update = false
 
         func run() async throws {
@@ -70,10 +71,15 @@ struct KeychainCommand: AsyncParsableCommand {
                 }
                 var query = item.query
                 query.label = label
+                if userPresence { query.authenticationContext = .passphrase(try keychain.presencePassphrase()) }
                 if update {
                     try opened.update(value, query: query)
                 } else {
-                    try opened.store(value, query: query, accessPolicy: AccessPolicy(policy))
+                    try opened.store(
+                        value,
+                        query: query,
+                        accessPolicy: AccessPolicy(policy, options: userPresence ? .userPresence : [])
+                    )
                 }
                 print("stored")
             }
@@ -87,9 +93,17 @@ struct KeychainCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                guard let value = try keychain.open().retrieve(item.query, as: String.self) else {
-                    throw CLIError(description: "error: no such item", exitCode: ExitCode(7))
+                let opened = try keychain.open()
+                var query = item.query
+                let value: String?
+                do {
+                    value = try opened.retrieve(query, as: String.self)
+                } catch let error as KeychainError where error.code == .authenticationRequired {
+                    // A userPresence item: the passphrase again (prompted, or from --passphrase-file).
+                    query.authenticationContext = .passphrase(try keychain.presencePassphrase())
+                    value = try opened.retrieve(query, as: String.self)
                 }
+                guard let value else { throw CLIError(description: "error: no such item", exitCode: ExitCode(7)) }
                 print(value)
             }
         }
