@@ -15,6 +15,7 @@ packages=(
     postgresql-client # psql and pg_dump for the tests
     libsecret-1-dev   # the keychain's Secret Service backend (CLibSecret)
     gnome-keyring     # a real Secret Service provider for its tests (Scripts/with-keyring.sh)
+    libsecret-tools   # secret-tool: another client of the Secret Service, for the interoperability test
     dbus              # dbus-run-session, the private session bus those tests run in
     libre2-dev        # RE2: linear-time REGEXP/WILDCARD matching in the server's v2 search and the datastore's $regex (CRE2)
     openssl           # test tooling: checks CSRs, chains and PKCS#12 files the PKI module makes; fixture script

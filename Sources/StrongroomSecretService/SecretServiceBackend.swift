@@ -6,11 +6,20 @@ public import StrongroomKeychain
 
 /// Items in the desktop's Secret Service (gnome-keyring, KWallet, KeePassXC) through libsecret.
 ///
-/// Each item is one Secret Service item in the default collection, found by three attributes: the store name (as
-/// a Valet's identifier: two stores never see each other's items), the class and the canonical identity. The
-/// secret is the item's information and value; the collection's own lock (the login keyring) is the lock state,
-/// so ``lock()`` and ``unlock(passphrase:)`` do nothing here and `AccessPolicy.Options.userPresence` is
-/// unsupported. The Secret Service keeps lookup attributes readable to the session, by its design.
+/// Generic and internet passwords whose secret is text are *standard* items other tools read and write: the
+/// password itself is the secret, under the freedesktop attribute names — `service` and `username`
+/// (`org.freedesktop.Secret.Generic`, as Python's `keyring` and `secret-tool` use them) or `user`, `server`,
+/// `protocol`, `port`, `object`, `domain` (`org.gnome.keyring.NetworkPassword`, as git's libsecret helper does) —
+/// with Strongroom's own attributes beside them (`store`, `class`, `identity`, and `strongroom-info`: the item's
+/// label, dates and policy). A password another tool stored is found by those standard attributes and read as a
+/// plain item (no label, dates unknown); Strongroom never removes or overwrites another tool's item. Keys,
+/// certificates, identities, binary secrets and userPresence items stay Strongroom-specific: one opaque item whose
+/// secret holds the information and value.
+///
+/// Items carry the store name (as a Valet's identifier: two stores never see each other's items). The
+/// collection's own lock (the login keyring) is the lock state, so ``lock()`` and ``unlock(passphrase:)`` do
+/// nothing here and `AccessPolicy.Options.userPresence` is unsupported. The Secret Service keeps lookup attributes
+/// readable to the session, by its design.
 ///
 /// Needs a session bus and a provider; without them every call fails fast with `KeychainError.Code.io`.
 public final class SecretServiceBackend: KeychainBackend {
@@ -42,6 +51,23 @@ public final class SecretServiceBackend: KeychainBackend {
         try mode.check(exists: existing != nil)
         var item = item
         if mode == .upsert, let existing { item.info.creationDate = existing.item.info.creationDate }
+        if let standard = Standard(identity), let text = Standard.text(of: item.secret) {
+            // Any earlier form of this item (opaque, or standard) goes first: a changed strongroom-info would
+            // otherwise leave two items.
+            try clearOwn(identity)
+            let label = item.info.label ?? "\(identity.attributes["account"] ?? "") on \(standard.place)"
+            let info = try Stored.infoText(item.info, policy: policy)
+            var pairs = standard.pairs + ownPairs(identity) + [("strongroom-info", info)]
+            pairs.sort { $0.0 < $1.0 }
+            var error: UnsafeMutablePointer<GError>?
+            let ok = Self.withAttributes(pairs) { keys, values, count in
+                strongroom_standard_store(standard.kind, keys, values, count, label, text, &error)
+            }
+            try Self.check(error)
+            guard ok != 0 else { throw KeychainError(.io, "the Secret Service did not store the item") }
+            return
+        }
+        try clearOwn(identity)
         var stored = try Stored(item: item, policy: policy).encoded()
         defer { Wipe.bytes(&stored) }
         let label = item.info.label ?? identity.attributes.values.sorted().joined(separator: " ")
@@ -81,23 +107,27 @@ public final class SecretServiceBackend: KeychainBackend {
 
     public func allItems() throws(KeychainError) -> [ItemInfo] {
         var error: UnsafeMutablePointer<GError>?
-        let secrets = strongroom_secret_search_all(store, &error)
-        defer { strongroom_secret_free_all(secrets) }
-        try Self.check(error)
-        var infos: [ItemInfo] = []
-        var cursor = secrets
-        while let pointer = cursor?.pointee {
-            if let stored = try? Stored(text: pointer) { infos.append(stored.item.info) }
-            cursor = cursor?.advanced(by: 1)
+        var secrets: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var infos: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        Self.withAttributes([("store", store)]) { keys, values, count in
+            strongroom_standard_find_all(3, keys, values, count, &secrets, &infos, &error)
         }
-        return infos
+        defer {
+            strongroom_secret_free_all(secrets)
+            strongroom_secret_free_all(infos)
+        }
+        try Self.check(error)
+        var found: [ItemInfo] = []
+        var index = 0
+        while let secret = secrets?[index], let info = infos?[index] {
+            if let stored = try? Stored(secret: secret, info: info) { found.append(stored.item.info) }
+            index += 1
+        }
+        return found
     }
 
     public func remove(_ identity: ItemIdentity) throws(KeychainError) -> Bool {
-        var error: UnsafeMutablePointer<GError>?
-        let removed = strongroom_secret_clear(store, identity.itemClass, identity.canonical, &error)
-        try Self.check(error)
-        return removed != 0
+        try clearOwn(identity)
     }
 
     public func removeAll() throws(KeychainError) {
@@ -112,13 +142,84 @@ public final class SecretServiceBackend: KeychainBackend {
     /// The collection's lock belongs to the desktop session (the provider prompts or was unlocked at login).
     public func unlock(passphrase: String) throws(KeychainError) {}
 
+    /// This store's item (either form), else a standard item another tool stored under the same attributes.
     private func lookup(_ identity: ItemIdentity) throws(KeychainError) -> Stored? {
+        if let own = try find(kind: 3, ownPairs(identity)) {
+            return try Stored(secret: own.secret, info: own.info)
+        }
+        guard let standard = Standard(identity), let foreign = try find(kind: standard.anyKind, standard.pairs),
+            cText(foreign.info).isEmpty  // another Strongroom store's item is not this store's
+        else { return nil }
+        let text = cText(foreign.secret)
+        let now = Date()
+        let info = ItemInfo(
+            identity: identity,
+            label: nil,
+            comment: nil,
+            creationDate: now,
+            modificationDate: now,
+            accessPolicy: AccessPolicy.default.description,
+            valueKind: "data"
+        )
+        return Stored(info: info, policy: AccessPolicy.default.description, value: Data(text.utf8))
+    }
+
+    /// The first item matching `pairs`: its secret and `strongroom-info` texts (copied, then wiped and freed).
+    private func find(
+        kind: Int32,
+        _ pairs: [(String, String)]
+    ) throws(KeychainError) -> (secret: [CChar], info: [CChar])? {
         var error: UnsafeMutablePointer<GError>?
-        let secret = strongroom_secret_lookup(store, identity.itemClass, identity.canonical, &error)
-        defer { if let secret { secret_password_free(secret) } }  // wipes the text
+        var secret: UnsafeMutablePointer<CChar>?
+        var info: UnsafeMutablePointer<CChar>?
+        let found = Self.withAttributes(pairs) { keys, values, count in
+            strongroom_standard_find(kind, keys, values, count, &secret, &info, &error)
+        }
+        defer {
+            if let secret { secret_password_free(secret) }  // wipes the text
+            g_free(info)
+        }
         try Self.check(error)
-        guard let secret else { return nil }
-        return try Stored(text: secret)
+        guard found != 0, let secret else { return nil }
+        let copy = Array(UnsafeBufferPointer(start: secret, count: strlen(secret) + 1))
+        let infoCopy = info.map { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) } ?? [0]
+        return (copy, infoCopy)
+    }
+
+    /// Removes this store's item of `identity`, in either form; whether there was one.
+    @discardableResult
+    private func clearOwn(_ identity: ItemIdentity) throws(KeychainError) -> Bool {
+        var error: UnsafeMutablePointer<GError>?
+        let removed = Self.withAttributes(ownPairs(identity)) { keys, values, count in
+            strongroom_standard_clear(3, keys, values, count, &error)
+        }
+        try Self.check(error)
+        return removed != 0
+    }
+
+    /// The attributes that name this store's item of `identity`, whatever its form.
+    private func ownPairs(_ identity: ItemIdentity) -> [(String, String)] {
+        [("store", store), ("class", identity.itemClass), ("identity", identity.canonical)]
+    }
+
+    /// Runs `body` with `pairs` as C arrays of keys and values.
+    private static func withAttributes<R>(
+        _ pairs: [(String, String)],
+        _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?, Int32) -> R
+    ) -> R {
+        let keys = pairs.map { strdup($0.0) }
+        let values = pairs.map { strdup($0.1) }
+        defer {
+            keys.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        var keyPointers = keys.map { UnsafePointer<CChar>($0) }
+        var valuePointers = values.map { UnsafePointer<CChar>($0) }
+        return keyPointers.withUnsafeMutableBufferPointer { keyBuffer in
+            valuePointers.withUnsafeMutableBufferPointer { valueBuffer in
+                body(keyBuffer.baseAddress, valueBuffer.baseAddress, Int32(pairs.count))
+            }
+        }
     }
 
     /// Turns a GError into a ``KeychainError`` (and frees it).
@@ -139,6 +240,53 @@ public final class SecretServiceBackend: KeychainBackend {
             self.info = item.info
             self.policy = policy.description
             self.value = item.secret.withUnsafeBytes { Data($0) }
+        }
+
+        init(info: ItemInfo, policy: String, value: Data) {
+            (self.info, self.policy, self.value) = (info, policy, value)
+        }
+
+        /// An item found by its attributes: a standard one when `info` (the `strongroom-info` text) is not empty,
+        /// else an opaque one whose secret is the whole encoded item.
+        init(secret: [CChar], info: [CChar]) throws(KeychainError) {
+            let infoText = cText(info)
+            guard !infoText.isEmpty else {
+                self = try secret.withUnsafeBufferPointer { buffer throws(KeychainError) in
+                    guard let text = buffer.baseAddress else {
+                        throw KeychainError(.tampered, "a Secret Service item has no secret")
+                    }
+                    return try Stored(text: text)
+                }
+                return
+            }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .millisecondsSince1970
+            guard let json = Data(base64Encoded: infoText), let meta = try? decoder.decode(Meta.self, from: json) else {
+                throw KeychainError(.tampered, "a Secret Service item's strongroom-info is not one Strongroom wrote")
+            }
+            self.init(info: meta.info, policy: meta.policy, value: Data(cText(secret).utf8))
+        }
+
+        init(secret: UnsafeMutablePointer<CChar>, info: UnsafeMutablePointer<CChar>) throws(KeychainError) {
+            let secretCopy = Array(UnsafeBufferPointer(start: secret, count: strlen(secret) + 1))
+            let infoCopy = Array(UnsafeBufferPointer(start: info, count: strlen(info) + 1))
+            try self.init(secret: secretCopy, info: infoCopy)
+        }
+
+        /// What a standard item carries in `strongroom-info`: its information and policy (no value).
+        struct Meta: Codable {
+            var info: ItemInfo
+            var policy: String
+        }
+
+        /// The `strongroom-info` text of an item: base64 of JSON.
+        static func infoText(_ info: ItemInfo, policy: AccessPolicy) throws(KeychainError) -> String {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .millisecondsSince1970
+            guard let json = try? encoder.encode(Meta(info: info, policy: policy.description)) else {
+                throw KeychainError(.io, "the item could not be encoded")
+            }
+            return json.base64EncodedString()
         }
 
         init(text: UnsafePointer<CChar>) throws(KeychainError) {
@@ -164,4 +312,50 @@ public final class SecretServiceBackend: KeychainBackend {
             return Array(json.base64EncodedString().utf8) + [0]
         }
     }
+
+    /// How a generic or internet password appears to other tools.
+    private struct Standard {
+        /// The schema kind to store with (1 generic, 2 network) and to find other tools' items with (3, 4).
+        let kind: Int32
+        var anyKind: Int32 { kind + 2 }
+        /// The freedesktop attributes.
+        let pairs: [(String, String)]
+        /// Where the password is used, for a label.
+        let place: String
+
+        /// The standard form of `identity`, or nil for other classes.
+        init?(_ identity: ItemIdentity) {
+            let attributes = identity.attributes
+            guard let account = attributes["account"] else { return nil }
+            switch identity.itemClass {
+            case GenericPassword.name:
+                kind = 1
+                pairs = [("username", account)] + (attributes["service"].map { [("service", $0)] } ?? [])
+                place = attributes["service"] ?? "this computer"
+            case InternetPassword.name:
+                guard let server = attributes["server"] else { return nil }
+                kind = 2
+                let mapped: [(String, String)] = [
+                    ("protocol", "protocol"), ("port", "port"), ("path", "object"), ("securityDomain", "domain"),
+                ].compactMap { name, standard in attributes[name].map { (standard, $0) } }
+                pairs = [("user", account), ("server", server)] + mapped
+                place = server
+            default:
+                return nil
+            }
+        }
+
+        /// The secret as NUL-free UTF-8 text (what other tools read), or nil for other bytes.
+        static func text(of secret: SecureBytes) -> String? {
+            secret.withUnsafeBytes { bytes in
+                guard !bytes.contains(0) else { return nil }
+                return String(validating: bytes, as: UTF8.self)
+            }
+        }
+    }
+}
+
+/// The text of a copied, NUL-terminated C string.
+private func cText(_ characters: [CChar]) -> String {
+    String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -4,6 +4,7 @@ import Foundation
 import StrongroomCore
 import StrongroomKeychain
 import StrongroomSecretService
+import StrongroomTesting
 import Testing
 import X509
 
@@ -68,5 +69,53 @@ struct SecretServiceTests {
                 }
             }
         }
+    }
+
+    @Test("passwords are standard items: secret-tool and Python's keyring read Strongroom's, and Strongroom theirs")
+    func otherTools() async throws {
+        try #require(secretServiceAvailable, "run the tests through Scripts/with-keyring.sh (Scripts/test.sh does)")
+        let secretTool = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        try #require(FileManager.default.isExecutableFile(atPath: secretTool.path), "install libsecret-tools")
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        let keychain = Keychain(backend: SecretServiceBackend(store: "interop-\(tag)"))
+        defer { try? keychain.removeAll() }
+        func tool(_ arguments: [String], input: String? = nil) async throws -> String {
+            let outcome = try await ExternalProcess.run(secretTool, arguments: arguments, input: input)
+            try #require(outcome.status == 0, "secret-tool \(arguments): \(outcome.output)")
+            return outcome.output
+        }
+        func python(_ code: String) async throws -> String {
+            let outcome = try await PythonSDK.run(["-c", "import keyring\n" + code])
+            try #require(outcome.status == 0, "\(outcome.output)")
+            return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        // Strongroom writes; the other tools read the password itself by the standard attributes.
+        let service = "interop-\(tag).example"
+        try keychain.store("from strongroom", query: .credential(for: "alice", service: service))
+        let space = WebProtectionSpace.website("https://git-\(tag).example:8443/repo")
+        try keychain.store("net secret", query: .credential(for: "bob", space: space))
+        #expect(try await tool(["lookup", "service", service, "username", "alice"]) == "from strongroom")
+        let server = "git-\(tag).example"
+        let network = ["server", server, "user", "bob", "protocol", "https", "port", "8443", "object", "/repo"]
+        #expect(try await tool(["lookup"] + network) == "net secret")
+        #expect(try await python("print(keyring.get_password('\(service)', 'alice'))") == "from strongroom")
+        // Strongroom's own description still comes back with it.
+        #expect(try keychain.info(for: .credential(for: "alice", service: service))?.valueKind == "data")
+
+        // They write; Strongroom reads (and never removes their items).
+        let theirs = "theirs-\(tag).example"
+        _ = try await tool(
+            ["store", "--label", "from secret-tool", "service", theirs, "username", "carol"],
+            input: "st pass"
+        )
+        _ = try await python("keyring.set_password('\(theirs)', 'dave', 'py pass')")
+        #expect(try keychain.retrieve(.credential(for: "carol", service: theirs), as: String.self) == "st pass")
+        #expect(try keychain.retrieve(.credential(for: "dave", service: theirs), as: String.self) == "py pass")
+        #expect(try keychain.items().count == 2)  // only this store's own
+        try keychain.removeAll()
+        #expect(try await tool(["lookup", "service", theirs, "username", "carol"]) == "st pass")
+        _ = try await tool(["clear", "service", theirs])
     }
 }
