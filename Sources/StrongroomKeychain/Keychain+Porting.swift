@@ -29,7 +29,7 @@ extension Keychain: CustomDebugStringConvertible {
         _ types: Set<ReturnType>,
         query: ItemQuery<GenericPassword>
     ) throws(KeychainError) -> RetrieveResult? {
-        try retrieveParts(types, query: query)
+        try retrieveParts(types, query: query) { () throws(KeychainError) in try retrieve(query, as: SecureBytes.self) }
     }
 
     /// The secret and/or information of an internet password in one call, or nil when there is none.
@@ -37,27 +37,20 @@ extension Keychain: CustomDebugStringConvertible {
         _ types: Set<ReturnType>,
         query: ItemQuery<InternetPassword>
     ) throws(KeychainError) -> RetrieveResult? {
-        try retrieveParts(types, query: query)
+        try retrieveParts(types, query: query) { () throws(KeychainError) in try retrieve(query, as: SecureBytes.self) }
     }
 
+    /// The information, then (when asked for) the secret `data` reads: an item removed in between is missing.
     private func retrieveParts<Class>(
         _ types: Set<ReturnType>,
-        query: ItemQuery<Class>
+        query: ItemQuery<Class>,
+        data: () throws(KeychainError) -> SecureBytes?
     ) throws(KeychainError) -> RetrieveResult? {
         guard !types.isEmpty else { throw KeychainError(.invalidParameters, "ask for .data, .attributes or both") }
         guard let info = try info(for: query) else { return nil }
         guard types.contains(.data) else { return RetrieveResult(data: nil, info: info) }
-        // The secret is read after the information: an item removed in between is reported missing.
-        let data: SecureBytes?
-        if let generic = query as? ItemQuery<GenericPassword> {
-            data = try retrieve(generic, as: SecureBytes.self)
-        } else if let internet = query as? ItemQuery<InternetPassword> {
-            data = try retrieve(internet, as: SecureBytes.self)
-        } else {
-            data = nil
-        }
-        guard let data else { return nil }
-        return RetrieveResult(data: data, info: types.contains(.attributes) ? info : nil)
+        guard let secret = try data() else { return nil }
+        return RetrieveResult(data: secret, info: types.contains(.attributes) ? info : nil)
     }
 
     /// Removes every item. Synchronized (iCloud) credentials do not exist on Linux, so asking to include them is

@@ -131,8 +131,12 @@ public final class SecretServiceBackend: KeychainBackend {
     }
 
     public func removeAll() throws(KeychainError) {
+        // Both forms carry the store name; matching it under any schema name removes every item of this store
+        // (and never another tool's, which has none).
         var error: UnsafeMutablePointer<GError>?
-        _ = strongroom_secret_clear_store(store, &error)
+        _ = Self.withAttributes([("store", store)]) { keys, values, count in
+            strongroom_standard_clear(3, keys, values, count, &error)
+        }
         try Self.check(error)
     }
 

@@ -115,6 +115,13 @@ struct SecretServiceTests {
         #expect(try keychain.retrieve(.credential(for: "dave", service: theirs), as: String.self) == "py pass")
         #expect(try keychain.items().count == 2)  // only this store's own
         try keychain.removeAll()
+        #expect(try keychain.items().isEmpty)
+        // removeAll took this store's standard items too, and left the other tools' items alone.
+        let gone = try await ExternalProcess.run(
+            secretTool,
+            arguments: ["lookup", "service", service, "username", "alice"]
+        )
+        #expect(gone.status != 0 && gone.output.isEmpty, "\(gone.output)")
         #expect(try await tool(["lookup", "service", theirs, "username", "carol"]) == "st pass")
         _ = try await tool(["clear", "service", theirs])
     }

@@ -19,7 +19,23 @@ extension CertificateAuthority {
         store: any ServerStore,
         now: Date
     ) async throws -> EnrolmentResponse {
-        let key = try EnrolmentRules.check(csr, for: clientID)
+        try await enrol(
+            publicKey: try EnrolmentRules.check(csr, for: clientID),
+            clientID: clientID,
+            lifetime: lifetime,
+            store: store,
+            now: now
+        )
+    }
+
+    /// Issues and records a certificate for a key whose CSR ``EnrolmentRules`` already accepted.
+    func enrol(
+        publicKey key: Certificate.PublicKey,
+        clientID: String,
+        lifetime: Duration,
+        store: any ServerStore,
+        now: Date
+    ) async throws -> EnrolmentResponse {
         let certificate = try issueClientCertificate(for: key, clientID: clientID, lifetime: lifetime, now: now)
         let der = try certificate.derBytes()
         let notAfter = Int64(certificate.notValidAfter.timeIntervalSince1970.rounded(.down))

@@ -51,16 +51,7 @@ extension CertificateAuthority {
 
     /// The serial a stored lowercase-hex serial stands for, or nil for text that is not hex.
     static func serialNumber(hex: String) -> Certificate.SerialNumber? {
-        let digits = Array(hex.utf8)
-        guard !digits.isEmpty, digits.count <= 64, digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
+        guard (2...64).contains(hex.utf8.count), let bytes = hexBytes(hex) else { return nil }
         return Certificate.SerialNumber(bytes: bytes[...])
     }
 }

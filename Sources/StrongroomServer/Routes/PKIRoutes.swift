@@ -6,6 +6,7 @@ import StrongroomCore
 import StrongroomPKI
 import StrongroomWire
 import SwiftASN1
+import Synchronization
 import X509
 
 /// `/v1/pki/…`: the CA chain (public), enrolment (an authenticated client sends a CSR) and renewal (over mutual TLS
@@ -16,6 +17,10 @@ struct PKIRoutes {
     let clock: ServerClock
     let lifetime: Duration
     let limits: ServerLimits
+    /// The last list built: anyone may ask for it, so one is signed at most every ten seconds (renewals here clear
+    /// it; revocations by `strongroom-server ca revoke` show within ten seconds, and the handshake and every request
+    /// check the database directly anyway).
+    let revocationLists = RevocationListCache()
 
     /// Routes anyone may call: the chain, and renewal (authenticated by the TLS client certificate itself).
     var publicRoutes: RouteCollection<StrongroomRequestContext> {
@@ -52,7 +57,15 @@ struct PKIRoutes {
 
     /// GET: the CA's revocation list, DER (`application/pkix-crl`), signed now and valid for an hour.
     func revocationList(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        let list = try await requireAuthority().revocationList(store: store, now: clock.now)
+        let authority = try requireAuthority()
+        let now = clock.unixSeconds
+        let list: CertificateRevocationList
+        if let cached = revocationLists.list(at: now) {
+            list = cached
+        } else {
+            list = try await authority.revocationList(store: store, now: clock.now)
+            revocationLists.keep(list, at: now)
+        }
         return Response(
             status: .ok,
             headers: [.contentType: "application/pkix-crl", .cacheControl: "max-age=300"],
@@ -84,7 +97,7 @@ struct PKIRoutes {
         // revocation is the atomic step, so one certificate is renewed once (a kept-alive connection or two
         // concurrent renewals with it get a 401).
         try await requireIssuanceQuota(clientID)
-        _ = try EnrolmentRules.check(body.csr, for: clientID)
+        let key = try EnrolmentRules.check(body.csr, for: clientID)
         guard
             try await store.revokeCertificate(
                 serial: current.serialNumber.hex,
@@ -92,8 +105,9 @@ struct PKIRoutes {
                 reason: "superseded"
             )
         else { throw ServerError.unauthorized("this client certificate was renewed or revoked already") }
+        revocationLists.clear()
         let issued = try await authority.enrol(
-            csr: body.csr,
+            publicKey: key,
             clientID: clientID,
             lifetime: lifetime,
             store: store,
@@ -124,4 +138,23 @@ struct PKIRoutes {
         try await requireIssuanceQuota(clientID)
         return try await authority.enrol(csr: csr, clientID: clientID, lifetime: lifetime, store: store, now: clock.now)
     }
+}
+
+/// The most recent revocation list and when it was built, reused for ten seconds.
+final class RevocationListCache: Sendable {
+    private let latest = Mutex<(list: CertificateRevocationList, built: Int64)?>(nil)
+
+    /// The cached list when it was built less than ten seconds before `now` (Unix seconds).
+    func list(at now: Int64) -> CertificateRevocationList? {
+        latest.withLock { entry in
+            guard let entry, (0..<10).contains(now - entry.built) else { return nil }
+            return entry.list
+        }
+    }
+
+    /// Keeps `list`, built at `now`.
+    func keep(_ list: CertificateRevocationList, at now: Int64) { latest.withLock { $0 = (list, now) } }
+
+    /// Forgets the cached list (a revocation happened here).
+    func clear() { latest.withLock { $0 = nil } }
 }

@@ -110,13 +110,8 @@ struct DatastoreOptions: ParsableArguments {
         if bytes.count == 32 { return SimpleKeyProvider(key: try EncryptionKey(bytes)) }
         var text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         defer { text = "" }
-        if text.count == 64, text.allSatisfy(\.isHexDigit) {
-            var key = [UInt8](repeating: 0, count: 32)
+        if text.utf8.count == 64, var key = hexBytes(text) {
             defer { Wipe.bytes(&key) }
-            let digits = Array(text.utf8)
-            for index in 0..<32 {
-                key[index] = UInt8(String(decoding: digits[2 * index...2 * index + 1], as: UTF8.self), radix: 16) ?? 0
-            }
             return SimpleKeyProvider(key: try EncryptionKey(key))
         }
         let urlSafe = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
