@@ -217,7 +217,8 @@ extension Client {
 
     /// Runs `body` with a fresh temporary file path and removes the file afterwards, whatever happens.
     private func withTemporaryFile<R>(_ body: (URL) async throws(ClientError) -> R) async throws(ClientError) -> R {
-        let file = FileManager.default.temporaryDirectory.appending(path: ".strongroom-\(UUID().uuidString).e3db")
+        let folder = transport.options.stagingDirectory ?? FileManager.default.temporaryDirectory
+        let file = folder.appending(path: ".strongroom-\(UUID().uuidString).e3db")
         defer { try? FileManager.default.removeItem(at: file) }  // it may never have been created
         return try await body(file)
     }

@@ -17,6 +17,9 @@ extension Keychain {
         case prompt(String)
         /// A passphrase your code holds (from your own provider or UI).
         case value(String)
+        /// A passphrase your code looks up when it is needed; nil passes on to the next source. The Secret Service
+        /// module offers one that reads the desktop keyring (`PassphraseSource.secretService(service:account:)`).
+        case provider(@Sendable () throws(KeychainError) -> String?)
     }
 
     /// The standard per-user keychain file: `$STRONGROOM_KEYCHAIN` when set; else `~/.strongroom/keychain` when it
@@ -80,6 +83,8 @@ extension Keychain {
         for source in sources {
             switch source {
             case .value(let text): return text
+            case .provider(let lookup):
+                if let text = try lookup() { return text }
             case .environment(let name):
                 if let text = ProcessInfo.processInfo.environment[name] { return text }
             case .file(let url):

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
 
 /// How a client reaches its server: trust, timeouts and retries (`Client.TransportOptions` in the SDK).
 public struct TransportOptions: Sendable, Hashable {
@@ -16,16 +17,21 @@ public struct TransportOptions: Sendable, Hashable {
     /// The certificate presented over mutual TLS on every request, file transfers included; nil presents none.
     /// It is shown only to a server that passed ``serverTrust`` (chain, host name and pins).
     public var clientIdentity: ClientIdentity?
+    /// Where file transfers stage their encrypted copies (E3DB needs an upload's size and checksum first, and a
+    /// download is checked before it is decrypted); nil uses the system's temporary folder. Each copy is 0600 and
+    /// removed on every path, including failure and cancellation.
+    public var stagingDirectory: URL?
 
     /// The defaults: system trust, 60 s per request, one hour per file transfer, three attempts 250 ms apart, no
-    /// client certificate.
+    /// client certificate, the system's temporary folder.
     public init(
         serverTrust: ServerTrust = .system,
         requestTimeout: Duration = .seconds(60),
         transferTimeout: Duration = .seconds(3600),
         maximumAttempts: Int = 3,
         retryBackoff: Duration = .milliseconds(250),
-        clientIdentity: ClientIdentity? = nil
+        clientIdentity: ClientIdentity? = nil,
+        stagingDirectory: URL? = nil
     ) {
         self.serverTrust = serverTrust
         self.requestTimeout = requestTimeout
@@ -33,5 +39,6 @@ public struct TransportOptions: Sendable, Hashable {
         self.maximumAttempts = max(1, maximumAttempts)
         self.retryBackoff = retryBackoff
         self.clientIdentity = clientIdentity
+        self.stagingDirectory = stagingDirectory
     }
 }

@@ -120,4 +120,45 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: home.appending(path: ".strongroom/keychain").path))
         }
     }
+
+    @Test(
+        "--passphrase-from-secret-service unlocks the file with the desktop keyring's item",
+        .enabled(if: ProcessInfo.processInfo.environment["STRONGROOM_TEST_SECRET_SERVICE"] == "1")
+    )
+    func passphraseFromSecretService() async throws {
+        let secretTool = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        let item = ["service", "strongroom", "username", "keychain"]
+        let stored = try await ExternalProcess.run(
+            secretTool,
+            arguments: ["store", "--label", "Strongroom keychain"] + item,
+            input: "desktop pass"
+        )
+        try #require(stored.status == 0, "\(stored.output)")
+        try await withTemporaryDirectory { home in
+            let file = home.appending(path: "cli.keychain")
+            for arguments in [["keychain", "create", "--kdf", "minimum"], ["keychain", "store", "--account", "k"]] {
+                let outcome = try await ExternalProcess.run(
+                    CLISessionTests.CLI.executable,
+                    arguments: arguments + ["--keychain-file", file.path, "--passphrase-from-secret-service"],
+                    directory: home,
+                    environment: ["STRONGROOM_KEYCHAIN_PASSPHRASE": "ignored", "STRONGROOM_HOME": home.path],
+                    input: "v-from-stdin\n"
+                )
+                #expect(outcome.status == 0, "\(arguments): \(outcome.output)")
+            }
+            let get = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["keychain", "get", "--account", "k", "--keychain-file", file.path],
+                directory: home,
+                environment: ["STRONGROOM_KEYCHAIN_PASSPHRASE": "desktop pass", "STRONGROOM_HOME": home.path]
+            )
+            #expect(get.status == 0 && get.output.contains("v-from-stdin"), "\(get.output)")
+        }
+        _ = try await ExternalProcess.run(secretTool, arguments: ["clear"] + item)
+        let missing = try await ExternalProcess.run(
+            CLISessionTests.CLI.executable,
+            arguments: ["keychain", "list", "--keychain-file", "/nonexistent/k", "--passphrase-from-secret-service"]
+        )
+        #expect(missing.status != 0 && missing.output.contains("no keychain passphrase in the Secret Service"))
+    }
 }

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomClient
+import StrongroomCore
 import StrongroomCrypto
 import StrongroomTesting
 import Testing
@@ -68,6 +69,12 @@ import Testing
                 try await e3db.revoke(type: "UserInfo", readerID: otherClientID)
                 // end porting
 
+                // porting: share-twice
+                try await e3db.share(type: "UserInfo", readerID: otherClientID)
+                try await e3db.share(type: "UserInfo", readerID: otherClientID)  // idempotent: no conflict error
+                try await e3db.revoke(type: "UserInfo", readerID: otherClientID)
+                // end porting
+
                 // porting: encrypt
                 let recordType = "UserInfo"
                 let eak = try await e3db.createWriterKey(type: recordType)
@@ -108,6 +115,19 @@ import Testing
                 }
                 // end porting
 
+                // porting: verify-other
+                let signer = try await reader.clientInfo(of: e3db.configuration.clientID)
+                guard let signerKey = signer.signingKey else { throw ClientError(.notFound, "no signing key") }
+                try reader.verify(signed: signedDoc, publicSigningKey: signerKey)
+                // end porting
+
+                // porting: countersign
+                let signedEncrypted = e3db.sign(document: encrypted)  // an EncryptedDocument is Signable
+                let countersigned = reader.sign(document: signedEncrypted)  // so is a SignedDocument
+                let readerSigningKey = reader.configuration.keys.signingKey.publicKey
+                try reader.verify(signed: countersigned, publicSigningKey: readerSigningKey)
+                // end porting
+
                 let profiles = folder
                 // porting: profiles
                 try config.save(profile: "example", in: profiles)  // 0600, the official SDKs' e3db.json format
@@ -122,6 +142,17 @@ import Testing
                     print(progress)
                 }
                 try await e3db.readFile(recordID: file.meta.recordID, destination: folder.appending(path: "copy.jpg"))
+                // end porting
+
+                // porting: file-meta
+                let fileRecord = try await e3db.read(recordID: file.meta.recordID)
+                print(fileRecord.data.isEmpty, fileRecord.meta.fileMeta?.fileName ?? "")  // true photo.jpg
+                // end porting
+                #expect(fileRecord.data.isEmpty && fileRecord.meta.fileMeta?.fileName == "photo.jpg")
+
+                // porting: overwrite
+                let copyURL = folder.appending(path: "copy.jpg")  // exists: refused unless overwrite is true
+                try await e3db.readFile(recordID: file.meta.recordID, destination: copyURL, overwrite: true)
                 // end porting
 
                 // porting: authorizers
@@ -159,7 +190,7 @@ import Testing
             article: "Sources/StrongroomClient/Documentation.docc/PortingFromE3dbSwift.md",
             testFile: #filePath
         )
-        #expect(tested.count >= 14)
+        #expect(tested.count >= 19)
         #expect(Set(quoted.keys) == Set(tested.keys))
         for (name, code) in tested { #expect(quoted[name] == code, "snippet \(name)") }
     }

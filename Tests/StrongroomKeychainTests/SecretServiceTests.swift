@@ -125,4 +125,32 @@ struct SecretServiceTests {
         #expect(try await tool(["lookup", "service", theirs, "username", "carol"]) == "st pass")
         _ = try await tool(["clear", "service", theirs])
     }
+
+    @Test("the keychain file's passphrase from the desktop keyring: a secret-tool item unlocks it; none falls through")
+    func passphraseSource() async throws {
+        try #require(secretServiceAvailable, "run the tests through Scripts/with-keyring.sh (Scripts/test.sh does)")
+        let secretTool = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        let service = "strongroom-test-\(UUID().uuidString.prefix(8).lowercased())"
+        let stored = try await ExternalProcess.run(
+            secretTool,
+            arguments: ["store", "--label", "Strongroom keychain", "service", service, "username", "keychain"],
+            input: "from the desktop"
+        )
+        try #require(stored.status == 0, "\(stored.output)")
+        try await withTemporaryDirectory { folder in
+            let url = folder.appending(path: "k/keychain")
+            let keychain = try Keychain.opening(
+                url,
+                passphrase: [.secretService(service: service), .value("fallback")]
+            )
+            try keychain.store("v", query: .credential(for: "a"))
+            let reopened = try Keychain.encryptedFile(at: url, passphrase: "from the desktop")
+            #expect(try reopened.retrieve(.credential(for: "a"), as: String.self) == "v")
+            // No such item: the next source is used.
+            let other = folder.appending(path: "other")
+            _ = try Keychain.opening(other, passphrase: [.secretService(service: service + "-none"), .value("fb")])
+            _ = try Keychain.encryptedFile(at: other, passphrase: "fb")
+        }
+        _ = try await ExternalProcess.run(secretTool, arguments: ["clear", "service", service])
+    }
 }

@@ -30,6 +30,12 @@ struct KeychainOptions: ParsableArguments {
     )
     var passphraseFile: String?
 
+    @Flag(
+        help:
+            "Read the passphrase from the desktop keyring (the password item service=strongroom, username=keychain, as secret-tool or Python's keyring store it)."
+    )
+    var passphraseFromSecretService = false
+
     var fileURL: URL {
         keychainFile.map { URL(fileURLWithPath: $0) } ?? Keychain.defaultURL
     }
@@ -53,7 +59,23 @@ struct KeychainOptions: ParsableArguments {
     }
 
     private func readPassphrase(prompt: String) throws -> String {
-        try Self.secret(file: passphraseFile, environment: "STRONGROOM_KEYCHAIN_PASSPHRASE", prompt: prompt)
+        if passphraseFromSecretService {
+            guard let text = try Self.secretServicePassphrase() else {
+                throw CLIError(
+                    description:
+                        "error: no keychain passphrase in the Secret Service (service=strongroom, username=keychain)",
+                    exitCode: .validationFailure
+                )
+            }
+            return text
+        }
+        return try Self.secret(file: passphraseFile, environment: "STRONGROOM_KEYCHAIN_PASSPHRASE", prompt: prompt)
+    }
+
+    /// The passphrase item in the desktop keyring, if there is one.
+    private static func secretServicePassphrase() throws -> String? {
+        guard case .provider(let lookup) = Keychain.PassphraseSource.secretService() else { return nil }
+        return try lookup()
     }
 
     /// A secret: the first line of `file` when given, else the environment variable `environment`, else typed at a
