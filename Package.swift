@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
         .library(name: "StrongroomPKI", targets: ["StrongroomPKI"]),
         .library(name: "StrongroomSecretService", targets: ["StrongroomSecretService"]),
+        .library(name: "StrongroomShield", targets: ["StrongroomShield"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
@@ -98,6 +99,7 @@ let package = Package(
                 "StrongroomWire",
                 "StrongroomKeychain",
                 "StrongroomPKI",
+                "StrongroomShield",
                 "StrongroomTransport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -179,6 +181,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // prctl is variadic in C: Swift reaches it through this shim.
+        .target(name: "CShield"),
+        // Environment integrity, the shield object and its check-in protocol, the file protector.
+        .target(
+            name: "StrongroomShield",
+            dependencies: [
+                "CShield",
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomKeychain",
+                "StrongroomWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrongroomServer",
             dependencies: [
@@ -240,6 +257,7 @@ let package = Package(
                 "StrongroomKeychain",
                 "StrongroomPKI",
                 "StrongroomSecretService",
+                "StrongroomShield",
                 "StrongroomWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -341,6 +359,17 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomShieldTests",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomKeychain",
+                "StrongroomShield",
+                "StrongroomTesting",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

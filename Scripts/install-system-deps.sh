@@ -20,6 +20,8 @@ packages=(
     libre2-dev        # RE2: linear-time REGEXP/WILDCARD matching in the server's v2 search and the datastore's $regex (CRE2)
     openssl           # test tooling: checks CSRs, chains and PKCS#12 files the PKI module makes; fixture script
     curl              # test tooling: an independent mutual-TLS client (MutualTLSTests); benchmark scripts
+    strace            # test tooling: the integrity check must see a real tracer (CLIIntegrityTests)
+    util-linux        # setpriv: integrity tests run the CLI unprivileged when CI is root
 )
 
 missing=()

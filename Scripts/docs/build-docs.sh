@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 
 targets=(
     StrongroomCore StrongroomCrypto StrongroomWire StrongroomTransport StrongroomKeychain StrongroomSecretService
-    StrongroomDatastore StrongroomPKI
+    StrongroomDatastore StrongroomPKI StrongroomShield
     StrongroomClient StrongroomServer StrongroomServerPostgres StrongroomTesting
 )
 arguments=()

@@ -6,6 +6,7 @@ import StrongroomCrypto
 import StrongroomDatastore
 import StrongroomKeychain
 import StrongroomPKI
+import StrongroomShield
 
 /// A failure the CLI reports to the user: one line on standard error and a distinct exit code.
 struct CLIError: Error, CustomStringConvertible {
@@ -66,6 +67,17 @@ struct CLIError: Error, CustomStringConvertible {
                 case .invalidEncoding: 4
                 case .invalidParameters, .unsupported: 5
                 default: 3  // signature, chain, usage, name, revocation, passphrase, key mismatch
+                }
+            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as ShieldError:
+            let code: Int32 =
+                switch error.code {
+                case .authenticationFailed, .invalidManifest: 3
+                case .invalidFormat, .truncated: 4
+                case .keyUnavailable, .invalidParameters: 5
+                case .io: 6
+                case .cancelled: 130
+                default: 1
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
         case let error as CoreError:
