@@ -290,6 +290,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 "StrongroomClient",
+                "StrongroomShield",
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomWire",

@@ -95,7 +95,7 @@ func clientExitStatus(for code: ClientError.Code) -> Int32 {
     case .badRequest: 4
     case .invalidConfiguration: 5
     case .notFound: 7
-    case .unauthorized, .forbidden: 8
+    case .unauthorized, .forbidden, .integrityRefused: 8
     case .conflict: 9
     case .transport, .timedOut, .untrustedServer: 10
     case .server, .invalidResponse: 11

@@ -10,7 +10,7 @@ public struct ClientError: StrongroomError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
             case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
-            case transport, cancelled, invalidConfiguration, untrustedServer, timedOut
+            case transport, cancelled, invalidConfiguration, untrustedServer, timedOut, integrityRefused
         }
 
         private let kind: Kind
@@ -21,6 +21,9 @@ public struct ClientError: StrongroomError {
         public static let forbidden = Code(kind: .forbidden)
         /// No such record, client or access key (HTTP 404).
         public static let notFound = Code(kind: .notFound)
+        /// The server's integrity policy refuses this client (HTTP 403 `integrity_refused`): its newest integrity
+        /// report is compromised (or suspicious, by policy). A clean check-in lifts it.
+        public static let integrityRefused = Code(kind: .integrityRefused)
         /// The record changed since the version given (HTTP 409); re-read and retry.
         public static let conflict = Code(kind: .conflict)
         /// The server found the request malformed (HTTP 400, 413).

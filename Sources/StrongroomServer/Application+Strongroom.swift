@@ -65,13 +65,16 @@ public func buildApplication(
     let notes = NoteRoutes(store: store, clock: clock, limits: limits)
     let signatures = TSV1Verifier(store: store, window: configuration.signatureWindow, clock: clock)
     let mutualTLS = configuration.tls.flatMap { $0.isMutual ? $0.clientCertificates : nil }
+    let integrityPolicy = IntegrityPolicy(refusal: configuration.integrityRefusal, adminToken: configuration.adminToken)
     let authentication = AuthenticationMiddleware(
         tokens: tokens,
         store: store,
         signatures: signatures,
         clock: clock,
-        clientCertificates: mutualTLS
+        clientCertificates: mutualTLS,
+        integrity: integrityPolicy
     )
+    let integrity = IntegrityRoutes(store: store, clock: clock, policy: integrityPolicy)
     let pki = PKIRoutes(
         store: store,
         authority: try CertificateAuthority.load(from: configuration.dataDirectory),
@@ -87,6 +90,8 @@ public func buildApplication(
     router.addRoutes(files.presignedRoutes)
     router.addRoutes(pki.publicRoutes)
     router.group("/v1/pki").add(middleware: authentication).addRoutes(pki.routes)
+    router.group("/v1/integrity").add(middleware: authentication).addRoutes(integrity.routes)
+    router.addRoutes(integrity.adminRoutes)
     let storage = router.group("/v1/storage").add(middleware: authentication)
     for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
         storage.addRoutes(collection)

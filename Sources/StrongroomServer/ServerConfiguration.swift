@@ -32,6 +32,11 @@ public struct ServerConfiguration: Sendable {
     public var clock: any WallClock
     /// How long a client certificate issued at enrolment or renewal is valid (never past the CA's own end).
     public var clientCertificateLifetime: Duration
+    /// Refuse the requests of a client whose newest integrity report is at least this grade (`--refuse-integrity`);
+    /// nil refuses none. The integrity routes themselves stay open, so a client can check in a better report.
+    public var integrityRefusal: IntegrityGrade?
+    /// The bearer token of the admin route `GET /v1/admin/integrity`; nil disables it.
+    public var adminToken: String?
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(
@@ -47,7 +52,9 @@ public struct ServerConfiguration: Sendable {
         connections: ConnectionLimits = .init(),
         portFile: String? = nil,
         clock: any WallClock = SystemWallClock(),
-        clientCertificateLifetime: Duration = .seconds(86_400)
+        clientCertificateLifetime: Duration = .seconds(86_400),
+        integrityRefusal: IntegrityGrade? = nil,
+        adminToken: String? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -62,5 +69,7 @@ public struct ServerConfiguration: Sendable {
         self.portFile = portFile
         self.clock = clock
         self.clientCertificateLifetime = clientCertificateLifetime
+        self.integrityRefusal = integrityRefusal
+        self.adminToken = adminToken
     }
 }

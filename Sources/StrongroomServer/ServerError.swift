@@ -31,6 +31,8 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         public static let forbidden = Code("forbidden", .forbidden)
         /// No such item, or not visible to the caller (404).
         public static let notFound = Code("not_found", .notFound)
+        /// The server's integrity policy refuses this client until it checks in a better report (403).
+        public static let integrityRefused = Code("integrity_refused", .forbidden)
         /// A stale version or a taken name (409).
         public static let conflict = Code("conflict", .conflict)
         /// A body or declared size above the limit (413).

@@ -16,7 +16,7 @@ struct StrongroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom-server",
         abstract: "The Strongroom E3DB-compatible server (SQLite by default).",
-        subcommands: [Serve.self, TokenCommand.self, CACommand.self],
+        subcommands: [Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -95,8 +95,20 @@ struct Serve: AsyncParsableCommand {
     var clientCertificateHours: Int64 = 24
     @Option(help: "Certificates a client may obtain by enrolment or renewal in 24 hours (default 24).")
     var certificatesPerClientPerDay: Int = ServerLimits().certificatesPerClientPerDay
+    @Option(
+        help:
+            "Refuse the requests of clients whose newest integrity report is compromised (or suspicious and worse) with integrity_refused."
+    )
+    var refuseIntegrity: String?
+    @Option(
+        help: "A file whose first line is the bearer token of GET /v1/admin/integrity. Env: STRONGROOM_ADMIN_TOKEN."
+    )
+    var adminTokenFile: String?
 
     func validate() throws {
+        if let refuseIntegrity, !["compromised", "suspicious"].contains(refuseIntegrity) {
+            throw ValidationError("--refuse-integrity is compromised or suspicious")
+        }
         if (tlsCertificateChain == nil) != (tlsPrivateKey == nil) {
             throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
         }
@@ -165,7 +177,9 @@ struct Serve: AsyncParsableCommand {
             limits: limits,
             connections: connections,
             portFile: portFile,
-            clientCertificateLifetime: .seconds(clientCertificateHours * 3600)
+            clientCertificateLifetime: .seconds(clientCertificateHours * 3600),
+            integrityRefusal: refuseIntegrity.flatMap(IntegrityGrade.init(rawValue:)),
+            adminToken: try adminToken()
         )
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
@@ -174,6 +188,22 @@ struct Serve: AsyncParsableCommand {
             let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
             try await app.runService()
         }
+    }
+}
+
+extension Serve {
+    /// The admin token from `--admin-token-file` or the environment (at least 32 characters), or nil.
+    func adminToken() throws -> String? {
+        var token = ProcessInfo.processInfo.environment["STRONGROOM_ADMIN_TOKEN"]
+        if let adminTokenFile {
+            let text = try String(contentsOfFile: adminTokenFile, encoding: .utf8)
+            token = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+        }
+        guard let token, !token.isEmpty else { return nil }
+        guard token.utf8.count >= 32, token.utf8.count <= 512 else {
+            throw ValidationError("the admin token is 32 to 512 characters")
+        }
+        return token
     }
 }
 

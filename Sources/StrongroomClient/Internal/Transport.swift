@@ -95,8 +95,13 @@ struct Transport: Sendable {
         let data = Data(buffer.readableBytesView)
         guard success.contains(status) else {
             // Servers other than Strongroom may answer errors without a JSON body: fall back to the status.
-            let message = (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error ?? "HTTP \(status)"
-            throw ClientError.status(status, message: "\(method) \(Self.route(path)): \(message)")
+            let body = try? JSONDecoder().decode(ErrorBody.self, from: data)
+            let message = body?.error ?? "HTTP \(status)"
+            var error = ClientError.status(status, message: "\(method) \(Self.route(path)): \(message)")
+            if status == 403, body?.code == "integrity_refused" {
+                error = ClientError(.integrityRefused, error.message, status: status)
+            }
+            throw error
         }
         return data
     }

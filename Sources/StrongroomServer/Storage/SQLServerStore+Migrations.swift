@@ -88,6 +88,28 @@ extension SQLServerStore {
                     "CREATE INDEX client_certificates_revoked ON client_certificates (revoked_at)",
                 ]
             ),
+            (
+                5,
+                [
+                    // Integrity check-in: app instances, single-use challenges, and every report received.
+                    """
+                    CREATE TABLE integrity_instances (instance_id TEXT PRIMARY KEY, client_id TEXT NOT NULL,
+                    public_key TEXT NOT NULL, name TEXT NOT NULL, registered BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX integrity_instances_client ON integrity_instances (client_id)",
+                    """
+                    CREATE TABLE integrity_challenges (nonce TEXT PRIMARY KEY, client_id TEXT NOT NULL,
+                    expires BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX integrity_challenges_expiry ON integrity_challenges (expires)",
+                    """
+                    CREATE TABLE integrity_reports (\(indexColumn), client_id TEXT NOT NULL,
+                    instance_id TEXT NOT NULL, received BIGINT NOT NULL, checked BIGINT NOT NULL,
+                    verdict TEXT NOT NULL, findings TEXT NOT NULL, report TEXT NOT NULL)
+                    """,
+                    "CREATE INDEX integrity_reports_client ON integrity_reports (client_id, idx)",
+                ]
+            ),
         ]
     }
 

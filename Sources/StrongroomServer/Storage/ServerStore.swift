@@ -119,6 +119,23 @@ public protocol ServerStore: Sendable {
     /// Revoked certificates still valid at `time` (Unix seconds), oldest revocation first, at most `limit`: what a
     /// revocation list names (an expired certificate needs no entry).
     func revokedCertificates(validAt time: Int64, limit: Int) async throws -> [StoredCertificate]
+
+    // MARK: Integrity check-in
+
+    /// Registers an instance; returns the stored one (an existing instance ID is never rebound or rekeyed).
+    func registerIntegrityInstance(_ instance: StoredIntegrityInstance) async throws -> StoredIntegrityInstance
+    /// The instance, or nil.
+    func integrityInstance(id: String) async throws -> StoredIntegrityInstance?
+    /// Remembers a challenge nonce for `clientID` until `expires` (expired ones are deleted first).
+    func insertIntegrityChallenge(nonce: String, clientID: String, expires: Int64, now: Int64) async throws
+    /// Uses up a challenge: true only once, for its client, before it expires.
+    func consumeIntegrityChallenge(nonce: String, clientID: String, now: Int64) async throws -> Bool
+    /// Stores a report.
+    func insertIntegrityReport(_ report: StoredIntegrityReport) async throws
+    /// The newest `limit` reports (at most 10 000), of one client or of all, newest first.
+    func integrityReports(clientID: String?, limit: Int) async throws -> [StoredIntegrityReport]
+    /// The verdict of the client's newest report, or nil.
+    func latestIntegrityVerdict(clientID: String) async throws -> String?
 }
 
 extension ServerStore {

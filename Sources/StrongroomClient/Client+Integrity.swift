@@ -1,0 +1,40 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
+public import StrongroomShield
+public import StrongroomWire
+
+/// Integrity check-in through this client: a `Shield` made with `server: client` registers and reports as it.
+extension Client: IntegrityServer {
+    public var integrityClientID: String { clientID }
+
+    public func registerIntegrityInstance(
+        _ request: IntegrityInstanceRequest
+    ) async throws -> IntegrityInstanceResponse {
+        try await authenticated(
+            .POST,
+            "/v1/integrity/instances",
+            body: request,
+            success: [200, 201],
+            as: IntegrityInstanceResponse.self
+        )
+    }
+
+    public func integrityChallenge() async throws -> IntegrityChallengeResponse {
+        try await authenticated(
+            .POST,
+            "/v1/integrity/challenge",
+            success: [200],
+            as: IntegrityChallengeResponse.self
+        )
+    }
+
+    public func checkInIntegrityReport(_ request: IntegrityCheckInRequest) async throws -> IntegrityCheckInResponse {
+        try await authenticated(
+            .POST,
+            "/v1/integrity/reports",
+            body: request,
+            success: [201],
+            as: IntegrityCheckInResponse.self
+        )
+    }
+}

@@ -1,0 +1,184 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import StrongroomCore
+import StrongroomCrypto
+public import StrongroomWire
+
+/// `/v1/integrity/…`: app instances register an Ed25519 key, fetch a single-use challenge and check in signed
+/// integrity reports; `/v1/admin/integrity` shows the history to the service provider (Strongroom's extension to
+/// the E3DB API).
+struct IntegrityRoutes {
+    let store: any ServerStore
+    let clock: ServerClock
+    let policy: IntegrityPolicy
+
+    /// How long a challenge may be answered.
+    static let challengeLifetime: Int64 = 300
+
+    /// Routes behind bearer or TSV1 authentication (never refused by the integrity policy: a client must be able to
+    /// check in a clean report).
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.post("instances", use: register)
+        routes.post("challenge", use: challenge)
+        routes.post("reports", use: checkIn)
+        return routes
+    }
+
+    /// The admin route: a bearer admin token, compared in constant time; 404 when the server has none.
+    var adminRoutes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.get("/v1/admin/integrity", use: history)
+        return routes
+    }
+
+    func register(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(IntegrityInstanceRequest.self, request, context)
+        guard let instanceID = canonicalUUID(body.instanceID) else {
+            throw ServerError.badRequest("instance_id is not a UUID")
+        }
+        guard (try? SigningPublicKey(base64URLEncoded: body.publicKey)) != nil else {
+            throw ServerError.badRequest("public_key is not an Ed25519 public key")
+        }
+        guard body.name.utf8.count <= 256 else { throw ServerError.badRequest("name is longer than 256 bytes") }
+        try requireNoNUL(body.name, "name")
+        let stored = try await store.registerIntegrityInstance(
+            StoredIntegrityInstance(
+                instanceID: instanceID,
+                clientID: caller,
+                publicKey: body.publicKey,
+                name: body.name,
+                registered: clock.unixSeconds
+            )
+        )
+        guard stored.clientID == caller, stored.publicKey == body.publicKey else {
+            throw ServerError.conflict("this instance ID is registered with another key or client")
+        }
+        let answer = IntegrityInstanceResponse(
+            instanceID: instanceID,
+            clientID: caller,
+            registeredAt: stored.registered
+        )
+        return try json(answer, status: stored.registered == clock.unixSeconds ? .created : .ok)
+    }
+
+    func challenge(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let now = clock.unixSeconds
+        let nonce = Base64URL.encode(SecureRandom.data(count: 32))
+        try await store.insertIntegrityChallenge(
+            nonce: nonce,
+            clientID: caller,
+            expires: now + Self.challengeLifetime,
+            now: now
+        )
+        return try json(
+            IntegrityChallengeResponse(nonce: nonce, serverTime: now, expiresAt: now + Self.challengeLifetime)
+        )
+    }
+
+    func checkIn(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(IntegrityCheckInRequest.self, request, context)
+        guard let instanceID = canonicalUUID(body.instanceID),
+            let instance = try await store.integrityInstance(id: instanceID), instance.clientID == caller
+        else { throw ServerError.forbidden("no such instance registered for this client") }
+        guard body.nonce.utf8.count <= 128, body.report.utf8.count <= 400_000, body.signature.utf8.count <= 128,
+            let report = try? Base64URL.decode(body.report), let signature = try? Base64URL.decode(body.signature),
+            let key = try? SigningPublicKey(base64URLEncoded: instance.publicKey)
+        else { throw ServerError.badRequest("the report, nonce or signature is malformed") }
+        let signed = IntegrityCheckInRequest.signedBytes(
+            clientID: caller,
+            instanceID: instanceID,
+            nonce: body.nonce,
+            report: Array(report)
+        )
+        guard key.isValidSignature(signature, for: signed) else {
+            throw ServerError.forbidden("the report's signature does not verify with the instance's key")
+        }
+        let now = clock.unixSeconds
+        guard try await store.consumeIntegrityChallenge(nonce: body.nonce, clientID: caller, now: now) else {
+            throw ServerError.forbidden("the challenge was used already, has expired, or was never issued")
+        }
+        let summary = try Self.summary(of: report)
+        let verdict = IntegrityGrade(summary)
+        try await store.insertIntegrityReport(
+            StoredIntegrityReport(
+                clientID: caller,
+                instanceID: instanceID,
+                received: now,
+                checked: summary.checkedAt,
+                verdict: verdict.rawValue,
+                findings: summary.findings.map { "\($0.kind):\($0.severity)" }.joined(separator: ","),
+                report: String(decoding: report, as: UTF8.self)
+            )
+        )
+        policy.recorded(verdict, for: caller)
+        return try json(
+            IntegrityCheckInResponse(verdict: verdict.rawValue, receivedAt: now, refused: policy.refuses(verdict)),
+            status: .created
+        )
+    }
+
+    /// The report's verdict and findings, checked: known words, bounded counts and lengths.
+    static func summary(of report: Data) throws -> IntegrityReportSummary {
+        guard let summary = try? JSONDecoder().decode(IntegrityReportSummary.self, from: report) else {
+            throw ServerError.badRequest("the report is not an integrity report")
+        }
+        guard IntegrityGrade(rawValue: summary.verdict) != nil, summary.findings.count <= 256,
+            summary.findings.allSatisfy({
+                IntegrityGrade(severity: $0.severity) != nil && $0.kind.utf8.count <= 64
+                    && !$0.kind.contains(",") && !$0.kind.contains(":")
+            })
+        else { throw ServerError.badRequest("the report's verdict or findings are not understood") }
+        return summary
+    }
+
+    /// GET `?client_id=…&limit=…`: the newest reports (100 by default), of one client or of all.
+    func history(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        guard let expected = policy.adminToken else { throw ServerError.notFound() }
+        let header = request.headers[.authorization] ?? ""
+        guard header.hasPrefix("Bearer "),
+            ConstantTime.equals(Array(header.utf8.dropFirst(7)), Array(expected.utf8))
+        else { throw ServerError.unauthorized("the admin token is missing or wrong") }
+        let parameters = request.uri.queryParameters
+        let clientID = try parameters["client_id"].map { text in
+            guard let id = canonicalUUID(String(text)) else { throw ServerError.badRequest("client_id is not a UUID") }
+            return id
+        }
+        let limit = parameters["limit"].flatMap { Int(String($0)) } ?? 100
+        guard (1...10_000).contains(limit) else { throw ServerError.badRequest("limit is 1 to 10000") }
+        return try json(try await integrityEntries(store: store, clientID: clientID, limit: limit))
+    }
+}
+
+/// Stored integrity reports as history entries with their instances' names, newest first: what the admin route and
+/// `strongroom-server integrity` show.
+public func integrityEntries(
+    store: any ServerStore,
+    clientID: String?,
+    limit: Int
+) async throws -> [IntegrityHistoryEntry] {
+    var names: [String: String] = [:]
+    var entries: [IntegrityHistoryEntry] = []
+    for report in try await store.integrityReports(clientID: clientID, limit: limit) {
+        if names[report.instanceID] == nil {
+            names[report.instanceID] = try await store.integrityInstance(id: report.instanceID)?.name ?? ""
+        }
+        entries.append(
+            IntegrityHistoryEntry(
+                clientID: report.clientID,
+                instanceID: report.instanceID,
+                instanceName: names[report.instanceID] ?? "",
+                verdict: report.verdict,
+                receivedAt: report.received,
+                checkedAt: report.checked,
+                findings: report.findings.isEmpty ? [] : report.findings.split(separator: ",").map(String.init),
+                report: report.report
+            )
+        )
+    }
+    return entries
+}

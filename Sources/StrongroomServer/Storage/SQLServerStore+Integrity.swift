@@ -1,0 +1,94 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SQLKit
+
+/// Integrity check-in: instances, challenges and reports.
+extension SQLServerStore {
+    public func registerIntegrityInstance(_ instance: StoredIntegrityInstance) async throws -> StoredIntegrityInstance {
+        try await database.raw(
+            """
+            INSERT INTO integrity_instances (instance_id, client_id, public_key, name, registered)
+            VALUES (\(bind: instance.instanceID), \(bind: instance.clientID), \(bind: instance.publicKey),
+            \(bind: instance.name), \(bind: instance.registered)) ON CONFLICT (instance_id) DO NOTHING
+            """
+        ).run()
+        return try await integrityInstance(id: instance.instanceID) ?? instance
+    }
+
+    public func integrityInstance(id: String) async throws -> StoredIntegrityInstance? {
+        guard
+            let row = try await database.raw("SELECT * FROM integrity_instances WHERE instance_id = \(bind: id)")
+                .first()
+        else { return nil }
+        return StoredIntegrityInstance(
+            instanceID: try row.decode(column: "instance_id", as: String.self),
+            clientID: try row.decode(column: "client_id", as: String.self),
+            publicKey: try row.decode(column: "public_key", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            registered: try row.decode(column: "registered", as: Int64.self)
+        )
+    }
+
+    public func insertIntegrityChallenge(nonce: String, clientID: String, expires: Int64, now: Int64) async throws {
+        try await database.raw("DELETE FROM integrity_challenges WHERE expires < \(bind: now)").run()
+        try await database.raw(
+            """
+            INSERT INTO integrity_challenges (nonce, client_id, expires)
+            VALUES (\(bind: nonce), \(bind: clientID), \(bind: expires))
+            """
+        ).run()
+    }
+
+    public func consumeIntegrityChallenge(nonce: String, clientID: String, now: Int64) async throws -> Bool {
+        try await database.raw(
+            """
+            DELETE FROM integrity_challenges WHERE nonce = \(bind: nonce) AND client_id = \(bind: clientID)
+            AND expires >= \(bind: now) RETURNING nonce
+            """
+        ).first() != nil
+    }
+
+    public func insertIntegrityReport(_ report: StoredIntegrityReport) async throws {
+        try await database.raw(
+            """
+            INSERT INTO integrity_reports (client_id, instance_id, received, checked, verdict, findings, report)
+            VALUES (\(bind: report.clientID), \(bind: report.instanceID), \(bind: report.received),
+            \(bind: report.checked), \(bind: report.verdict), \(bind: report.findings), \(bind: report.report))
+            """
+        ).run()
+    }
+
+    public func integrityReports(clientID: String?, limit: Int) async throws -> [StoredIntegrityReport] {
+        let limit = max(1, min(limit, 10_000))
+        let rows =
+            if let clientID {
+                try await database.raw(
+                    """
+                    SELECT * FROM integrity_reports WHERE client_id = \(bind: clientID)
+                    ORDER BY idx DESC LIMIT \(bind: limit)
+                    """
+                ).all()
+            } else {
+                try await database.raw("SELECT * FROM integrity_reports ORDER BY idx DESC LIMIT \(bind: limit)").all()
+            }
+        return try rows.map { row in
+            StoredIntegrityReport(
+                clientID: try row.decode(column: "client_id", as: String.self),
+                instanceID: try row.decode(column: "instance_id", as: String.self),
+                received: try row.decode(column: "received", as: Int64.self),
+                checked: try row.decode(column: "checked", as: Int64.self),
+                verdict: try row.decode(column: "verdict", as: String.self),
+                findings: try row.decode(column: "findings", as: String.self),
+                report: try row.decode(column: "report", as: String.self)
+            )
+        }
+    }
+
+    public func latestIntegrityVerdict(clientID: String) async throws -> String? {
+        try await database.raw(
+            """
+            SELECT verdict FROM integrity_reports WHERE client_id = \(bind: clientID) ORDER BY idx DESC LIMIT 1
+            """
+        ).first()?.decode(column: "verdict", as: String.self)
+    }
+}

@@ -1,0 +1,61 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// An app instance registered for integrity check-in: its Ed25519 key, bound to one client.
+public struct StoredIntegrityInstance: Sendable, Hashable {
+    /// The instance ID (a UUID's text).
+    public var instanceID: String
+    /// The client it belongs to.
+    public var clientID: String
+    /// Its Ed25519 public key, base64url.
+    public var publicKey: String
+    /// A name for people.
+    public var name: String
+    /// When it was registered (Unix seconds).
+    public var registered: Int64
+
+    /// Creates a row.
+    public init(instanceID: String, clientID: String, publicKey: String, name: String, registered: Int64) {
+        self.instanceID = instanceID
+        self.clientID = clientID
+        self.publicKey = publicKey
+        self.name = name
+        self.registered = registered
+    }
+}
+
+/// A report an instance checked in.
+public struct StoredIntegrityReport: Sendable, Hashable {
+    /// The client.
+    public var clientID: String
+    /// The instance.
+    public var instanceID: String
+    /// When the server received it (Unix seconds).
+    public var received: Int64
+    /// When the client ran the checks.
+    public var checked: Int64
+    /// The recorded verdict.
+    public var verdict: String
+    /// The findings, `kind:severity`, comma-separated.
+    public var findings: String
+    /// The report's JSON as signed.
+    public var report: String
+
+    /// Creates a row.
+    public init(
+        clientID: String,
+        instanceID: String,
+        received: Int64,
+        checked: Int64,
+        verdict: String,
+        findings: String,
+        report: String
+    ) {
+        self.clientID = clientID
+        self.instanceID = instanceID
+        self.received = received
+        self.checked = checked
+        self.verdict = verdict
+        self.findings = findings
+        self.report = report
+    }
+}
