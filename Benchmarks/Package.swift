@@ -48,6 +48,15 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StrongroomShieldBenchmark",
+            dependencies: [
+                .product(name: "StrongroomCore", package: "Strongroom"),
+                .product(name: "StrongroomCrypto", package: "Strongroom"),
+                .product(name: "StrongroomKeychain", package: "Strongroom"),
+                .product(name: "StrongroomShield", package: "Strongroom"),
+            ]
+        ),
+        .executableTarget(
             name: "StrongroomBenchmarks",
             dependencies: [
                 .product(name: "StrongroomCore", package: "Strongroom"),

@@ -15,7 +15,7 @@ struct Strongroom: AsyncParsableCommand {
             FileCommand.self,
             EncryptCommand.self, DecryptCommand.self, WriterKeyCommand.self, SignCommand.self, VerifyCommand.self,
             KeychainCommand.self, KeysCommand.self, PKICommand.self, DatastoreCommand.self, DemoCommand.self,
-            IntegrityCommand.self, ProtectCommand.self, UnprotectCommand.self,
+            IntegrityCommand.self, ProtectCommand.self, UnprotectCommand.self, DoctorCommand.self,
         ]
     )
 }

@@ -5,13 +5,14 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomKeychain
 import StrongroomShield
+import StrongroomWire
 
 /// `strongroom integrity`: the environment-integrity report, and the signed manifest it checks executables against.
 struct IntegrityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "integrity",
         abstract: "Check this environment's integrity (exit 0 clean, 20 suspicious, 21 compromised).",
-        subcommands: [Check.self, Manifest.self, ManifestKey.self],
+        subcommands: [Check.self, CheckIn.self, Manifest.self, ManifestKey.self],
         defaultSubcommand: Check.self
     )
 
@@ -60,6 +61,42 @@ struct IntegrityCommand: AsyncParsableCommand {
         for finding in report.findings {
             print("  \(finding.severity.rawValue): \(finding.kind) — \(finding.summary)")
             for line in finding.evidence { print("      \(line)") }
+        }
+    }
+
+    struct CheckIn: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-in",
+            abstract:
+                "Register this instance (first time), check, and send the signed report to the server (exit as check; 8 when the server now refuses this client)."
+        )
+        @OptionGroup var profile: ProfileOptions
+        @OptionGroup var options: IntegrityOptions
+        @Flag(help: "Print the report as JSON.") var json = false
+
+        func run() async throws {
+            var outcome: (IntegrityReport, Bool)?
+            try await reportingErrors {
+                let shield = Shield(
+                    keychain: try profile.keychain.open(),
+                    server: try profile.client(),
+                    context: try options.context(keychain: profile.keychain.fileURL),
+                    policy: try options.policy()
+                )
+                try await shield.register()
+                let (report, answer) = try await shield.checkIn()
+                outcome = (report, answer.refused)
+            }
+            guard let (report, refused) = outcome else { return }
+            if json {
+                print(String(decoding: report.jsonRepresentation(), as: UTF8.self))
+            } else {
+                IntegrityCommand.printReport(report)
+                if refused { print("the server now refuses this client's requests until a better report") }
+            }
+            if refused { throw ExitCode(8) }
+            let status = IntegrityCommand.exitStatus(report.verdict)
+            if status != 0 { throw ExitCode(status) }
         }
     }
 
