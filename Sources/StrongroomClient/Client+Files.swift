@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomShield
 import StrongroomWire
 
 extension Client {
@@ -89,6 +90,39 @@ extension Client {
         destination: URL,
         progress: (@Sendable (FileTransferProgress) -> Void)? = nil
     ) async throws(ClientError) -> FileInfo {
+        try await readFile(recordID: recordID, progress: progress) { encrypted, key throws(ClientError) in
+            do throws(StrongroomCrypto.CryptoError) {
+                _ = try await FileCipher.decrypt(contentsOf: encrypted, to: destination, with: key) {
+                    progress?(.decrypting($0))
+                }
+            } catch {
+                throw Self.fileStepFailure(
+                    "the file did not decrypt: \(error.message)",
+                    cancelled: error.code == .cancelled,
+                    io: error.code == .io,
+                    underlying: error
+                )
+            }
+        }
+    }
+
+    /// A local step after the download failed: cancelled, an unusable destination (bad request), or data that did
+    /// not authenticate (tampered).
+    private static func fileStepFailure(
+        _ message: String,
+        cancelled: Bool,
+        io: Bool,
+        underlying: some Error & Sendable
+    ) -> ClientError {
+        ClientError(cancelled ? .cancelled : io ? .badRequest : .tampered, message, underlying: underlying)
+    }
+
+    /// Downloads a file record into a staged, checked copy and hands it with its access key to `finish`.
+    private func readFile(
+        recordID: UUID,
+        progress: (@Sendable (FileTransferProgress) -> Void)?,
+        finish: (URL, AccessKey) async throws(ClientError) -> Void
+    ) async throws(ClientError) -> FileInfo {
         let response = try await authenticated(
             .GET,
             "/v1/storage/files/\(recordID.uuidString.lowercased())",
@@ -106,20 +140,40 @@ extension Client {
         )
         return try await withTemporaryFile { encrypted throws(ClientError) in
             try await download(url, to: encrypted, expecting: info, progress: progress)
-            do throws(StrongroomCrypto.CryptoError) {
-                _ = try await FileCipher.decrypt(contentsOf: encrypted, to: destination, with: key) {
+            try await finish(encrypted, key)
+            return info
+        }
+    }
+
+    /// Downloads a file record into a new file at `destination` stored as `protection` says: `.protected(p)` keeps
+    /// it encrypted at rest under the file protector's keychain key (Linux's answer to e3db-swift's
+    /// `FileProtectionType.complete`), decrypting and re-encrypting in one pass so no plaintext reaches the disk;
+    /// read it with `p.unprotect(contentsOf:to:)`. `.none` is ``readFile(recordID:destination:progress:)``.
+    ///
+    /// - Throws: what ``readFile(recordID:destination:progress:)`` throws.
+    @discardableResult
+    public func readFile(
+        recordID: UUID,
+        destination: URL,
+        protection: FileProtection,
+        progress: (@Sendable (FileTransferProgress) -> Void)? = nil
+    ) async throws(ClientError) -> FileInfo {
+        guard case .protected(let protector) = protection else {
+            return try await readFile(recordID: recordID, destination: destination, progress: progress)
+        }
+        return try await readFile(recordID: recordID, progress: progress) { encrypted, key throws(ClientError) in
+            do throws(ShieldError) {
+                try await protector.protect(e3dbFile: encrypted, decryptingWith: key, to: destination) {
                     progress?(.decrypting($0))
                 }
             } catch {
-                let code: ClientError.Code =
-                    switch error.code {
-                    case .cancelled: .cancelled
-                    case .io: .badRequest
-                    default: .tampered
-                    }
-                throw ClientError(code, "the file did not decrypt: \(error.message)", underlying: error)
+                throw Self.fileStepFailure(
+                    "the file could not be protected: \(error.message)",
+                    cancelled: error.code == .cancelled,
+                    io: error.code == .io,
+                    underlying: error
+                )
             }
-            return info
         }
     }
 

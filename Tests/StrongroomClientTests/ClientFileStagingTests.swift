@@ -2,6 +2,8 @@
 import Foundation
 import StrongroomClient
 import StrongroomCore
+import StrongroomKeychain
+import StrongroomShield
 import StrongroomTesting
 import Synchronization
 import Testing
@@ -132,6 +134,38 @@ struct ClientFileStagingTests {
             #expect(readOutcome == .cancelled)
             #expect(try staged(staging).isEmpty)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
+        }
+    }
+
+    @Test("readFile(protection: .protected): stored encrypted at rest under the keychain key, no plaintext on disk")
+    func protectedDownload() async throws {
+        try await withStagingClient { client, directory, staging in
+            let marker = Data("PROTECTED-DOWNLOAD-MARKER ".utf8)
+            var plain = Data()
+            for _ in 0..<20_000 { plain.append(marker) }
+            let source = directory.appending(path: "report.txt")
+            try plain.write(to: source)
+            let info = try await client.writeFile(type: "reports", fileURL: source)
+            let protector = try FileProtector(keychain: Keychain.inMemory(), key: "downloads")
+            let stored = directory.appending(path: "report.protected")
+            try await client.readFile(
+                recordID: info.meta.recordID,
+                destination: stored,
+                protection: .protected(protector)
+            )
+            #expect(try Data(contentsOf: stored).range(of: marker) == nil)
+            #expect(try staged(staging).isEmpty)
+            let back = directory.appending(path: "report.back")
+            try await protector.unprotect(contentsOf: stored, to: back)
+            #expect(try Data(contentsOf: back) == plain)
+            // Like any readFile, an existing destination is refused and left alone.
+            await #expect(throws: ClientError.self) {
+                try await client.readFile(
+                    recordID: info.meta.recordID,
+                    destination: stored,
+                    protection: .protected(protector)
+                )
+            }
         }
     }
 }

@@ -123,6 +123,63 @@ public enum FileCipher {
         }
     }
 
+    /// Decrypts the file at `source` (under `sourceKey`) and encrypts it again under `destinationKey` into a new
+    /// file at `destination`, in one pass: the plaintext exists only in memory, a chunk at a time, and is wiped.
+    /// Nothing is left at `destination` unless the whole source authenticated.
+    ///
+    /// - Returns: the plaintext size in bytes.
+    /// - Throws: what ``decrypt(contentsOf:to:with:progress:)`` throws.
+    public static func reencrypt(
+        contentsOf source: URL,
+        decryptingWith sourceKey: AccessKey,
+        to destination: URL,
+        encryptingWith destinationKey: AccessKey,
+        progress: Progress? = nil
+    ) async throws(CryptoError) -> Int64 {
+        let sourcePath = source.path
+        let destinationPath = destination.path
+        return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
+            let input = try BlockingFile.openForReading(sourcePath)
+            return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
+                var decryptor = FileDecryptor(accessKey: sourceKey)
+                var encryptor = FileEncryptor(accessKey: destinationKey)
+                var readBuffer = [UInt8](repeating: 0, count: readSize)
+                var plaintext: [UInt8] = []
+                var ciphertext: [UInt8] = []
+                plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
+                ciphertext.reserveCapacity(readSize + 4 * FileFormat.chunkSize + 128)
+                defer { Wipe.bytes(&plaintext) }
+                var processed: Int64 = 0
+                var written: Int64 = 0
+                while true {
+                    if isCancelled() { throw .cancelled() }
+                    let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in
+                        try input.read(into: buffer)
+                    }
+                    if count == 0 { break }
+                    try readBuffer.withBytes { bytes throws(CryptoError) in
+                        try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &plaintext)
+                    }
+                    plaintext.withUnsafeBytes { encryptor.update($0, into: &ciphertext) }
+                    written += Int64(plaintext.count)
+                    Wipe.bytes(&plaintext)
+                    plaintext.removeAll(keepingCapacity: true)
+                    try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                    ciphertext.removeAll(keepingCapacity: true)
+                    processed += Int64(count)
+                    progress?(processed)
+                }
+                try decryptor.finalize(into: &plaintext)
+                plaintext.withUnsafeBytes { encryptor.update($0, into: &ciphertext) }
+                written += Int64(plaintext.count)
+                Wipe.bytes(&plaintext)
+                _ = encryptor.finalize(into: &ciphertext)
+                try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                return written
+            }
+        }
+    }
+
     /// Writes through `body` into a temporary file beside `path`, then renames it to `path`. On failure the
     /// temporary file is removed and `path` is untouched.
     static func writeAtomically<R>(

@@ -126,6 +126,31 @@ public struct FileProtector: Sendable {
         }
     }
 
+    /// Re-encrypts an E3DB format-"3" file under `accessKey` into a protected file at `destination`, in one pass
+    /// (the plaintext stays in memory): how the SDK stores a download protected at rest.
+    ///
+    /// - Returns: the plaintext size.
+    /// - Throws: what ``unprotect(contentsOf:to:progress:)`` throws for the source.
+    @discardableResult
+    public func protect(
+        e3dbFile source: URL,
+        decryptingWith accessKey: AccessKey,
+        to destination: URL,
+        progress: FileCipher.Progress? = nil
+    ) async throws(ShieldError) -> Int64 {
+        do {
+            return try await FileCipher.reencrypt(
+                contentsOf: source,
+                decryptingWith: accessKey,
+                to: destination,
+                encryptingWith: key,
+                progress: progress
+            )
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
     /// The magic that starts a protected small secret.
     static let magic = Data("SRP1".utf8)
     private static let associatedData = Data("strongroom.protector.v1".utf8)
