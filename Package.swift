@@ -370,6 +370,7 @@ let package = Package(
                 "StrongroomKeychain",
                 "StrongroomShield",
                 "StrongroomTesting",
+                "StrongroomWire",
             ],
             swiftSettings: strictSettings
         ),

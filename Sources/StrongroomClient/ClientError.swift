@@ -71,16 +71,17 @@ public struct ClientError: StrongroomError {
         self.status = status
     }
 
-    /// The one place HTTP statuses become codes.
-    static func status(_ status: Int, message: String) -> ClientError {
+    /// The one place HTTP statuses (and Strongroom's `code` in an error body, when there is one) become codes.
+    static func status(_ status: Int, code bodyCode: String? = nil, message: String) -> ClientError {
         let code: Code =
-            switch status {
-            case 400, 413, 422: .badRequest
-            case 401: .unauthorized
-            case 403: .forbidden
-            case 404: .notFound
-            case 409: .conflict
-            case 500...: .server
+            switch (status, bodyCode) {
+            case (403, "integrity_refused"): .integrityRefused
+            case (400, _), (413, _), (422, _): .badRequest
+            case (401, _): .unauthorized
+            case (403, _): .forbidden
+            case (404, _): .notFound
+            case (409, _): .conflict
+            case (500..., _): .server
             default: .invalidResponse
             }
         return ClientError(code, message, status: status)

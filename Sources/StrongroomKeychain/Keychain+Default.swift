@@ -61,7 +61,7 @@ extension Keychain {
     /// - Throws: ``KeychainError/Code/invalidParameters`` when none yields one, or a passphrase file is readable
     ///   by others; what ``encryptedFile(at:passphrase:parameters:)`` throws.
     public static func opening(_ url: URL, passphrase sources: [PassphraseSource]) throws(KeychainError) -> Keychain {
-        guard let passphrase = try firstPassphrase(sources) else {
+        guard let passphrase = try passphrase(from: sources) else {
             throw KeychainError(
                 .invalidParameters,
                 "no keychain passphrase: set STRONGROOM_KEYCHAIN_PASSPHRASE(_FILE) or run on a terminal"
@@ -79,7 +79,11 @@ extension Keychain {
         return try encryptedFile(at: url, passphrase: passphrase)
     }
 
-    private static func firstPassphrase(_ sources: [PassphraseSource]) throws(KeychainError) -> String? {
+    /// The first passphrase `sources` yield, in order, or nil when none has one.
+    ///
+    /// - Throws: ``KeychainError/Code/invalidParameters`` for a passphrase file others can read; what a
+    ///   ``PassphraseSource/provider(_:)`` throws.
+    public static func passphrase(from sources: [PassphraseSource]) throws(KeychainError) -> String? {
         for source in sources {
             switch source {
             case .value(let text): return text

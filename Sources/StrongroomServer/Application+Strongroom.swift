@@ -71,10 +71,10 @@ public func buildApplication(
         store: store,
         signatures: signatures,
         clock: clock,
-        clientCertificates: mutualTLS,
-        integrity: integrityPolicy
+        clientCertificates: mutualTLS
     )
-    let integrity = IntegrityRoutes(store: store, clock: clock, policy: integrityPolicy)
+    let refusal = IntegrityRefusalMiddleware(policy: integrityPolicy, store: store)
+    let integrity = IntegrityRoutes(store: store, clock: clock, policy: integrityPolicy, limits: limits)
     let pki = PKIRoutes(
         store: store,
         authority: try CertificateAuthority.load(from: configuration.dataDirectory),
@@ -89,14 +89,15 @@ public func buildApplication(
     router.addRoutes(account.publicRoutes)
     router.addRoutes(files.presignedRoutes)
     router.addRoutes(pki.publicRoutes)
-    router.group("/v1/pki").add(middleware: authentication).addRoutes(pki.routes)
+    router.group("/v1/pki").add(middleware: authentication).add(middleware: refusal).addRoutes(pki.routes)
+    // Never refused by the integrity policy: a refused client must be able to check in a better report.
     router.group("/v1/integrity").add(middleware: authentication).addRoutes(integrity.routes)
     router.addRoutes(integrity.adminRoutes)
-    let storage = router.group("/v1/storage").add(middleware: authentication)
+    let storage = router.group("/v1/storage").add(middleware: authentication).add(middleware: refusal)
     for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
         storage.addRoutes(collection)
     }
-    router.group("/v2").add(middleware: authentication).addRoutes(searchV2.routes)
+    router.group("/v2").add(middleware: authentication).add(middleware: refusal).addRoutes(searchV2.routes)
     router.group("/v2/storage/notes").add(middleware: NoteAuthenticationMiddleware(signatures: signatures))
         .addRoutes(notes.routes)
 

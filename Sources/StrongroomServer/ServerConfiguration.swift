@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import StrongroomCore
+public import StrongroomWire
 
 /// How a Strongroom server runs.
 public struct ServerConfiguration: Sendable {
@@ -34,7 +35,7 @@ public struct ServerConfiguration: Sendable {
     public var clientCertificateLifetime: Duration
     /// Refuse the requests of a client whose newest integrity report is at least this grade (`--refuse-integrity`);
     /// nil refuses none. The integrity routes themselves stay open, so a client can check in a better report.
-    public var integrityRefusal: IntegrityGrade?
+    public var integrityRefusal: IntegrityVerdict?
     /// The bearer token of the admin route `GET /v1/admin/integrity`; nil disables it.
     public var adminToken: String?
 
@@ -53,7 +54,7 @@ public struct ServerConfiguration: Sendable {
         portFile: String? = nil,
         clock: any WallClock = SystemWallClock(),
         clientCertificateLifetime: Duration = .seconds(86_400),
-        integrityRefusal: IntegrityGrade? = nil,
+        integrityRefusal: IntegrityVerdict? = nil,
         adminToken: String? = nil
     ) {
         self.dataDirectory = dataDirectory

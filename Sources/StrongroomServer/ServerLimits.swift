@@ -37,6 +37,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// Client certificates one client may be issued (enrolment and renewal) in 24 hours before it is answered 429;
     /// operators' `ca issue` is not counted against it.
     public var certificatesPerClientPerDay: Int = 24
+    /// Integrity check-in: app instances one client may register (more is 429).
+    public var integrityInstancesPerClient: Int = 64
+    /// Integrity check-in: challenges one client may hold at once (an older one is dropped for a new one).
+    public var integrityChallengesPerClient: Int = 16
+    /// Integrity check-in: reports kept per client (the oldest go first).
+    public var integrityReportsPerClient: Int = 200
+    /// Integrity check-in: the largest report, in bytes of JSON.
+    public var maximumIntegrityReportBytes: Int = 64 << 10
 
     /// The defaults.
     public init() {}

@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import StrongroomServer
 import StrongroomServerPostgres
+import StrongroomWire
 
 #if canImport(Glibc)
 import Glibc
@@ -178,7 +179,7 @@ struct Serve: AsyncParsableCommand {
             connections: connections,
             portFile: portFile,
             clientCertificateLifetime: .seconds(clientCertificateHours * 3600),
-            integrityRefusal: refuseIntegrity.flatMap(IntegrityGrade.init(rawValue:)),
+            integrityRefusal: refuseIntegrity.flatMap(IntegrityVerdict.init(rawValue:)),
             adminToken: try adminToken()
         )
         if let url = data.resolvedDatabaseURL {

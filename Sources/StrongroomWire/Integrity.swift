@@ -1,6 +1,58 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 // Integrity check-in: Strongroom's extension to the E3DB API (`/v1/integrity/…`, `/v1/admin/integrity`).
 
+/// How much an integrity finding weighs (the `severity` of a finding in a report).
+public enum IntegritySeverity: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+    /// Worth knowing; does not change the verdict.
+    case informational
+    /// Makes the verdict at least ``IntegrityVerdict/suspicious``.
+    case suspicious
+    /// Makes the verdict ``IntegrityVerdict/compromised``.
+    case compromised
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
+
+    private var rank: Int {
+        switch self {
+        case .informational: 0
+        case .suspicious: 1
+        case .compromised: 2
+        }
+    }
+}
+
+/// The grade of an integrity report, never a bare boolean: the heaviest severity among its findings.
+public enum IntegrityVerdict: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+    /// Nothing suspicious or compromising was found (informational findings may be listed).
+    case clean
+    /// Something weakens the environment (root, a preload variable, an exposed file, clock skew): go on with care.
+    case suspicious
+    /// The process is being observed or altered (a tracer, hidden preload, instrumentation, a modified binary).
+    case compromised
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { IntegritySeverity(lhs) < IntegritySeverity(rhs) }
+
+    /// The verdict a finding of `severity` forces at least.
+    public init(_ severity: IntegritySeverity) {
+        switch severity {
+        case .informational: self = .clean
+        case .suspicious: self = .suspicious
+        case .compromised: self = .compromised
+        }
+    }
+}
+
+extension IntegritySeverity {
+    /// The severity whose findings force `verdict`.
+    init(_ verdict: IntegrityVerdict) {
+        switch verdict {
+        case .clean: self = .informational
+        case .suspicious: self = .suspicious
+        case .compromised: self = .compromised
+        }
+    }
+}
+
 /// `POST /v1/integrity/instances`: registers an app instance's Ed25519 key for the authenticated client.
 public struct IntegrityInstanceRequest: Codable, Sendable, Hashable {
     /// The instance, a UUID the app made on first launch.
@@ -108,21 +160,21 @@ public struct IntegrityReportSummary: Codable, Sendable, Hashable {
     public struct Finding: Codable, Sendable, Hashable {
         /// Its name (`tracer-attached`).
         public var kind: String
-        /// `informational`, `suspicious` or `compromised`.
-        public var severity: String
+        /// Its weight.
+        public var severity: IntegritySeverity
         /// One sentence.
         public var summary: String
 
         /// Creates a finding.
-        public init(kind: String, severity: String, summary: String) {
+        public init(kind: String, severity: IntegritySeverity, summary: String) {
             self.kind = kind
             self.severity = severity
             self.summary = summary
         }
     }
 
-    /// `clean`, `suspicious` or `compromised`.
-    public var verdict: String
+    /// The verdict the report states.
+    public var verdict: IntegrityVerdict
     /// The findings.
     public var findings: [Finding]
     /// When the client ran the checks (Unix seconds).
@@ -134,17 +186,22 @@ public struct IntegrityReportSummary: Codable, Sendable, Hashable {
     }
 
     /// Creates a summary.
-    public init(verdict: String, findings: [Finding], checkedAt: Int64) {
+    public init(verdict: IntegrityVerdict, findings: [Finding], checkedAt: Int64) {
         self.verdict = verdict
         self.findings = findings
         self.checkedAt = checkedAt
+    }
+
+    /// The stated verdict, never lower than the heaviest finding (a report cannot grade itself down).
+    public var effectiveVerdict: IntegrityVerdict {
+        max(verdict, findings.map { IntegrityVerdict($0.severity) }.max() ?? .clean)
     }
 }
 
 /// The answer to a check-in.
 public struct IntegrityCheckInResponse: Codable, Sendable, Hashable {
     /// The verdict the server recorded (the report's, raised to its heaviest finding).
-    public var verdict: String
+    public var verdict: IntegrityVerdict
     /// When it was recorded (Unix seconds).
     public var receivedAt: Int64
     /// Whether the server's policy now refuses this client's other requests.
@@ -156,7 +213,7 @@ public struct IntegrityCheckInResponse: Codable, Sendable, Hashable {
     }
 
     /// Creates the answer.
-    public init(verdict: String, receivedAt: Int64, refused: Bool) {
+    public init(verdict: IntegrityVerdict, receivedAt: Int64, refused: Bool) {
         self.verdict = verdict
         self.receivedAt = receivedAt
         self.refused = refused
@@ -173,7 +230,7 @@ public struct IntegrityHistoryEntry: Codable, Sendable, Hashable {
     /// The instance's name.
     public var instanceName: String
     /// The recorded verdict.
-    public var verdict: String
+    public var verdict: IntegrityVerdict
     /// When the server received it.
     public var receivedAt: Int64
     /// When the client ran the checks.
@@ -198,7 +255,7 @@ public struct IntegrityHistoryEntry: Codable, Sendable, Hashable {
         clientID: String,
         instanceID: String,
         instanceName: String,
-        verdict: String,
+        verdict: IntegrityVerdict,
         receivedAt: Int64,
         checkedAt: Int64,
         findings: [String],

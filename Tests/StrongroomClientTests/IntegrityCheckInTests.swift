@@ -65,7 +65,7 @@ struct IntegrityCheckInTests {
 
                 // The fraud-management view: admin token required.
                 let history = try await adminHistory(server.baseURL, token: adminToken, client: bad)
-                #expect(history.map(\.verdict) == ["clean", "compromised"])
+                #expect(history.map(\.verdict) == [.clean, .compromised] as [IntegrityVerdict])
                 #expect(history.last?.findings == ["tracer-attached:compromised"])
                 #expect(history.allSatisfy { $0.instanceID == instance })
                 await #expect(throws: (any Error).self) {
@@ -144,7 +144,7 @@ struct IntegrityCheckInTests {
 
             let genuine = request(signingKey: key, nonce: try await client.integrityChallenge().nonce)
             let answer = try await client.checkInIntegrityReport(genuine)
-            #expect(answer.verdict == "clean" && !answer.refused)
+            #expect(answer.verdict == .clean && !answer.refused)
             let replayed = await #expect(throws: ClientError.self) { try await client.checkInIntegrityReport(genuine) }
             #expect(replayed?.code == .forbidden)
             // Another client cannot report for this instance, even with a valid challenge of its own.
@@ -154,6 +154,52 @@ struct IntegrityCheckInTests {
                 )
             }
             #expect(foreign?.code == .forbidden)
+        }
+    }
+
+    @Test("bounded per client: 64 instances (then 429), 16 outstanding challenges (an older one is dropped)")
+    func bounds() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            let client = try await ClientTestServer.client(url, "bounded")
+            func register() async throws {
+                _ = try await client.registerIntegrityInstance(
+                    IntegrityInstanceRequest(
+                        instanceID: UUID().uuidString,
+                        publicKey: SigningPrivateKey().publicKey.base64URLEncoded,
+                        name: "n"
+                    )
+                )
+            }
+            for _ in 0..<64 { try await register() }
+            let over = await #expect(throws: ClientError.self) { try await register() }
+            #expect(over?.status == 429)
+
+            let key = SigningPrivateKey()
+            let instance = UUID().uuidString.lowercased()
+            let other = try await ClientTestServer.client(url, "bounded-2")
+            _ = try await other.registerIntegrityInstance(
+                IntegrityInstanceRequest(instanceID: instance, publicKey: key.publicKey.base64URLEncoded, name: "n")
+            )
+            let first = try await other.integrityChallenge().nonce
+            for _ in 0..<16 { _ = try await other.integrityChallenge() }
+            let report = Array(Integrity.check(checks: []).jsonRepresentation())
+            let signed = IntegrityCheckInRequest.signedBytes(
+                clientID: other.integrityClientID,
+                instanceID: instance,
+                nonce: first,
+                report: report
+            )
+            let dropped = await #expect(throws: ClientError.self) {
+                try await other.checkInIntegrityReport(
+                    IntegrityCheckInRequest(
+                        instanceID: instance,
+                        nonce: first,
+                        report: Base64URL.encode(report),
+                        signature: Base64URL.encode(key.signature(for: signed))
+                    )
+                )
+            }
+            #expect(dropped?.code == .forbidden)
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import StrongroomCrypto
 import StrongroomShield
 import StrongroomTesting
+import StrongroomWire
 import Testing
 
 /// Grading, manifests and reports through the public API (detection itself is tested through the CLI, under real
@@ -58,6 +59,9 @@ import Testing
         #expect(ClockSkewCheck().observe(skewed).map(\.kind) == [.clockSkew])
         let fine = IntegrityContext(serverTime: now.addingTimeInterval(30), localTime: now)
         #expect(ClockSkewCheck().observe(fine).isEmpty)
+        // A hostile server time far outside any clock is a finding, never an overflow.
+        let hostile = IntegrityContext(serverTime: Date(timeIntervalSince1970: TimeInterval(Int64.max)), localTime: now)
+        #expect(ClockSkewCheck().observe(hostile).map(\.kind) == [.clockSkew])
     }
 
     @Test("manifests: signed, verified, tampered, another signer, malformed")

@@ -60,7 +60,7 @@ struct KeychainOptions: ParsableArguments {
 
     private func readPassphrase(prompt: String) throws -> String {
         if passphraseFromSecretService {
-            guard let text = try Self.secretServicePassphrase() else {
+            guard let text = try Keychain.passphrase(from: [.secretService()]) else {
                 throw CLIError(
                     description:
                         "error: no keychain passphrase in the Secret Service (service=strongroom, username=keychain)",
@@ -70,12 +70,6 @@ struct KeychainOptions: ParsableArguments {
             return text
         }
         return try Self.secret(file: passphraseFile, environment: "STRONGROOM_KEYCHAIN_PASSPHRASE", prompt: prompt)
-    }
-
-    /// The passphrase item in the desktop keyring, if there is one.
-    private static func secretServicePassphrase() throws -> String? {
-        guard case .provider(let lookup) = Keychain.PassphraseSource.secretService() else { return nil }
-        return try lookup()
     }
 
     /// A secret: the first line of `file` when given, else the environment variable `environment`, else typed at a

@@ -97,11 +97,7 @@ struct Transport: Sendable {
             // Servers other than Strongroom may answer errors without a JSON body: fall back to the status.
             let body = try? JSONDecoder().decode(ErrorBody.self, from: data)
             let message = body?.error ?? "HTTP \(status)"
-            var error = ClientError.status(status, message: "\(method) \(Self.route(path)): \(message)")
-            if status == 403, body?.code == "integrity_refused" {
-                error = ClientError(.integrityRefused, error.message, status: status)
-            }
-            throw error
+            throw ClientError.status(status, code: body?.code, message: "\(method) \(Self.route(path)): \(message)")
         }
         return data
     }

@@ -93,32 +93,10 @@ public enum FileCipher {
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
             return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
-                var decryptor = FileDecryptor(accessKey: accessKey)
-                var readBuffer = [UInt8](repeating: 0, count: readSize)
-                var plaintext: [UInt8] = []
-                plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
-                defer { Wipe.bytes(&plaintext) }
-                var processed: Int64 = 0
-                var written: Int64 = 0
-                while true {
-                    if isCancelled() { throw .cancelled() }
-                    let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in
-                        try input.read(into: buffer)
-                    }
-                    if count == 0 { break }
-                    try readBuffer.withBytes { bytes throws(CryptoError) in
-                        try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &plaintext)
-                    }
-                    try plaintext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
-                    written += Int64(plaintext.count)
-                    Wipe.bytes(&plaintext)
-                    plaintext.removeAll(keepingCapacity: true)
-                    processed += Int64(count)
-                    progress?(processed)
+                try decryptPieces(from: input, with: accessKey, isCancelled: isCancelled, progress: progress) {
+                    plaintext throws(CryptoError) in
+                    try output.write(plaintext)
                 }
-                try decryptor.finalize(into: &plaintext)
-                try plaintext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
-                return written + Int64(plaintext.count)
             }
         }
     }
@@ -141,43 +119,59 @@ public enum FileCipher {
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
             return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
-                var decryptor = FileDecryptor(accessKey: sourceKey)
                 var encryptor = FileEncryptor(accessKey: destinationKey)
-                var readBuffer = [UInt8](repeating: 0, count: readSize)
-                var plaintext: [UInt8] = []
                 var ciphertext: [UInt8] = []
-                plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
                 ciphertext.reserveCapacity(readSize + 4 * FileFormat.chunkSize + 128)
-                defer { Wipe.bytes(&plaintext) }
-                var processed: Int64 = 0
-                var written: Int64 = 0
-                while true {
-                    if isCancelled() { throw .cancelled() }
-                    let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in
-                        try input.read(into: buffer)
-                    }
-                    if count == 0 { break }
-                    try readBuffer.withBytes { bytes throws(CryptoError) in
-                        try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &plaintext)
-                    }
-                    plaintext.withUnsafeBytes { encryptor.update($0, into: &ciphertext) }
-                    written += Int64(plaintext.count)
-                    Wipe.bytes(&plaintext)
-                    plaintext.removeAll(keepingCapacity: true)
+                let size = try decryptPieces(from: input, with: sourceKey, isCancelled: isCancelled, progress: progress)
+                {
+                    plaintext throws(CryptoError) in
+                    encryptor.update(plaintext, into: &ciphertext)
                     try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
                     ciphertext.removeAll(keepingCapacity: true)
-                    processed += Int64(count)
-                    progress?(processed)
                 }
-                try decryptor.finalize(into: &plaintext)
-                plaintext.withUnsafeBytes { encryptor.update($0, into: &ciphertext) }
-                written += Int64(plaintext.count)
-                Wipe.bytes(&plaintext)
                 _ = encryptor.finalize(into: &ciphertext)
                 try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
-                return written
+                return size
             }
         }
+    }
+
+    /// Reads and decrypts `input` a piece at a time and hands each piece of plaintext to `consume`, wiping it
+    /// afterwards: the one decryption loop behind ``decrypt(contentsOf:to:with:progress:)``
+    /// and ``reencrypt(contentsOf:decryptingWith:to:encryptingWith:progress:)``.
+    ///
+    /// - Returns: the plaintext size in bytes.
+    private static func decryptPieces(
+        from input: borrowing BlockingFile,
+        with accessKey: AccessKey,
+        isCancelled: () -> Bool,
+        progress: Progress?,
+        _ consume: (UnsafeRawBufferPointer) throws(CryptoError) -> Void
+    ) throws(CryptoError) -> Int64 {
+        var decryptor = FileDecryptor(accessKey: accessKey)
+        var readBuffer = [UInt8](repeating: 0, count: readSize)
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
+        defer { Wipe.bytes(&plaintext) }
+        var processed: Int64 = 0
+        var written: Int64 = 0
+        while true {
+            if isCancelled() { throw .cancelled() }
+            let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in try input.read(into: buffer) }
+            if count == 0 { break }
+            try readBuffer.withBytes { bytes throws(CryptoError) in
+                try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &plaintext)
+            }
+            try plaintext.withBytes { bytes throws(CryptoError) in try consume(bytes) }
+            written += Int64(plaintext.count)
+            Wipe.bytes(&plaintext)
+            plaintext.removeAll(keepingCapacity: true)
+            processed += Int64(count)
+            progress?(processed)
+        }
+        try decryptor.finalize(into: &plaintext)
+        try plaintext.withBytes { bytes throws(CryptoError) in try consume(bytes) }
+        return written + Int64(plaintext.count)
     }
 
     /// Writes through `body` into a temporary file beside `path`, then renames it to `path`. On failure the

@@ -18,8 +18,6 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let clock: ServerClock
     /// The listener's client-certificate mode, or nil when it asks for none.
     let clientCertificates: ClientCertificateMode?
-    /// Refuses clients whose newest integrity report the policy does not accept (except on `/v1/integrity/…`).
-    let integrity: IntegrityPolicy
 
     func handle(
         _ request: Request,
@@ -48,9 +46,6 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         if let mode = clientCertificates, let caller = context.clientID {
             try await requireCertificateBinding(caller, mode: mode, context: context)
-        }
-        if let caller = context.clientID, !request.uri.path.hasPrefix("/v1/integrity/") {
-            try await integrity.check(caller, store: store)
         }
         return try await next(request, context)
     }

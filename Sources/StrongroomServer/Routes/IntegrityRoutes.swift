@@ -12,6 +12,7 @@ struct IntegrityRoutes {
     let store: any ServerStore
     let clock: ServerClock
     let policy: IntegrityPolicy
+    let limits: ServerLimits
 
     /// How long a challenge may be answered.
     static let challengeLifetime: Int64 = 300
@@ -44,15 +45,23 @@ struct IntegrityRoutes {
         }
         guard body.name.utf8.count <= 256 else { throw ServerError.badRequest("name is longer than 256 bytes") }
         try requireNoNUL(body.name, "name")
-        let stored = try await store.registerIntegrityInstance(
-            StoredIntegrityInstance(
-                instanceID: instanceID,
-                clientID: caller,
-                publicKey: body.publicKey,
-                name: body.name,
-                registered: clock.unixSeconds
+        guard
+            let (stored, inserted) = try await store.registerIntegrityInstance(
+                StoredIntegrityInstance(
+                    instanceID: instanceID,
+                    clientID: caller,
+                    publicKey: body.publicKey,
+                    name: body.name,
+                    registered: clock.unixSeconds
+                ),
+                limit: limits.integrityInstancesPerClient
             )
-        )
+        else {
+            throw ServerError(
+                .quotaExceeded,
+                "this client has \(limits.integrityInstancesPerClient) integrity instances already"
+            )
+        }
         guard stored.clientID == caller, stored.publicKey == body.publicKey else {
             throw ServerError.conflict("this instance ID is registered with another key or client")
         }
@@ -61,7 +70,7 @@ struct IntegrityRoutes {
             clientID: caller,
             registeredAt: stored.registered
         )
-        return try json(answer, status: stored.registered == clock.unixSeconds ? .created : .ok)
+        return try json(answer, status: inserted ? .created : .ok)
     }
 
     func challenge(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
@@ -72,7 +81,8 @@ struct IntegrityRoutes {
             nonce: nonce,
             clientID: caller,
             expires: now + Self.challengeLifetime,
-            now: now
+            now: now,
+            limit: limits.integrityChallengesPerClient
         )
         return try json(
             IntegrityChallengeResponse(nonce: nonce, serverTime: now, expiresAt: now + Self.challengeLifetime)
@@ -85,7 +95,8 @@ struct IntegrityRoutes {
         guard let instanceID = canonicalUUID(body.instanceID),
             let instance = try await store.integrityInstance(id: instanceID), instance.clientID == caller
         else { throw ServerError.forbidden("no such instance registered for this client") }
-        guard body.nonce.utf8.count <= 128, body.report.utf8.count <= 400_000, body.signature.utf8.count <= 128,
+        guard body.nonce.utf8.count <= 128, body.signature.utf8.count <= 128,
+            body.report.utf8.count <= Base64URL.encodedLength(of: limits.maximumIntegrityReportBytes),
             let report = try? Base64URL.decode(body.report), let signature = try? Base64URL.decode(body.signature),
             let key = try? SigningPublicKey(base64URLEncoded: instance.publicKey)
         else { throw ServerError.badRequest("the report, nonce or signature is malformed") }
@@ -103,36 +114,35 @@ struct IntegrityRoutes {
             throw ServerError.forbidden("the challenge was used already, has expired, or was never issued")
         }
         let summary = try Self.summary(of: report)
-        let verdict = IntegrityGrade(summary)
+        let verdict = summary.effectiveVerdict
         try await store.insertIntegrityReport(
             StoredIntegrityReport(
                 clientID: caller,
                 instanceID: instanceID,
                 received: now,
                 checked: summary.checkedAt,
-                verdict: verdict.rawValue,
-                findings: summary.findings.map { "\($0.kind):\($0.severity)" }.joined(separator: ","),
+                verdict: verdict,
+                findings: summary.findings.map { "\($0.kind):\($0.severity.rawValue)" }.joined(separator: ","),
                 report: String(decoding: report, as: UTF8.self)
-            )
+            ),
+            keep: limits.integrityReportsPerClient
         )
         policy.recorded(verdict, for: caller)
         return try json(
-            IntegrityCheckInResponse(verdict: verdict.rawValue, receivedAt: now, refused: policy.refuses(verdict)),
+            IntegrityCheckInResponse(verdict: verdict, receivedAt: now, refused: policy.refuses(verdict)),
             status: .created
         )
     }
 
-    /// The report's verdict and findings, checked: known words, bounded counts and lengths.
+    /// The report's verdict and findings: known words (decoding refuses others), bounded counts and lengths.
     static func summary(of report: Data) throws -> IntegrityReportSummary {
         guard let summary = try? JSONDecoder().decode(IntegrityReportSummary.self, from: report) else {
             throw ServerError.badRequest("the report is not an integrity report")
         }
-        guard IntegrityGrade(rawValue: summary.verdict) != nil, summary.findings.count <= 256,
-            summary.findings.allSatisfy({
-                IntegrityGrade(severity: $0.severity) != nil && $0.kind.utf8.count <= 64
-                    && !$0.kind.contains(",") && !$0.kind.contains(":")
-            })
-        else { throw ServerError.badRequest("the report's verdict or findings are not understood") }
+        guard summary.findings.count <= 256,
+            summary.findings.allSatisfy({ $0.kind.utf8.count <= 64 && !$0.kind.contains(",") && !$0.kind.contains(":") }
+            )
+        else { throw ServerError.badRequest("the report's findings are not understood") }
         return summary
     }
 
@@ -154,31 +164,23 @@ struct IntegrityRoutes {
     }
 }
 
-/// Stored integrity reports as history entries with their instances' names, newest first: what the admin route and
-/// `strongroom-server integrity` show.
+/// Stored integrity reports as history entries, newest first: what the admin route and `strongroom-server
+/// integrity` show.
 public func integrityEntries(
     store: any ServerStore,
     clientID: String?,
     limit: Int
 ) async throws -> [IntegrityHistoryEntry] {
-    var names: [String: String] = [:]
-    var entries: [IntegrityHistoryEntry] = []
-    for report in try await store.integrityReports(clientID: clientID, limit: limit) {
-        if names[report.instanceID] == nil {
-            names[report.instanceID] = try await store.integrityInstance(id: report.instanceID)?.name ?? ""
-        }
-        entries.append(
-            IntegrityHistoryEntry(
-                clientID: report.clientID,
-                instanceID: report.instanceID,
-                instanceName: names[report.instanceID] ?? "",
-                verdict: report.verdict,
-                receivedAt: report.received,
-                checkedAt: report.checked,
-                findings: report.findings.isEmpty ? [] : report.findings.split(separator: ",").map(String.init),
-                report: report.report
-            )
+    try await store.integrityReports(clientID: clientID, limit: limit).map { report in
+        IntegrityHistoryEntry(
+            clientID: report.clientID,
+            instanceID: report.instanceID,
+            instanceName: report.instanceName,
+            verdict: report.verdict,
+            receivedAt: report.received,
+            checkedAt: report.checked,
+            findings: report.findings.isEmpty ? [] : report.findings.split(separator: ",").map(String.init),
+            report: report.report
         )
     }
-    return entries
 }

@@ -1,18 +1,35 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SQLKit
+import StrongroomCore
+public import StrongroomWire
 
-/// Integrity check-in: instances, challenges and reports.
+/// Integrity check-in: instances, challenges and reports, each bounded per client.
 extension SQLServerStore {
-    public func registerIntegrityInstance(_ instance: StoredIntegrityInstance) async throws -> StoredIntegrityInstance {
-        try await database.raw(
-            """
-            INSERT INTO integrity_instances (instance_id, client_id, public_key, name, registered)
-            VALUES (\(bind: instance.instanceID), \(bind: instance.clientID), \(bind: instance.publicKey),
-            \(bind: instance.name), \(bind: instance.registered)) ON CONFLICT (instance_id) DO NOTHING
-            """
-        ).run()
-        return try await integrityInstance(id: instance.instanceID) ?? instance
+    public func registerIntegrityInstance(
+        _ instance: StoredIntegrityInstance,
+        limit: Int
+    ) async throws -> (instance: StoredIntegrityInstance, inserted: Bool)? {
+        if let existing = try await integrityInstance(id: instance.instanceID) { return (existing, false) }
+        let count =
+            try await database.raw(
+                "SELECT COUNT(*) AS n FROM integrity_instances WHERE client_id = \(bind: instance.clientID)"
+            ).first()?.decode(column: "n", as: Int.self) ?? 0
+        guard count < limit else { return nil }
+        let inserted =
+            try await database.raw(
+                """
+                INSERT INTO integrity_instances (instance_id, client_id, public_key, name, registered)
+                VALUES (\(bind: instance.instanceID), \(bind: instance.clientID), \(bind: instance.publicKey),
+                \(bind: instance.name), \(bind: instance.registered)) ON CONFLICT (instance_id) DO NOTHING
+                RETURNING instance_id
+                """
+            ).first() != nil
+        // Another request registered the same ID in between: what it stored stands.
+        guard !inserted, let existing = try await integrityInstance(id: instance.instanceID) else {
+            return (instance, true)
+        }
+        return (existing, false)
     }
 
     public func integrityInstance(id: String) async throws -> StoredIntegrityInstance? {
@@ -29,12 +46,25 @@ extension SQLServerStore {
         )
     }
 
-    public func insertIntegrityChallenge(nonce: String, clientID: String, expires: Int64, now: Int64) async throws {
+    public func insertIntegrityChallenge(
+        nonce: String,
+        clientID: String,
+        expires: Int64,
+        now: Int64,
+        limit: Int
+    ) async throws {
         try await database.raw("DELETE FROM integrity_challenges WHERE expires < \(bind: now)").run()
         try await database.raw(
             """
             INSERT INTO integrity_challenges (nonce, client_id, expires)
             VALUES (\(bind: nonce), \(bind: clientID), \(bind: expires))
+            """
+        ).run()
+        try await database.raw(
+            """
+            DELETE FROM integrity_challenges WHERE client_id = \(bind: clientID) AND idx NOT IN
+            (SELECT idx FROM integrity_challenges WHERE client_id = \(bind: clientID)
+            ORDER BY idx DESC LIMIT \(bind: max(1, limit)))
             """
         ).run()
     }
@@ -48,47 +78,67 @@ extension SQLServerStore {
         ).first() != nil
     }
 
-    public func insertIntegrityReport(_ report: StoredIntegrityReport) async throws {
+    public func insertIntegrityReport(_ report: StoredIntegrityReport, keep: Int) async throws {
         try await database.raw(
             """
             INSERT INTO integrity_reports (client_id, instance_id, received, checked, verdict, findings, report)
             VALUES (\(bind: report.clientID), \(bind: report.instanceID), \(bind: report.received),
-            \(bind: report.checked), \(bind: report.verdict), \(bind: report.findings), \(bind: report.report))
+            \(bind: report.checked), \(bind: report.verdict.rawValue), \(bind: report.findings),
+            \(bind: report.report))
+            """
+        ).run()
+        try await database.raw(
+            """
+            DELETE FROM integrity_reports WHERE client_id = \(bind: report.clientID) AND idx NOT IN
+            (SELECT idx FROM integrity_reports WHERE client_id = \(bind: report.clientID)
+            ORDER BY idx DESC LIMIT \(bind: max(1, keep)))
             """
         ).run()
     }
 
     public func integrityReports(clientID: String?, limit: Int) async throws -> [StoredIntegrityReport] {
         let limit = max(1, min(limit, 10_000))
+        let select = """
+            SELECT r.*, COALESCE(i.name, '') AS instance_name FROM integrity_reports r
+            LEFT JOIN integrity_instances i ON i.instance_id = r.instance_id
+            """
         let rows =
             if let clientID {
                 try await database.raw(
-                    """
-                    SELECT * FROM integrity_reports WHERE client_id = \(bind: clientID)
-                    ORDER BY idx DESC LIMIT \(bind: limit)
-                    """
+                    "\(unsafeRaw: select) WHERE r.client_id = \(bind: clientID) ORDER BY r.idx DESC LIMIT \(bind: limit)"
                 ).all()
             } else {
-                try await database.raw("SELECT * FROM integrity_reports ORDER BY idx DESC LIMIT \(bind: limit)").all()
+                try await database.raw("\(unsafeRaw: select) ORDER BY r.idx DESC LIMIT \(bind: limit)").all()
             }
         return try rows.map { row in
             StoredIntegrityReport(
                 clientID: try row.decode(column: "client_id", as: String.self),
                 instanceID: try row.decode(column: "instance_id", as: String.self),
+                instanceName: try row.decode(column: "instance_name", as: String.self),
                 received: try row.decode(column: "received", as: Int64.self),
                 checked: try row.decode(column: "checked", as: Int64.self),
-                verdict: try row.decode(column: "verdict", as: String.self),
+                verdict: try Self.verdict(try row.decode(column: "verdict", as: String.self)),
                 findings: try row.decode(column: "findings", as: String.self),
                 report: try row.decode(column: "report", as: String.self)
             )
         }
     }
 
-    public func latestIntegrityVerdict(clientID: String) async throws -> String? {
-        try await database.raw(
-            """
-            SELECT verdict FROM integrity_reports WHERE client_id = \(bind: clientID) ORDER BY idx DESC LIMIT 1
-            """
-        ).first()?.decode(column: "verdict", as: String.self)
+    public func latestIntegrityVerdict(clientID: String) async throws -> IntegrityVerdict? {
+        guard
+            let text = try await database.raw(
+                """
+                SELECT verdict FROM integrity_reports WHERE client_id = \(bind: clientID) ORDER BY idx DESC LIMIT 1
+                """
+            ).first()?.decode(column: "verdict", as: String.self)
+        else { return nil }
+        return try Self.verdict(text)
+    }
+
+    private static func verdict(_ text: String) throws -> IntegrityVerdict {
+        guard let verdict = IntegrityVerdict(rawValue: text) else {
+            throw ServerError(.storage, "a stored integrity verdict is not understood")
+        }
+        return verdict
     }
 }

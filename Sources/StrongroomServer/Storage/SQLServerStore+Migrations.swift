@@ -110,6 +110,20 @@ extension SQLServerStore {
                     "CREATE INDEX integrity_reports_client ON integrity_reports (client_id, idx)",
                 ]
             ),
+            (
+                6,
+                [
+                    // Challenges in issue order, so a client keeps its newest ones (they live five minutes: the
+                    // old table's outstanding challenges are simply dropped).
+                    "DROP TABLE integrity_challenges",
+                    """
+                    CREATE TABLE integrity_challenges (\(indexColumn), nonce TEXT NOT NULL UNIQUE,
+                    client_id TEXT NOT NULL, expires BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX integrity_challenges_client ON integrity_challenges (client_id, idx)",
+                    "CREATE INDEX integrity_challenges_expiry ON integrity_challenges (expires)",
+                ]
+            ),
         ]
     }
 

@@ -122,20 +122,25 @@ public protocol ServerStore: Sendable {
 
     // MARK: Integrity check-in
 
-    /// Registers an instance; returns the stored one (an existing instance ID is never rebound or rekeyed).
-    func registerIntegrityInstance(_ instance: StoredIntegrityInstance) async throws -> StoredIntegrityInstance
+    /// Registers an instance unless its client has `limit` already; returns the stored instance (an existing
+    /// instance ID is never rebound or rekeyed) and whether this call inserted it, or nil when over the limit.
+    func registerIntegrityInstance(
+        _ instance: StoredIntegrityInstance,
+        limit: Int
+    ) async throws -> (instance: StoredIntegrityInstance, inserted: Bool)?
     /// The instance, or nil.
     func integrityInstance(id: String) async throws -> StoredIntegrityInstance?
-    /// Remembers a challenge nonce for `clientID` until `expires` (expired ones are deleted first).
-    func insertIntegrityChallenge(nonce: String, clientID: String, expires: Int64, now: Int64) async throws
+    /// Remembers a challenge nonce for `clientID` until `expires`; expired ones go, and the client keeps at most
+    /// `limit` (its oldest are dropped).
+    func insertIntegrityChallenge(nonce: String, clientID: String, expires: Int64, now: Int64, limit: Int) async throws
     /// Uses up a challenge: true only once, for its client, before it expires.
     func consumeIntegrityChallenge(nonce: String, clientID: String, now: Int64) async throws -> Bool
-    /// Stores a report.
-    func insertIntegrityReport(_ report: StoredIntegrityReport) async throws
-    /// The newest `limit` reports (at most 10 000), of one client or of all, newest first.
+    /// Stores a report; the client keeps its newest `keep` reports.
+    func insertIntegrityReport(_ report: StoredIntegrityReport, keep: Int) async throws
+    /// The newest `limit` reports (at most 10 000), of one client or of all, newest first, with instance names.
     func integrityReports(clientID: String?, limit: Int) async throws -> [StoredIntegrityReport]
     /// The verdict of the client's newest report, or nil.
-    func latestIntegrityVerdict(clientID: String) async throws -> String?
+    func latestIntegrityVerdict(clientID: String) async throws -> IntegrityVerdict?
 }
 
 extension ServerStore {

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomWire
 
 /// An app instance registered for integrity check-in: its Ed25519 key, bound to one client.
 public struct StoredIntegrityInstance: Sendable, Hashable {
@@ -29,12 +30,14 @@ public struct StoredIntegrityReport: Sendable, Hashable {
     public var clientID: String
     /// The instance.
     public var instanceID: String
+    /// The instance's name (read with the report; not stored with it).
+    public var instanceName: String
     /// When the server received it (Unix seconds).
     public var received: Int64
     /// When the client ran the checks.
     public var checked: Int64
     /// The recorded verdict.
-    public var verdict: String
+    public var verdict: IntegrityVerdict
     /// The findings, `kind:severity`, comma-separated.
     public var findings: String
     /// The report's JSON as signed.
@@ -44,14 +47,16 @@ public struct StoredIntegrityReport: Sendable, Hashable {
     public init(
         clientID: String,
         instanceID: String,
+        instanceName: String = "",
         received: Int64,
         checked: Int64,
-        verdict: String,
+        verdict: IntegrityVerdict,
         findings: String,
         report: String
     ) {
         self.clientID = clientID
         self.instanceID = instanceID
+        self.instanceName = instanceName
         self.received = received
         self.checked = checked
         self.verdict = verdict

@@ -15,8 +15,9 @@ public struct ClockSkewCheck: IntegrityCheck {
         return [
             IntegrityObservation(
                 .clockSkew,
-                "the local clock is \(Int(abs(skew))) s \(skew > 0 ? "ahead of" : "behind") the server's",
-                evidence: ["skew \(Int(skew)) s", "allowed \(Int(allowed)) s"]
+                // Formatted, never converted to Int: a hostile server time would overflow the conversion.
+                "the local clock is \(String(format: "%.0f", abs(skew))) s \(skew > 0 ? "ahead of" : "behind") the server's",
+                evidence: [String(format: "skew %.0f s", skew), String(format: "allowed %.0f s", allowed)]
             )
         ]
     }

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomWire
 
 /// How findings are weighed: data, not code. The verdict is the heaviest severity among the findings.
 ///

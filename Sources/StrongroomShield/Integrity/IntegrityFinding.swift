@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomWire
 
 /// One thing an integrity check found: what it is, how much it weighs under the grading policy, and the evidence.
 public struct IntegrityFinding: Sendable, Hashable, Codable {
@@ -52,25 +53,9 @@ public struct IntegrityFinding: Sendable, Hashable, Codable {
         public static let checkUnavailable = Kind(rawValue: "check-unavailable")
     }
 
-    /// How much a finding weighs. The report's verdict is the heaviest severity found.
-    public enum Severity: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
-        /// Worth knowing; does not change the verdict.
-        case informational
-        /// Makes the verdict at least ``IntegrityVerdict/suspicious``.
-        case suspicious
-        /// Makes the verdict ``IntegrityVerdict/compromised``.
-        case compromised
-
-        private var rank: Int {
-            switch self {
-            case .informational: 0
-            case .suspicious: 1
-            case .compromised: 2
-            }
-        }
-
-        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
-    }
+    /// How much a finding weighs (shared with the server, which reads reports): the report's verdict is the
+    /// heaviest severity found.
+    public typealias Severity = IntegritySeverity
 
     /// What was found.
     public var kind: Kind

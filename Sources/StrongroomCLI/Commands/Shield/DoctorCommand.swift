@@ -56,9 +56,10 @@ struct DoctorCommand: AsyncParsableCommand {
                 add("registered", false, error.message)
             }
             if let challenge = try? await client.integrityChallenge() {
-                serverTime = Date(timeIntervalSince1970: TimeInterval(challenge.serverTime))
-                let skew = Int(Date().timeIntervalSince1970) - Int(challenge.serverTime)
-                add("clock", abs(skew) <= 120, "\(skew) s from the server's clock")
+                let time = Date(timeIntervalSince1970: TimeInterval(challenge.serverTime))
+                serverTime = time
+                let skew = Date().timeIntervalSince(time)  // floating point: a hostile value cannot overflow it
+                add("clock", abs(skew) <= 120, String(format: "%.0f s from the server's clock", skew))
             } else {
                 add("clock", true, "the server does not tell its time (not a Strongroom server?)")
             }

@@ -4,6 +4,7 @@ import Foundation
 import StrongroomCrypto
 import StrongroomKeychain
 import StrongroomShield
+import StrongroomWire
 
 /// What an integrity check needs from the command line: the manifest and its key, the files to keep owner-only,
 /// policy changes.
