@@ -53,7 +53,7 @@ enum StrongroomShieldBenchmark {
         let block = [UInt8](repeating: 0x5A, count: 65_536)
         let blocks = mebibytes * 16
         let raw = try clock.measure {
-            let sealer = try SecretStream.Sealer(key: SecureBytes(copying: SecureRandom.bytes(count: 32)))
+            let sealer = try SecretStream.Sealer(key: SecureRandom.bytes(count: 32))
             for index in 0..<blocks {
                 _ = block.withUnsafeBytes { sealer.seal($0, associatedData: [], isFinal: index == blocks - 1) }
             }
