@@ -41,6 +41,9 @@ extension Client {
                     underlying: error
                 )
             }
+            guard let checksum = summary.checksum else {
+                throw ClientError(.badRequest, "the file's checksum was not computed")
+            }
             let request = FileWriteRequest(
                 meta: .init(
                     writerID: clientID,
@@ -48,7 +51,7 @@ extension Client {
                     type: type,
                     plain: plain,
                     fileMeta: FileMeta(
-                        checksum: summary.checksum,
+                        checksum: checksum,
                         compression: "raw",
                         size: summary.size,
                         fileName: fileURL.lastPathComponent
@@ -66,7 +69,7 @@ extension Client {
                 encrypted,
                 to: pending.fileURL,
                 size: summary.size,
-                checksum: summary.checksum,
+                checksum: checksum,
                 progress: progress
             )
             let committed = try await authenticated(

@@ -41,8 +41,13 @@ import Testing
         return output
     }
 
-    func encrypt(_ plaintext: [UInt8], with key: AccessKey, pieceSize: Int = 5000) -> ([UInt8], FileEncryptor.Summary) {
-        var encryptor = FileEncryptor(accessKey: key)
+    func encrypt(
+        _ plaintext: [UInt8],
+        with key: AccessKey,
+        pieceSize: Int = 5000,
+        computesChecksum: Bool = true
+    ) -> ([UInt8], FileEncryptor.Summary) {
+        var encryptor = FileEncryptor(accessKey: key, computesChecksum: computesChecksum)
         var output: [UInt8] = []
         var offset = 0
         while offset < plaintext.count {
@@ -73,6 +78,18 @@ import Testing
             #expect(FileFormat.encryptedSize(forPlaintextSize: Int64(item.plaintextSize)) == item.size)
             let md5 = md5Base64(ciphertext)
             #expect(summary.checksum == md5)
+            #expect(try decrypt(ciphertext, with: accessKey) == plaintext)
+        }
+    }
+
+    @Test("without a checksum: the same format and sizes, no MD5")
+    func encryptsWithoutChecksum() throws {
+        for item in file.cases {
+            let plaintext = filePattern(item.plaintextSize)
+            let (ciphertext, summary) = encrypt(plaintext, with: accessKey, computesChecksum: false)
+            #expect(summary.checksum == nil)
+            #expect(summary.size == item.size)
+            #expect(Int64(ciphertext.count) == item.size)
             #expect(try decrypt(ciphertext, with: accessKey) == plaintext)
         }
     }

@@ -56,7 +56,9 @@ struct DemoCommand: AsyncParsableCommand {
             }
             let same = try Data(contentsOf: opened) == bytes
             if let summary {
-                print("file: \(summary.plaintextSize) bytes → \(summary.size) encrypted, md5 \(summary.checksum)")
+                print(
+                    "file: \(summary.plaintextSize) bytes → \(summary.size) encrypted, md5 \(summary.checksum ?? "-")"
+                )
             }
             print("file round trip identical: \(same)  (encrypt \(encryptTime), decrypt \(decryptTime))")
 

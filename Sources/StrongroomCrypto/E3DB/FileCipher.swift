@@ -31,9 +31,11 @@ public enum FileCipher {
     /// Encrypts the file at `source` into a new file at `destination` under `accessKey`.
     ///
     /// With `synchronizes` (the default) the ciphertext is on stable storage before it is renamed into place; pass
-    /// false for a throw-away file that is uploaded and removed, where an fsync would only cost time.
+    /// false for a throw-away file that is uploaded and removed, where an fsync would only cost time. Pass
+    /// `computesChecksum: false` for a file that is stored, not uploaded: the MD5 costs about as much as the
+    /// encryption.
     ///
-    /// - Returns: the ciphertext size and MD5 checksum for the E3DB upload.
+    /// - Returns: the ciphertext size and (unless `computesChecksum` is false) MD5 checksum for the E3DB upload.
     /// - Throws: ``CryptoError/Code/io`` when a file cannot be read or written (the destination must not exist),
     ///   ``CryptoError/Code/cancelled`` when the task is cancelled.
     public static func encrypt(
@@ -41,6 +43,7 @@ public enum FileCipher {
         to destination: URL,
         with accessKey: AccessKey,
         synchronizes: Bool = true,
+        computesChecksum: Bool = true,
         progress: Progress? = nil
     ) async throws(CryptoError) -> FileEncryptor.Summary {
         let sourcePath = source.path
@@ -48,11 +51,15 @@ public enum FileCipher {
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
             return try writeAtomically(to: destinationPath, synchronizes: synchronizes) { output throws(CryptoError) in
-                var encryptor = FileEncryptor(accessKey: accessKey)
+                var encryptor = FileEncryptor(accessKey: accessKey, computesChecksum: computesChecksum)
                 var readBuffer = [UInt8](repeating: 0, count: readSize)
                 var ciphertext: [UInt8] = []
                 ciphertext.reserveCapacity(readSize + 2 * FileFormat.chunkSize + 128)
-                defer { Wipe.bytes(&readBuffer) }
+                let writer = WriteBehind(descriptor: output.descriptor, wipes: false)
+                defer {
+                    writer.waitForPendingWrites()
+                    Wipe.bytes(&readBuffer)
+                }
                 var processed: Int64 = 0
                 while true {
                     if isCancelled() { throw .cancelled() }
@@ -63,13 +70,13 @@ public enum FileCipher {
                     readBuffer.withUnsafeBytes {
                         encryptor.update(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &ciphertext)
                     }
-                    try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
-                    ciphertext.removeAll(keepingCapacity: true)
+                    try writer.write(&ciphertext)
                     processed += Int64(count)
                     progress?(processed)
                 }
                 let summary = encryptor.finalize(into: &ciphertext)
-                try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                try writer.write(&ciphertext)
+                try writer.finish()
                 return summary
             }
         }
@@ -93,10 +100,15 @@ public enum FileCipher {
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
             return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
-                try decryptPieces(from: input, with: accessKey, isCancelled: isCancelled, progress: progress) {
+                let writer = WriteBehind(descriptor: output.descriptor, wipes: true)
+                defer { writer.waitForPendingWrites() }
+                let size = try decryptPieces(from: input, with: accessKey, isCancelled: isCancelled, progress: progress)
+                {
                     plaintext throws(CryptoError) in
-                    try output.write(plaintext)
+                    try writer.write(&plaintext)
                 }
+                try writer.finish()
+                return size
             }
         }
     }
@@ -119,25 +131,27 @@ public enum FileCipher {
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
             return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
-                var encryptor = FileEncryptor(accessKey: destinationKey)
+                var encryptor = FileEncryptor(accessKey: destinationKey, computesChecksum: false)
                 var ciphertext: [UInt8] = []
-                ciphertext.reserveCapacity(readSize + 4 * FileFormat.chunkSize + 128)
+                let writer = WriteBehind(descriptor: output.descriptor, wipes: false)
+                defer { writer.waitForPendingWrites() }
                 let size = try decryptPieces(from: input, with: sourceKey, isCancelled: isCancelled, progress: progress)
                 {
                     plaintext throws(CryptoError) in
-                    encryptor.update(plaintext, into: &ciphertext)
-                    try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
-                    ciphertext.removeAll(keepingCapacity: true)
+                    plaintext.withUnsafeBytes { encryptor.update($0, into: &ciphertext) }
+                    try writer.write(&ciphertext)
                 }
                 _ = encryptor.finalize(into: &ciphertext)
-                try ciphertext.withBytes { bytes throws(CryptoError) in try output.write(bytes) }
+                try writer.write(&ciphertext)
+                try writer.finish()
                 return size
             }
         }
     }
 
-    /// Reads and decrypts `input` a piece at a time and hands each piece of plaintext to `consume`, wiping it
-    /// afterwards: the one decryption loop behind ``decrypt(contentsOf:to:with:progress:)``
+    /// Reads and decrypts `input` a piece at a time and hands each piece of plaintext to `consume`, which may take
+    /// the buffer's contents (leaving it an empty buffer with the same capacity, as ``WriteBehind`` does); whatever
+    /// is left is wiped afterwards. The one decryption loop behind ``decrypt(contentsOf:to:with:progress:)``
     /// and ``reencrypt(contentsOf:decryptingWith:to:encryptingWith:progress:)``.
     ///
     /// - Returns: the plaintext size in bytes.
@@ -146,7 +160,7 @@ public enum FileCipher {
         with accessKey: AccessKey,
         isCancelled: () -> Bool,
         progress: Progress?,
-        _ consume: (UnsafeRawBufferPointer) throws(CryptoError) -> Void
+        _ consume: (inout [UInt8]) throws(CryptoError) -> Void
     ) throws(CryptoError) -> Int64 {
         var decryptor = FileDecryptor(accessKey: accessKey)
         var readBuffer = [UInt8](repeating: 0, count: readSize)
@@ -162,16 +176,18 @@ public enum FileCipher {
             try readBuffer.withBytes { bytes throws(CryptoError) in
                 try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &plaintext)
             }
-            try plaintext.withBytes { bytes throws(CryptoError) in try consume(bytes) }
             written += Int64(plaintext.count)
+            try consume(&plaintext)
             Wipe.bytes(&plaintext)
             plaintext.removeAll(keepingCapacity: true)
+            plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
             processed += Int64(count)
             progress?(processed)
         }
         try decryptor.finalize(into: &plaintext)
-        try plaintext.withBytes { bytes throws(CryptoError) in try consume(bytes) }
-        return written + Int64(plaintext.count)
+        written += Int64(plaintext.count)
+        try consume(&plaintext)
+        return written
     }
 
     /// Writes through `body` into a temporary file beside `path`, then renames it to `path`. On failure the

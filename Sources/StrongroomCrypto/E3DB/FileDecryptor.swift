@@ -28,13 +28,11 @@ public struct FileDecryptor: ~Copyable {
     private var state = crypto_secretstream_xchacha20poly1305_state()
     private var phase = Phase.prologue
     private var pending: [UInt8] = []
-    private var block: [UInt8]
 
     /// Prepares to decrypt a file sealed under `accessKey`.
     public init(accessKey: AccessKey) {
         SodiumRuntime.ensureInitialized()
         self.accessKey = accessKey
-        self.block = [UInt8](repeating: 0, count: FileFormat.blockSize)
     }
 
     /// Decrypts `ciphertext` and appends every completed chunk's plaintext to `output`.
@@ -69,7 +67,6 @@ public struct FileDecryptor: ~Copyable {
     ///   ``CryptoError/Code/authenticationFailed`` when the last chunk does not authenticate.
     public consuming func finalize(into output: inout [UInt8]) throws(CryptoError) {
         defer {
-            Wipe.bytes(&block)
             withUnsafeMutableBytes(of: &state) { Wipe.memory($0) }
         }
         switch phase {
@@ -179,12 +176,17 @@ public struct FileDecryptor: ~Copyable {
         guard chunk.count >= FileFormat.chunkOverhead else {
             throw CryptoError(.truncated, "the last chunk is cut short")
         }
+        // Opened in place at the end of `output`; on failure that space is removed again (libsodium checks the
+        // tag before it writes any plaintext), so `output` only ever holds authenticated plaintext.
+        let start = output.count
+        let openedCount = chunk.count - FileFormat.chunkOverhead
+        output.append(contentsOf: repeatElement(0, count: openedCount))
         var length: UInt64 = 0
         var tag: UInt8 = 0
-        let status = block.withUnsafeMutableBufferPointer { out in
+        let status = output.withUnsafeMutableBytes { out in
             crypto_secretstream_xchacha20poly1305_pull(
                 &state,
-                UnsafeMutableRawBufferPointer(out).sodiumMutableBytes,
+                UnsafeMutableRawBufferPointer(rebasing: out[start...]).sodiumMutableBytes,
                 &length,
                 &tag,
                 chunk.sodiumBytes,
@@ -194,6 +196,7 @@ public struct FileDecryptor: ~Copyable {
             )
         }
         guard status == 0 else {
+            output.removeLast(openedCount)
             throw CryptoError(.authenticationFailed, "a file chunk did not authenticate: altered, reordered or foreign")
         }
         switch tag {
@@ -202,8 +205,9 @@ public struct FileDecryptor: ~Copyable {
         case Sodium.SecretStream.tagFinal:
             phase = .finished
         default:
+            output.withUnsafeMutableBytes { Wipe.memory(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+            output.removeLast(openedCount)
             throw CryptoError(.invalidFormat, "a file chunk carries an unexpected tag")
         }
-        output.append(contentsOf: block[0..<Int(length)])
     }
 }

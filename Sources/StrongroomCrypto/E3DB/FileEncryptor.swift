@@ -12,15 +12,14 @@ public import Foundation
 /// Encrypts a byte stream into E3DB's file format, version "3", in constant memory.
 ///
 /// Feed plaintext in pieces of any size with `update(_:into:)` and finish with ``finalize(into:)``; both
-/// append ciphertext to an output buffer that you drain as you go. The encryptor also computes the MD5 checksum
-/// and size of the ciphertext, which the E3DB file upload needs.
+/// append ciphertext to an output buffer that you drain as you go. The encryptor also computes the size of the
+/// ciphertext and, unless told not to, its MD5 checksum, which the E3DB file upload needs.
 ///
 /// It is noncopyable: a copied stream state would reuse nonces.
 public struct FileEncryptor: ~Copyable {
     private var state: crypto_secretstream_xchacha20poly1305_state
     private var pending: [UInt8] = []
-    private var chunk: [UInt8]
-    private var checksum = Insecure.MD5()
+    private var checksum: Insecure.MD5?
     private var prologue: [UInt8]
     private var plaintextCount: Int64 = 0
     private var ciphertextCount: Int64 = 0
@@ -29,14 +28,21 @@ public struct FileEncryptor: ~Copyable {
     public struct Summary: Sendable, Hashable {
         /// The ciphertext length in bytes (E3DB `file_meta.size`).
         public var size: Int64
-        /// Standard base64 (padded) of the ciphertext's MD5 (E3DB `file_meta.checksum`, a `Content-MD5` value).
-        public var checksum: String
+        /// Standard base64 (padded) of the ciphertext's MD5 (E3DB `file_meta.checksum`, a `Content-MD5` value);
+        /// `nil` when the encryptor was created with `computesChecksum: false`.
+        public var checksum: String?
         /// The plaintext length in bytes.
         public var plaintextSize: Int64
     }
 
     /// Starts a stream under `accessKey`: a fresh secretstream key, sealed with the access key into the prologue.
-    public init(accessKey: AccessKey, using random: some RandomSource = .system) {
+    ///
+    /// - Parameters:
+    ///   - accessKey: the file's access key, which seals the stream key.
+    ///   - computesChecksum: whether to compute the ciphertext's MD5 for an E3DB upload (the default). A file that
+    ///     is only stored, never uploaded, does not need it, and MD5 costs about as much as the encryption.
+    ///   - random: the source of the stream key and nonce.
+    public init(accessKey: AccessKey, computesChecksum: Bool = true, using random: some RandomSource = .system) {
         SodiumRuntime.ensureInitialized()
         let dataKey = SecureRandom.bytes(count: Sodium.SecretStream.keyByteCount, using: random)
         let nonce = SecureRandom.data(count: Sodium.SecretBox.nonceByteCount, using: random)
@@ -57,7 +63,7 @@ public struct FileEncryptor: ~Copyable {
         self.state = streamState
         withUnsafeMutableBytes(of: &streamState) { Wipe.memory($0) }
         self.prologue = prologue
-        self.chunk = [UInt8](repeating: 0, count: FileFormat.chunkSize)
+        self.checksum = computesChecksum ? Insecure.MD5() : nil
         pending.reserveCapacity(FileFormat.blockSize)
     }
 
@@ -103,12 +109,10 @@ public struct FileEncryptor: ~Copyable {
         emitPrologue(into: &output)
         pending.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagFinal, into: &output) }
         Wipe.bytes(&pending)
-        Wipe.bytes(&chunk)
         withUnsafeMutableBytes(of: &state) { Wipe.memory($0) }
-        let digest = checksum.finalize()
         return Summary(
             size: ciphertextCount,
-            checksum: Data(digest).base64EncodedString(),
+            checksum: checksum.map { Data($0.finalize()).base64EncodedString() },
             plaintextSize: plaintextCount
         )
     }
@@ -116,17 +120,22 @@ public struct FileEncryptor: ~Copyable {
     private mutating func emitPrologue(into output: inout [UInt8]) {
         guard !prologue.isEmpty else { return }
         output.append(contentsOf: prologue)
-        prologue.withUnsafeBytes { checksum.update(bufferPointer: $0) }
+        prologue.withUnsafeBytes { checksum?.update(bufferPointer: $0) }
         ciphertextCount += Int64(prologue.count)
         prologue = []
     }
 
     private mutating func push(_ block: UnsafeRawBufferPointer, tag: UInt8, into output: inout [UInt8]) {
+        // Sealed in place at the end of `output`: no staging buffer, no second copy.
+        let start = output.count
+        let sealedCount = block.count + Sodium.SecretStream.additionalByteCount
+        output.append(contentsOf: repeatElement(0, count: sealedCount))
         var length: UInt64 = 0
-        chunk.withUnsafeMutableBufferPointer { out in
+        output.withUnsafeMutableBytes { out in
+            let region = UnsafeMutableRawBufferPointer(rebasing: out[start...])
             _ = crypto_secretstream_xchacha20poly1305_push(
                 &state,
-                UnsafeMutableRawBufferPointer(out).sodiumMutableBytes,
+                region.sodiumMutableBytes,
                 &length,
                 block.sodiumBytes,
                 UInt64(block.count),
@@ -134,10 +143,8 @@ public struct FileEncryptor: ~Copyable {
                 0,
                 tag
             )
+            checksum?.update(bufferPointer: UnsafeRawBufferPointer(region))
         }
-        let produced = Int(length)
-        chunk.withUnsafeBytes { checksum.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
-        output.append(contentsOf: chunk[0..<produced])
-        ciphertextCount += Int64(produced)
+        ciphertextCount += Int64(sealedCount)
     }
 }

@@ -39,6 +39,11 @@ struct BlockingFile: ~Copyable {
 
     /// Writes every byte of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+        try Self.write(bytes, to: descriptor)
+    }
+
+    /// Writes every byte of `bytes` to `descriptor` (also from ``WriteBehind``'s queue).
+    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(CryptoError) {
         var offset = 0
         while offset < bytes.count {
             let count = Glibc.write(descriptor, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)

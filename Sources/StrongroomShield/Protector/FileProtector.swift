@@ -101,7 +101,13 @@ public struct FileProtector: Sendable {
         progress: FileCipher.Progress? = nil
     ) async throws(ShieldError) {
         do {
-            _ = try await FileCipher.encrypt(contentsOf: source, to: destination, with: key, progress: progress)
+            _ = try await FileCipher.encrypt(
+                contentsOf: source,
+                to: destination,
+                with: key,
+                computesChecksum: false,  // stored, never uploaded
+                progress: progress
+            )
         } catch {
             throw Self.mapped(error)
         }

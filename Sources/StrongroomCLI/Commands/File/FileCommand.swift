@@ -82,7 +82,9 @@ struct FileCommand: AsyncParsableCommand {
                     to: URL(fileURLWithPath: output),
                     with: try KeyFile.read(keyFile)
                 )
-                print("encrypted \(summary.plaintextSize) bytes into \(summary.size) bytes, md5 \(summary.checksum)")
+                print(
+                    "encrypted \(summary.plaintextSize) bytes into \(summary.size) bytes, md5 \(summary.checksum ?? "-")"
+                )
             }
         }
     }
