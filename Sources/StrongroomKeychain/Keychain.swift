@@ -89,6 +89,30 @@ public final class Keychain: Sendable {
         )
     }
 
+    /// Stores many generic passwords at once (at most ``KeychainStoreOperation/batchLimit``): in the encrypted
+    /// file one durable write for all of them, and none stored when one fails (an existing identity without
+    /// `replacing`, for one); other backends store them one by one. `replacing` as for one item.
+    public func store<Value: KeychainDataConvertible>(
+        contentsOf entries: [(value: Value, query: ItemQuery<GenericPassword>)],
+        accessPolicy: AccessPolicy = .default,
+        replacing: Bool = false
+    ) throws(KeychainError) {
+        try KeychainStoreOperation.checkBatch(count: entries.count)
+        var operations: [KeychainStoreOperation] = []
+        operations.reserveCapacity(entries.count)
+        for entry in entries {
+            operations.append(
+                try operation(
+                    StoredValue(kind: "data", bytes: entry.value.keychainData),
+                    query: entry.query,
+                    policy: accessPolicy,
+                    mode: replacing ? .upsert : .add
+                )
+            )
+        }
+        try backend.store(contentsOf: operations)
+    }
+
     /// Replaces the secret of an existing generic password (its creation date is kept).
     public func update(_ value: some KeychainDataConvertible, query: ItemQuery<GenericPassword>) throws(KeychainError) {
         try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: nil)
@@ -256,6 +280,22 @@ public final class Keychain: Sendable {
         policy: AccessPolicy?,
         mode: KeychainStoreMode = .add
     ) throws(KeychainError) {
+        let operation = try operation(value, query: query, policy: policy, mode: mode)
+        try backend.store(
+            operation.item,
+            policy: operation.policy,
+            mode: operation.mode,
+            authentication: operation.authentication
+        )
+    }
+
+    /// The backend operation that stores `value` for `query` (`policy` nil: update, keeping the existing policy).
+    private func operation<Class>(
+        _ value: StoredValue,
+        query: ItemQuery<Class>,
+        policy: AccessPolicy?,
+        mode: KeychainStoreMode
+    ) throws(KeychainError) -> KeychainStoreOperation {
         try query.validate()
         try policy?.validate()
         let now = Date()
@@ -278,7 +318,7 @@ public final class Keychain: Sendable {
             valueKind: value.kind,
             attributes: value.attributes
         )
-        try backend.store(
+        return KeychainStoreOperation(
             KeychainItem(info: info, secret: value.bytes),
             policy: effective,
             mode: policy == nil ? .update : mode,

@@ -26,10 +26,33 @@ public final class EncryptedFileBackend: KeychainBackend {
         var whenUnlocked: SecureBytes?
     }
 
+    /// The parsed file of one stamp, with each item's position by ID.
+    private struct Snapshot {
+        var stamp: FileStamp
+        var document: KeychainDocument
+        var positions: [String: Int]
+
+        init(stamp: FileStamp, document: KeychainDocument) {
+            self.stamp = stamp
+            self.document = document
+            positions = Dictionary(
+                document.items.enumerated().map { ($1.id, $0) },
+                uniquingKeysWith: { first, _ in first }
+            )
+        }
+    }
+
     private struct State {
         var keys: Keys?
-        var cached: (stamp: FileStamp, document: KeychainDocument)?
+        var snapshot: Snapshot?
+        /// Opened item information of the current snapshot, by item ID (labels and dates, never secrets).
+        var infos: [String: ItemInfo] = [:]
+        /// Item IDs (an HMAC each) by identity, under the current keys.
+        var itemIDs: [ItemIdentity: String] = [:]
     }
+
+    /// How many opened informations and item IDs are kept before the caches start over.
+    private static let cacheLimit = 65_536
 
     private init(url: URL) {
         self.url = url
@@ -92,7 +115,10 @@ public final class EncryptedFileBackend: KeychainBackend {
             (try Self.unwrap(document, passphrase: passphrase), document.storeID)
         }
         let keys = try Self.deriveKeys(dataKey, storeID: storeID)
-        state.withLock { $0.keys = keys }
+        state.withLock {
+            $0.keys = keys
+            $0.itemIDs = [:]
+        }
     }
 
     public func lock() {
@@ -141,28 +167,45 @@ public final class EncryptedFileBackend: KeychainBackend {
         mode: KeychainStoreMode,
         authentication: AuthenticationContext?
     ) throws(KeychainError) {
-        try withDocument(exclusive: true) { document throws(KeychainError) in
+        try store(contentsOf: [KeychainStoreOperation(item, policy: policy, mode: mode, authentication: authentication)]
+        )
+    }
+
+    /// Stores every item in one durable write: all of them or, on the first failure, none.
+    public func store(contentsOf operations: [KeychainStoreOperation]) throws(KeychainError) {
+        try KeychainStoreOperation.checkBatch(count: operations.count)
+        guard !operations.isEmpty else { return }
+        try withDocument(exclusive: true) { document, positions throws(KeychainError) in
             let keys = try self.keys()
-            let id = Self.itemID(item.info.identity, keys)
-            let secretKey = try self.secretKey(policy, keys, document, authentication)
-            let existing = document.items.firstIndex { $0.id == id }
-            try mode.check(exists: existing != nil)
-            var info = item.info
-            if mode == .upsert, let existing {
-                info.creationDate = try Self.openInfo(document.items[existing], keys, document.storeID).creationDate
-            }
-            let meta = try Self.encodeInfo(info)
-            let sealed = KeychainDocument.SealedItem(
-                id: id,
-                policy: policy.storedForm,
-                meta: try Self.seal(meta, keys.meta, Self.aad(document.storeID, id, policy.storedForm, "meta")),
-                secret: try Self.seal(
-                    item.secret,
-                    secretKey,
-                    Self.aad(document.storeID, id, policy.storedForm, "secret")
+            for operation in operations {
+                let id = self.itemID(operation.item.info.identity, keys)
+                let policy = operation.policy
+                let secretKey = try self.secretKey(policy, keys, document, operation.authentication)
+                let existing = positions[id]
+                try operation.mode.check(exists: existing != nil)
+                var info = operation.item.info
+                if operation.mode == .upsert, let existing {
+                    info.creationDate =
+                        try Self.openInfo(document.items[existing], keys, document.storeID).creationDate
+                }
+                let meta = try Self.encodeInfo(info)
+                let sealed = KeychainDocument.SealedItem(
+                    id: id,
+                    policy: policy.storedForm,
+                    meta: try Self.seal(meta, keys.meta, Self.aad(document.storeID, id, policy.storedForm, "meta")),
+                    secret: try Self.seal(
+                        operation.item.secret,
+                        secretKey,
+                        Self.aad(document.storeID, id, policy.storedForm, "secret")
+                    )
                 )
-            )
-            if let existing { document.items[existing] = sealed } else { document.items.append(sealed) }
+                if let existing {
+                    document.items[existing] = sealed
+                } else {
+                    positions[id] = document.items.count
+                    document.items.append(sealed)
+                }
+            }
         }
     }
 
@@ -172,48 +215,49 @@ public final class EncryptedFileBackend: KeychainBackend {
     ) throws(KeychainError)
         -> KeychainItem?
     {
-        try withDocument(exclusive: false) { document throws(KeychainError) -> KeychainItem? in
-            let keys = try self.keys()
-            let id = Self.itemID(identity, keys)
-            guard let sealed = document.items.first(where: { $0.id == id }) else { return nil }
-            guard let policy = AccessPolicy(storedForm: sealed.policy) else {
-                throw KeychainError(.tampered, "the item's policy is not one this version knows")
-            }
-            let info = try Self.openInfo(sealed, keys, document.storeID)
-            guard info.identity == identity else {
-                throw KeychainError(.tampered, "the item was sealed under another identity")
-            }
-            let secretKey = try self.secretKey(policy, keys, document, authentication)
-            let secret = try Self.open(
-                sealed.secret,
-                secretKey,
-                Self.aad(document.storeID, id, sealed.policy, "secret")
-            )
-            return KeychainItem(info: info, secret: secret)
+        // The read path takes no lock while the file is unchanged: one stat, then the parsed snapshot, the item's
+        // opened information and its ID from memory; only the secret is opened, every time.
+        let keys = try self.keys()
+        let id = itemID(identity, keys)
+        let snapshot = try readSnapshot()
+        guard let position = snapshot.positions[id] else { return nil }
+        let sealed = snapshot.document.items[position]
+        guard let policy = AccessPolicy(storedForm: sealed.policy) else {
+            throw KeychainError(.tampered, "the item's policy is not one this version knows")
         }
+        let info = try openedInfo(sealed, keys, snapshot)
+        guard info.identity == identity else {
+            throw KeychainError(.tampered, "the item was sealed under another identity")
+        }
+        let secretKey = try self.secretKey(policy, keys, snapshot.document, authentication)
+        let secret = try Self.open(
+            sealed.secret,
+            secretKey,
+            Self.aad(snapshot.document.storeID, id, sealed.policy, "secret")
+        )
+        return KeychainItem(info: info, secret: secret)
     }
 
     public func allItems() throws(KeychainError) -> [ItemInfo] {
-        try withDocument(exclusive: false) { document throws(KeychainError) in
-            let keys = try self.keys()
-            var infos: [ItemInfo] = []
-            for sealed in document.items { infos.append(try Self.openInfo(sealed, keys, document.storeID)) }
-            return infos
-        }
+        let keys = try self.keys()
+        let snapshot = try readSnapshot()
+        var infos: [ItemInfo] = []
+        infos.reserveCapacity(snapshot.document.items.count)
+        for sealed in snapshot.document.items { infos.append(try openedInfo(sealed, keys, snapshot)) }
+        return infos
     }
 
     public func info(for identity: ItemIdentity) throws(KeychainError) -> ItemInfo? {
-        try withDocument(exclusive: false) { document throws(KeychainError) -> ItemInfo? in
-            let keys = try self.keys()
-            let id = Self.itemID(identity, keys)
-            guard let sealed = document.items.first(where: { $0.id == id }) else { return nil }
-            return try Self.openInfo(sealed, keys, document.storeID)
-        }
+        let keys = try self.keys()
+        let id = itemID(identity, keys)
+        let snapshot = try readSnapshot()
+        guard let position = snapshot.positions[id] else { return nil }
+        return try openedInfo(snapshot.document.items[position], keys, snapshot)
     }
 
     public func remove(_ identity: ItemIdentity) throws(KeychainError) -> Bool {
-        try withDocument(exclusive: true) { document throws(KeychainError) -> Bool in
-            let id = Self.itemID(identity, try self.keys())
+        try withDocument(exclusive: true) { document, _ throws(KeychainError) -> Bool in
+            let id = self.itemID(identity, try self.keys())
             let before = document.items.count
             document.items.removeAll { $0.id == id }
             return document.items.count != before
@@ -221,7 +265,7 @@ public final class EncryptedFileBackend: KeychainBackend {
     }
 
     public func removeAll() throws(KeychainError) {
-        try withDocument(exclusive: true) { document throws(KeychainError) in
+        try withDocument(exclusive: true) { document, _ throws(KeychainError) in
             _ = try self.keys()
             document.items.removeAll()
         }
@@ -236,31 +280,81 @@ public final class EncryptedFileBackend: KeychainBackend {
         exclusive: Bool,
         _ body: (inout KeychainDocument) throws(KeychainError) -> R
     ) throws(KeychainError) -> R {
+        try withDocument(exclusive: exclusive) { document, _ throws(KeychainError) in try body(&document) }
+    }
+
+    /// Runs `body` on the current document and its item positions by ID under the file lock; when exclusive,
+    /// writes the document back if `body` changed it (a new generation). `body` keeps the positions in step with
+    /// the items it appends.
+    @discardableResult
+    private func withDocument<R>(
+        exclusive: Bool,
+        _ body: (inout KeychainDocument, inout [String: Int]) throws(KeychainError) -> R
+    ) throws(KeychainError) -> R {
         try lockFile.withLock(exclusive: exclusive) { () throws(KeychainError) -> R in
             let original = try current()
-            var document = original
-            let result = try body(&document)
-            if exclusive, document != original {
-                document.generation = original.generation + 1
+            var document = original.document
+            var positions = original.positions
+            let result = try body(&document, &positions)
+            if exclusive, document != original.document {
+                document.generation = original.document.generation + 1
                 try Self.write(document, to: url)
-                if let stamp = AtomicFile.stamp(url.path) { state.withLock { $0.cached = (stamp, document) } }
+                if let stamp = AtomicFile.stamp(url.path) {
+                    let snapshot = Snapshot(stamp: stamp, document: document)
+                    state.withLock { Self.replace(&$0, with: snapshot) }
+                }
             }
             return result
         }
     }
 
+    /// The snapshot of the file as it is now: from memory when the file's stamp has not changed (one `stat`, no
+    /// lock), otherwise read again under the shared lock. Writers replace the file by renaming a complete one into
+    /// place, so a stamp always names one whole document.
+    private func readSnapshot() throws(KeychainError) -> Snapshot {
+        if let stamp = AtomicFile.stamp(url.path), let snapshot = state.withLock({ $0.snapshot }),
+            snapshot.stamp == stamp
+        {
+            return snapshot
+        }
+        return try lockFile.withLock(exclusive: false) { () throws(KeychainError) in try current() }
+    }
+
     /// The document on disk, parsed again only when the file changed.
-    private func current() throws(KeychainError) -> KeychainDocument {
+    private func current() throws(KeychainError) -> Snapshot {
         guard let stamp = AtomicFile.stamp(url.path) else {
             throw KeychainError(.io, "there is no keychain at \(url.path)")
         }
-        if let cached = state.withLock({ $0.cached }), cached.stamp == stamp { return cached.document }
+        if let cached = state.withLock({ $0.snapshot }), cached.stamp == stamp { return cached }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw KeychainError(.io, "the keychain file could not be read")
         }
-        let document = try KeychainDocument.decode(data)
-        state.withLock { $0.cached = (stamp, document) }
-        return document
+        let snapshot = Snapshot(stamp: stamp, document: try KeychainDocument.decode(data))
+        state.withLock { Self.replace(&$0, with: snapshot) }
+        return snapshot
+    }
+
+    private static func replace(_ state: inout State, with snapshot: Snapshot) {
+        state.snapshot = snapshot
+        state.infos = [:]
+    }
+
+    /// The opened information of `sealed`, from the cache of `snapshot`'s informations when it is there.
+    private func openedInfo(
+        _ sealed: KeychainDocument.SealedItem,
+        _ keys: Keys,
+        _ snapshot: Snapshot
+    ) throws(KeychainError) -> ItemInfo {
+        if let info = state.withLock({ $0.snapshot?.stamp == snapshot.stamp ? $0.infos[sealed.id] : nil }) {
+            return info
+        }
+        let info = try Self.openInfo(sealed, keys, snapshot.document.storeID)
+        state.withLock {
+            guard $0.snapshot?.stamp == snapshot.stamp else { return }
+            if $0.infos.count >= Self.cacheLimit { $0.infos = [:] }
+            $0.infos[sealed.id] = info
+        }
+        return info
     }
 
     private static func write(_ document: KeychainDocument, to url: URL) throws(KeychainError) {
@@ -403,11 +497,18 @@ public final class EncryptedFileBackend: KeychainBackend {
         }
     }
 
-    private static func itemID(_ identity: ItemIdentity, _ keys: Keys) -> String {
+    /// The item ID of `identity` (an HMAC of its canonical form under the index key), remembered per identity.
+    private func itemID(_ identity: ItemIdentity, _ keys: Keys) -> String {
+        if let id = state.withLock({ $0.itemIDs[identity] }) { return id }
         let mac = keys.index.withUnsafeBytes { key in
             HMAC<SHA256>.authenticationCode(for: Data(identity.canonical.utf8), using: SymmetricKey(data: key))
         }
-        return Base64URL.encode(Data(mac))
+        let id = Base64URL.encode(Data(mac))
+        state.withLock {
+            if $0.itemIDs.count >= Self.cacheLimit { $0.itemIDs = [:] }
+            $0.itemIDs[identity] = id
+        }
+        return id
     }
 
     private static func aad(_ storeID: String, _ id: String, _ policy: String, _ part: String) -> Data {

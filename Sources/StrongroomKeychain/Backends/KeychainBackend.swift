@@ -25,6 +25,41 @@ public enum KeychainStoreMode: Sendable, Hashable {
     case upsert
 }
 
+/// One item of a batch store (``KeychainBackend/store(contentsOf:)``).
+public struct KeychainStoreOperation: Sendable {
+    /// How many items one batch may hold.
+    public static let batchLimit = 65_536
+
+    /// The item.
+    public var item: KeychainItem
+    /// Its access policy.
+    public var policy: AccessPolicy
+    /// What to do when an item with its identity exists.
+    public var mode: KeychainStoreMode
+    /// The passphrase again, for ``AccessPolicy/Options/userPresence`` items.
+    public var authentication: AuthenticationContext?
+
+    /// Refuses a batch of more than ``batchLimit`` items.
+    package static func checkBatch(count: Int) throws(KeychainError) {
+        guard count <= batchLimit else {
+            throw KeychainError(.invalidParameters, "at most \(batchLimit) items can be stored at once")
+        }
+    }
+
+    /// One store of `item` under `policy`.
+    public init(
+        _ item: KeychainItem,
+        policy: AccessPolicy,
+        mode: KeychainStoreMode,
+        authentication: AuthenticationContext? = nil
+    ) {
+        self.item = item
+        self.policy = policy
+        self.mode = mode
+        self.authentication = authentication
+    }
+}
+
 /// Where items live: the encrypted file (default), the Secret Service, or memory. ``Keychain`` validates queries
 /// and converts values; a backend stores, finds and removes items and enforces lock state and access policies.
 public protocol KeychainBackend: Sendable {
@@ -41,6 +76,13 @@ public protocol KeychainBackend: Sendable {
         mode: KeychainStoreMode,
         authentication: AuthenticationContext?
     ) throws(KeychainError)
+
+    /// Stores many items, in order, as ``store(_:policy:mode:authentication:)`` would one by one (at most
+    /// ``KeychainStoreOperation/batchLimit``).
+    ///
+    /// The encrypted file writes them all in one durable write, or none when one fails; the default implementation
+    /// (Secret Service, memory) stores them one at a time and stops at the first failure.
+    func store(contentsOf operations: [KeychainStoreOperation]) throws(KeychainError)
 
     /// The item with `identity` and its secret, or nil when there is none.
     func item(for identity: ItemIdentity, authentication: AuthenticationContext?) throws(KeychainError) -> KeychainItem?
@@ -76,6 +118,20 @@ extension KeychainStoreMode {
 }
 
 extension KeychainBackend {
+    /// Stores the items one at a time, stopping at the first failure (backends that can write a batch at once
+    /// implement it themselves).
+    public func store(contentsOf operations: [KeychainStoreOperation]) throws(KeychainError) {
+        try KeychainStoreOperation.checkBatch(count: operations.count)
+        for operation in operations {
+            try store(
+                operation.item,
+                policy: operation.policy,
+                mode: operation.mode,
+                authentication: operation.authentication
+            )
+        }
+    }
+
     /// The information of one item, by listing them all (backends with a direct lookup implement it themselves).
     public func info(for identity: ItemIdentity) throws(KeychainError) -> ItemInfo? {
         try allItems().first { $0.identity == identity }
