@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
+import Dispatch
 public import Foundation
 import StrongroomCore
 public import StrongroomCrypto
@@ -177,36 +178,71 @@ public final class EncryptedFileBackend: KeychainBackend {
         guard !operations.isEmpty else { return }
         try withDocument(exclusive: true) { document, positions throws(KeychainError) in
             let keys = try self.keys()
-            for operation in operations {
-                let id = self.itemID(operation.item.info.identity, keys)
-                let policy = operation.policy
-                let secretKey = try self.secretKey(policy, keys, document, operation.authentication)
-                let existing = positions[id]
+            // Sealing is most of the work and independent per item: spread over the cores, then applied in order.
+            let sealedItems = try self.sealAll(operations, keys, document)
+            for (operation, var sealed) in zip(operations, sealedItems) {
+                let existing = positions[sealed.id]
                 try operation.mode.check(exists: existing != nil)
-                var info = operation.item.info
                 if operation.mode == .upsert, let existing {
+                    // Keep the creation date of the item it replaces: its information is sealed again.
+                    var info = operation.item.info
                     info.creationDate =
                         try Self.openInfo(document.items[existing], keys, document.storeID).creationDate
-                }
-                let meta = try Self.encodeInfo(info)
-                let sealed = KeychainDocument.SealedItem(
-                    id: id,
-                    policy: policy.storedForm,
-                    meta: try Self.seal(meta, keys.meta, Self.aad(document.storeID, id, policy.storedForm, "meta")),
-                    secret: try Self.seal(
-                        operation.item.secret,
-                        secretKey,
-                        Self.aad(document.storeID, id, policy.storedForm, "secret")
+                    sealed.meta = try Self.seal(
+                        try Self.encodeInfo(info),
+                        keys.meta,
+                        Self.aad(document.storeID, sealed.id, sealed.policy, "meta")
                     )
-                )
+                }
                 if let existing {
                     document.items[existing] = sealed
                 } else {
-                    positions[id] = document.items.count
+                    positions[sealed.id] = document.items.count
                     document.items.append(sealed)
                 }
             }
         }
+    }
+
+    /// Every operation's item sealed (its ID, information and secret), on all cores for large batches.
+    private func sealAll(
+        _ operations: [KeychainStoreOperation],
+        _ keys: Keys,
+        _ document: KeychainDocument
+    ) throws(KeychainError) -> [KeychainDocument.SealedItem] {
+        let count = operations.count
+        let workers = count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let slots = ResultSlots<KeychainDocument.SealedItem>(count: count)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: count, by: workers) {
+                slots.set(
+                    index,
+                    Result { () throws(KeychainError) in try self.seal(operations[index], keys, document) }
+                )
+            }
+        }
+        return try slots.values()
+    }
+
+    /// One operation's item sealed as it is (an upsert's creation date is fixed afterwards).
+    private func seal(
+        _ operation: KeychainStoreOperation,
+        _ keys: Keys,
+        _ document: KeychainDocument
+    ) throws(KeychainError) -> KeychainDocument.SealedItem {
+        let id = itemID(operation.item.info.identity, keys)
+        let policy = operation.policy.storedForm
+        let secretKey = try secretKey(operation.policy, keys, document, operation.authentication)
+        return KeychainDocument.SealedItem(
+            id: id,
+            policy: policy,
+            meta: try Self.seal(
+                try Self.encodeInfo(operation.item.info),
+                keys.meta,
+                Self.aad(document.storeID, id, policy, "meta")
+            ),
+            secret: try Self.seal(operation.item.secret, secretKey, Self.aad(document.storeID, id, policy, "secret"))
+        )
     }
 
     public func item(
@@ -531,10 +567,15 @@ public final class EncryptedFileBackend: KeychainBackend {
         }
     }
 
-    private static func encodeInfo(_ info: ItemInfo) throws(KeychainError) -> SecureBytes {
+    /// One encoder for every item's information (JSONEncoder is thread-safe once configured).
+    private static let infoEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
-        guard let data = try? encoder.encode(info) else {
+        return encoder
+    }()
+
+    private static func encodeInfo(_ info: ItemInfo) throws(KeychainError) -> SecureBytes {
+        guard let data = try? infoEncoder.encode(info) else {
             throw KeychainError(.io, "item information could not be encoded")
         }
         return SecureBytes(copying: data)
