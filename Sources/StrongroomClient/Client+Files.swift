@@ -93,20 +93,67 @@ extension Client {
         destination: URL,
         progress: (@Sendable (FileTransferProgress) -> Void)? = nil
     ) async throws(ClientError) -> FileInfo {
-        try await readFile(recordID: recordID, progress: progress) { encrypted, key throws(ClientError) in
+        // One pass: the download is checksummed and decrypted as it arrives into a hidden file beside
+        // `destination`, renamed into place only when the whole file authenticated and matched its checksum.
+        let (response, info, url) = try await fileRecord(recordID)
+        let key = try await readerKey(
+            writerID: response.meta.writerID,
+            userID: response.meta.userID,
+            type: response.meta.type
+        )
+        let request = OutgoingRequest(method: .GET, url: url)
+        try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
+            guard status == 200 else {
+                throw ClientError.status(status, message: "the file download was refused (HTTP \(status))")
+            }
+            // Each attempt (a retried download) starts a new output file; a failed one is removed with its writer.
+            let output: FileDecryptingWriter
             do throws(StrongroomCrypto.CryptoError) {
-                _ = try await FileCipher.decrypt(contentsOf: encrypted, to: destination, with: key) {
-                    progress?(.decrypting($0))
-                }
+                output = try FileDecryptingWriter(creatingFileAt: destination, accessKey: key)
             } catch {
-                throw Self.fileStepFailure(
-                    "the file did not decrypt: \(error.message)",
-                    cancelled: error.code == .cancelled,
-                    io: error.code == .io,
-                    underlying: error
-                )
+                throw ClientError(.badRequest, "the file cannot be written: \(error.message)", underlying: error)
+            }
+            var md5 = Insecure.MD5()
+            var received: Int64 = 0
+            for try await buffer in body {
+                received += Int64(buffer.readableBytes)
+                guard received <= info.size else {
+                    throw ClientError(.tampered, "the download is larger than the file's declared size")
+                }
+                let failure = buffer.withUnsafeReadableBytes { bytes -> StrongroomCrypto.CryptoError? in
+                    md5.update(bufferPointer: bytes)
+                    do throws(StrongroomCrypto.CryptoError) {
+                        try output.write(bytes)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let failure { throw Self.decryptionFailure(failure) }
+                progress?(.downloading(received))
+                progress?(.decrypting(received))
+            }
+            let checksum = Data(md5.finalize()).base64EncodedString()
+            guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {
+                throw ClientError(.tampered, "the downloaded file does not match its size and checksum")
+            }
+            do throws(StrongroomCrypto.CryptoError) {
+                _ = try output.commit()
+            } catch {
+                throw Self.decryptionFailure(error)
             }
         }
+        return info
+    }
+
+    /// A local decryption failure as a client error (see ``fileStepFailure(_:cancelled:io:underlying:)``).
+    private static func decryptionFailure(_ error: StrongroomCrypto.CryptoError) -> ClientError {
+        fileStepFailure(
+            "the file did not decrypt: \(error.message)",
+            cancelled: error.code == .cancelled,
+            io: error.code == .io,
+            underlying: error
+        )
     }
 
     /// A local step after the download failed: cancelled, an unusable destination (bad request), or data that did
@@ -120,12 +167,8 @@ extension Client {
         ClientError(cancelled ? .cancelled : io ? .badRequest : .tampered, message, underlying: underlying)
     }
 
-    /// Downloads a file record into a staged, checked copy and hands it with its access key to `finish`.
-    private func readFile(
-        recordID: UUID,
-        progress: (@Sendable (FileTransferProgress) -> Void)?,
-        finish: (URL, AccessKey) async throws(ClientError) -> Void
-    ) async throws(ClientError) -> FileInfo {
+    /// The file record, its information and its download URL.
+    private func fileRecord(_ recordID: UUID) async throws(ClientError) -> (RecordResponse, FileInfo, String) {
         let response = try await authenticated(
             .GET,
             "/v1/storage/files/\(recordID.uuidString.lowercased())",
@@ -136,6 +179,16 @@ extension Client {
         guard let url = response.meta.fileMeta?.fileURL else {
             throw ClientError(.invalidResponse, "the server returned no download URL")
         }
+        return (response, info, url)
+    }
+
+    /// Downloads a file record into a staged, checked copy and hands it with its access key to `finish`.
+    private func readFile(
+        recordID: UUID,
+        progress: (@Sendable (FileTransferProgress) -> Void)?,
+        finish: (URL, AccessKey) async throws(ClientError) -> Void
+    ) async throws(ClientError) -> FileInfo {
+        let (response, info, url) = try await fileRecord(recordID)
         let key = try await readerKey(
             writerID: response.meta.writerID,
             userID: response.meta.userID,

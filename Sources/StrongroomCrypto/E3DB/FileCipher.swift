@@ -190,6 +190,13 @@ public enum FileCipher {
         return written
     }
 
+    /// A fresh hidden file name in the folder of `path`, for output that is renamed into place when complete.
+    static func temporaryPath(beside path: String) -> String {
+        let name = ".strongroom-\(SecureRandom.uuid().uuidString.lowercased()).partial"
+        guard let slash = path.lastIndex(of: "/") else { return name }
+        return String(path[...slash]) + name
+    }
+
     /// Writes through `body` into a temporary file beside `path`, then renames it to `path`. On failure the
     /// temporary file is removed and `path` is untouched.
     static func writeAtomically<R>(
@@ -198,13 +205,7 @@ public enum FileCipher {
         _ body: (borrowing BlockingFile) throws(CryptoError) -> R
     ) throws(CryptoError) -> R {
         if access(path, F_OK) == 0 { throw CryptoError(.io, "the destination already exists") }
-        let name = ".strongroom-\(SecureRandom.uuid().uuidString.lowercased()).partial"
-        let temporary: String
-        if let slash = path.lastIndex(of: "/") {
-            temporary = String(path[...slash]) + name
-        } else {
-            temporary = name
-        }
+        let temporary = temporaryPath(beside: path)
         do throws(CryptoError) {
             let result: R
             do {

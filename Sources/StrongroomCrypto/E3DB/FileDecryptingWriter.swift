@@ -1,0 +1,86 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Decrypts an E3DB format-"3" file as its ciphertext arrives (a download, say) into a new file, in one pass and
+/// constant memory, and makes it visible only when ``commit()`` finds the whole file authentic.
+///
+/// The plaintext goes to a hidden temporary file beside the destination (mode 0600) while a second thread writes
+/// it; only authenticated chunks are ever written. ``commit()`` finishes the stream, fsyncs and renames the file
+/// into place; a writer released without a successful commit (an error, a checksum that did not match,
+/// cancellation) removes the temporary file, so the destination never holds a partial or unauthenticated file.
+public final class FileDecryptingWriter {
+    private let destinationPath: String
+    private let temporaryPath: String
+    private var file: BlockingFile?
+    private let writer: WriteBehind
+    private var decryptor: FileDecryptor?
+    private var plaintext: [UInt8] = []
+    private var written: Int64 = 0
+    private var committed = false
+
+    /// Prepares to decrypt into a new file at `destination`, which must not exist.
+    ///
+    /// - Throws: ``CryptoError/Code/io`` when the destination exists or its folder is not writable.
+    public init(creatingFileAt destination: URL, accessKey: AccessKey) throws(CryptoError) {
+        destinationPath = destination.path
+        guard access(destinationPath, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
+        temporaryPath = FileCipher.temporaryPath(beside: destinationPath)
+        let file = try BlockingFile.createExclusive(temporaryPath)
+        writer = WriteBehind(descriptor: file.descriptor, wipes: true)
+        self.file = consume file
+        decryptor = FileDecryptor(accessKey: accessKey)
+    }
+
+    /// Decrypts the next piece of ciphertext and queues its authenticated plaintext for writing.
+    ///
+    /// - Throws: what ``FileDecryptor/update(_:into:)`` throws, or ``CryptoError/Code/io``.
+    public func write(_ ciphertext: UnsafeRawBufferPointer) throws(CryptoError) {
+        guard !committed, decryptor != nil else { throw CryptoError(.invalidParameters, "the file is finished") }
+        try decryptor?.update(ciphertext, into: &plaintext)
+        written += Int64(plaintext.count)
+        try writer.write(&plaintext)
+    }
+
+    /// Ends the stream: checks the final chunk, writes and fsyncs the plaintext and renames it to the destination.
+    ///
+    /// - Returns: the plaintext size in bytes.
+    /// - Throws: ``CryptoError/Code/truncated`` or ``CryptoError/Code/authenticationFailed`` for an incomplete or
+    ///   altered file, ``CryptoError/Code/io`` (including a destination that appeared meanwhile).
+    public func commit() throws(CryptoError) -> Int64 {
+        guard !committed, let decryptor = decryptor.take() else {
+            throw CryptoError(.invalidParameters, "the file is finished")
+        }
+        try decryptor.finalize(into: &plaintext)
+        written += Int64(plaintext.count)
+        try writer.write(&plaintext)
+        try writer.finish()
+        try file?.sync()
+        guard access(destinationPath, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
+        guard rename(temporaryPath, destinationPath) == 0 else {
+            throw CryptoError(.io, "rename failed: \(errnoDescription())")
+        }
+        committed = true
+        return written
+    }
+
+    deinit {
+        writer.waitForPendingWrites()
+        Wipe.bytes(&plaintext)
+        file = nil  // closes the descriptor
+        if !committed { unlink(temporaryPath) }
+    }
+}
