@@ -101,47 +101,25 @@ extension Client {
             userID: response.meta.userID,
             type: response.meta.type
         )
-        let request = OutgoingRequest(method: .GET, url: url)
-        try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
-            guard status == 200 else {
-                throw ClientError.status(status, message: "the file download was refused (HTTP \(status))")
-            }
-            // Each attempt (a retried download) starts a new output file; a failed one is removed with its writer.
-            let output: FileDecryptingWriter
+        // Each attempt (a retried download) starts a new output file; a failed one is removed with its writer.
+        let output = try await download(url, expecting: info, progress: progress) { () throws(ClientError) in
             do throws(StrongroomCrypto.CryptoError) {
-                output = try FileDecryptingWriter(creatingFileAt: destination, accessKey: key)
+                return try FileDecryptingWriter(creatingFileAt: destination, accessKey: key)
             } catch {
                 throw ClientError(.badRequest, "the file cannot be written: \(error.message)", underlying: error)
             }
-            var md5 = Insecure.MD5()
-            var received: Int64 = 0
-            for try await buffer in body {
-                received += Int64(buffer.readableBytes)
-                guard received <= info.size else {
-                    throw ClientError(.tampered, "the download is larger than the file's declared size")
-                }
-                let failure = buffer.withUnsafeReadableBytes { bytes -> StrongroomCrypto.CryptoError? in
-                    md5.update(bufferPointer: bytes)
-                    do throws(StrongroomCrypto.CryptoError) {
-                        try output.write(bytes)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                if let failure { throw Self.decryptionFailure(failure) }
-                progress?(.downloading(received))
-                progress?(.decrypting(received))
-            }
-            let checksum = Data(md5.finalize()).base64EncodedString()
-            guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {
-                throw ClientError(.tampered, "the downloaded file does not match its size and checksum")
-            }
+        } write: { output, bytes, received throws(ClientError) in
             do throws(StrongroomCrypto.CryptoError) {
-                _ = try output.commit()
+                try output.write(bytes)
             } catch {
                 throw Self.decryptionFailure(error)
             }
+            progress?(.decrypting(received))
+        }
+        do throws(StrongroomCrypto.CryptoError) {
+            _ = try output.commit()
+        } catch {
+            throw Self.decryptionFailure(error)
         }
         return info
     }
@@ -282,6 +260,7 @@ extension Client {
         }
     }
 
+    /// Downloads `url` into a new staged file (0600), checked against the record's size and checksum.
     private func download(
         _ url: String,
         to file: URL,
@@ -299,29 +278,58 @@ extension Client {
             throw ClientError(.badRequest, "a temporary file could not be opened", underlying: error)
         }
         defer { try? handle.close() }  // closing a file we only wrote to cannot lose anything we still need
+        _ = try await download(url, expecting: info, progress: progress) { () throws(ClientError) in
+            do {
+                try handle.truncate(atOffset: 0)  // a retried download starts the file again
+            } catch {
+                throw ClientError(.badRequest, "the temporary file could not be reset", underlying: error)
+            }
+            return handle
+        } write: { handle, bytes, _ throws(ClientError) in
+            do {
+                try handle.write(contentsOf: Data(bytes))
+            } catch {
+                throw ClientError(.badRequest, "the temporary file could not be written", underlying: error)
+            }
+        }
+    }
+
+    /// Downloads `url` and hands each piece of the body, with the bytes received so far, to the sink `open` makes
+    /// for each attempt (a retried download starts again), checking the body against the record: a server that
+    /// sends more than its declared size is cut off before it can fill the disk, and the whole must match the size
+    /// and MD5. Returns the sink of the attempt that matched.
+    private func download<Sink>(
+        _ url: String,
+        expecting info: FileInfo,
+        progress: (@Sendable (FileTransferProgress) -> Void)?,
+        open: () throws(ClientError) -> Sink,
+        write: (Sink, UnsafeRawBufferPointer, Int64) throws(ClientError) -> Void
+    ) async throws(ClientError) -> Sink {
         let request = OutgoingRequest(method: .GET, url: url)
-        try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
+        return try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
             guard status == 200 else {
                 throw ClientError.status(status, message: "the file download was refused (HTTP \(status))")
             }
-            // A retried download starts the file again.
-            try handle.truncate(atOffset: 0)
+            let sink = try open()
             var md5 = Insecure.MD5()
             var received: Int64 = 0
             for try await buffer in body {
                 received += Int64(buffer.readableBytes)
-                // A server that sends more than the record declares is cut off before it can fill the disk.
                 guard received <= info.size else {
                     throw ClientError(.tampered, "the download is larger than the file's declared size")
                 }
-                buffer.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
-                try handle.write(contentsOf: Data(buffer.readableBytesView))
                 progress?(.downloading(received))
+                let total = received
+                try buffer.withUnsafeReadableBytes { bytes in
+                    md5.update(bufferPointer: bytes)
+                    try write(sink, bytes, total)
+                }
             }
             let checksum = Data(md5.finalize()).base64EncodedString()
             guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {
                 throw ClientError(.tampered, "the downloaded file does not match its size and checksum")
             }
+            return sink
         }
     }
 
