@@ -47,7 +47,8 @@ public final class FileDecryptingWriter {
 
     /// Decrypts the next piece of ciphertext and queues its authenticated plaintext for writing.
     ///
-    /// - Throws: what ``FileDecryptor/update(_:into:)`` throws, or ``CryptoError/Code/io``.
+    /// - Throws: what ``FileDecryptor`` throws for a damaged stream (``CryptoError/Code/authenticationFailed``,
+    ///   ``CryptoError/Code/invalidFormat``, ``CryptoError/Code/unsupportedVersion``), or ``CryptoError/Code/io``.
     public func write(_ ciphertext: UnsafeRawBufferPointer) throws(CryptoError) {
         guard !committed, decryptor != nil else { throw CryptoError(.invalidParameters, "the file is finished") }
         try decryptor?.update(ciphertext, into: &plaintext)
