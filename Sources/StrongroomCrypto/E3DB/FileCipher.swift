@@ -50,16 +50,13 @@ public enum FileCipher {
         let destinationPath = destination.path
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
-            return try writeAtomically(to: destinationPath, synchronizes: synchronizes) { output throws(CryptoError) in
+            return try writeAtomically(to: destinationPath, synchronizes: synchronizes, wipes: false) {
+                writer throws(CryptoError) in
                 var encryptor = FileEncryptor(accessKey: accessKey, computesChecksum: computesChecksum)
                 var readBuffer = [UInt8](repeating: 0, count: readSize)
                 var ciphertext: [UInt8] = []
                 ciphertext.reserveCapacity(readSize + 2 * FileFormat.chunkSize + 128)
-                let writer = WriteBehind(descriptor: output.descriptor, wipes: false)
-                defer {
-                    writer.waitForPendingWrites()
-                    Wipe.bytes(&readBuffer)
-                }
+                defer { Wipe.bytes(&readBuffer) }
                 var processed: Int64 = 0
                 while true {
                     if isCancelled() { throw .cancelled() }
@@ -76,7 +73,6 @@ public enum FileCipher {
                 }
                 let summary = encryptor.finalize(into: &ciphertext)
                 try writer.write(&ciphertext)
-                try writer.finish()
                 return summary
             }
         }
@@ -99,16 +95,11 @@ public enum FileCipher {
         let destinationPath = destination.path
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
-            return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
-                let writer = WriteBehind(descriptor: output.descriptor, wipes: true)
-                defer { writer.waitForPendingWrites() }
-                let size = try decryptPieces(from: input, with: accessKey, isCancelled: isCancelled, progress: progress)
-                {
+            return try writeAtomically(to: destinationPath, wipes: true) { writer throws(CryptoError) in
+                try decryptPieces(from: input, with: accessKey, isCancelled: isCancelled, progress: progress) {
                     plaintext throws(CryptoError) in
                     try writer.write(&plaintext)
                 }
-                try writer.finish()
-                return size
             }
         }
     }
@@ -130,11 +121,9 @@ public enum FileCipher {
         let destinationPath = destination.path
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             let input = try BlockingFile.openForReading(sourcePath)
-            return try writeAtomically(to: destinationPath) { output throws(CryptoError) in
+            return try writeAtomically(to: destinationPath, wipes: false) { writer throws(CryptoError) in
                 var encryptor = FileEncryptor(accessKey: destinationKey, computesChecksum: false)
                 var ciphertext: [UInt8] = []
-                let writer = WriteBehind(descriptor: output.descriptor, wipes: false)
-                defer { writer.waitForPendingWrites() }
                 let size = try decryptPieces(from: input, with: sourceKey, isCancelled: isCancelled, progress: progress)
                 {
                     plaintext throws(CryptoError) in
@@ -143,7 +132,6 @@ public enum FileCipher {
                 }
                 _ = encryptor.finalize(into: &ciphertext)
                 try writer.write(&ciphertext)
-                try writer.finish()
                 return size
             }
         }
@@ -197,12 +185,14 @@ public enum FileCipher {
         return String(path[...slash]) + name
     }
 
-    /// Writes through `body` into a temporary file beside `path`, then renames it to `path`. On failure the
+    /// Writes through `body` into a temporary file beside `path` (a ``WriteBehind`` writes what `body` hands it
+    /// while `body` prepares the next piece; `wipes` for plaintext), then renames it to `path`. On failure the
     /// temporary file is removed and `path` is untouched.
     static func writeAtomically<R>(
         to path: String,
         synchronizes: Bool = true,
-        _ body: (borrowing BlockingFile) throws(CryptoError) -> R
+        wipes: Bool,
+        _ body: (WriteBehind) throws(CryptoError) -> R
     ) throws(CryptoError) -> R {
         if access(path, F_OK) == 0 { throw CryptoError(.io, "the destination already exists") }
         let temporary = temporaryPath(beside: path)
@@ -210,14 +200,23 @@ public enum FileCipher {
             let result: R
             do {
                 let file = try BlockingFile.createExclusive(temporary)
-                result = try body(file)
+                let writer = WriteBehind(descriptor: file.descriptor, wipes: wipes)
+                defer { writer.waitForPendingWrites() }  // before the descriptor closes, on every path
+                result = try body(writer)
+                try writer.finish()
                 if synchronizes { try file.sync() }
             }
-            guard rename(temporary, path) == 0 else { throw CryptoError(.io, "rename failed: \(errnoDescription())") }
+            try moveIntoPlace(temporary, to: path)
             return result
         } catch {
             unlink(temporary)
             throw error
         }
+    }
+
+    /// Renames the complete file at `temporary` to `path`, which must still not exist.
+    static func moveIntoPlace(_ temporary: String, to path: String) throws(CryptoError) {
+        guard access(path, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
+        guard rename(temporary, path) == 0 else { throw CryptoError(.io, "rename failed: \(errnoDescription())") }
     }
 }

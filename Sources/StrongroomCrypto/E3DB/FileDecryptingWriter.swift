@@ -50,7 +50,7 @@ public final class FileDecryptingWriter {
     /// - Throws: what ``FileDecryptor`` throws for a damaged stream (``CryptoError/Code/authenticationFailed``,
     ///   ``CryptoError/Code/invalidFormat``, ``CryptoError/Code/unsupportedVersion``), or ``CryptoError/Code/io``.
     public func write(_ ciphertext: UnsafeRawBufferPointer) throws(CryptoError) {
-        guard !committed, decryptor != nil else { throw CryptoError(.invalidParameters, "the file is finished") }
+        guard decryptor != nil else { throw CryptoError(.invalidParameters, "the file is finished") }
         try decryptor?.update(ciphertext, into: &plaintext)
         written += Int64(plaintext.count)
         try writer.write(&plaintext)
@@ -62,7 +62,7 @@ public final class FileDecryptingWriter {
     /// - Throws: ``CryptoError/Code/truncated`` or ``CryptoError/Code/authenticationFailed`` for an incomplete or
     ///   altered file, ``CryptoError/Code/io`` (including a destination that appeared meanwhile).
     public func commit() throws(CryptoError) -> Int64 {
-        guard !committed, let decryptor = decryptor.take() else {
+        guard let decryptor = decryptor.take() else {
             throw CryptoError(.invalidParameters, "the file is finished")
         }
         try decryptor.finalize(into: &plaintext)
@@ -70,10 +70,7 @@ public final class FileDecryptingWriter {
         try writer.write(&plaintext)
         try writer.finish()
         try file?.sync()
-        guard access(destinationPath, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
-        guard rename(temporaryPath, destinationPath) == 0 else {
-            throw CryptoError(.io, "rename failed: \(errnoDescription())")
-        }
+        try FileCipher.moveIntoPlace(temporaryPath, to: destinationPath)
         committed = true
         return written
     }
