@@ -11,7 +11,10 @@ import Glibc
 final class RawConnection: Sendable {
     private let descriptor: Int32
 
-    init(port: Int) async throws {
+    /// Connects; with `first`, sends it on the same thread right after connecting, so no wait for the cooperative
+    /// pool comes between the two (a server with a short idle timeout would close a connection left silent).
+    init(port: Int, sending first: String? = nil) async throws {
+        let firstBytes = first.map { Array($0.utf8) }
         let descriptor = try await Self.blocking { () throws -> Int32 in
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { throw TestFailure("socket() failed") }
@@ -30,6 +33,15 @@ final class RawConnection: Sendable {
             }
             var timeout = timeval(tv_sec: 30, tv_usec: 0)
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            if let firstBytes {
+                let sent = firstBytes.withUnsafeBytes {
+                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                guard sent == firstBytes.count else {
+                    close(descriptor)
+                    throw TestFailure("send() failed")
+                }
+            }
             return descriptor
         }
         self.descriptor = descriptor
