@@ -83,4 +83,4 @@ echo "strongroom-server load benchmark: wrk -t2 -c32 -d${duration}s, loopback, $
 bench_engine sqlite
 pg_admin="$(Scripts/postgres.sh start)"
 psql "$pg_admin" -qc "CREATE DATABASE bench" >/dev/null
-bench_engine postgres --database-url "${pg_admin/\/postgres\?/\/bench?}"
+bench_engine postgres --database-url "${pg_admin/\/postgres\?/\/bench?}" --single-instance

@@ -7,6 +7,7 @@ public import Logging
 public import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
+import Synchronization
 
 /// Builds the Strongroom server over `store`: routes, authentication, and the start-up work (account backup
 /// client, preset registration token).
@@ -28,7 +29,8 @@ public func buildApplication(
     let tokens = TokenIssuer(key: tokenKey)
     let authorization = Authorization(store: store)
     let results = RecordResults(store: store, limits: limits)
-    let blobs = try FileBlobStore(directory: configuration.dataDirectory + "/blobs")
+    let blobs = try Deployment(configuration: configuration, store: store)
+        .makeBlobStore(store: store, dataDirectory: configuration.dataDirectory, clock: clock)
     let baseURL = try PublicBaseURL(
         publicURL: configuration.publicURL,
         scheme: configuration.tls == nil ? "http" : "https",
@@ -86,6 +88,7 @@ public func buildApplication(
     let router = Router(context: StrongroomRequestContext.self)
     router.add(middleware: ErrorMappingMiddleware())
     router.get("/health") { _, _ in try json(["status": "ok"]) }
+    router.get("/ready") { _, _ in try await readiness(of: store, logger: logger) }
     router.addRoutes(account.publicRoutes)
     router.addRoutes(files.presignedRoutes)
     router.addRoutes(pki.publicRoutes)
@@ -163,16 +166,25 @@ public func buildEmbeddedApplication(
 
 /// Builds the server over an open database; the application takes ownership and closes it on graceful shutdown
 /// (or here, if building fails).
+///
+/// - Throws: ``ServerError/Code/configuration`` for a PostgreSQL configuration other instances could not share
+///   (see ``ServerConfiguration/singleInstance``).
 public func buildApplication(
     configuration: ServerConfiguration,
     database: some ServerDatabase,
     logger: Logger
 ) async throws -> some ApplicationProtocol {
     do {
+        let tokenKey = try resolveTokenKey(
+            configured: configuration.tokenKey,
+            dataDirectory: configuration.dataDirectory
+        )
+        try Deployment(configuration: configuration, store: database.store)
+            .check(tokenKeyIsShared: tokenKey.shared, singleInstance: configuration.singleInstance)
         var app = try await buildApplication(
             configuration: configuration,
             store: database.store,
-            tokenKey: try loadTokenKey(dataDirectory: configuration.dataDirectory),
+            tokenKey: tokenKey.key,
             logger: logger
         )
         app.addServices(database)
@@ -181,4 +193,49 @@ public func buildApplication(
         try await database.close()
         throw error
     }
+}
+
+/// `GET /ready`: 200 when the database answers within two seconds and its schema is the one this build expects, else
+/// 503 — for a load balancer to stop sending requests to an instance that cannot serve them (`/health` only says
+/// that the process runs).
+private func readiness(of store: any ServerStore, logger: Logger) async throws -> Response {
+    let reason: String
+    do {
+        let current = try await withDeadline(.seconds(2)) { try await store.isSchemaCurrent() }
+        switch current {
+        case true?: return try json(["status": "ready"])
+        case false?: reason = "the database schema is not current"
+        case nil: reason = "the database did not answer within 2 s"
+        }
+    } catch {
+        reason = "the database does not answer"
+        logger.warning("not ready", metadata: ["reason": .string("\(error)")])
+    }
+    return try json(["status": "not ready", "reason": reason], status: .serviceUnavailable)
+}
+
+/// The result of `body`, or nil when it has not finished after `limit`. A database call that hangs does not hold the
+/// caller: it is left to finish (or time out in its pool) on its own.
+private func withDeadline<T: Sendable>(
+    _ limit: Duration,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T? {
+    let answer = FirstAnswer<T?>()
+    return try await withCheckedThrowingContinuation { continuation in
+        answer.continuation.withLock { $0 = continuation }
+        Task {
+            let result: Result<T?, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            answer.continuation.withLock { $0.take() }?.resume(with: result)
+        }
+        Task {
+            try? await Task.sleep(for: limit)
+            answer.continuation.withLock { $0.take() }?.resume(returning: nil)
+        }
+    }
+}
+
+/// A continuation that the first of several tasks resumes.
+private final class FirstAnswer<T: Sendable>: Sendable {
+    let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
 }

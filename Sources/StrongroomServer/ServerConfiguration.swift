@@ -38,6 +38,16 @@ public struct ServerConfiguration: Sendable {
     public var integrityRefusal: IntegrityVerdict?
     /// The bearer token of the admin route `GET /v1/admin/integrity`; nil disables it.
     public var adminToken: String?
+    /// The 32-byte bearer-token key (it also signs presigned file URLs). Every instance serving one database must
+    /// hold the same key; nil reads `STRONGROOM_TOKEN_KEY`, and without it `token.key` in the data directory.
+    public var tokenKey: SecureBytes?
+    /// Where file bodies live; nil picks the engine's default: ``BlobStorage/folder`` on SQLite,
+    /// ``BlobStorage/database`` on PostgreSQL.
+    public var blobStorage: BlobStorage?
+    /// Declares this the only instance on its PostgreSQL database, allowing state that other instances could not
+    /// see (file bodies in a local folder, a token key from the data directory). Without it such a configuration
+    /// is refused at start-up.
+    public var singleInstance: Bool
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(
@@ -55,7 +65,10 @@ public struct ServerConfiguration: Sendable {
         clock: any WallClock = SystemWallClock(),
         clientCertificateLifetime: Duration = .seconds(86_400),
         integrityRefusal: IntegrityVerdict? = nil,
-        adminToken: String? = nil
+        adminToken: String? = nil,
+        tokenKey: SecureBytes? = nil,
+        blobStorage: BlobStorage? = nil,
+        singleInstance: Bool = false
     ) {
         self.dataDirectory = dataDirectory
         self.host = host
@@ -72,5 +85,8 @@ public struct ServerConfiguration: Sendable {
         self.clientCertificateLifetime = clientCertificateLifetime
         self.integrityRefusal = integrityRefusal
         self.adminToken = adminToken
+        self.tokenKey = tokenKey
+        self.blobStorage = blobStorage
+        self.singleInstance = singleInstance
     }
 }

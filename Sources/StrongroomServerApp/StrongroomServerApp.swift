@@ -17,7 +17,7 @@ struct StrongroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom-server",
         abstract: "The Strongroom E3DB-compatible server (SQLite by default).",
-        subcommands: [Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self],
+        subcommands: [Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self, BlobsCommand.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -105,6 +105,21 @@ struct Serve: AsyncParsableCommand {
         help: "A file whose first line is the bearer token of GET /v1/admin/integrity. Env: STRONGROOM_ADMIN_TOKEN."
     )
     var adminTokenFile: String?
+    @Option(
+        help:
+            "A file holding the token key (unpadded base64url of 32 bytes), the same for every instance. Env: STRONGROOM_TOKEN_KEY. Default: token.key in the data directory."
+    )
+    var tokenKeyFile: String?
+    @Option(
+        help:
+            "Where file bodies live: folder (<data>/blobs) or database. Default: folder on SQLite, database on PostgreSQL."
+    )
+    var blobStore: BlobStorage?
+    @Flag(
+        help:
+            "This is the only instance on its PostgreSQL database: allow a local blob folder and a per-instance token key."
+    )
+    var singleInstance = false
 
     func validate() throws {
         if let refuseIntegrity, !["compromised", "suspicious"].contains(refuseIntegrity) {
@@ -180,7 +195,12 @@ struct Serve: AsyncParsableCommand {
             portFile: portFile,
             clientCertificateLifetime: .seconds(clientCertificateHours * 3600),
             integrityRefusal: refuseIntegrity.flatMap(IntegrityVerdict.init(rawValue:)),
-            adminToken: try adminToken()
+            adminToken: try adminToken(),
+            tokenKey: try tokenKeyFile.map {
+                try parseTokenKey(try String(contentsOfFile: $0, encoding: .utf8), source: "--token-key-file")
+            },
+            blobStorage: blobStore,
+            singleInstance: singleInstance
         )
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
@@ -262,3 +282,4 @@ struct TokenCommand: AsyncParsableCommand {
 }
 
 extension ClientCertificateMode: ExpressibleByArgument {}
+extension BlobStorage: ExpressibleByArgument {}

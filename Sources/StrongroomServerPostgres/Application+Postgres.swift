@@ -3,8 +3,11 @@ public import Hummingbird
 public import Logging
 public import StrongroomServer
 
-/// Builds the server on PostgreSQL at `databaseURL`; blobs and (unless `STRONGROOM_TOKEN_KEY` is set) the token key
-/// stay in `configuration.dataDirectory`. The application owns the pool and closes it on graceful shutdown.
+/// Builds the server on PostgreSQL at `databaseURL`, with file bodies in the database unless
+/// ``StrongroomServer/ServerConfiguration/blobStorage`` says otherwise. A configuration other instances could not share
+/// (a local blob folder, a token key from the data directory) is refused unless
+/// ``StrongroomServer/ServerConfiguration/singleInstance`` is set. The application owns the pool and closes it on
+/// graceful shutdown.
 public func buildPostgresApplication(
     configuration: ServerConfiguration,
     databaseURL: String,

@@ -9,8 +9,8 @@ public import StrongroomServer
 
 /// The PostgreSQL engine: a pool of connections behind the same `SQLServerStore` as the embedded default.
 ///
-/// The server keeps no state of its own, so several instances may serve one database (they must share the token
-/// key and the blob directory).
+/// The server keeps no state of its own, so several instances may serve one database (with the same token key, and
+/// file bodies in the database).
 // @unchecked: the only stored properties are immutable; AsyncKit's EventLoopGroupConnectionPool synchronises itself
 // (a lock plus one pool per event loop) but is not annotated Sendable.
 public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {

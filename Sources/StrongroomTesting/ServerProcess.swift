@@ -30,6 +30,17 @@ public final class ServerProcess: @unchecked Sendable {
         return runner.deletingLastPathComponent().appending(path: "strongroom-server")
     }
 
+    /// The token key every server of this test run gets through `STRONGROOM_TOKEN_KEY`, as an operator gives one to
+    /// every instance of a deployment: on PostgreSQL a key from the data directory is refused unless the server is
+    /// declared the only instance, and restarts keep their tokens valid. Pass `STRONGROOM_TOKEN_KEY: ""` in
+    /// `environment` to use the data directory's key file instead.
+    public static let tokenKey: String = {
+        var generator = SystemRandomNumberGenerator()
+        let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        return key.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }()
+
     /// Starts the server with `arguments` after `serve --port 0 --port-file …` and waits until it has bound a port
     /// and `/health` answers there. The kernel picks the port as the server binds, so two tests can never race
     /// for one. With TLS arguments pass `scheme: "https"`: readiness is then a TCP connection, since the test's
@@ -41,7 +52,9 @@ public final class ServerProcess: @unchecked Sendable {
         process.executableURL = Self.executable
         process.arguments =
             ["serve", "--port", "0", "--port-file", portFile.path, "--log-level", "warning"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["STRONGROOM_TOKEN_KEY": Self.tokenKey]) { _, new in new }
+            .merging(environment) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // `STRONGROOM_TEST_SERVER_LOG=<file>`: every test server appends its log there (to debug a test), at
@@ -154,7 +167,9 @@ extension ServerProcess {
             switch engine {
             case .sqlite: return try await start(data)
             case .postgres:
-                return try await TestDatabase.withPostgres { try await start(data + ["--database-url", $0]) }
+                return try await TestDatabase.withPostgres {
+                    try await start(data + ["--database-url", $0])
+                }
             }
         }
     }

@@ -86,12 +86,15 @@ struct FileRoutes {
         )
     }
 
-    /// Deletes pending file records (and their blobs) older than ``ServerLimits/pendingFileLifetime``.
+    /// Deletes pending file records (and their blobs) older than ``ServerLimits/pendingFileLifetime``, and what
+    /// uploads abandoned that long ago left behind.
     private func removeStalePendingFiles(now: Timestamp) async throws {
         let cutoff = now.microseconds.addingSaturating(-limits.pendingFileLifetime.microseconds)
-        for id in try await store.deletePendingFiles(createdBefore: Timestamp(microseconds: cutoff)) {
-            blobs.remove(id: id)
+        let cutoffTime = Timestamp(microseconds: cutoff)
+        for id in try await store.deletePendingFiles(createdBefore: cutoffTime) {
+            try await blobs.remove(id: id)
         }
+        _ = try await blobs.removeAbandonedUploads(startedBefore: cutoffTime)
     }
 
     /// The presigned `PUT`: no Authorization header; the URL's signature is the credential. → exactly 200.
@@ -117,7 +120,7 @@ struct FileRoutes {
         guard size == fileMeta.size, ConstantTime.equals(checksum, fileMeta.checksum),
             contentMD5 == nil || contentMD5 == checksum
         else {
-            blobs.remove(id: id)
+            try await blobs.remove(id: id)
             throw ServerError.badRequest("the upload does not match the declared size and checksum")
         }
         return empty(.ok)
@@ -133,7 +136,7 @@ struct FileRoutes {
         }
         guard caller == record.writerID else { throw ServerError.forbidden("only the writer may commit a file") }
         guard record.isPending else { return try json(response(record), status: .created) }
-        guard blobs.size(id: id) == record.fileMeta?.size else {
+        guard try await blobs.size(id: id) == record.fileMeta?.size else {
             throw ServerError.badRequest("the file has not been uploaded yet")
         }
         guard let committed = try await store.commitFile(id: recordID, lastModified: record.lastModified) else {

@@ -133,7 +133,8 @@ struct RecordRoutes {
         }
         switch try await store.deleteRecord(id: id, expectedVersion: version) {
         case .done:
-            if existing.fileMeta != nil { blobs.remove(id: id.description) }
+            // The record is gone either way; a body that could not be removed now is unreachable, not visible.
+            if existing.fileMeta != nil { try? await blobs.remove(id: id.description) }
             return
         case .conflict: throw ServerError.conflict("the record has changed since version \(version)")
         case .notFound: throw ServerError.forbidden("not your record")

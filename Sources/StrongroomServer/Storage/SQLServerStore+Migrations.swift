@@ -124,7 +124,36 @@ extension SQLServerStore {
                     "CREATE INDEX integrity_challenges_expiry ON integrity_challenges (expires)",
                 ]
             ),
+            (
+                7,
+                [
+                    // File bodies in the database (`--blob-store database`): one row per upload attempt, its
+                    // ciphertext in numbered chunks. Only a complete upload is ever read.
+                    """
+                    CREATE TABLE blob_uploads (upload_id TEXT PRIMARY KEY, blob_id TEXT NOT NULL,
+                    started BIGINT NOT NULL, size BIGINT, checksum TEXT, complete BOOLEAN NOT NULL)
+                    """,
+                    "CREATE INDEX blob_uploads_blob ON blob_uploads (blob_id, complete)",
+                    "CREATE INDEX blob_uploads_started ON blob_uploads (complete, started)",
+                    """
+                    CREATE TABLE blob_chunks (upload_id TEXT NOT NULL, seq BIGINT NOT NULL,
+                    data \(engine == .postgres ? "BYTEA" : "BLOB") NOT NULL, PRIMARY KEY (upload_id, seq))
+                    """,
+                ]
+                    + (engine == .postgres
+                        // Ciphertext does not compress: store it out of line without trying.
+                        ? ["ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL"] : [])
+            ),
         ]
+    }
+
+    /// Whether the database answers and its schema is the one this build expects (`GET /ready`). Throws when the
+    /// database cannot be reached.
+    public func isSchemaCurrent() async throws -> Bool {
+        let current =
+            try await database.raw("SELECT MAX(version) AS version FROM schema_version").first()?
+            .decode(column: "version", as: Int?.self) ?? 0
+        return current == migrations.last?.version
     }
 
     /// Applies every migration step above the stored schema version, each step in a transaction with its version

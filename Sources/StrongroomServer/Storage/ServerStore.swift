@@ -9,6 +9,8 @@ public import StrongroomWire
 public protocol ServerStore: Sendable {
     /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
+    /// Whether the database answers and its schema is current (throws when it cannot be reached).
+    func isSchemaCurrent() async throws -> Bool
 
     // MARK: Settings and registration tokens
 

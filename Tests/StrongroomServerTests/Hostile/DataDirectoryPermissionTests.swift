@@ -18,7 +18,10 @@ import Testing
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             chmod(data, 0o755)
             let token = String(repeating: "p", count: 40)
-            let server = try await ServerProcess(arguments: ["--data-directory", data, "--registration-token", token])
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", data, "--registration-token", token],
+                environment: ["STRONGROOM_TOKEN_KEY": ""]
+            )
             let http = HTTP(base: server.baseURL)
             _ = try await http.register(token: token)  // writes reach the WAL
             #expect(try Self.mode(data) == 0o700)
@@ -32,7 +35,10 @@ import Testing
 
             chmod(data + "/token.key", 0o644)
             await #expect(throws: ServerProcess.StartError.self) {
-                _ = try await ServerProcess(arguments: ["--data-directory", data])
+                _ = try await ServerProcess(
+                    arguments: ["--data-directory", data],
+                    environment: ["STRONGROOM_TOKEN_KEY": ""]
+                )
             }
         }
     }

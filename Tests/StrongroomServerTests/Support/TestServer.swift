@@ -22,6 +22,7 @@ enum TestServer {
         tokenLifetime: Duration = .seconds(3600),
         limits: ServerLimits = .init(),
         connections: ConnectionLimits = .init(),
+        blobStorage: BlobStorage? = nil,
         logger: Logger? = nil,
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
@@ -35,7 +36,11 @@ enum TestServer {
                 registrationToken: registrationToken,
                 tokenLifetime: tokenLifetime,
                 limits: limits,
-                connections: connections
+                connections: connections,
+                // As every instance of a deployment on PostgreSQL gets it (the data directory's key file is refused
+                // there unless the server is declared the only instance).
+                tokenKey: engine == .postgres ? SecureRandom.bytes(count: 32) : nil,
+                blobStorage: blobStorage
             )
             switch engine {
             case .sqlite:

@@ -1,0 +1,76 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import StrongroomWire
+
+/// What a server's configuration means for sharing one database with other instances.
+struct Deployment {
+    /// Where file bodies live.
+    let blobStorage: BlobStorage
+    /// Whether other instances may serve the same database (PostgreSQL).
+    let isShareable: Bool
+
+    init(configuration: ServerConfiguration, store: any ServerStore) {
+        let engine = (store as? SQLServerStore)?.engine
+        blobStorage = configuration.blobStorage ?? (engine == .postgres ? .database : .folder)
+        isShareable = engine == .postgres
+    }
+
+    /// Refuses a configuration under which a second instance on the same PostgreSQL database would not see what
+    /// this one keeps (file bodies in a local folder, a token key from the data directory), unless the
+    /// configuration says this is the only instance.
+    func check(tokenKeyIsShared: Bool, singleInstance: Bool) throws(ServerError) {
+        guard isShareable, !singleInstance else { return }
+        if blobStorage == .folder {
+            throw ServerError(
+                .configuration,
+                "file bodies in a local folder are not seen by other instances on this PostgreSQL database: "
+                    + "use --blob-store database, or declare --single-instance"
+            )
+        }
+        if !tokenKeyIsShared {
+            throw ServerError(
+                .configuration,
+                "the token key comes from this instance's data directory, so other instances would refuse its tokens: "
+                    + "give every instance the same --token-key-file or STRONGROOM_TOKEN_KEY, or declare --single-instance"
+            )
+        }
+    }
+
+    /// The blob store this deployment uses.
+    func makeBlobStore(store: any ServerStore, dataDirectory: String, clock: ServerClock) throws -> any BlobStore {
+        switch blobStorage {
+        case .folder:
+            return try FileBlobStore(directory: dataDirectory + "/blobs")
+        case .database:
+            guard let store = store as? SQLServerStore else {
+                throw ServerError(.configuration, "--blob-store database needs a SQL store")
+            }
+            return SQLBlobStore(store: store, clock: clock)
+        }
+    }
+}
+
+/// Removes what uploads that never finished left in the blob store (an instance killed mid-upload), if they started
+/// more than `age` ago, and returns how many there were (`strongroom-server blobs sweep`). The server does the same
+/// with the pending-file lifetime whenever a file is created.
+///
+/// - Parameters:
+///   - store: the server's store.
+///   - blobStorage: where file bodies live; nil picks the engine's default.
+///   - dataDirectory: the data directory (for the folder store).
+///   - age: how old an unfinished upload must be; zero also removes uploads in progress on a running server.
+public func removeAbandonedUploads(
+    store: any ServerStore,
+    blobStorage: BlobStorage?,
+    dataDirectory: String,
+    olderThan age: Duration
+) async throws -> Int {
+    var configuration = ServerConfiguration(dataDirectory: dataDirectory)
+    configuration.blobStorage = blobStorage
+    let clock = ServerClock(configuration.clock)
+    let blobs = try Deployment(configuration: configuration, store: store)
+        .makeBlobStore(store: store, dataDirectory: dataDirectory, clock: clock)
+    let cutoff = clock.timestamp().microseconds.addingSaturating(-age.microseconds)
+    return try await blobs.removeAbandonedUploads(startedBefore: Timestamp(microseconds: cutoff))
+}

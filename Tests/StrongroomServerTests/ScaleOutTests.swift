@@ -1,0 +1,179 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCrypto
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+/// Several instances of the real server behind one PostgreSQL database, each with its own data directory: nothing
+/// they share lives on a disk of their own.
+@Suite(.enabled(if: TestEngine.available.contains(.postgres), "needs the PostgreSQL test cluster"))
+struct ScaleOutTests {
+    static let registrationToken = "scale-out-token"
+
+    @Test("the official SDK writes a record and a 50 MiB file through one instance and reads both through another")
+    func officialSDKAcrossInstances() async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await withTwoInstances { a, b, _ in
+            let outcome = try await PythonSDK.run(
+                [PythonSDK.path("Scripts/conformance/two_instances.py")],
+                environment: [
+                    "STRONGROOM_URL": a.baseURL, "STRONGROOM_URL_B": b.baseURL,
+                    "REGISTRATION_TOKEN": Self.registrationToken,
+                ]
+            )
+            #expect(outcome.status == 0, "\(outcome.output)")
+            #expect(outcome.output.contains("record read through B"), "\(outcome.output)")
+            #expect(outcome.output.contains("file identical through B"), "\(outcome.output)")
+        }
+    }
+
+    @Test("a TSV1 request one instance accepted is refused when replayed against another; tokens work on both")
+    func replayAcrossInstances() async throws {
+        try await withTwoInstances { a, b, _ in
+            let client = try await HTTP(base: a.baseURL).register(token: Self.registrationToken)
+            let path = "/v1/storage/policy/outgoing"
+            let header = TSV1.authorization(
+                for: .init(method: "GET", path: path),
+                clientID: client.id,
+                signingKey: client.keys.signingKey
+            )
+            let none: String? = nil
+            #expect(try await HTTP(base: a.baseURL).send("GET", path, authorization: header, json: none).0 == 200)
+            #expect(try await HTTP(base: b.baseURL).send("GET", path, authorization: header, json: none).0 == 401)
+            // A bearer token from one instance is good on the other (one token key for the deployment).
+            #expect(try await HTTP(base: b.baseURL).send("GET", path, token: client.token, json: none).0 == 200)
+        }
+    }
+
+    @Test("an instance killed mid-upload leaves no visible file, and the sweep leaves no chunk behind")
+    func killedMidUpload() async throws {
+        try await withTwoInstances { a, b, storage in
+            let http = HTTP(base: a.baseURL)
+            let client = try await http.register(token: Self.registrationToken)
+            let size = 8 << 20
+            let create = FileWriteRequest(
+                meta: .init(
+                    writerID: client.id,
+                    userID: client.id,
+                    type: "killed",
+                    plain: [:],
+                    fileMeta: FileMeta(checksum: "1B2M2Y8AsgTpgAmY7PhCfg==", compression: "raw", size: Int64(size))
+                )
+            )
+            let (status, body) = try await http.send("POST", "/v1/storage/files", token: client.token, json: create)
+            try #require(status == 202)
+            let pending = try JSONDecoder().decode(PendingFileResponse.self, from: body)
+            let url = try #require(URLComponents(string: pending.fileURL))
+            let target = url.path + "?" + (url.percentEncodedQuery ?? "")
+
+            // Three of eight MiB arrive; once chunks are in the database, instance A dies.
+            let connection = try await RawConnection(
+                port: a.port,
+                sending: "PUT \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(size)\r\n\r\n"
+            )
+            let piece = String(repeating: "c", count: 1 << 20)
+            for _ in 0..<3 { #expect(await connection.send(piece)) }
+            var stored = 0
+            for _ in 0..<300 where stored < 2 {
+                stored = try await rowCount("blob_chunks", in: storage.databaseURL)
+                if stored < 2 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(stored >= 2, "the first chunks never reached the database")
+            a.kill()
+
+            // Through B the file is not there: it cannot be committed or read.
+            let other = HTTP(base: b.baseURL)
+            let none: String? = nil
+            let commit = try await other.send(
+                "PATCH",
+                "/v1/storage/files/\(pending.id)",
+                token: client.token,
+                json: none
+            )
+            #expect(commit.0 == 400, "\(String(decoding: commit.1, as: UTF8.self))")
+            #expect(
+                try await other.send("GET", "/v1/storage/files/\(pending.id)", token: client.token, json: none).0 == 404
+            )
+
+            let swept = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["blobs", "sweep", "--older-than", "0"] + storage.arguments
+            )
+            #expect(swept.status == 0, "\(swept.output)")
+            #expect(swept.output.contains("removed 1 unfinished upload"), "\(swept.output)")
+            #expect(try await rowCount("blob_chunks", in: storage.databaseURL) == 0)
+            #expect(try await rowCount("blob_uploads", in: storage.databaseURL) == 0)
+        }
+    }
+
+    @Test("both instances are ready; PostgreSQL with a local blob folder or a per-instance token key is refused")
+    func readinessAndUnsafeConfigurations() async throws {
+        try await withTwoInstances { a, b, storage in
+            for server in [a, b] {
+                let none: String? = nil
+                let (status, body) = try await HTTP(base: server.baseURL).send("GET", "/ready", json: none)
+                #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+            }
+            func serve(_ extra: [String], tokenKey: String) async throws -> ExternalProcess.Outcome {
+                try await ExternalProcess.run(
+                    ServerProcess.executable,
+                    arguments: ["serve", "--port", "0"] + storage.arguments + extra,
+                    environment: ["STRONGROOM_TOKEN_KEY": tokenKey]
+                )
+            }
+            let folder = try await serve(["--blob-store", "folder"], tokenKey: ServerProcess.tokenKey)
+            #expect(folder.status != 0)
+            #expect(folder.output.contains("--blob-store database, or declare --single-instance"), "\(folder.output)")
+            let localKey = try await serve([], tokenKey: "")
+            #expect(localKey.status != 0)
+            #expect(localKey.output.contains("same --token-key-file"), "\(localKey.output)")
+        }
+        // Declared the only instance, the same configuration serves.
+        try await withTemporaryDirectory { directory in
+            try await TestDatabase.withPostgres { url in
+                let only = try await ServerProcess(
+                    arguments: [
+                        "--data-directory", directory.path, "--database-url", url, "--blob-store", "folder",
+                        "--single-instance",
+                    ],
+                    environment: ["STRONGROOM_TOKEN_KEY": ""]
+                )
+                only.stop()
+            }
+        }
+    }
+
+    /// What a second server needs to reach the same deployment.
+    struct Storage {
+        var databaseURL: String
+        /// `--data-directory` (of its own) and `--database-url`.
+        var arguments: [String]
+    }
+
+    /// Instances A and B, each with its own data directory, on one fresh database; both get the same token key
+    /// (``ServerProcess/tokenKey``), as an operator would configure them.
+    private func withTwoInstances(
+        _ body: (ServerProcess, ServerProcess, Storage) async throws -> Void
+    ) async throws {
+        try await withTemporaryDirectory { directory in
+            try await TestDatabase.withPostgres { url in
+                func start(_ name: String) async throws -> ServerProcess {
+                    try await ServerProcess(arguments: [
+                        "--data-directory", directory.appending(path: name).path, "--database-url", url,
+                        "--registration-token", Self.registrationToken,
+                    ])
+                }
+                let a = try await start("a")
+                defer { if a.isRunning { a.stop() } }
+                let b = try await start("b")
+                defer { if b.isRunning { b.stop() } }
+                let storage = Storage(
+                    databaseURL: url,
+                    arguments: ["--data-directory", directory.appending(path: "c").path, "--database-url", url]
+                )
+                try await body(a, b, storage)
+            }
+        }
+    }
+}

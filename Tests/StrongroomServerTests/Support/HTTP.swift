@@ -1,0 +1,73 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCrypto
+import StrongroomWire
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A minimal HTTP client over URLSession, for servers in other processes.
+struct HTTP: Sendable {
+    struct Client: Sendable {
+        var id: String
+        var apiKeyID: String
+        var apiSecret: String
+        var token: String
+        var keys: ClientKeys
+    }
+
+    let base: String
+
+    func send(
+        _ method: String,
+        _ path: String,
+        token: String? = nil,
+        authorization: String? = nil,
+        json: (some Encodable)?
+    ) async throws -> (Int, Data) {
+        guard let url = URL(string: base + path) else { throw TestFailure("bad URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        if let json { request.httpBody = try JSONEncoder().encode(json) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    func register(token: String) async throws -> Client {
+        let keys = ClientKeys.generate()
+        let registration = RegistrationRequest(
+            token: token,
+            client: .init(
+                name: "crash",
+                publicKey: .init(curve25519: keys.encryptionKey.publicKey.base64URLEncoded),
+                signingKey: .init(ed25519: keys.signingKey.publicKey.base64URLEncoded)
+            )
+        )
+        let (status, body) = try await send("POST", "/v1/account/e3db/clients/register", json: registration)
+        guard status == 201 else { throw TestFailure("registration answered \(status)") }
+        let registered = try JSONDecoder().decode(RegistrationResponse.self, from: body)
+        var client = Client(
+            id: registered.clientID,
+            apiKeyID: registered.apiKeyID,
+            apiSecret: registered.apiSecret,
+            token: "",
+            keys: keys
+        )
+        client.token = try await self.token(client)
+        return client
+    }
+
+    func token(_ client: Client) async throws -> String {
+        guard let url = URL(string: base + "/v1/auth/token") else { throw TestFailure("bad URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        let basic = Data("\(client.apiKeyID):\(client.apiSecret)".utf8).base64EncodedString()
+        request.setValue("Basic \(basic)", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data("grant_type=client_credentials".utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try JSONDecoder().decode(TokenResponse.self, from: data).accessToken
+    }
+}
