@@ -103,8 +103,21 @@ public final class ServerProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Sends SIGTERM and returns at once: the server drains what is in flight, then exits.
+    public func beginShutdown() { process.terminate() }
+
+    /// Waits (off the cooperative pool) until the process has exited, at most `limit`; whether it exited.
+    public func waitForExit(within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        return !process.isRunning
+    }
+
     /// Whether the process is still running.
     public var isRunning: Bool { process.isRunning }
+
+    /// Whether the server still accepts TCP connections on its port.
+    public var isListening: Bool { Self.accepts(port: port) }
 
     private func waitUntilHealthy() async throws {
         guard let url = URL(string: "\(baseURL)/health") else { throw StartError(message: "bad URL") }
