@@ -1,9 +1,11 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import HTTPTypes
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
+import NIOCore
 public import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
@@ -26,6 +28,7 @@ public func buildApplication(
     let clock = ServerClock(configuration.clock)
     try await prepare(store: store, configuration: configuration, clock: clock, logger: logger)
     let limits = configuration.limits
+    let metrics = ServerMetrics()
     let tokens = TokenIssuer(key: tokenKey)
     let authorization = Authorization(store: store)
     let results = RecordResults(store: store, limits: limits)
@@ -61,7 +64,8 @@ public func buildApplication(
         clock: clock,
         authorization: authorization,
         limits: limits,
-        baseURL: baseURL
+        baseURL: baseURL,
+        metrics: metrics
     )
     let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
     let notes = NoteRoutes(store: store, clock: clock, limits: limits)
@@ -86,9 +90,17 @@ public func buildApplication(
     )
 
     let router = Router(context: StrongroomRequestContext.self)
+    router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: ErrorMappingMiddleware())
     router.get("/health") { _, _ in try json(["status": "ok"]) }
     router.get("/ready") { _, _ in try await readiness(of: store, logger: logger) }
+    let admin = AdminToken(value: configuration.adminToken)
+    router.get("/metrics") { request, _ in
+        try admin.require(request)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+    }
     router.addRoutes(account.publicRoutes)
     router.addRoutes(files.presignedRoutes)
     router.addRoutes(pki.publicRoutes)

@@ -1,13 +1,20 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Hummingbird
 import NIOCore
+import Synchronization
 
 /// The request context: who the caller is, once authenticated.
 public struct StrongroomRequestContext: RequestContext {
     /// Hummingbird's per-request storage.
     public var coreContext: CoreRequestContextStorage
-    /// The authenticated client's ID (lowercase UUID), set by the auth middleware.
-    public var clientID: String?
+    /// The authenticated client's ID (lowercase UUID), set by the auth middleware. Every copy of one request's context
+    /// shares it, so the request log (outside the auth middleware) sees who the caller turned out to be.
+    public var clientID: String? {
+        get { trace.clientID.withLock { $0 } }
+        nonmutating set { trace.clientID.withLock { $0 = newValue } }
+    }
+    /// What outer middleware learns from inner middleware about this request.
+    let trace = RequestTrace()
     /// The Ed25519 public key that signed this request (TSV1), if any.
     public var signerKey: String?
     /// The peer's IP address (no port), for rate limits and logs; `unknown` when the channel has none.
@@ -18,7 +25,6 @@ public struct StrongroomRequestContext: RequestContext {
     /// Creates the context for a new request (called by Hummingbird).
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.clientID = nil
         self.signerKey = nil
         self.sourceAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
         self.channel = source.channel
@@ -33,4 +39,9 @@ public struct StrongroomRequestContext: RequestContext {
         guard let clientID else { throw ServerError.unauthorized() }
         return clientID
     }
+}
+
+/// Shared by every copy of one request's context: what the request log needs from deeper in the chain.
+final class RequestTrace: Sendable {
+    let clientID = Mutex<String?>(nil)
 }

@@ -15,6 +15,8 @@ struct FileRoutes {
     let limits: ServerLimits
     /// The absolute base for presigned URLs, from configuration only (never the request's `Host`).
     let baseURL: PublicBaseURL
+    /// Where file-body bytes in and out are counted.
+    let metrics: ServerMetrics
 
     private var now: Int64 { clock.unixSeconds }
 
@@ -123,6 +125,7 @@ struct FileRoutes {
             try await blobs.remove(id: id)
             throw ServerError.badRequest("the upload does not match the declared size and checksum")
         }
+        metrics.received(blobBytes: size)
         return empty(.ok)
     }
 
@@ -187,7 +190,10 @@ struct FileRoutes {
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        if let size = record.fileMeta?.size { headers[.contentLength] = String(size) }
+        if let size = record.fileMeta?.size {
+            headers[.contentLength] = String(size)
+            metrics.sent(blobBytes: size)
+        }
         return Response(status: .ok, headers: headers, body: body)
     }
 

@@ -148,11 +148,7 @@ struct IntegrityRoutes {
 
     /// GET `?client_id=…&limit=…`: the newest reports (100 by default), of one client or of all.
     func history(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        guard let expected = policy.adminToken else { throw ServerError.notFound() }
-        let header = request.headers[.authorization] ?? ""
-        guard header.hasPrefix("Bearer "),
-            ConstantTime.equals(Array(header.utf8.dropFirst(7)), Array(expected.utf8))
-        else { throw ServerError.unauthorized("the admin token is missing or wrong") }
+        try AdminToken(value: policy.adminToken).require(request)
         let parameters = request.uri.queryParameters
         let clientID = try parameters["client_id"].map { text in
             guard let id = canonicalUUID(String(text)) else { throw ServerError.badRequest("client_id is not a UUID") }

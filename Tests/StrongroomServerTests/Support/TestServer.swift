@@ -23,6 +23,7 @@ enum TestServer {
         limits: ServerLimits = .init(),
         connections: ConnectionLimits = .init(),
         blobStorage: BlobStorage? = nil,
+        adminToken: String? = nil,
         logger: Logger? = nil,
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
@@ -30,7 +31,7 @@ enum TestServer {
             var quiet = Logger(label: "strongroom-test")
             quiet.logLevel = .warning
             let logger = logger ?? quiet
-            let configuration = ServerConfiguration(
+            var configuration = ServerConfiguration(
                 dataDirectory: directory.path,
                 port: 0,
                 registrationToken: registrationToken,
@@ -42,6 +43,7 @@ enum TestServer {
                 tokenKey: engine == .postgres ? SecureRandom.bytes(count: 32) : nil,
                 blobStorage: blobStorage
             )
+            configuration.adminToken = adminToken
             switch engine {
             case .sqlite:
                 let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
