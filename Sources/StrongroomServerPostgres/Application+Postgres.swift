@@ -4,9 +4,9 @@ public import Logging
 public import StrongroomServer
 
 /// Builds the server on PostgreSQL at `databaseURL`, with file bodies in the database unless
-/// ``StrongroomServer/ServerConfiguration/blobStorage`` says otherwise. A configuration other instances could not share
+/// `ServerConfiguration.blobStorage` says otherwise. A configuration other instances could not share
 /// (a local blob folder, a token key from the data directory) is refused unless
-/// ``StrongroomServer/ServerConfiguration/singleInstance`` is set. The application owns the pool and closes it on
+/// `ServerConfiguration.singleInstance` is set. The application owns the pool and closes it on
 /// graceful shutdown.
 public func buildPostgresApplication(
     configuration: ServerConfiguration,
