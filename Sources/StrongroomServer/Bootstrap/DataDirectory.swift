@@ -6,6 +6,11 @@ import StrongroomCore
 #if canImport(Glibc)
 import Glibc
 #endif
+// `struct stat` is also visible through CoreFoundation once a dependency (swift-prometheus) imports Foundation's
+// C layer, and member-import visibility then asks for the module it saw first.
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
 
 /// The data directory: created 0700 (an existing one open to group or others is tightened, with a warning);
 /// holds the database and the token key (0600).
