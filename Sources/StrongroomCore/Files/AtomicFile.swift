@@ -52,6 +52,13 @@ package enum AtomicFile {
         )
     }
 
+    /// The permission bits of `path` (following a symbolic link), or nil when it cannot be examined.
+    package static func permissions(of path: String) -> UInt32? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return UInt32(status.st_mode & 0o7777)
+    }
+
     /// Refuses files that group or others may read or write, links, and files of another user (as ssh does with
     /// keys).
     package static func privacy(of path: String) -> Privacy {

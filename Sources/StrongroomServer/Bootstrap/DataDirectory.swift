@@ -6,11 +6,6 @@ import StrongroomCore
 #if canImport(Glibc)
 import Glibc
 #endif
-// `struct stat` is also visible through CoreFoundation once a dependency (swift-prometheus) imports Foundation's
-// C layer, and member-import visibility then asks for the module it saw first.
-#if canImport(CoreFoundation)
-import CoreFoundation
-#endif
 
 /// The data directory: created 0700 (an existing one open to group or others is tightened, with a warning);
 /// holds the database and the token key (0600).
@@ -21,9 +16,12 @@ enum DataDirectory {
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw ServerError.storage("the data directory cannot be read") }
-        if status.st_mode & 0o077 != 0 {
+        // (`struct stat` is read in StrongroomCore: here member-import visibility cannot tell which of the modules
+        // that re-export it to credit.)
+        guard let permissions = AtomicFile.permissions(of: path) else {
+            throw ServerError.storage("the data directory cannot be read")
+        }
+        if permissions & 0o077 != 0 {
             guard chmod(path, 0o700) == 0 else {
                 throw ServerError.storage(
                     "the data directory \(path) is open to group or others and cannot be tightened to 0700"
@@ -45,8 +43,7 @@ enum DataDirectory {
     /// group or others is refused: it may have leaked, so tokens signed with it cannot be trusted.
     static func tokenKey(in directory: String) throws -> Data {
         let path = directory + "/token.key"
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+        if let permissions = AtomicFile.permissions(of: path), permissions & 0o077 != 0 {
             throw ServerError.storage(
                 "\(path) is readable by group or others: remove it (all tokens are then invalid) or chmod 600 it"
             )
