@@ -23,8 +23,9 @@ token_key = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode()
 
 
 def database(name):
-    subprocess.run(["psql", pg_admin, "-qc", f"DROP DATABASE IF EXISTS {name}"], check=True)
-    subprocess.run(["psql", pg_admin, "-qc", f"CREATE DATABASE {name}"], check=True)
+    quiet = {**os.environ, "PGOPTIONS": "-c client_min_messages=warning"}
+    subprocess.run(["psql", pg_admin, "-qc", f"DROP DATABASE IF EXISTS {name}"], check=True, env=quiet)
+    subprocess.run(["psql", pg_admin, "-qc", f"CREATE DATABASE {name}"], check=True, env=quiet)
     return pg_admin.replace("/postgres?", f"/{name}?")
 
 
