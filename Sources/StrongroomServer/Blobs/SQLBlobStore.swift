@@ -57,7 +57,7 @@ struct SQLBlobStore: BlobStore {
 
     /// Marks `upload` complete and drops every other attempt of `blob`, in one transaction.
     private func complete(upload: String, blob: String, size: Int64, checksum: String) async throws {
-        try await transaction { session in
+        try await database.transaction { session in
             let older = try await session.raw(
                 "SELECT upload_id FROM blob_uploads WHERE blob_id = \(bind: blob) AND upload_id <> \(bind: upload)"
             ).all().map { try $0.decode(column: "upload_id", as: String.self) }
@@ -130,7 +130,7 @@ struct SQLBlobStore: BlobStore {
     func size(id: String) async throws -> Int64? { try await completeUpload(of: id)?.size }
 
     func remove(id: String) async throws {
-        try await transaction { session in
+        try await database.transaction { session in
             let uploads = try await session.raw("SELECT upload_id FROM blob_uploads WHERE blob_id = \(bind: id)")
                 .all().map { try $0.decode(column: "upload_id", as: String.self) }
             try await Self.delete(uploads: uploads, in: session)
@@ -150,27 +150,13 @@ struct SQLBlobStore: BlobStore {
     /// Deletes attempts and their chunks in one transaction.
     private func discard(uploads: [String]) async throws {
         guard !uploads.isEmpty else { return }
-        try await transaction { try await Self.delete(uploads: uploads, in: $0) }
+        try await database.transaction { try await Self.delete(uploads: uploads, in: $0) }
     }
 
     private static func delete(uploads: [String], in session: any SQLDatabase) async throws {
         for upload in uploads {
             try await session.raw("DELETE FROM blob_chunks WHERE upload_id = \(bind: upload)").run()
             try await session.raw("DELETE FROM blob_uploads WHERE upload_id = \(bind: upload)").run()
-        }
-    }
-
-    /// Runs `body` in a transaction on one connection, rolling back when it throws.
-    private func transaction(_ body: @escaping @Sendable (any SQLDatabase) async throws -> Void) async throws {
-        try await database.withSession { session in
-            try await session.raw("BEGIN").run()
-            do {
-                try await body(session)
-                try await session.raw("COMMIT").run()
-            } catch {
-                try? await session.raw("ROLLBACK").run()  // the original error is the one to report
-                throw error
-            }
         }
     }
 }

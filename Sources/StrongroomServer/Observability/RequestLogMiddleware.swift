@@ -32,12 +32,13 @@ struct RequestLogMiddleware: RouterMiddleware {
         let method = request.method.rawValue
         let route = context.endpointPath ?? "unmatched"
         metrics.finished(method: method, route: route, status: status, duration: duration)
+        guard context.logger.logLevel <= .info else { return }
+        let milliseconds =
+            Double(duration.components.seconds) * 1000
+            + Double(duration.components.attoseconds / 1_000_000_000_000) / 1000
         var metadata: Logger.Metadata = [
             "method": .string(method), "route": .string(route), "status": .stringConvertible(status),
-            "latency_ms": .stringConvertible(
-                Double(duration.components.attoseconds / 1_000_000_000_000) / 1000
-                    + Double(duration.components.seconds) * 1000
-            ),
+            "latency_ms": .stringConvertible(milliseconds),
         ]
         if let client = context.clientID { metadata["client_id"] = .string(client) }
         context.logger.info("request", metadata: metadata)

@@ -17,6 +17,8 @@ struct FileRoutes {
     let baseURL: PublicBaseURL
     /// Where file-body bytes in and out are counted.
     let metrics: ServerMetrics
+    /// When this instance next looks for abandoned uploads (every ten minutes at most).
+    let abandonedUploads = SweepSchedule(interval: .seconds(600))
 
     private var now: Int64 { clock.unixSeconds }
 
@@ -88,15 +90,15 @@ struct FileRoutes {
         )
     }
 
-    /// Deletes pending file records (and their blobs) older than ``ServerLimits/pendingFileLifetime``, and what
-    /// uploads abandoned that long ago left behind.
+    /// Deletes pending file records (and their blobs) older than ``ServerLimits/pendingFileLifetime``, and (every ten
+    /// minutes at most) what uploads abandoned that long ago left behind.
     private func removeStalePendingFiles(now: Timestamp) async throws {
         let cutoff = now.microseconds.addingSaturating(-limits.pendingFileLifetime.microseconds)
         let cutoffTime = Timestamp(microseconds: cutoff)
         for id in try await store.deletePendingFiles(createdBefore: cutoffTime) {
             try await blobs.remove(id: id)
         }
-        _ = try await blobs.removeAbandonedUploads(startedBefore: cutoffTime)
+        if abandonedUploads.claim() { _ = try await blobs.removeAbandonedUploads(startedBefore: cutoffTime) }
     }
 
     /// The presigned `PUT`: no Authorization header; the URL's signature is the credential. → exactly 200.

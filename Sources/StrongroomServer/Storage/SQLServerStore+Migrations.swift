@@ -150,10 +150,7 @@ extension SQLServerStore {
     /// Whether the database answers and its schema is the one this build expects (`GET /ready`). Throws when the
     /// database cannot be reached.
     public func isSchemaCurrent() async throws -> Bool {
-        let current =
-            try await database.raw("SELECT MAX(version) AS version FROM schema_version").first()?
-            .decode(column: "version", as: Int?.self) ?? 0
-        return current == migrations.last?.version
+        try await Self.schemaVersion(in: database) == migrations.last?.version
     }
 
     /// Applies every migration step above the stored schema version, each step in a transaction with its version
@@ -161,25 +158,18 @@ extension SQLServerStore {
     public func migrate() async throws {
         try await database.raw("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)").run()
         for step in migrations {
-            try await database.withSession { session in
-                try await session.raw("BEGIN").run()
-                do {
-                    if engine == .postgres { try await session.raw("SELECT pg_advisory_xact_lock(7470616)").run() }
-                    let current =
-                        try await session.raw("SELECT MAX(version) AS version FROM schema_version").first()?
-                        .decode(column: "version", as: Int?.self) ?? 0
-                    guard step.version > current else {
-                        try await session.raw("COMMIT").run()
-                        return
-                    }
-                    for statement in step.statements { try await session.raw("\(unsafeRaw: statement)").run() }
-                    try await session.raw("INSERT INTO schema_version (version) VALUES (\(bind: step.version))").run()
-                    try await session.raw("COMMIT").run()
-                } catch {
-                    try? await session.raw("ROLLBACK").run()  // the original error is the one to report
-                    throw error
-                }
+            try await database.transaction { [engine] session in
+                if engine == .postgres { try await session.raw("SELECT pg_advisory_xact_lock(7470616)").run() }
+                guard step.version > (try await Self.schemaVersion(in: session)) else { return }
+                for statement in step.statements { try await session.raw("\(unsafeRaw: statement)").run() }
+                try await session.raw("INSERT INTO schema_version (version) VALUES (\(bind: step.version))").run()
             }
         }
+    }
+
+    /// The stored schema version (0 before the first step).
+    private static func schemaVersion(in database: any SQLDatabase) async throws -> Int {
+        try await database.raw("SELECT MAX(version) AS version FROM schema_version").first()?
+            .decode(column: "version", as: Int?.self) ?? 0
     }
 }

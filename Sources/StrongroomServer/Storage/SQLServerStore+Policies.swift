@@ -32,28 +32,21 @@ extension SQLServerStore {
 
     public func clearAuthorizer(writerID: ClientID, userID: ClientID, authorizerID: ClientID) async throws {
         let (writerID, userID, readerID) = (writerID.description, userID.description, authorizerID.description)
-        try await database.withSession { session in
-            try await session.raw("BEGIN").run()
-            do {
-                try await session.raw(
-                    """
-                    UPDATE policies SET is_authorizer = \(bind: false), authorized_by = NULL
-                    WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
-                    """
-                ).run()
-                // Reads the authorizer granted itself go with it.
-                try await session.raw(
-                    """
-                    UPDATE policies SET can_read = \(bind: false), read_granted_by = NULL
-                    WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
-                    AND read_granted_by = \(bind: readerID)
-                    """
-                ).run()
-                try await session.raw("COMMIT").run()
-            } catch {
-                try? await session.raw("ROLLBACK").run()  // the original error is the one to report
-                throw error
-            }
+        try await database.transaction { session in
+            try await session.raw(
+                """
+                UPDATE policies SET is_authorizer = \(bind: false), authorized_by = NULL
+                WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
+                """
+            ).run()
+            // Reads the authorizer granted itself go with it.
+            try await session.raw(
+                """
+                UPDATE policies SET can_read = \(bind: false), read_granted_by = NULL
+                WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
+                AND read_granted_by = \(bind: readerID)
+                """
+            ).run()
         }
     }
 
