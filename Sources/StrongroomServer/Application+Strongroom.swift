@@ -92,7 +92,8 @@ public func buildApplication(
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: ErrorMappingMiddleware())
     router.get("/health") { _, _ in try json(["status": "ok"]) }
-    router.get("/ready") { _, _ in try await readiness(of: store, logger: logger) }
+    let readiness = Readiness(store: store, logger: logger)
+    router.get("/ready") { _, _ in try await readiness.respond() }
     let admin = AdminToken(value: configuration.adminToken)
     router.get("/metrics") { request, _ in
         try admin.require(request)
