@@ -2,6 +2,7 @@
 # Strongroom — SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages Strongroom needs to build and test. Safe to run again: it installs only what is
 # missing, and retries once after a transient apt/dpkg failure. Needs root (or sudo).
+#   --object-store   also Ceph's RADOS Gateway, the S3-compatible object store the tests start (Scripts/radosgw.sh)
 set -euo pipefail
 
 packages=(
@@ -23,6 +24,14 @@ packages=(
     strace            # test tooling: the integrity check must see a real tracer (CLIIntegrityTests)
     util-linux        # setpriv: integrity tests run the CLI unprivileged when CI is root
 )
+if [ "${1:-}" = "--object-store" ]; then
+    packages+=(
+        radosgw       # test tooling: a real S3-compatible server for the S3 blob store (Scripts/radosgw.sh)
+        ceph-mon      # its one-node Ceph cluster: a monitor…
+        ceph-osd      # …and an in-memory OSD
+        ceph-common   # ceph, ceph-authtool, monmaptool, radosgw-admin
+    )
+fi
 
 missing=()
 for package in "${packages[@]}"; do

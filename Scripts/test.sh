@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Scripts/install-system-deps.sh
+Scripts/install-system-deps.sh --object-store
 STRONGROOM_PYTHON="$(Scripts/python-env.sh)"
 export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
 
@@ -15,10 +15,13 @@ swift build --build-tests --explicit-target-dependency-import-check error
 # DocC for every library, warnings as errors (broken symbol links, ambiguous references, undocumented parameters).
 Scripts/docs/build-docs.sh
 
-# Every server test runs on SQLite and on PostgreSQL (a throw-away cluster, stopped on exit).
+# Every server test runs on SQLite and on PostgreSQL (a throw-away cluster, stopped on exit); the S3 blob store's
+# tests run against Ceph's RADOS Gateway (a throw-away one-node cluster, likewise).
+trap 'Scripts/postgres.sh stop; Scripts/radosgw.sh stop' EXIT
 STRONGROOM_TEST_POSTGRES_URL="$(Scripts/postgres.sh start)"
 export STRONGROOM_TEST_POSTGRES_URL
-trap 'Scripts/postgres.sh stop' EXIT
+STRONGROOM_TEST_S3_URL="$(Scripts/radosgw.sh start)"
+export STRONGROOM_TEST_S3_URL
 # The keychain's Secret Service tests need a session bus and a real gnome-keyring: the whole run happens inside
 # one private session (its keyring lives in a throw-away folder).
 Scripts/with-keyring.sh swift test --skip-build

@@ -3,7 +3,8 @@
 """Scale-out benchmark driver (run by Scripts/bench-scaleout.sh; not a test).
 
 1. File bodies: upload (presigned PUT) and download (presigned GET) MB/s of one SIZE MiB file through the
-   PostgreSQL blob store, beside the local-folder store on the same PostgreSQL metadata, in the same run.
+   PostgreSQL blob store and the S3 blob store (Ceph's RADOS Gateway on this machine, in-memory OSD), beside the
+   local-folder store on the same PostgreSQL metadata, in the same run.
 2. Authenticated record reads per second through two instances on one PostgreSQL beside one instance.
 Transfers run through curl, loads through wrk, so the client is never the Python interpreter."""
 import base64
@@ -14,9 +15,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 server_binary, pg_admin, size_mib, duration = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+s3_url = urllib.parse.urlsplit(sys.argv[5])
 work = tempfile.mkdtemp()
 processes = []
 token_key = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode()
@@ -29,14 +32,14 @@ def database(name):
     return pg_admin.replace("/postgres?", f"/{name}?")
 
 
-def serve(name, url, *extra):
+def serve(name, url, *extra, env=None):
     """Starts an instance and returns its base URL."""
     port_file = os.path.join(work, f"{name}.port")
     process = subprocess.Popen(
         [server_binary, "serve", "--port", "0", "--port-file", port_file, "--log-level", "error",
          "--registration-token", "bench-token", "--data-directory", os.path.join(work, name),
          "--database-url", url, *extra],
-        env={**os.environ, "STRONGROOM_TOKEN_KEY": token_key},
+        env={**os.environ, "STRONGROOM_TOKEN_KEY": token_key, **(env or {})},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     processes.append(process)
     for _ in range(300):
@@ -115,12 +118,20 @@ try:
 
     in_database = serve("blobs-db", database("bench_blobs_db"), "--blob-store", "database")
     in_folder = serve("blobs-folder", database("bench_blobs_folder"), "--blob-store", "folder", "--single-instance")
+    endpoint = f"{s3_url.scheme}://{s3_url.hostname}:{s3_url.port}"
+    subprocess.run(["curl", "-sf", "-X", "PUT", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user",
+                    f"{s3_url.username}:{s3_url.password}", "-H",
+                    f"x-amz-content-sha256: {hashlib.sha256(b'').hexdigest()}", f"{endpoint}/bench"], check=True)
+    in_s3 = serve("blobs-s3", database("bench_blobs_s3"), "--blob-store", "s3", "--s3-endpoint", endpoint,
+                  "--s3-bucket", "bench", env={"STRONGROOM_S3_ACCESS_KEY_ID": s3_url.username,
+                                               "STRONGROOM_S3_SECRET_ACCESS_KEY": s3_url.password})
     folder_up, folder_down = file_rates(in_folder, body_path, checksum, size)
     db_up, db_down = file_rates(in_database, body_path, checksum, size)
-    print(f"file {size_mib} MiB  upload    folder {folder_up:7.0f} MB/s   PostgreSQL blobs {db_up:7.0f} MB/s   "
-          f"{db_up / folder_up:5.2f}x")
-    print(f"file {size_mib} MiB  download  folder {folder_down:7.0f} MB/s   PostgreSQL blobs {db_down:7.0f} MB/s   "
-          f"{db_down / folder_down:5.2f}x")
+    s3_up, s3_down = file_rates(in_s3, body_path, checksum, size)
+    print(f"file {size_mib} MiB  upload    folder {folder_up:7.0f} MB/s   PostgreSQL blobs {db_up:7.0f} MB/s "
+          f"{db_up / folder_up:5.2f}x   S3 blobs {s3_up:7.0f} MB/s {s3_up / folder_up:5.2f}x")
+    print(f"file {size_mib} MiB  download  folder {folder_down:7.0f} MB/s   PostgreSQL blobs {db_down:7.0f} MB/s "
+          f"{db_down / folder_down:5.2f}x   S3 blobs {s3_down:7.0f} MB/s {s3_down / folder_down:5.2f}x")
 
     shared = database("bench_two")
     a = serve("a", shared)
@@ -135,7 +146,8 @@ try:
     print(f"GET record, 32 connections: one instance {one:8.0f} req/s   two instances {two:8.0f} req/s   "
           f"{two / one:5.2f}x  ({os.cpu_count()} cores shared by instances, PostgreSQL and wrk)")
     print(f"summary: PostgreSQL blob store upload {db_up / folder_up:.2f}x / download {db_down / folder_down:.2f}x "
-          f"the folder store; two instances {two / one:.2f}x one")
+          f"the folder store; S3 blob store {s3_up / folder_up:.2f}x / {s3_down / folder_down:.2f}x; "
+          f"two instances {two / one:.2f}x one")
 finally:
     for process in processes:
         process.terminate()

@@ -31,7 +31,7 @@ public func buildApplication(
     let tokens = TokenIssuer(key: tokenKey)
     let authorization = Authorization(store: store)
     let results = RecordResults(store: store, limits: limits)
-    let blobs = try Deployment(configuration: configuration, store: store)
+    let blobs = try await Deployment(configuration: configuration, store: store)
         .makeBlobStore(store: store, dataDirectory: configuration.dataDirectory, clock: clock)
     let baseURL = try PublicBaseURL(
         publicURL: configuration.publicURL,

@@ -44,6 +44,8 @@ public struct ServerConfiguration: Sendable {
     /// Where file bodies live; nil picks the engine's default: ``BlobStorage/folder`` on SQLite,
     /// ``BlobStorage/database`` on PostgreSQL.
     public var blobStorage: BlobStorage?
+    /// The bucket for ``BlobStorage/s3``; required with it, ignored otherwise.
+    public var objectStore: S3Configuration?
     /// Declares this the only instance on its PostgreSQL database, allowing state that other instances could not
     /// see (file bodies in a local folder, a token key from the data directory). Without it such a configuration
     /// is refused at start-up.
@@ -68,6 +70,7 @@ public struct ServerConfiguration: Sendable {
         adminToken: String? = nil,
         tokenKey: SecureBytes? = nil,
         blobStorage: BlobStorage? = nil,
+        objectStore: S3Configuration? = nil,
         singleInstance: Bool = false
     ) {
         self.dataDirectory = dataDirectory
@@ -87,6 +90,7 @@ public struct ServerConfiguration: Sendable {
         self.adminToken = adminToken
         self.tokenKey = tokenKey
         self.blobStorage = blobStorage
+        self.objectStore = objectStore
         self.singleInstance = singleInstance
     }
 }

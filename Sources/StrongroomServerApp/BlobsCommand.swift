@@ -15,8 +15,7 @@ struct BlobsCommand: AsyncParsableCommand {
             abstract: "Remove what unfinished uploads left behind (an instance killed mid-upload) and print the count."
         )
         @OptionGroup var data: DataOptions
-        @Option(help: "Where file bodies live: folder or database (default: the engine's, as for serve).")
-        var blobStore: BlobStorage?
+        @OptionGroup var blobs: BlobStoreOptions
         @Option(help: "Only uploads started at least this many seconds ago (default 86400; 0 includes running ones).")
         var olderThan: Int64 = 86_400
 
@@ -30,7 +29,8 @@ struct BlobsCommand: AsyncParsableCommand {
             let removed = try await data.withStore { store in
                 try await removeAbandonedUploads(
                     store: store,
-                    blobStorage: blobStore,
+                    blobStorage: blobs.blobStore,
+                    objectStore: try blobs.objectStore(),
                     dataDirectory: data.dataDirectory,
                     olderThan: .seconds(olderThan)
                 )

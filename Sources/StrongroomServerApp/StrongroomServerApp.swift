@@ -110,11 +110,7 @@ struct Serve: AsyncParsableCommand {
             "A file holding the token key (unpadded base64url of 32 bytes), the same for every instance. Env: STRONGROOM_TOKEN_KEY. Default: token.key in the data directory."
     )
     var tokenKeyFile: String?
-    @Option(
-        help:
-            "Where file bodies live: folder (<data>/blobs) or database. Default: folder on SQLite, database on PostgreSQL."
-    )
-    var blobStore: BlobStorage?
+    @OptionGroup var blobs: BlobStoreOptions
     @Flag(
         help:
             "This is the only instance on its PostgreSQL database: allow a local blob folder and a per-instance token key."
@@ -199,7 +195,8 @@ struct Serve: AsyncParsableCommand {
             tokenKey: try tokenKeyFile.map {
                 try parseTokenKey(try String(contentsOfFile: $0, encoding: .utf8), source: "--token-key-file")
             },
-            blobStorage: blobStore,
+            blobStorage: blobs.blobStore,
+            objectStore: try blobs.objectStore(),
             singleInstance: singleInstance
         )
         if let url = data.resolvedDatabaseURL {

@@ -11,13 +11,29 @@ import StrongroomTesting
 import StrongroomWire
 import Testing
 
-/// File bodies through each blob store: the local folder and chunked rows in the database.
+/// File bodies through each blob store: the local folder, chunked rows in the database, and an S3 bucket (Ceph's
+/// RADOS Gateway).
 @Suite struct BlobStorageTests {
     /// Every engine with each store it can use.
     static var stores: [(TestEngine, BlobStorage)] {
         // PostgreSQL with a local folder is refused unless single-instance (ScaleOutTests).
-        BlobStorage.allCases.map { (TestEngine.sqlite, $0) }
-            + (TestEngine.available.contains(.postgres) ? [(TestEngine.postgres, BlobStorage.database)] : [])
+        let engines = TestEngine.available
+        var stores: [(TestEngine, BlobStorage)] = [(.sqlite, .folder), (.sqlite, .database)]
+        if engines.contains(.postgres) { stores.append((.postgres, .database)) }
+        if TestBucket.isAvailable { stores += engines.map { ($0, .s3) } }
+        return stores
+    }
+
+    /// Runs `body` against a server whose blobs live in `storage` (a fresh bucket for S3).
+    private func withServer(
+        _ engine: TestEngine,
+        _ storage: BlobStorage,
+        _ body: @escaping @Sendable (API, TestBucket?) async throws -> Void
+    ) async throws {
+        let bucket = storage == .s3 ? try await TestBucket.make() : nil
+        try await TestServer.run(engine: engine, blobStorage: storage, objectStore: bucket?.configuration) { api in
+            try await body(api, bucket)
+        }
     }
 
     @Test(
@@ -25,15 +41,18 @@ import Testing
         arguments: stores
     )
     func roundTrip(engine: TestEngine, storage: BlobStorage) async throws {
-        try await TestServer.run(engine: engine, blobStorage: storage) { api in
+        try await withServer(engine, storage) { api, bucket in
             let client = try await api.register()
-            // Two chunks and one byte: the last chunk is short.
-            let body = SecureRandom.bytes(count: 2 << 20 + 1).withUnsafeBytes { Array($0) }
+            // Two chunks (S3: parts of a multipart upload) and one byte: the last one is short.
+            let size = 2 * (storage == .s3 ? S3Configuration.minimumPartSize : 1 << 20) + 1
+            let body = SecureRandom.bytes(count: size).withUnsafeBytes { Array($0) }
             let file = try await createFile(api, as: client, body: body)
             let id = file.id
             #expect(try await upload(api, file, body: body) == .ok)
             #expect(try await upload(api, file, body: body) == .ok, "a retried upload replaces the first")
-            if let url = api.databaseURL { #expect(try await rowCount("blob_uploads", in: url) == 1) }
+            if let url = api.databaseURL, storage == .database {
+                #expect(try await rowCount("blob_uploads", in: url) == 1)
+            }
             let commit = try await api.request(
                 .patch,
                 "/v1/storage/files/\(id)",
@@ -57,14 +76,20 @@ import Testing
                 let left = try FileManager.default.contentsOfDirectory(atPath: api.dataDirectory.path + "/blobs")
                 #expect(left.isEmpty, "\(left)")
             }
+            if let bucket {
+                let left = try await bucket.contents()
+                #expect(left.keys.isEmpty && left.uploads == 0, "\(left)")
+            }
         }
     }
 
     @Test("an upload larger or smaller than declared is refused and leaves nothing", arguments: stores)
     func wrongSize(engine: TestEngine, storage: BlobStorage) async throws {
-        try await TestServer.run(engine: engine, blobStorage: storage) { api in
+        try await withServer(engine, storage) { api, bucket in
             let client = try await api.register()
-            let body = SecureRandom.bytes(count: 70_000).withUnsafeBytes { Array($0) }
+            // S3: more than one part, so that the multipart upload is what gets refused.
+            let size = storage == .s3 ? S3Configuration.minimumPartSize + 70_000 : 70_000
+            let body = SecureRandom.bytes(count: size).withUnsafeBytes { Array($0) }
             let file = try await createFile(api, as: client, body: body)
             let id = file.id
             let tooLarge = try await upload(api, file, body: body + [0])
@@ -79,6 +104,39 @@ import Testing
             if let url = api.databaseURL, storage == .database {
                 #expect(try await rowCount("blob_chunks", in: url) == 0)
             }
+            if let bucket {
+                let left = try await bucket.contents()
+                #expect(left.keys.isEmpty && left.uploads == 0, "\(left)")
+            }
+        }
+    }
+
+    @Test(
+        "a missing bucket or wrong credentials stop start-up with a configuration error",
+        .enabled(if: TestBucket.isAvailable, "needs the test object store")
+    )
+    func objectStoreRefused() async throws {
+        let bucket = try await TestBucket.make()
+        let real = bucket.configuration
+        let missing = try S3Configuration(
+            endpoint: real.endpoint.absoluteString,
+            bucket: real.bucket + "-missing",
+            accessKeyID: real.accessKeyID,
+            secretAccessKey: real.secretAccessKey
+        )
+        let wrongSecret = try S3Configuration(
+            endpoint: real.endpoint.absoluteString,
+            bucket: real.bucket,
+            accessKeyID: real.accessKeyID,
+            secretAccessKey: SecureBytes(copying: Array("not-the-secret".utf8))
+        )
+        for configuration in [missing, wrongSecret] {
+            await #expect(throws: ServerError.self) {
+                try await TestServer.run(blobStorage: .s3, objectStore: configuration) { _ in }
+            }
+        }
+        await #expect(throws: ServerError.self, "--blob-store s3 without a bucket") {
+            try await TestServer.run(blobStorage: .s3) { _ in }
         }
     }
 

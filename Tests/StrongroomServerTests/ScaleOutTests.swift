@@ -5,16 +5,24 @@ import StrongroomTesting
 import StrongroomWire
 import Testing
 
+@testable import StrongroomServer
+
 /// Several instances of the real server behind one PostgreSQL database, each with its own data directory: nothing
 /// they share lives on a disk of their own.
 @Suite(.enabled(if: TestEngine.available.contains(.postgres), "needs the PostgreSQL test cluster"))
 struct ScaleOutTests {
     static let registrationToken = "scale-out-token"
 
-    @Test("the official SDK writes a record and a 50 MiB file through one instance and reads both through another")
-    func officialSDKAcrossInstances() async throws {
+    /// The shared blob stores: chunked rows in PostgreSQL, and an S3 bucket when the test object store runs.
+    static var sharedStores: [BlobStorage] { [.database] + (TestBucket.isAvailable ? [.s3] : []) }
+
+    @Test(
+        "the official SDK writes a record and a 50 MiB file through one instance and reads both through another",
+        arguments: sharedStores
+    )
+    func officialSDKAcrossInstances(blobs: BlobStorage) async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
-        try await withTwoInstances { a, b, _ in
+        try await withTwoInstances(blobs) { a, b, _ in
             let outcome = try await PythonSDK.run(
                 [PythonSDK.path("Scripts/conformance/two_instances.py")],
                 environment: [
@@ -30,7 +38,7 @@ struct ScaleOutTests {
 
     @Test("a TSV1 request one instance accepted is refused when replayed against another; tokens work on both")
     func replayAcrossInstances() async throws {
-        try await withTwoInstances { a, b, _ in
+        try await withTwoInstances(.database) { a, b, _ in
             let client = try await HTTP(base: a.baseURL).register(token: Self.registrationToken)
             let path = "/v1/storage/policy/outgoing"
             let header = TSV1.authorization(
@@ -46,9 +54,12 @@ struct ScaleOutTests {
         }
     }
 
-    @Test("an instance killed mid-upload leaves no visible file, and the sweep leaves no chunk behind")
-    func killedMidUpload() async throws {
-        try await withTwoInstances { a, b, storage in
+    @Test(
+        "an instance killed mid-upload leaves no visible file, and the sweep leaves no chunk behind",
+        arguments: sharedStores
+    )
+    func killedMidUpload(blobs: BlobStorage) async throws {
+        try await withTwoInstances(blobs) { a, b, storage in
             let http = HTTP(base: a.baseURL)
             let client = try await http.register(token: Self.registrationToken)
             let size = 8 << 20
@@ -67,19 +78,20 @@ struct ScaleOutTests {
             let url = try #require(URLComponents(string: pending.fileURL))
             let target = url.path + "?" + (url.percentEncodedQuery ?? "")
 
-            // Three of eight MiB arrive; once chunks are in the database, instance A dies.
+            // Six of eight MiB arrive (S3: more than one 5 MiB part, so a multipart upload has begun); once they
+            // are in the store, instance A dies.
             let connection = try await RawConnection(
                 port: a.port,
                 sending: "PUT \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(size)\r\n\r\n"
             )
             let piece = String(repeating: "c", count: 1 << 20)
-            for _ in 0..<3 { #expect(await connection.send(piece)) }
+            for _ in 0..<6 { #expect(await connection.send(piece)) }
             var stored = 0
             for _ in 0..<300 where stored < 2 {
-                stored = try await rowCount("blob_chunks", in: storage.databaseURL)
+                stored = try await storage.storedPieces()
                 if stored < 2 { try await Task.sleep(for: .milliseconds(50)) }
             }
-            #expect(stored >= 2, "the first chunks never reached the database")
+            #expect(stored >= 2, "the first pieces never reached the store")
             a.kill()
 
             // Through B the file is not there: it cannot be committed or read.
@@ -98,18 +110,19 @@ struct ScaleOutTests {
 
             let swept = try await ExternalProcess.run(
                 ServerProcess.executable,
-                arguments: ["blobs", "sweep", "--older-than", "0"] + storage.arguments
+                arguments: ["blobs", "sweep", "--older-than", "0"] + storage.arguments,
+                environment: storage.environment
             )
             #expect(swept.status == 0, "\(swept.output)")
             #expect(swept.output.contains("removed 1 unfinished upload"), "\(swept.output)")
-            #expect(try await rowCount("blob_chunks", in: storage.databaseURL) == 0)
+            #expect(try await storage.storedPieces() == 0)
             #expect(try await rowCount("blob_uploads", in: storage.databaseURL) == 0)
         }
     }
 
     @Test("both instances are ready; PostgreSQL with a local blob folder or a per-instance token key is refused")
     func readinessAndUnsafeConfigurations() async throws {
-        try await withTwoInstances { a, b, storage in
+        try await withTwoInstances(.database) { a, b, storage in
             for server in [a, b] {
                 let none: String? = nil
                 let (status, body) = try await HTTP(base: server.baseURL).send("GET", "/ready", json: none)
@@ -147,22 +160,41 @@ struct ScaleOutTests {
     /// What a second server needs to reach the same deployment.
     struct Storage {
         var databaseURL: String
-        /// `--data-directory` (of its own) and `--database-url`.
+        /// `--data-directory` (of its own), `--database-url` and the blob-store options.
         var arguments: [String]
+        var environment: [String: String]
+        var bucket: TestBucket?
+
+        /// Chunk rows in the database, or with S3 the bucket's objects plus the parts of its unfinished uploads.
+        func storedPieces() async throws -> Int {
+            guard let bucket else { return try await rowCount("blob_chunks", in: databaseURL) }
+            let client = bucket.client
+            var parts = try await client.keys(prefix: "").count
+            for upload in try await client.pendingUploads(prefix: "") {
+                parts += try await client.parts(key: upload.key, uploadID: upload.uploadID)
+                parts += 1
+            }
+            return parts
+        }
     }
 
     /// Instances A and B, each with its own data directory, on one fresh database; both get the same token key
     /// (``ServerProcess/tokenKey``), as an operator would configure them.
     private func withTwoInstances(
+        _ blobs: BlobStorage,
         _ body: (ServerProcess, ServerProcess, Storage) async throws -> Void
     ) async throws {
+        let bucket = blobs == .s3 ? try await TestBucket.make() : nil
         try await withTemporaryDirectory { directory in
             try await TestDatabase.withPostgres { url in
                 func start(_ name: String) async throws -> ServerProcess {
-                    try await ServerProcess(arguments: [
-                        "--data-directory", directory.appending(path: name).path, "--database-url", url,
-                        "--registration-token", Self.registrationToken,
-                    ])
+                    try await ServerProcess(
+                        arguments: [
+                            "--data-directory", directory.appending(path: name).path, "--database-url", url,
+                            "--registration-token", Self.registrationToken,
+                        ] + (bucket?.arguments ?? []),
+                        environment: bucket?.environment ?? [:]
+                    )
                 }
                 let a = try await start("a")
                 defer { if a.isRunning { a.stop() } }
@@ -171,6 +203,9 @@ struct ScaleOutTests {
                 let storage = Storage(
                     databaseURL: url,
                     arguments: ["--data-directory", directory.appending(path: "c").path, "--database-url", url]
+                        + (bucket?.arguments ?? []),
+                    environment: bucket?.environment ?? [:],
+                    bucket: bucket
                 )
                 try await body(a, b, storage)
             }

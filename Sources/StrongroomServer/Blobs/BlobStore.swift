@@ -37,4 +37,7 @@ public enum BlobStorage: String, Sendable, CaseIterable {
     /// Chunked rows in the server's own database, beside the metadata (one backup holds everything): what several
     /// instances behind one PostgreSQL share.
     case database
+    /// Objects in an S3-compatible bucket (``ServerConfiguration/objectStore``): what instances share when file
+    /// bodies should live outside the database.
+    case s3
 }

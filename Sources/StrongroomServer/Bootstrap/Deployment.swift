@@ -9,11 +9,14 @@ struct Deployment {
     let blobStorage: BlobStorage
     /// Whether other instances may serve the same database (PostgreSQL).
     let isShareable: Bool
+    /// The bucket, for ``BlobStorage/s3``.
+    let objectStore: S3Configuration?
 
     init(configuration: ServerConfiguration, store: any ServerStore) {
         let engine = (store as? SQLServerStore)?.engine
         blobStorage = configuration.blobStorage ?? (engine == .postgres ? .database : .folder)
         isShareable = engine == .postgres
+        objectStore = configuration.objectStore
     }
 
     /// Refuses a configuration under which a second instance on the same PostgreSQL database would not see what
@@ -37,8 +40,9 @@ struct Deployment {
         }
     }
 
-    /// The blob store this deployment uses.
-    func makeBlobStore(store: any ServerStore, dataDirectory: String, clock: ServerClock) throws -> any BlobStore {
+    /// The blob store this deployment uses, checked: an object store's bucket must exist.
+    func makeBlobStore(store: any ServerStore, dataDirectory: String, clock: ServerClock) async throws -> any BlobStore
+    {
         switch blobStorage {
         case .folder:
             return try FileBlobStore(directory: dataDirectory + "/blobs")
@@ -47,6 +51,13 @@ struct Deployment {
                 throw ServerError(.configuration, "--blob-store database needs a SQL store")
             }
             return SQLBlobStore(store: store, clock: clock)
+        case .s3:
+            guard let objectStore else {
+                throw ServerError(.configuration, "--blob-store s3 needs --s3-endpoint and --s3-bucket")
+            }
+            let blobs = S3BlobStore(configuration: objectStore)
+            try await blobs.checkBucket()
+            return blobs
         }
     }
 }
@@ -58,18 +69,21 @@ struct Deployment {
 /// - Parameters:
 ///   - store: the server's store.
 ///   - blobStorage: where file bodies live; nil picks the engine's default.
+///   - objectStore: the bucket, for ``BlobStorage/s3``.
 ///   - dataDirectory: the data directory (for the folder store).
 ///   - age: how old an unfinished upload must be; zero also removes uploads in progress on a running server.
 public func removeAbandonedUploads(
     store: any ServerStore,
     blobStorage: BlobStorage?,
+    objectStore: S3Configuration? = nil,
     dataDirectory: String,
     olderThan age: Duration
 ) async throws -> Int {
     var configuration = ServerConfiguration(dataDirectory: dataDirectory)
     configuration.blobStorage = blobStorage
+    configuration.objectStore = objectStore
     let clock = ServerClock(configuration.clock)
-    let blobs = try Deployment(configuration: configuration, store: store)
+    let blobs = try await Deployment(configuration: configuration, store: store)
         .makeBlobStore(store: store, dataDirectory: dataDirectory, clock: clock)
     let cutoff = clock.timestamp().microseconds.addingSaturating(-age.microseconds)
     return try await blobs.removeAbandonedUploads(startedBefore: Timestamp(microseconds: cutoff))

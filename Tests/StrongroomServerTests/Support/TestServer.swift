@@ -23,6 +23,7 @@ enum TestServer {
         limits: ServerLimits = .init(),
         connections: ConnectionLimits = .init(),
         blobStorage: BlobStorage? = nil,
+        objectStore: S3Configuration? = nil,
         adminToken: String? = nil,
         logger: Logger? = nil,
         _ body: @escaping @Sendable (API) async throws -> R
@@ -44,6 +45,7 @@ enum TestServer {
                 blobStorage: blobStorage
             )
             configuration.adminToken = adminToken
+            configuration.objectStore = objectStore
             switch engine {
             case .sqlite:
                 let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
