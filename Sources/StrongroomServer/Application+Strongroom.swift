@@ -27,12 +27,25 @@ public func buildApplication(
     let clock = ServerClock(configuration.clock)
     try await prepare(store: store, configuration: configuration, clock: clock, logger: logger)
     let limits = configuration.limits
-    let metrics = ServerMetrics()
+    let metrics = ServerMetrics(databaseUse: (store as? SQLServerStore)?.use)
     let tokens = TokenIssuer(key: tokenKey)
     let authorization = Authorization(store: store)
     let results = RecordResults(store: store, limits: limits)
-    let blobs = try await Deployment(configuration: configuration, store: store)
+    let deployment = Deployment(configuration: configuration, store: store)
+    let blobs =
+        try await deployment
         .makeBlobStore(store: store, dataDirectory: configuration.dataDirectory, clock: clock)
+    // Instances sharing a database share the failed-credential count; one instance counts in memory.
+    let failures: any FailureCounting =
+        if deployment.isShareable, let sqlStore = store as? SQLServerStore {
+            SharedFailureRateLimiter(
+                store: sqlStore,
+                clock: clock,
+                failuresPerMinute: limits.authenticationFailuresPerMinute
+            )
+        } else {
+            FailureRateLimiter(failuresPerMinute: limits.authenticationFailuresPerMinute)
+        }
     let baseURL = try PublicBaseURL(
         publicURL: configuration.publicURL,
         scheme: configuration.tls == nil ? "http" : "https",
@@ -43,7 +56,7 @@ public func buildApplication(
         tokens: tokens,
         tokenLifetime: configuration.tokenLifetime,
         limits: limits,
-        failures: FailureRateLimiter(failuresPerMinute: limits.authenticationFailuresPerMinute),
+        failures: failures,
         clock: clock
     )
     let accessKeys = AccessKeyRoutes(store: store, authorization: authorization, results: results, limits: limits)

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -9,11 +10,19 @@ import StrongroomTesting
 import StrongroomWire
 import Testing
 
+@testable import StrongroomServer
+
 /// The server's files never hold user plaintext, private keys or API secrets.
 @Suite struct NoPlaintextAtRestTests {
-    @Test("the data directory holds no canary, private key or API secret", arguments: TestEngine.available)
-    func scan(engine: TestEngine) async throws {
-        try await TestServer.run(engine: engine) { api in
+    /// Each engine with its default blob store, and SQLite with an S3 bucket.
+    static var deployments: [(TestEngine, BlobStorage?)] {
+        TestEngine.available.map { ($0, nil) } + (TestBucket.isAvailable ? [(.sqlite, .s3)] : [])
+    }
+
+    @Test("the data directory holds no canary, private key or API secret", arguments: deployments)
+    func scan(engine: TestEngine, blobs: BlobStorage?) async throws {
+        let bucket = blobs == .s3 ? try await TestBucket.make() : nil
+        try await TestServer.run(engine: engine, blobStorage: blobs, objectStore: bucket?.configuration) { api in
             let writer = try await api.register("writer")
             let reader = try await api.register("reader")
             let key = AccessKey()
@@ -37,6 +46,16 @@ import Testing
                 canary, writer.apiSecret, reader.apiSecret, writer.keys.encryptionKey.base64URLEncoded,
                 writer.keys.signingKey.base64URLEncoded, Base64URL.encode(key.rawRepresentation),
             ]
+            if let bucket {
+                // S3: every object of the bucket, copied into the data directory to be scanned with it.
+                let keys = try await bucket.client.keys(prefix: "")
+                #expect(keys.count == 1, "the file body: \(keys)")
+                for (index, key) in keys.enumerated() {
+                    let response = try #require(try await bucket.client.getObject(key: key))
+                    let body = try await response.body.collect(upTo: 64 << 20)
+                    try Data(buffer: body).write(to: api.dataDirectory.appending(path: "s3-object-\(index)"))
+                }
+            }
             var files = try FileManager.default.subpathsOfDirectory(atPath: api.dataDirectory.path)
             if let url = api.databaseURL {
                 // PostgreSQL: scan a full dump of the database, written into the data directory.

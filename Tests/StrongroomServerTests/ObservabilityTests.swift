@@ -96,6 +96,12 @@ import Testing
             #expect(text.contains(#"route="/v1/storage/blobs/{id}",status="200""#))
             #expect(text.contains("strongroom_blob_bytes_in_total \(body.count)"), "\(text)")
             #expect(!text.contains(client.clientID), "no client IDs in labels")
+            // Pool use: nothing else runs now, and registering, writing and uploading ran statements.
+            #expect(text.contains("strongroom_database_queries_in_flight 0"), "\(text)")
+            #expect(text.contains("strongroom_database_sessions_in_flight 0"), "\(text)")
+            let queries = text.split(separator: "\n").first { $0.hasPrefix("strongroom_database_queries_total ") }
+            let count = queries.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            #expect(count >= 5, "\(queries ?? "no strongroom_database_queries_total")")
         }
     }
 }

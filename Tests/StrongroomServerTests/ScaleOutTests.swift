@@ -54,6 +54,29 @@ struct ScaleOutTests {
         }
     }
 
+    @Test("failed credential attempts count for the deployment: three through A and B, then both answer 429")
+    func failuresCountAcrossInstances() async throws {
+        try await withTwoInstances(.database, extra: ["--authentication-failures-per-minute", "3"]) {
+            a,
+            b,
+            _ async throws in
+            let none: String? = nil
+            func attempt(_ instance: ServerProcess) async throws -> Int {
+                try await HTTP(base: instance.baseURL).send(
+                    "POST",
+                    "/v1/auth/token",
+                    authorization: "Basic " + Data("nobody:wrong".utf8).base64EncodedString(),
+                    json: none
+                ).0
+            }
+            #expect(try await attempt(a) == 401)
+            #expect(try await attempt(b) == 401)
+            #expect(try await attempt(a) == 401)
+            #expect(try await attempt(b) == 429, "B counts A's failures")
+            #expect(try await attempt(a) == 429)
+        }
+    }
+
     @Test(
         "an instance killed mid-upload leaves no visible file, and the sweep leaves no chunk behind",
         arguments: sharedStores
@@ -182,6 +205,7 @@ struct ScaleOutTests {
     /// (``ServerProcess/tokenKey``), as an operator would configure them.
     private func withTwoInstances(
         _ blobs: BlobStorage,
+        extra: [String] = [],
         _ body: (ServerProcess, ServerProcess, Storage) async throws -> Void
     ) async throws {
         let bucket = blobs == .s3 ? try await TestBucket.make() : nil
@@ -192,7 +216,7 @@ struct ScaleOutTests {
                         arguments: [
                             "--data-directory", directory.appending(path: name).path, "--database-url", url,
                             "--registration-token", Self.registrationToken,
-                        ] + (bucket?.arguments ?? []),
+                        ] + (bucket?.arguments ?? []) + extra,
                         environment: bucket?.environment ?? [:]
                     )
                 }

@@ -2,9 +2,13 @@
 import CoreMetrics
 import Metrics
 import Prometheus
+import Synchronization
 
 /// The server's metrics (swift-metrics over a Prometheus registry of this application's own, so that several servers
 /// in one process never mix their figures), served at `GET /metrics` in the Prometheus text format.
+///
+/// Besides requests (count and latency per route, in flight) and file-body bytes in and out, it reports the
+/// database's use: statements and sessions (transactions) running at the moment of the scrape, and statements run.
 ///
 /// Labels are route templates (`/v1/storage/records/{id}`), methods and status codes: never a client ID, a record
 /// ID or a query string, which would be unbounded and, for presigned URLs, a credential.
@@ -14,8 +18,15 @@ final class ServerMetrics: Sendable {
     private let inFlight: CoreMetrics.Meter
     private let blobBytesIn: CoreMetrics.Counter
     private let blobBytesOut: CoreMetrics.Counter
+    private let databaseUse: DatabaseUse?
+    private let queriesInFlight: CoreMetrics.Gauge
+    private let sessionsInFlight: CoreMetrics.Gauge
+    private let queries: CoreMetrics.Counter
+    /// The statement count last reported, so that the counter grows by what ran since.
+    private let queriesReported = Mutex(0)
 
-    init() {
+    /// - Parameter databaseUse: the store's statement and session counts, read at each scrape (nil: not a SQL store).
+    init(databaseUse: DatabaseUse? = nil) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
             .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10),
@@ -26,6 +37,10 @@ final class ServerMetrics: Sendable {
         inFlight = CoreMetrics.Meter(label: "strongroom_http_requests_in_flight", factory: factory)
         blobBytesIn = CoreMetrics.Counter(label: "strongroom_blob_bytes_in_total", factory: factory)
         blobBytesOut = CoreMetrics.Counter(label: "strongroom_blob_bytes_out_total", factory: factory)
+        self.databaseUse = databaseUse
+        queriesInFlight = CoreMetrics.Gauge(label: "strongroom_database_queries_in_flight", factory: factory)
+        sessionsInFlight = CoreMetrics.Gauge(label: "strongroom_database_sessions_in_flight", factory: factory)
+        queries = CoreMetrics.Counter(label: "strongroom_database_queries_total", factory: factory)
     }
 
     /// A request began.
@@ -53,5 +68,17 @@ final class ServerMetrics: Sendable {
     func sent(blobBytes count: Int64) { blobBytesOut.increment(by: count) }
 
     /// Everything recorded, in the Prometheus text exposition format.
-    func exposition() -> [UInt8] { registry.emitToBuffer() }
+    /// The Prometheus text, with the database's use read now.
+    func exposition() -> [UInt8] {
+        if let reading = databaseUse?.reading {
+            queriesInFlight.record(reading.queriesInFlight)
+            sessionsInFlight.record(reading.sessionsInFlight)
+            let delta = queriesReported.withLock { reported in
+                defer { reported = max(reported, reading.queries) }
+                return max(0, reading.queries - reported)
+            }
+            queries.increment(by: delta)
+        }
+        return registry.emitToBuffer()
+    }
 }

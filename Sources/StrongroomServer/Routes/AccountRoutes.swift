@@ -14,7 +14,7 @@ struct AccountRoutes {
     let tokens: TokenIssuer
     let tokenLifetime: Duration
     let limits: ServerLimits
-    let failures: FailureRateLimiter
+    let failures: any FailureCounting
     let clock: ServerClock
 
     /// Credential responses are never cached by a browser or proxy.
@@ -36,7 +36,7 @@ struct AccountRoutes {
 
     /// `POST /v1/account/e3db/clients/register` → 201 + `X-Backup-Client`.
     func register(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        try failures.check(context.sourceAddress)
+        try await failures.check(context.sourceAddress)
         let body = try await decodeBody(RegistrationRequest.self, request, context)
         let name = body.client.name
         guard !name.isEmpty, name.utf8.count <= limits.maximumNameBytes else {
@@ -44,7 +44,7 @@ struct AccountRoutes {
         }
         try Self.validate(body.client.publicKey, body.client.signingKey)
         guard body.token.utf8.count <= 1024, try await store.useRegistrationToken(body.token) else {
-            failures.recordFailure(context.sourceAddress)
+            await failures.recordFailure(context.sourceAddress, logger: context.logger)
             context.logger.info(
                 "registration refused: unknown, revoked or used-up token",
                 metadata: ["source": .string(context.sourceAddress)]
@@ -84,7 +84,7 @@ struct AccountRoutes {
 
     /// `POST /v1/auth/token`: client credentials by Basic auth or form fields, form parsed whatever the type.
     func token(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        try failures.check(context.sourceAddress)
+        try await failures.check(context.sourceAddress)
         let buffer = try await request.body.collect(upTo: 64 << 10)
         let form = Self.parseForm(String(decoding: buffer.readableBytesView, as: UTF8.self))
         if let grant = form["grant_type"], grant != "client_credentials" {
@@ -103,7 +103,7 @@ struct AccountRoutes {
             let client = try await store.client(apiKeyID: keyID), client.enabled,
             ConstantTime.equals(Self.hash(secret: secret), client.apiSecretHash)
         else {
-            failures.recordFailure(context.sourceAddress)
+            await failures.recordFailure(context.sourceAddress, logger: context.logger)
             context.logger.info(
                 "token refused: unknown or disabled API key, or wrong secret",
                 metadata: ["source": .string(context.sourceAddress)]
@@ -145,7 +145,7 @@ struct AccountRoutes {
     /// still enabled, so the endpoint is no oracle for guessing registration tokens; a mismatch only counts as a
     /// failure for the source's rate limit.
     func backup(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        try failures.check(context.sourceAddress)
+        try await failures.check(context.sourceAddress)
         let token = try context.segment("token")
         var acknowledged = false
         if token.utf8.count <= 1024, let clientID = ClientID(try context.segment("client")),
@@ -155,7 +155,7 @@ struct AccountRoutes {
             acknowledged = try await store.registrationTokens().contains { $0.token == registeredWith && $0.enabled }
         }
         if !acknowledged {
-            failures.recordFailure(context.sourceAddress)
+            await failures.recordFailure(context.sourceAddress, logger: context.logger)
             context.logger.info(
                 "credential backup not acknowledged",
                 metadata: ["source": .string(context.sourceAddress)]

@@ -144,6 +144,18 @@ extension SQLServerStore {
                         // Ciphertext does not compress: store it out of line without trying.
                         ? ["ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL"] : [])
             ),
+            (
+                8,
+                [
+                    // Failed credential attempts per source address in one-minute windows, counted for the whole
+                    // deployment when several instances share the database.
+                    """
+                    CREATE TABLE auth_failures (source TEXT PRIMARY KEY, window_start BIGINT NOT NULL,
+                    failures BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX auth_failures_window ON auth_failures (window_start)",
+                ]
+            ),
         ]
     }
 

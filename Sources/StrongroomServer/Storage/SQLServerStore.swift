@@ -14,11 +14,15 @@ public struct SQLServerStore: ServerStore {
 
     let database: any SQLDatabase
     let engine: Engine
+    /// Statements and sessions running through this store (the pool use `GET /metrics` reports).
+    let use: DatabaseUse
 
     /// Wraps a database connection or pool.
     public init(database: any SQLDatabase, engine: Engine) {
-        self.database = database
+        let use = DatabaseUse()
+        self.database = MeteredDatabase(base: database, use: use)
         self.engine = engine
+        self.use = use
     }
 
     // MARK: Settings and tokens

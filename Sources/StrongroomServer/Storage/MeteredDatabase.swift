@@ -1,0 +1,80 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Logging
+import NIOCore
+import SQLKit
+import Synchronization
+
+/// How much of the database the server is using right now, and has used: what `GET /metrics` reports as pool use.
+/// A query holds a connection while it runs, a session (a transaction) for as long as it lasts.
+final class DatabaseUse: Sendable {
+    /// A moment's reading.
+    struct Reading: Equatable {
+        /// Statements running now (outside sessions, and inside them).
+        var queriesInFlight: Int
+        /// Sessions (transactions) holding a connection now.
+        var sessionsInFlight: Int
+        /// Statements run since start-up.
+        var queries: Int
+    }
+
+    private let queriesInFlight = Atomic<Int>(0)
+    private let sessionsInFlight = Atomic<Int>(0)
+    private let queries = Atomic<Int>(0)
+
+    func queryStarted() {
+        queriesInFlight.add(1, ordering: .relaxed)
+        queries.add(1, ordering: .relaxed)
+    }
+
+    func queryFinished() { queriesInFlight.subtract(1, ordering: .relaxed) }
+
+    func sessionStarted() { sessionsInFlight.add(1, ordering: .relaxed) }
+
+    func sessionFinished() { sessionsInFlight.subtract(1, ordering: .relaxed) }
+
+    var reading: Reading {
+        Reading(
+            queriesInFlight: queriesInFlight.load(ordering: .relaxed),
+            sessionsInFlight: sessionsInFlight.load(ordering: .relaxed),
+            queries: queries.load(ordering: .relaxed)
+        )
+    }
+}
+
+/// An `SQLDatabase` that counts its statements and sessions in a ``DatabaseUse`` and otherwise forwards everything.
+struct MeteredDatabase: SQLDatabase {
+    let base: any SQLDatabase
+    let use: DatabaseUse
+
+    var logger: Logger { base.logger }
+    var eventLoop: any EventLoop { base.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { base.version }
+    var dialect: any SQLDialect { base.dialect }
+    var queryLogLevel: Logger.Level? { base.queryLogLevel }
+
+    func execute(
+        sql query: any SQLExpression,
+        _ onRow: @escaping @Sendable (any SQLRow) -> Void
+    )
+        -> EventLoopFuture<Void>
+    {
+        use.queryStarted()
+        let use = self.use
+        return base.execute(sql: query, onRow).always { _ in use.queryFinished() }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        use.queryStarted()
+        defer { use.queryFinished() }
+        try await base.execute(sql: query, onRow)
+    }
+
+    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let use = self.use
+        return try await base.withSession { session in
+            use.sessionStarted()
+            defer { use.sessionFinished() }
+            return try await closure(MeteredDatabase(base: session, use: use))
+        }
+    }
+}
