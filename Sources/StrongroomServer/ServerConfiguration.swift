@@ -46,6 +46,9 @@ public struct ServerConfiguration: Sendable {
     public var blobStorage: BlobStorage?
     /// The bucket for ``BlobStorage/s3``; required with it, ignored otherwise.
     public var objectStore: S3Configuration?
+    /// The folder of the client-certificate CA's files (`--ca-directory`); nil is `<data directory>/ca`. Every
+    /// instance of a deployment names the same files (e.g. one secret mounted on each host).
+    public var caDirectory: String?
     /// Declares this the only instance on its PostgreSQL database, allowing state that other instances could not
     /// see (file bodies in a local folder, a token key from the data directory). Without it such a configuration
     /// is refused at start-up.

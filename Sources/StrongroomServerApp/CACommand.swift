@@ -19,8 +19,8 @@ struct CACommand: AsyncParsableCommand {
     )
 
     static func authority(_ data: DataOptions) throws -> CertificateAuthority {
-        guard let authority = try CertificateAuthority.load(from: data.dataDirectory) else {
-            throw ValidationError("\(data.dataDirectory) holds no CA: run `strongroom-server ca init` first")
+        guard let authority = try CertificateAuthority.load(at: data.caFolder) else {
+            throw ValidationError("\(data.caFolder) holds no CA: run `strongroom-server ca init` first")
         }
         return authority
     }
@@ -28,7 +28,8 @@ struct CACommand: AsyncParsableCommand {
     struct Initialize: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
-            abstract: "Create the CA key (mode 0600) and certificate in the data directory; print the chain."
+            abstract:
+                "Create the CA key (mode 0600) and certificate in the data directory (or --ca-directory); print the chain."
         )
         @OptionGroup var data: DataOptions
         @Option(help: "p256 (default) or p384.") var algorithm = "p256"
@@ -44,13 +45,24 @@ struct CACommand: AsyncParsableCommand {
                 throw ValidationError("--algorithm is p256 or p384")
             }
             umask(0o077)
-            let authority = try CertificateAuthority.initialize(
-                in: data.dataDirectory,
-                algorithm: algorithm,
-                name: name,
-                days: days,
-                offlineRoot: offlineRoot
-            )
+            let authority =
+                if let folder = data.resolvedCADirectory {
+                    try CertificateAuthority.initialize(
+                        at: folder,
+                        algorithm: algorithm,
+                        name: name,
+                        days: days,
+                        offlineRoot: offlineRoot
+                    )
+                } else {
+                    try CertificateAuthority.initialize(
+                        in: data.dataDirectory,
+                        algorithm: algorithm,
+                        name: name,
+                        days: days,
+                        offlineRoot: offlineRoot
+                    )
+                }
             print(try authority.chainPEM(), terminator: "")
         }
     }

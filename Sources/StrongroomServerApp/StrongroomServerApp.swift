@@ -33,6 +33,20 @@ struct DataOptions: ParsableArguments {
     )
     var databaseURL: String?
 
+    @Option(
+        help:
+            "The certificate authority's files (default <data>/ca); every instance of a deployment names the same. Env: STRONGROOM_CA_DIRECTORY."
+    )
+    var caDirectory: String?
+
+    /// The CA folder from the option or the environment, or nil for `<data>/ca`.
+    var resolvedCADirectory: String? {
+        caDirectory ?? ProcessInfo.processInfo.environment["STRONGROOM_CA_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Where the CA's files are.
+    var caFolder: String { resolvedCADirectory ?? CertificateAuthority.directory(in: dataDirectory) }
+
     /// The PostgreSQL URL from the option or the environment, or nil for the embedded SQLite database.
     var resolvedDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["STRONGROOM_DATABASE_URL"] }
 
@@ -169,7 +183,7 @@ struct Serve: AsyncParsableCommand {
         connections.headerTimeout = .seconds(headerTimeout)
         connections.bodyTimeout = .seconds(bodyTimeout)
         connections.bodyMinimumRate = bodyMinimumRate
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             dataDirectory: data.dataDirectory,
             host: host,
             port: port,
@@ -199,6 +213,7 @@ struct Serve: AsyncParsableCommand {
             objectStore: try blobs.objectStore(),
             singleInstance: singleInstance
         )
+        configuration.caDirectory = data.resolvedCADirectory
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
             try await app.runService()

@@ -120,7 +120,11 @@ import X509
             case .sqlite: return try await start(["--data-directory", data.path])
             case .postgres:
                 return try await TestDatabase.withPostgres {
-                    try await start(["--data-directory", data.path, "--database-url", $0])
+                    // As a deployment of several instances names it: the CA's folder by configuration.
+                    try await start([
+                        "--data-directory", data.path, "--database-url", $0, "--ca-directory",
+                        data.appending(path: "ca").path,
+                    ])
                 }
             }
         }

@@ -143,7 +143,9 @@ struct ScaleOutTests {
         }
     }
 
-    @Test("both instances are ready; PostgreSQL with a local blob folder or a per-instance token key is refused")
+    @Test(
+        "both instances are ready; PostgreSQL with a local blob folder, a per-instance token key or CA is refused"
+    )
     func readinessAndUnsafeConfigurations() async throws {
         try await withTwoInstances(.database) { a, b, storage in
             for server in [a, b] {
@@ -164,6 +166,15 @@ struct ScaleOutTests {
             let localKey = try await serve([], tokenKey: "")
             #expect(localKey.status != 0)
             #expect(localKey.output.contains("same --token-key-file"), "\(localKey.output)")
+            // A CA in the instance's own data directory: other instances would not have it.
+            let initialised = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["ca", "init"] + storage.arguments
+            )
+            #expect(initialised.status == 0, "\(initialised.output)")
+            let localCA = try await serve([], tokenKey: ServerProcess.tokenKey)
+            #expect(localCA.status != 0)
+            #expect(localCA.output.contains("same --ca-directory"), "\(localCA.output)")
         }
         // Declared the only instance, the same configuration serves.
         try await withTemporaryDirectory { directory in

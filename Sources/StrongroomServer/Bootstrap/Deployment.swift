@@ -20,9 +20,9 @@ struct Deployment {
     }
 
     /// Refuses a configuration under which a second instance on the same PostgreSQL database would not see what
-    /// this one keeps (file bodies in a local folder, a token key from the data directory), unless the
+    /// this one keeps (file bodies in a local folder, a token key or a CA from the data directory), unless the
     /// configuration says this is the only instance.
-    func check(tokenKeyIsShared: Bool, singleInstance: Bool) throws(ServerError) {
+    func check(tokenKeyIsShared: Bool, caIsShared: Bool = true, singleInstance: Bool) throws(ServerError) {
         guard isShareable, !singleInstance else { return }
         if blobStorage == .folder {
             throw ServerError(
@@ -36,6 +36,13 @@ struct Deployment {
                 .configuration,
                 "the token key comes from this instance's data directory, so other instances would refuse its tokens: "
                     + "give every instance the same --token-key-file or STRONGROOM_TOKEN_KEY, or declare --single-instance"
+            )
+        }
+        if !caIsShared {
+            throw ServerError(
+                .configuration,
+                "the CA's files are in this instance's data directory, so other instances could not issue or check "
+                    + "its certificates: give every instance the same --ca-directory, or declare --single-instance"
             )
         }
     }

@@ -24,8 +24,11 @@ public struct CertificateAuthority: Sendable {
     public static func directory(in dataDirectory: String) -> String { dataDirectory + "/ca" }
 
     /// Whether `dataDirectory` holds a CA.
-    public static func exists(in dataDirectory: String) -> Bool {
-        FileManager.default.fileExists(atPath: directory(in: dataDirectory) + "/ca-key.pem")
+    public static func exists(in dataDirectory: String) -> Bool { exists(at: directory(in: dataDirectory)) }
+
+    /// Whether `folder` holds a CA's files.
+    public static func exists(at folder: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder + "/ca-key.pem")
     }
 
     /// Creates a CA in `dataDirectory`: a new key of `algorithm` (P-256 or P-384) and a certificate named `name`,
@@ -41,13 +44,34 @@ public struct CertificateAuthority: Sendable {
         offlineRoot: String? = nil,
         now: Date = Date()
     ) throws -> CertificateAuthority {
+        try DataDirectory.prepare(dataDirectory)
+        return try initialize(
+            at: directory(in: dataDirectory),
+            algorithm: algorithm,
+            name: name,
+            days: days,
+            offlineRoot: offlineRoot,
+            now: now
+        )
+    }
+
+    /// Creates a CA whose files go to `folder` (created with mode 0700): what every instance of a deployment is then
+    /// given (`--ca-directory`). Otherwise as ``initialize(in:algorithm:name:days:offlineRoot:now:)``.
+    ///
+    /// - Throws: ``ServerError/Code/configuration`` when a CA exists already or the algorithm is not P-256/P-384.
+    public static func initialize(
+        at folder: String,
+        algorithm: KeyAlgorithm = .p256,
+        name: String = "Strongroom client CA",
+        days: Int = 3650,
+        offlineRoot: String? = nil,
+        now: Date = Date()
+    ) throws -> CertificateAuthority {
         guard algorithm == .p256 || algorithm == .p384 else {
             throw ServerError(.configuration, "the CA key is P-256 or P-384")
         }
         guard (1...36_500).contains(days) else { throw ServerError(.configuration, "--days is 1 to 36500") }
-        guard !exists(in: dataDirectory) else {
-            throw ServerError(.configuration, "\(directory(in: dataDirectory)) already holds a CA")
-        }
+        guard !exists(at: folder) else { throw ServerError(.configuration, "\(folder) already holds a CA") }
         let notAfter = now.addingTimeInterval(TimeInterval(days) * 86_400)
         let key = try algorithm.generatePrivateKey()
         // With an offline root, the root is made and written there first; the server's CA is then its intermediate.
@@ -74,8 +98,7 @@ public struct CertificateAuthority: Sendable {
             notAfter: notAfter
         )
         let chain = [certificate] + (root.map { [$0.certificate] } ?? [])
-        try DataDirectory.prepare(dataDirectory)
-        try writeFiles(key: key, chain: chain, to: directory(in: dataDirectory), prefix: "ca")
+        try writeFiles(key: key, chain: chain, to: folder, prefix: "ca")
         return CertificateAuthority(key: key, chain: chain)
     }
 
@@ -84,7 +107,11 @@ public struct CertificateAuthority: Sendable {
     /// - Throws: ``ServerError/Code/configuration`` when the key file is readable by group or others (it may have
     ///   leaked), or a file does not parse or the key does not match the certificate.
     public static func load(from dataDirectory: String) throws -> CertificateAuthority? {
-        let folder = directory(in: dataDirectory)
+        try load(at: directory(in: dataDirectory))
+    }
+
+    /// Loads the CA whose files are in `folder`, or nil when there is none; otherwise as ``load(from:)``.
+    public static func load(at folder: String) throws -> CertificateAuthority? {
         let keyPath = folder + "/ca-key.pem"
         switch AtomicFile.privacy(of: keyPath) {
         case .missing: return nil
