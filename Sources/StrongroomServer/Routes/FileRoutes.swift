@@ -192,11 +192,18 @@ struct FileRoutes {
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        if let size = record.fileMeta?.size {
-            headers[.contentLength] = String(size)
-            metrics.sent(blobBytes: size)
+        if let size = record.fileMeta?.size { headers[.contentLength] = String(size) }
+        // Bytes out are counted as they leave, so a download cut short counts what was sent.
+        let metrics = self.metrics
+        let counted = ResponseBody(contentLength: body.contentLength) { writer in
+            try await body.write(
+                writer.map { buffer in
+                    metrics.sent(blobBytes: Int64(buffer.readableBytes))
+                    return buffer
+                }
+            )
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: headers, body: counted)
     }
 
     private func response(_ record: StoredRecord) -> RecordResponse {

@@ -48,6 +48,8 @@ struct S3BlobStore: BlobStore {
         var iterator = body.makeAsyncIterator()
         // The first part decides: a body that fits goes in one PUT.
         var first = ByteBuffer()
+        // A body that fits in one part is held whole; reserving its size up front avoids growing by doubling.
+        first.reserveCapacity(Int(max(0, min(maximumSize, Int64(partSize)))) + 1)
         var ended = false
         while first.readableBytes <= partSize {
             guard let piece = try await iterator.next() else {

@@ -11,12 +11,14 @@ import StrongroomCore
 /// (never the credentials or a signature).
 struct S3Client: Sendable {
     /// One client for every S3 store of the process: connections are kept alive and reused, a connection attempt
-    /// gives up after 10 s and a stalled transfer after 60 s without a byte.
+    /// gives up after 10 s and a stalled transfer after 60 s without a byte. A download holds its connection for
+    /// as long as it streams, so the pool keeps up to 256 (AsyncHTTPClient's default of 8 would make the ninth
+    /// concurrent download wait for one of the first eight to finish).
     static let http = HTTPClient(
         eventLoopGroupProvider: .singleton,
         configuration: HTTPClient.Configuration(
             timeout: .init(connect: .seconds(10), read: .seconds(60)),
-            connectionPool: .init(idleTimeout: .seconds(60)),
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256),
             decompression: .disabled
         )
     )
