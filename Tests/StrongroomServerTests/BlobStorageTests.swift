@@ -140,6 +140,35 @@ import Testing
         }
     }
 
+    @Test(
+        "S3: a file needing more than 10,000 parts is refused with 413 before anything is stored",
+        .enabled(if: TestBucket.isAvailable, "needs the test object store")
+    )
+    func tooManyParts() async throws {
+        let bucket = try await TestBucket.make()
+        var limits = ServerLimits()
+        limits.maximumFileSize = 60 << 30
+        try await TestServer.run(limits: limits, blobStorage: .s3, objectStore: bucket.configuration) { api in
+            let client = try await api.register()
+            let size = Int64(S3Configuration.minimumPartSize) * 10_000 + 1
+            let create = FileWriteRequest(
+                meta: .init(
+                    writerID: client.clientID,
+                    userID: client.clientID,
+                    type: "huge",
+                    plain: [:],
+                    fileMeta: FileMeta(checksum: "1B2M2Y8AsgTpgAmY7PhCfg==", compression: "raw", size: size)
+                )
+            )
+            let pending = try await api.request(.post, "/v1/storage/files", token: client.token, json: create)
+            try #require(pending.status == .accepted)
+            let file = try JSONDecoder().decode(PendingFileResponse.self, from: Data(buffer: pending.body))
+            #expect(try await upload(api, file, body: [1, 2, 3]) == .contentTooLarge)
+            let left = try await bucket.contents()
+            #expect(left.keys.isEmpty && left.uploads == 0, "\(left)")
+        }
+    }
+
     @Test("/ready answers 200 when the database answers and its schema is current", arguments: TestEngine.available)
     func ready(engine: TestEngine) async throws {
         try await TestServer.run(engine: engine) { api in

@@ -35,6 +35,9 @@ struct S3BlobStore: BlobStore {
         }
     }
 
+    /// The most parts an S3 multipart upload may have.
+    static let maximumParts: Int64 = 10_000
+
     private func key(_ id: String) -> String { prefix + id }
 
     func write(
@@ -43,8 +46,14 @@ struct S3BlobStore: BlobStore {
         maximumSize: Int64,
         context: StrongroomRequestContext
     ) async throws -> (size: Int64, checksum: String) {
-        let digest = RunningDigest(limit: maximumSize)
         let partSize = self.partSize
+        // S3 joins at most 10,000 parts: refuse a body that could not be completed before storing any of it.
+        guard maximumSize <= Int64(partSize) * Self.maximumParts else {
+            throw ServerError.tooLarge(
+                "the file is larger than the object store takes with \(partSize >> 20) MiB parts (--s3-part-size-mib)"
+            )
+        }
+        let digest = RunningDigest(limit: maximumSize)
         var iterator = body.makeAsyncIterator()
         // The first part decides: a body that fits goes in one PUT.
         var first = ByteBuffer()
