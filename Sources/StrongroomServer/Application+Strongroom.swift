@@ -95,9 +95,7 @@ public func buildApplication(
     let integrity = IntegrityRoutes(store: store, clock: clock, policy: integrityPolicy, limits: limits)
     let pki = PKIRoutes(
         store: store,
-        authority: try CertificateAuthority.load(
-            at: configuration.caDirectory ?? CertificateAuthority.directory(in: configuration.dataDirectory)
-        ),
+        authority: try CertificateAuthority.load(at: configuration.caFolder),
         clock: clock,
         lifetime: configuration.clientCertificateLifetime,
         limits: limits
@@ -207,12 +205,7 @@ public func buildApplication(
             dataDirectory: configuration.dataDirectory
         )
         try Deployment(configuration: configuration, store: database.store)
-            .check(
-                tokenKeyIsShared: tokenKey.shared,
-                caIsShared: configuration.caDirectory != nil
-                    || !CertificateAuthority.exists(in: configuration.dataDirectory),
-                singleInstance: configuration.singleInstance
-            )
+            .check(tokenKeyIsShared: tokenKey.shared, singleInstance: configuration.singleInstance)
         var app = try await buildApplication(
             configuration: configuration,
             store: database.store,

@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     /// The folder of the client-certificate CA's files (`--ca-directory`); nil is `<data directory>/ca`. Every
     /// instance of a deployment names the same files (e.g. one secret mounted on each host).
     public var caDirectory: String?
+
+    /// Where the CA's files are: ``caDirectory``, or `<data directory>/ca`.
+    var caFolder: String { caDirectory ?? CertificateAuthority.directory(in: dataDirectory) }
     /// Declares this the only instance on its PostgreSQL database, allowing state that other instances could not
     /// see (file bodies in a local folder, a token key from the data directory). Without it such a configuration
     /// is refused at start-up.

@@ -102,4 +102,20 @@ import Testing
             #expect(try Data(contentsOf: destination) == Data("keep me".utf8))
         }
     }
+
+    @Test("a destination that appears before the commit is never replaced")
+    func destinationAppearsMeanwhile() async throws {
+        try await withTemporaryDirectory { directory in
+            let destination = directory.appending(path: "out.bin")
+            do {
+                let writer = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
+                try feed(ciphertext(Array(repeating: 7, count: 100_000)), to: writer, pieceSize: 8192)
+                try Data("someone else's".utf8).write(to: destination)
+                let error = #expect(throws: CryptoError.self) { try writer.commit() }
+                #expect(error?.code == .io)
+            }
+            #expect(try Data(contentsOf: destination) == Data("someone else's".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.bin"])
+        }
+    }
 }

@@ -162,7 +162,10 @@ struct ScaleOutTests {
             }
             let folder = try await serve(["--blob-store", "folder"], tokenKey: ServerProcess.tokenKey)
             #expect(folder.status != 0)
-            #expect(folder.output.contains("--blob-store database, or declare --single-instance"), "\(folder.output)")
+            #expect(
+                folder.output.contains("--blob-store database or s3, or declare --single-instance"),
+                "\(folder.output)"
+            )
             let localKey = try await serve([], tokenKey: "")
             #expect(localKey.status != 0)
             #expect(localKey.output.contains("same --token-key-file"), "\(localKey.output)")

@@ -214,8 +214,15 @@ public enum FileCipher {
         }
     }
 
-    /// Renames the complete file at `temporary` to `path`, which must still not exist.
+    /// Moves the complete file at `temporary` to `path`, which must still not exist. A hard link refuses an
+    /// existing name atomically (a file created there meanwhile is never replaced); on a file system without hard
+    /// links it falls back to a check and a rename.
     static func moveIntoPlace(_ temporary: String, to path: String) throws(CryptoError) {
+        if link(temporary, path) == 0 {
+            unlink(temporary)
+            return
+        }
+        guard errno != EEXIST else { throw CryptoError(.io, "the destination already exists") }
         guard access(path, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
         guard rename(temporary, path) == 0 else { throw CryptoError(.io, "rename failed: \(errnoDescription())") }
     }

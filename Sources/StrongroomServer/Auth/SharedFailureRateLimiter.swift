@@ -41,7 +41,8 @@ struct SharedFailureRateLimiter: FailureCounting {
 
     func check(_ source: String) async throws {
         let now = clock.timestamp().microseconds
-        if cleanup.claim() { try await store.removeAuthenticationFailures(before: cutoff(now)) }
+        // Pruning is housekeeping: a failure is retried a minute later, never this request's failure.
+        if cleanup.claim() { try? await store.removeAuthenticationFailures(before: cutoff(now)) }
         if try await store.authenticationFailures(of: source, since: cutoff(now)) >= allowance {
             throw ServerError(.rateLimited, "too many failed attempts; try again in a minute")
         }

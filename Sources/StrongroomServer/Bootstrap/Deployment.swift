@@ -11,24 +11,28 @@ struct Deployment {
     let isShareable: Bool
     /// The bucket, for ``BlobStorage/s3``.
     let objectStore: S3Configuration?
+    /// Whether the CA (if any) is one every instance can be given: configured, not in the data directory.
+    let caIsShared: Bool
 
     init(configuration: ServerConfiguration, store: any ServerStore) {
         let engine = (store as? SQLServerStore)?.engine
         blobStorage = configuration.blobStorage ?? (engine == .postgres ? .database : .folder)
         isShareable = engine == .postgres
         objectStore = configuration.objectStore
+        caIsShared =
+            configuration.caDirectory != nil || !CertificateAuthority.exists(in: configuration.dataDirectory)
     }
 
     /// Refuses a configuration under which a second instance on the same PostgreSQL database would not see what
     /// this one keeps (file bodies in a local folder, a token key or a CA from the data directory), unless the
     /// configuration says this is the only instance.
-    func check(tokenKeyIsShared: Bool, caIsShared: Bool = true, singleInstance: Bool) throws(ServerError) {
+    func check(tokenKeyIsShared: Bool, singleInstance: Bool) throws(ServerError) {
         guard isShareable, !singleInstance else { return }
         if blobStorage == .folder {
             throw ServerError(
                 .configuration,
                 "file bodies in a local folder are not seen by other instances on this PostgreSQL database: "
-                    + "use --blob-store database, or declare --single-instance"
+                    + "use --blob-store database or s3, or declare --single-instance"
             )
         }
         if !tokenKeyIsShared {

@@ -67,8 +67,7 @@ final class ServerMetrics: Sendable {
     /// File-body bytes served.
     func sent(blobBytes count: Int64) { blobBytesOut.increment(by: count) }
 
-    /// Everything recorded, in the Prometheus text exposition format.
-    /// The Prometheus text, with the database's use read now.
+    /// Everything recorded, in the Prometheus text exposition format, with the database's use read now.
     func exposition() -> [UInt8] {
         if let reading = databaseUse?.reading {
             queriesInFlight.record(reading.queriesInFlight)

@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import StrongroomCore
 import StrongroomWire
 
@@ -61,7 +62,7 @@ struct FileRoutes {
         }
         let id = SecureRandom.uuid().uuidString.lowercased()
         let timestamp = clock.timestamp()
-        try await removeStalePendingFiles(now: timestamp)
+        await removeStalePendingFiles(now: timestamp, logger: context.logger)
         fileMeta.fileURL = nil
         if fileMeta.fileName?.isEmpty ?? true { fileMeta.fileName = "\(id)-\(timestamp.microseconds)" }
         _ = try await store.insertRecord(
@@ -91,14 +92,17 @@ struct FileRoutes {
     }
 
     /// Deletes pending file records (and their blobs) older than ``ServerLimits/pendingFileLifetime``, and (every ten
-    /// minutes at most) what uploads abandoned that long ago left behind.
-    private func removeStalePendingFiles(now: Timestamp) async throws {
+    /// minutes at most) what uploads abandoned that long ago left behind. It runs inside another client's request,
+    /// so a blob store that fails here is logged, not that request's failure (`blobs sweep` catches up).
+    private func removeStalePendingFiles(now: Timestamp, logger: Logger) async {
         let cutoff = now.microseconds.addingSaturating(-limits.pendingFileLifetime.microseconds)
         let cutoffTime = Timestamp(microseconds: cutoff)
-        for id in try await store.deletePendingFiles(createdBefore: cutoffTime) {
-            try await blobs.remove(id: id)
+        do {
+            for id in try await store.deletePendingFiles(createdBefore: cutoffTime) { try await blobs.remove(id: id) }
+            if abandonedUploads.claim() { _ = try await blobs.removeAbandonedUploads(startedBefore: cutoffTime) }
+        } catch {
+            logger.warning("stale uploads could not be removed now", metadata: ["error": "\(error)"])
         }
-        if abandonedUploads.claim() { _ = try await blobs.removeAbandonedUploads(startedBefore: cutoffTime) }
     }
 
     /// The presigned `PUT`: no Authorization header; the URL's signature is the credential. → exactly 200.

@@ -25,6 +25,10 @@ struct S3Client: Sendable {
 
     /// The largest error or listing answer read.
     static let maximumAnswer = 4 << 20
+    /// The most listing pages one call reads (a store that keeps answering "truncated" cannot hold it forever).
+    static let maximumPages = 1000
+    /// The payload hash of a request without a body.
+    private static let emptyPayloadHash = SHA256.hash(data: Data()).hexString
 
     /// An upload that was started but neither completed nor aborted.
     struct PendingUpload: Equatable {
@@ -186,7 +190,9 @@ struct S3Client: Sendable {
     func pendingUploads(prefix: String, limit: Int = 100_000) async throws -> [PendingUpload] {
         var uploads: [PendingUpload] = []
         var markers: (key: String, upload: String)?
+        var pages = 0
         repeat {
+            pages += 1
             var query: [(String, String?)] = [("uploads", nil), ("prefix", prefix), ("max-uploads", "1000")]
             if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.upload)] }
             let response = try await send(
@@ -210,7 +216,7 @@ struct S3Client: Sendable {
                 nextKey != markers?.key || nextUpload != markers?.upload
             else { break }
             markers = (nextKey, nextUpload)
-        } while uploads.count < limit
+        } while uploads.count < limit && pages < Self.maximumPages
         return uploads
     }
 
@@ -242,7 +248,7 @@ struct S3Client: Sendable {
         let path = "/\(configuration.bucket)" + (key.map { "/\($0)" } ?? "")
         let payloadHash =
             body.map { buffer in buffer.withUnsafeReadableBytes { SHA256.hash(data: $0).hexString } }
-            ?? SHA256.hash(data: Data()).hexString
+            ?? Self.emptyPayloadHash
         let signed = signer.sign(
             method: method,
             host: host,
