@@ -74,6 +74,7 @@ let package = Package(
         ),
         .target(
             name: "StrongroomWire",
+            dependencies: ["StrongroomCore"],
             swiftSettings: strictSettings
         ),
         .target(

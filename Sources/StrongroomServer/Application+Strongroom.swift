@@ -81,12 +81,19 @@ public func buildApplication(
     )
     let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
     let notes = NoteRoutes(store: store, clock: clock, limits: limits)
-    let signatures = TSV1Verifier(store: store, window: configuration.signatureWindow, clock: clock)
+    let clients = ClientCache(store: store)
+    let signatures = TSV1Verifier(
+        store: store,
+        clients: clients,
+        window: configuration.signatureWindow,
+        clock: clock
+    )
     let mutualTLS = configuration.tls.flatMap { $0.isMutual ? $0.clientCertificates : nil }
     let integrityPolicy = IntegrityPolicy(refusal: configuration.integrityRefusal, adminToken: configuration.adminToken)
     let authentication = AuthenticationMiddleware(
         tokens: tokens,
         store: store,
+        clients: clients,
         signatures: signatures,
         clock: clock,
         clientCertificates: mutualTLS

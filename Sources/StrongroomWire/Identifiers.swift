@@ -1,3 +1,5 @@
+import StrongroomCore
+
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -17,13 +19,58 @@ public struct Identifier<Kind>: Sendable, Hashable, Codable, CustomStringConvert
     public init(_ uuid: UUID) { self.uuid = uuid }
 
     /// Parses any-case UUID text; nil when it is not a UUID.
+    ///
+    /// Accepts exactly what `UUID(uuidString:)` accepts — 36 characters, hyphens at offsets 8, 13, 18 and 23, hex
+    /// digits elsewhere — without its `sscanf` (a hot spot of every authenticated request).
     public init?(_ text: some StringProtocol) {
-        guard let uuid = UUID(uuidString: String(text)) else { return nil }
+        var string = String(text)
+        guard let uuid = string.withUTF8({ Self.parse($0) }) else { return nil }
         self.uuid = uuid
     }
 
     /// The wire form: lowercase, hyphenated.
-    public var description: String { uuid.uuidString.lowercased() }
+    public var description: String {
+        let digits: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: uuid.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { output in
+                var at = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        output[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    output[at] = digits.utf8Start[Int(byte >> 4)]
+                    output[at + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
+
+    private static func parse(_ text: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard text.count == 36 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let complete = withUnsafeMutableBytes(of: &bytes) { output -> Bool in
+            var at = 0
+            var index = 0
+            while index < 36 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard text[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                    continue
+                }
+                guard let high = hexDigitValue(text[index]), let low = hexDigitValue(text[index + 1]) else {
+                    return false
+                }
+                output[at] = high << 4 | low
+                at += 1
+                index += 2
+            }
+            return at == 16
+        }
+        return complete ? UUID(uuid: bytes) : nil
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

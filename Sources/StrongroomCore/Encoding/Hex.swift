@@ -19,19 +19,21 @@ extension Sequence<UInt8> {
 package func hexBytes(_ text: some StringProtocol) -> [UInt8]? {
     let digits = Array(text.utf8)
     guard digits.count.isMultiple(of: 2) else { return nil }
-    func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(digits.count / 2)
     for index in stride(from: 0, to: digits.count, by: 2) {
-        guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+        guard let high = hexDigitValue(digits[index]), let low = hexDigitValue(digits[index + 1]) else { return nil }
         bytes.append(high << 4 | low)
     }
     return bytes
+}
+
+/// The value of one hex digit (either case), or nil for any other byte.
+package func hexDigitValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
 }

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 
 /// The path and query forms the E3DB SDKs sign in TSV1 headers (they disagree; see the protocol spec §2.2).
 enum QueryCanonicalizer {
@@ -59,7 +60,7 @@ enum QueryCanonicalizer {
         var index = 0
         while index < input.count {
             if input[index] == UInt8(ascii: "%"), index + 2 < input.count + 0,
-                let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
+                let high = hexDigitValue(input[index + 1]), let low = hexDigitValue(input[index + 2])
             {
                 output.append(high << 4 | low)
                 index += 3
@@ -93,13 +94,4 @@ enum QueryCanonicalizer {
     }
 
     private static let hexDigits: [Character] = Array("0123456789ABCDEF")
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

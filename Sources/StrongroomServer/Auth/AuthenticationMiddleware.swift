@@ -14,6 +14,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     let tokens: TokenIssuer
     let store: any ServerStore
+    /// The caller's client row, cached across requests.
+    let clients: ClientCache
     let signatures: TSV1Verifier
     let clock: ServerClock
     /// The listener's client-certificate mode, or nil when it asks for none.
@@ -28,7 +30,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         var context = context
         if header.utf8.count > 7, header.utf8.count <= 1024, header.prefix(7).lowercased() == "bearer " {
             guard let clientID = tokens.verify(String(header.dropFirst(7)), now: clock.unixSeconds),
-                let client = try await store.client(text: clientID), client.enabled
+                let client = try await clients.client(text: clientID), client.enabled
             else {
                 context.logger.info(
                     "bearer authentication failed: invalid or expired token",

@@ -17,6 +17,8 @@ struct TSV1Verifier: Sendable {
     }
 
     let store: any ServerStore
+    /// The signer's client row, cached across requests.
+    let clients: ClientCache
     let window: Duration
     let clock: ServerClock
 
@@ -52,7 +54,7 @@ struct TSV1Verifier: Sendable {
         let key = verified.publicKey.base64URLEncoded
         var clientID: String?
         if !verified.clientID.isEmpty {
-            guard let id = ClientID(verified.clientID), let client = try await store.client(id: id),
+            guard let id = ClientID(verified.clientID), let client = try await clients.client(id: id),
                 client.enabled,
                 client.signingKey?.ed25519 == key
             else { throw refuse("the TSV1 key does not belong to that client") }

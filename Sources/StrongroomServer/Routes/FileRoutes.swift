@@ -66,20 +66,22 @@ struct FileRoutes {
         fileMeta.fileURL = nil
         if fileMeta.fileName?.isEmpty ?? true { fileMeta.fileName = "\(id)-\(timestamp.microseconds)" }
         _ = try await store.insertRecord(
-            StoredRecord(
-                index: 0,
-                recordID: id,
-                writerID: caller,
-                userID: caller,
-                type: type,
-                plain: body.meta.plain ?? [:],
-                data: [:],
-                recordSignature: nil,
-                created: timestamp,
-                lastModified: timestamp,
-                version: SecureRandom.uuid().uuidString.lowercased(),
-                fileMeta: fileMeta,
-                isPending: true
+            StoredRecordText(
+                record: StoredRecord(
+                    index: 0,
+                    recordID: id,
+                    writerID: caller,
+                    userID: caller,
+                    type: type,
+                    plain: body.meta.plain ?? [:],
+                    data: [:],
+                    recordSignature: nil,
+                    created: timestamp,
+                    lastModified: timestamp,
+                    version: SecureRandom.uuid().uuidString.lowercased(),
+                    fileMeta: fileMeta,
+                    isPending: true
+                )
             )
         )
         return try json(

@@ -33,41 +33,43 @@ struct RecordRoutes {
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
         let now = clock.timestamp()
         let stored = try await store.insertRecord(
-            StoredRecord(
-                index: 0,
-                recordID: SecureRandom.uuid().uuidString.lowercased(),
-                writerID: caller,
-                userID: caller,
-                type: type,
-                plain: body.meta.plain ?? [:],
-                data: data,
-                recordSignature: body.recordSignature,
-                created: now,
-                lastModified: now,
-                version: SecureRandom.uuid().uuidString.lowercased(),
-                fileMeta: nil,
-                isPending: false
+            StoredRecordText(
+                record: StoredRecord(
+                    index: 0,
+                    recordID: SecureRandom.uuid().uuidString.lowercased(),
+                    writerID: caller,
+                    userID: caller,
+                    type: type,
+                    plain: body.meta.plain ?? [:],
+                    data: data,
+                    recordSignature: body.recordSignature,
+                    created: now,
+                    lastModified: now,
+                    version: SecureRandom.uuid().uuidString.lowercased(),
+                    fileMeta: nil,
+                    isPending: false
+                )
             )
         )
-        return try json(
-            RecordResponse(meta: stored.meta, data: stored.data, recordSignature: stored.recordSignature),
-            status: .created
-        )
+        return try recordJSON(stored, status: .created)
     }
 
     /// `GET /v1/storage/records/{id}` (optionally `?field=a&field=b`).
     func read(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        guard let record = try await store.record(id: try context.recordID("id")), !record.isPending else {
+        guard let stored = try await store.recordText(id: try context.recordID("id")), !stored.record.isPending else {
             throw ServerError.notFound("no such record")
         }
+        let record = stored.record
         guard try await authorization.mayRead(record, caller: caller) else {
             throw ServerError.forbidden("not shared with you")
         }
-        var data = record.data
         let fields = request.uri.queryParameters.getAll("field").map { $0.removingPercentEncoding ?? $0 }
-        if !fields.isEmpty { data = data.filter { fields.contains($0.key) } }
-        return try json(RecordResponse(meta: record.meta, data: data, recordSignature: record.recordSignature))
+        guard fields.isEmpty else {
+            let data = try stored.decodedData().filter { fields.contains($0.key) }
+            return try json(RecordResponse(meta: record.meta, data: data, recordSignature: record.recordSignature))
+        }
+        return try recordJSON(stored)
     }
 
     /// `PUT /v1/storage/records/safe/{id}/{version}` → 200, or 409 for a stale version.

@@ -7,25 +7,35 @@ public import StrongroomWire
 extension SQLServerStore {
     // MARK: Records
 
-    public func insertRecord(_ record: StoredRecord) async throws -> StoredRecord {
+    public func insertRecord(_ text: StoredRecordText) async throws -> StoredRecordText {
+        let record = text.record
         let row = try await database.raw(
             """
             INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
             version, file_meta, pending) VALUES (\(bind: record.recordID), \(bind: record.writerID),
-            \(bind: record.userID), \(bind: record.type), \(bind: try json(record.plain)), \(bind: try json(record.data)),
-            \(bind: record.recordSignature), \(bind: record.created.microseconds),
+            \(bind: record.userID), \(bind: record.type), \(bind: try encodeStringMap(record.plain)),
+            \(bind: text.dataJSON), \(bind: record.recordSignature), \(bind: record.created.microseconds),
             \(bind: record.lastModified.microseconds), \(bind: record.version), \(bind: try record.fileMeta.map(json)),
             \(bind: record.isPending)) RETURNING idx
             """
         ).first()
-        var stored = record
-        stored.index = try row?.decode(column: "idx", as: Int64.self) ?? 0
+        var stored = text
+        stored.record.index = try row?.decode(column: "idx", as: Int64.self) ?? 0
         return stored
     }
 
     public func record(id: RecordID) async throws -> StoredRecord? {
         try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
             try decodeRecord($0)
+        }
+    }
+
+    public func recordText(id: RecordID) async throws -> StoredRecordText? {
+        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
+            StoredRecordText(
+                record: try decodeRecord($0, dataText: true),
+                dataJSON: try $0.decode(column: "data", as: String.self)
+            )
         }
     }
 
@@ -111,16 +121,18 @@ extension SQLServerStore {
     }
 
     /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``.
-    func decodeRecord(_ row: any SQLRow, includesData: Bool = true) throws -> StoredRecord {
+    /// A record row. `includesData` false: the metadata columns with `data_size`. `dataText`: the whole row, but
+    /// `data` left for the caller to read as text.
+    func decodeRecord(_ row: any SQLRow, includesData: Bool = true, dataText: Bool = false) throws -> StoredRecord {
         StoredRecord(
             index: try row.decode(column: "idx", as: Int64.self),
             recordID: try row.decode(column: "record_id", as: String.self),
             writerID: try row.decode(column: "writer_id", as: String.self),
             userID: try row.decode(column: "user_id", as: String.self),
             type: try row.decode(column: "type", as: String.self),
-            plain: try decodeJSON([String: String].self, try row.decode(column: "plain", as: String.self)),
-            data: includesData
-                ? try decodeJSON([String: String].self, try row.decode(column: "data", as: String.self)) : [:],
+            plain: try decodeStringMap(try row.decode(column: "plain", as: String.self)),
+            data: includesData && !dataText
+                ? try decodeStringMap(try row.decode(column: "data", as: String.self)) : [:],
             recordSignature: includesData ? try row.decode(column: "rec_sig", as: String?.self) : nil,
             created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
             lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),

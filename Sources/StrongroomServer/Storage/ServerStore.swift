@@ -76,9 +76,11 @@ public protocol ServerStore: Sendable {
     // MARK: Records
 
     /// Inserts a record and returns it with its index.
-    func insertRecord(_ record: StoredRecord) async throws -> StoredRecord
+    func insertRecord(_ record: StoredRecordText) async throws -> StoredRecordText
     /// The record (committed or pending) with this ID, or nil.
     func record(id: RecordID) async throws -> StoredRecord?
+    /// The record (committed or pending) with this ID with its data as the stored JSON text, or nil.
+    func recordText(id: RecordID) async throws -> StoredRecordText?
     /// Replaces a record's data when its version is `expectedVersion`: `.conflict` when it is another, `.notFound`
     /// when there is no such record.
     func updateRecord(

@@ -70,6 +70,33 @@ public struct StoredRecord: Sendable, Hashable {
     }
 }
 
+/// A record as a single read answers it: the row, with its field ciphertexts left as the JSON object text the
+/// store keeps, so the answer can carry them without decoding and encoding every ciphertext again.
+public struct StoredRecordText: Sendable, Hashable {
+    /// The row; its `data` is empty.
+    public var record: StoredRecord
+    /// The field ciphertexts as stored: a JSON object of strings, written by this server.
+    public var dataJSON: String
+
+    /// A record (its `data` moved into `dataJSON`) and its data as the store keeps it.
+    public init(record: StoredRecord) throws {
+        self.dataJSON = try encodeStringMap(record.data)
+        self.record = record
+        self.record.data = [:]
+    }
+
+    /// A row read with its data as text.
+    init(record: StoredRecord, dataJSON: String) {
+        self.record = record
+        self.dataJSON = dataJSON
+    }
+
+    /// The field ciphertexts, decoded.
+    public func decodedData() throws -> [String: String] {
+        try decodeStringMap(dataJSON)
+    }
+}
+
 /// An EAK slot `(writer, user, reader, type)`.
 public struct StoredAccessKey: Sendable, Hashable {
     /// The writer (lowercase UUID).
