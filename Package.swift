@@ -74,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "StrongroomWire",
-            dependencies: ["StrongroomCore"],
+            dependencies: ["CSodium", "StrongroomCore"],
             swiftSettings: strictSettings
         ),
         .target(
