@@ -10,11 +10,16 @@ let package = Package(
     dependencies: [
         .package(name: "Strongroom", path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
             name: "StrongroomClientBenchmark",
             dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "StrongroomClient", package: "Strongroom"),
                 .product(name: "StrongroomCrypto", package: "Strongroom"),
             ]

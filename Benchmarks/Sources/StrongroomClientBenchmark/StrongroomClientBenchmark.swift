@@ -21,9 +21,8 @@ enum StrongroomClientBenchmark {
             (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: arguments[4]))))
             as? [String: Double] ?? [:]
         let work = URL(fileURLWithPath: arguments.count > 6 ? arguments[6] : NSTemporaryDirectory())
-        let client = Client(
-            configuration: try await Client.register(token: arguments[2], clientName: "bench-swift", apiURL: url)
-        )
+        let configuration = try await Client.register(token: arguments[2], clientName: "bench-swift", apiURL: url)
+        let client = Client(configuration: configuration)
         let data = Dictionary(
             uniqueKeysWithValues: (0..<5).map { i in
                 ("field\(i)", String(repeating: Character(UnicodeScalar(UInt8(97 + i))), count: 1024))
@@ -32,6 +31,7 @@ enum StrongroomClientBenchmark {
         _ = try await client.write(type: "bench-warmup", data: data)
 
         let clock = ContinuousClock()
+        var summary: [(figure: String, swift: Double, python: Double?, target: Double?)] = []
         var ids: [UUID] = []
         let writing = try await clock.measure {
             for _ in 0..<records { ids.append(try await client.write(type: "bench", data: data).meta.recordID) }
@@ -74,6 +74,34 @@ enum StrongroomClientBenchmark {
         line("read, one at a time (records/s)", Double(records) / reading.seconds, python["read_rps"])
         line("write, 8 concurrent (records/s)", Double(records) / concurrentWriting.seconds, python["write_rps"])
         line("read, 8 concurrent (records/s)", Double(records) / concurrentReading.seconds, python["read_rps"])
+
+        // The floor under a read one at a time: the same GET with bare HTTP, no crypto (and Python's, from requests).
+        let token = try await RawRequests.token(for: configuration)
+        let base = url.absoluteString
+        let rawRecord = try await RawRequests.getRate(
+            base + "/v1/storage/records/\(written[0].uuidString.lowercased())",
+            authorization: "Bearer \(token)",
+            count: records
+        )
+        let rawHealth = try await RawRequests.getRate(base + "/health", authorization: nil, count: records)
+        line("bare GET record, one at a time", rawRecord, python["raw_read_rps"])
+        line("bare GET /health, one at a time", rawHealth, nil)
+        let sdkRead = Double(records) / reading.seconds
+        print(
+            String(
+                format: "  SDK read one at a time = %.0f%% of a bare GET of the same record; the Python SDK's = %@",
+                sdkRead / rawRecord * 100,
+                python["read_rps"].flatMap { read in
+                    python["raw_read_rps"].map { String(format: "%.0f%%", read / $0 * 100) }
+                }
+                    ?? "n/a"
+            )
+        )
+        summary.append(("read", sdkRead, python["read_rps"], 5))
+        summary.append(("write", Double(records) / writing.seconds, python["write_rps"], 5))
+        summary.append(("read x8", Double(records) / concurrentReading.seconds, python["read_rps"], 10))
+        summary.append(("write x8", Double(records) / concurrentWriting.seconds, python["write_rps"], 10))
+        defer { printSummary(summary) }
 
         guard mib > 0 else { return }
         let size = Int64(mib) << 20
@@ -124,6 +152,8 @@ enum StrongroomClientBenchmark {
             mbps(size, decrypting),
             python["file_read_mbps"]
         )
+        summary.append(("readFile", mbps(size, downloading), python["file_read_mbps"], 1.5))
+        summary.append(("writeFile", mbps(size, uploading), python["file_write_mbps"], nil))
         if let started = stages.firstUpload {
             print(
                 String(
@@ -133,6 +163,16 @@ enum StrongroomClientBenchmark {
             )
             print(String(format: "  of writeFile, the upload alone: %.1f MB/s", mbps(size, afterUpload - started)))
         }
+    }
+
+    /// One line of every ratio to the Python SDK beside the issue's target, for a reader in a hurry.
+    static func printSummary(_ figures: [(figure: String, swift: Double, python: Double?, target: Double?)]) {
+        let parts = figures.map { figure -> String in
+            let ratio = figure.python.map { String(format: "%.2fx", figure.swift / $0) } ?? "n/a"
+            return figure.figure + " " + ratio + (figure.target.map { String(format: " (target %.1fx)", $0) } ?? "")
+        }
+        print("")
+        print("summary, Swift / Python: " + parts.joined(separator: ", "))
     }
 
     static func mbps(_ bytes: Int64, _ duration: Duration) -> Double { Double(bytes) / 1e6 / duration.seconds }
