@@ -17,6 +17,7 @@ let package = Package(
         .executableTarget(
             name: "StrongroomClientBenchmark",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

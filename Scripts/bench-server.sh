@@ -77,10 +77,15 @@ print(f"{engine:10} GET /health            {hr:10.0f} req/s  p99 {hp:>9}   (anch
 print(f"{engine:10} POST record (5x1 KiB)  {wr:10.0f} req/s  p99 {wp:>9}   {100 * wr / hr:5.1f}% of /health")
 print(f"{engine:10} GET record             {rr:10.0f} req/s  p99 {rp:>9}   {100 * rr / hr:5.1f}% of /health")
 PY
+    summary+=("$engine GET $(python3 -c "print(f'{100 * $read_rate / $health_rate:.0f}%')") (target ${targets[$engine.get]}), POST $(python3 -c "print(f'{100 * $write_rate / $health_rate:.0f}%')") (target ${targets[$engine.post]})")
 }
+declare -A targets=([sqlite.get]="50%" [sqlite.post]="25%" [postgres.get]="35%" [postgres.post]="20%")
+summary=()
 
 echo "strongroom-server load benchmark: wrk -t2 -c32 -d${duration}s, loopback, $(nproc) cores shared by server, database and wrk"
 bench_engine sqlite
 pg_admin="$(Scripts/postgres.sh start)"
 psql "$pg_admin" -qc "CREATE DATABASE bench" >/dev/null
 bench_engine postgres --database-url "${pg_admin/\/postgres\?/\/bench?}" --single-instance
+echo
+echo "summary, share of the same server's /health rate: $(IFS=';'; echo "${summary[*]}" | sed 's/;/; /g')"

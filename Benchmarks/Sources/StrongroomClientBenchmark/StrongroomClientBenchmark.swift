@@ -3,6 +3,7 @@
 // records of five 1 KiB fields one at a time (as the Python SDK does), then 8 at a time, then a file of M MiB; it
 // prints each figure beside its anchor: the official Python SDK's rate from the same run (JSON in argument 4), and
 // for files the raw local file-encryption rate (FileCipher disk to disk, no network).
+import Crypto
 import Foundation
 import StrongroomClient
 import StrongroomCrypto
@@ -152,6 +153,14 @@ enum StrongroomClientBenchmark {
             mbps(size, decrypting),
             python["file_read_mbps"]
         )
+        // The CPU a readFile must spend besides decrypting: the MD5 of the ciphertext (E3DB's file checksum).
+        let md5Rate = try md5Rate(of: local, size: size)
+        print(
+            String(
+                format: "  readFile's checksum alone (MD5 of the ciphertext, from the page cache): %.1f MB/s",
+                md5Rate
+            )
+        )
         summary.append(("readFile", mbps(size, downloading), python["file_read_mbps"], 1.5))
         summary.append(("writeFile", mbps(size, uploading), python["file_write_mbps"], nil))
         if let started = stages.firstUpload {
@@ -163,6 +172,17 @@ enum StrongroomClientBenchmark {
             )
             print(String(format: "  of writeFile, the upload alone: %.1f MB/s", mbps(size, afterUpload - started)))
         }
+    }
+
+    /// MB/s of an MD5 over `file`, read in 1 MiB pieces (swift-crypto, as the SDK's download check).
+    static func md5Rate(of file: URL, size: Int64) throws -> Double {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        var digest = Insecure.MD5()
+        let start = ContinuousClock.now
+        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty { digest.update(data: piece) }
+        _ = digest.finalize()
+        return mbps(size, .now - start)
     }
 
     /// One line of every ratio to the Python SDK beside the target, for a reader in a hurry.
