@@ -20,8 +20,9 @@ public struct Identifier<Kind>: Sendable, Hashable, Codable, CustomStringConvert
 
     /// Parses any-case UUID text; nil when it is not a UUID.
     ///
-    /// Accepts exactly what `UUID(uuidString:)` accepts — 36 characters, hyphens at offsets 8, 13, 18 and 23, hex
-    /// digits elsewhere — without its `sscanf` (a hot spot of every authenticated request).
+    /// Accepts the canonical form only — 36 characters, hyphens at offsets 8, 13, 18 and 23, hex digits elsewhere —
+    /// and reads it as `UUID(uuidString:)` does, without its `sscanf` (a hot spot of every authenticated request).
+    /// Foundation on Linux also takes a sign, a space or `0x` inside a group; those are refused here.
     public init?(_ text: some StringProtocol) {
         var string = String(text)
         guard let uuid = string.withUTF8({ Self.parse($0) }) else { return nil }

@@ -1,5 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
 import StrongroomWire
 import Synchronization
 
@@ -48,7 +47,4 @@ final class ClientCache: Sendable {
         guard let id = ClientID(text) else { return nil }
         return try await client(id: id)
     }
-
-    /// How many rows are cached (for tests).
-    var count: Int { entries.withLock { $0.count } }
 }

@@ -120,9 +120,8 @@ extension SQLServerStore {
         ).all().map { try decodeRecord($0) }
     }
 
-    /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``.
-    /// A record row. `includesData` false: the metadata columns with `data_size`. `dataText`: the whole row, but
-    /// `data` left for the caller to read as text.
+    /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``; with `dataText`, a full
+    /// row whose `data` the caller reads as text.
     func decodeRecord(_ row: any SQLRow, includesData: Bool = true, dataText: Bool = false) throws -> StoredRecord {
         StoredRecord(
             index: try row.decode(column: "idx", as: Int64.self),
