@@ -11,16 +11,17 @@ struct Deployment {
     let isShareable: Bool
     /// The bucket, for ``BlobStorage/s3``.
     let objectStore: S3Configuration?
-    /// Whether the CA (if any) is one every instance can be given: configured, not in the data directory.
-    let caIsShared: Bool
+    /// The configured CA folder; nil keeps the CA (if any) in the data directory, which no other instance sees.
+    let caDirectory: String?
+    let dataDirectory: String
 
     init(configuration: ServerConfiguration, store: any ServerStore) {
         let engine = (store as? SQLServerStore)?.engine
         blobStorage = configuration.blobStorage ?? (engine == .postgres ? .database : .folder)
         isShareable = engine == .postgres
         objectStore = configuration.objectStore
-        caIsShared =
-            configuration.caDirectory != nil || !CertificateAuthority.exists(in: configuration.dataDirectory)
+        caDirectory = configuration.caDirectory
+        dataDirectory = configuration.dataDirectory
     }
 
     /// Refuses a configuration under which a second instance on the same PostgreSQL database would not see what
@@ -42,7 +43,7 @@ struct Deployment {
                     + "give every instance the same --token-key-file or STRONGROOM_TOKEN_KEY, or declare --single-instance"
             )
         }
-        if !caIsShared {
+        if caDirectory == nil, CertificateAuthority.exists(in: dataDirectory) {
             throw ServerError(
                 .configuration,
                 "the CA's files are in this instance's data directory, so other instances could not issue or check "

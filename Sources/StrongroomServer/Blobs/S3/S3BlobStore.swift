@@ -136,10 +136,9 @@ struct S3BlobStore: BlobStore {
     func remove(id: String) async throws { try await client.deleteObject(key: key(id)) }
 
     func removeAbandonedUploads(startedBefore time: Timestamp) async throws -> Int {
-        let cutoff = Date(timeIntervalSince1970: Double(time.microseconds) / 1_000_000)
         var removed = 0
         for upload in try await client.pendingUploads(prefix: prefix) {
-            guard let initiated = upload.initiated, initiated < cutoff else { continue }
+            guard let initiated = upload.initiated, initiated < time else { continue }
             try await client.abortMultipartUpload(key: upload.key, uploadID: upload.uploadID)
             removed += 1
         }

@@ -5,6 +5,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import StrongroomCore
+import StrongroomWire
 
 /// The S3 operations the blob store uses, over AsyncHTTPClient with Signature V4, path-style addressing. Every
 /// answer other than the expected one is a `storage` error naming the operation, the status and S3's error code
@@ -34,7 +35,7 @@ struct S3Client: Sendable {
     struct PendingUpload: Equatable {
         var key: String
         var uploadID: String
-        var initiated: Date?
+        var initiated: Timestamp?
     }
 
     let configuration: S3Configuration
@@ -207,7 +208,7 @@ struct S3Client: Sendable {
             for block in S3XML.elements("Upload", in: xml[...], limit: limit - uploads.count) {
                 guard let key = S3XML.value(of: "Key", in: block), let id = S3XML.value(of: "UploadId", in: block)
                 else { continue }
-                let initiated = S3XML.value(of: "Initiated", in: block).flatMap(Self.parseTime)
+                let initiated = S3XML.value(of: "Initiated", in: block).flatMap(Timestamp.init(iso8601:))
                 uploads.append(PendingUpload(key: key, uploadID: id, initiated: initiated))
             }
             guard S3XML.value(of: "IsTruncated", in: xml[...]) == "true",
@@ -296,13 +297,5 @@ struct S3Client: Sendable {
             throw ServerError.storage("the object store's answer has no valid length")
         }
         return length
-    }
-
-    private static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
     }
 }

@@ -67,11 +67,11 @@ public struct S3Configuration: Sendable {
             throw ServerError(.configuration, "the S3 secret access key must hold 1-256 bytes")
         }
         // Path-style keys travel in the URL path, where "." and ".." segments or "//" could be normalised away.
-        let segments = keyPrefix.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        let segments = keyPrefix.split(separator: "/", omittingEmptySubsequences: false)
         guard keyPrefix.utf8.count <= 256,
             keyPrefix.unicodeScalars.allSatisfy({ Self.isAlphanumeric($0) || "/_.-".unicodeScalars.contains($0) }),
-            segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }),
-            !keyPrefix.split(separator: "/").contains(where: { $0 == "." || $0 == ".." })
+            segments.dropLast().allSatisfy({ !$0.isEmpty }),
+            !segments.contains(where: { $0 == "." || $0 == ".." })
         else {
             throw ServerError(
                 .configuration,

@@ -8,16 +8,7 @@ enum S3XML {
     /// The text of every `<tag>…</tag>` in `xml`, in order, with the five predefined entities decoded; at most
     /// `limit` values.
     static func values(of tag: String, in xml: Substring, limit: Int = 10_000) -> [String] {
-        var values: [String] = []
-        var rest = xml[...]
-        let open = "<\(tag)>"
-        let close = "</\(tag)>"
-        while values.count < limit, let start = rest.range(of: open) {
-            guard let end = rest[start.upperBound...].range(of: close) else { break }
-            values.append(unescape(rest[start.upperBound..<end.lowerBound]))
-            rest = rest[end.upperBound...]
-        }
-        return values
+        elements(tag, in: xml, limit: limit).map(unescape)
     }
 
     /// The first value of `tag`, if any.
