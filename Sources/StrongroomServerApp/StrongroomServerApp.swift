@@ -3,6 +3,8 @@ public import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 import StrongroomServer
 import StrongroomServerPostgres
 import StrongroomWire
@@ -11,8 +13,18 @@ import StrongroomWire
 import Glibc
 #endif
 
-/// `strongroom-server`: the E3DB-compatible service.
+/// The entry point: runs Swift concurrency on the server's event loops, then the command.
 @main
+enum Entry {
+    static func main() async {
+        // Before anything else runs: request handlers then run on the same threads as the sockets they answer,
+        // without a hop between Swift's global pool and NIO's event loops for every request.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        await StrongroomServerCommand.main()
+    }
+}
+
+/// `strongroom-server`: the E3DB-compatible service.
 struct StrongroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom-server",

@@ -20,17 +20,30 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// The wire form, e.g. `2026-05-01T17:04:05.123456Z`.
     public var description: String {
         var seconds = time_t(microseconds.floorDivided(by: 1_000_000))
-        let fraction = microseconds - Int64(seconds) * 1_000_000
+        let remainder = microseconds % 1_000_000  // not `microseconds - seconds * 1e6`, which overflows near Int64.min
+        let fraction = Int(remainder < 0 ? remainder + 1_000_000 : remainder)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        // Digits written in place (this runs twice for every record the server answers with): `-MM-DDTHH:MM:SS.ffffffZ`
+        // after a year of four digits, or, outside 0…9999 (which the wire form cannot carry), the year as it is.
+        var text = Array("0000-00-00T00:00:00.000000Z".utf8)
+        func put(_ value: Int, at end: Int, width: Int) {
+            var rest = value
+            for index in stride(from: end - 1, through: end - width, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
         }
-        let micros = String(fraction)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
-            + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + String(repeating: "0", count: 6 - micros.count) + micros + "Z"
+        let year = Int(parts.tm_year) + 1900
+        put(Int(parts.tm_mon) + 1, at: 7, width: 2)
+        put(Int(parts.tm_mday), at: 10, width: 2)
+        put(Int(parts.tm_hour), at: 13, width: 2)
+        put(Int(parts.tm_min), at: 16, width: 2)
+        put(Int(parts.tm_sec), at: 19, width: 2)
+        put(fraction, at: 26, width: 6)
+        guard (0...9999).contains(year) else { return String(year) + String(decoding: text[4...], as: UTF8.self) }
+        put(year, at: 4, width: 4)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Parses ISO 8601 as the SDKs send it: `…Z` or `…±HH:MM`, with 0 to 9 fractional digits.

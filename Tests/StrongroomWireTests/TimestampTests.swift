@@ -12,10 +12,21 @@ import Testing
             (1_700_000_000_000_001, "2023-11-14T22:13:20.000001Z"),
             (1_700_000_000_500_000, "2023-11-14T22:13:20.500000Z"),
             (-1, "1969-12-31T23:59:59.999999Z"),
+            (-62_135_596_800_000_000, "0001-01-01T00:00:00.000000Z"),
+            (253_402_300_799_999_999, "9999-12-31T23:59:59.999999Z"),
+            (253_402_300_800_000_000, "10000-01-01T00:00:00.000000Z"),
         ]
     )
     func format(microseconds: Int64, expected: String) {
         #expect(Timestamp(microseconds: microseconds).description == expected)
+    }
+
+    @Test(
+        "any Int64 prints without trapping",
+        arguments: [Int64.min, Int64.min + 1, Int64.max, -62_167_219_200_000_001]
+    )
+    func extremes(microseconds: Int64) {
+        #expect(Timestamp(microseconds: microseconds).description.hasSuffix("Z"))
     }
 
     @Test(

@@ -51,7 +51,7 @@ struct RecordRoutes {
                 )
             )
         )
-        return try recordJSON(stored, status: .created)
+        return recordJSON(stored, status: .created)
     }
 
     /// `GET /v1/storage/records/{id}` (optionally `?field=a&field=b`).
@@ -69,7 +69,7 @@ struct RecordRoutes {
             let data = try stored.decodedData().filter { fields.contains($0.key) }
             return try json(RecordResponse(meta: record.meta, data: data, recordSignature: record.recordSignature))
         }
-        return try recordJSON(stored)
+        return recordJSON(stored)
     }
 
     /// `PUT /v1/storage/records/safe/{id}/{version}` → 200, or 409 for a stale version.

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import StrongroomCore
 import StrongroomWire
 import Synchronization
 
@@ -78,21 +79,19 @@ func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: H
 
 /// A ``RecordResponse`` of a whole record, with the stored data JSON written as it is (the same JSON a
 /// `RecordResponse` encodes, without decoding and encoding every ciphertext again).
-func recordJSON(_ stored: StoredRecordText, status: HTTPResponse.Status = .ok) throws -> Response {
-    let encoder = JSONEncoder()
-    let meta = try encoder.encode(stored.record.meta)
-    let signature = try stored.record.recordSignature.map { try encoder.encode($0) }
-    var buffer = ByteBuffer()
-    buffer.reserveCapacity(meta.count + stored.dataJSON.utf8.count + (signature?.count ?? 0) + 32)
-    buffer.writeStaticString(#"{"meta":"#)
-    buffer.writeBytes(meta)
-    buffer.writeStaticString(#","data":"#)
-    buffer.writeString(stored.dataJSON)
-    if let signature {
-        buffer.writeStaticString(#","rec_sig":"#)
-        buffer.writeBytes(signature)
+func recordJSON(_ stored: StoredRecordText, status: HTTPResponse.Status = .ok) -> Response {
+    let head = #"{"meta":"# + stored.record.meta.jsonText + #","data":"#
+    var tail = ""
+    if let signature = stored.record.recordSignature {
+        tail += #","rec_sig":"#
+        JSONText.appendString(signature, to: &tail)
     }
-    buffer.writeStaticString("}")
+    tail += "}"
+    var buffer = ByteBuffer()
+    buffer.reserveCapacity(head.utf8.count + stored.dataJSON.utf8.count + tail.utf8.count)
+    buffer.writeString(head)
+    buffer.writeString(stored.dataJSON)
+    buffer.writeString(tail)
     var fields = HTTPFields()
     fields[.contentType] = "application/json"
     return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))

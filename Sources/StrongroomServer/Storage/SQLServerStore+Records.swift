@@ -13,7 +13,7 @@ extension SQLServerStore {
             """
             INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
             version, file_meta, pending) VALUES (\(bind: record.recordID), \(bind: record.writerID),
-            \(bind: record.userID), \(bind: record.type), \(bind: try encodeStringMap(record.plain)),
+            \(bind: record.userID), \(bind: record.type), \(bind: encodeStringMap(record.plain)),
             \(bind: text.dataJSON), \(bind: record.recordSignature), \(bind: record.created.microseconds),
             \(bind: record.lastModified.microseconds), \(bind: record.version), \(bind: try record.fileMeta.map(json)),
             \(bind: record.isPending)) RETURNING idx

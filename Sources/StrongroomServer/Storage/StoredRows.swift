@@ -79,8 +79,8 @@ public struct StoredRecordText: Sendable, Hashable {
     public var dataJSON: String
 
     /// A record (its `data` moved into `dataJSON`) and its data as the store keeps it.
-    public init(record: StoredRecord) throws {
-        self.dataJSON = try encodeStringMap(record.data)
+    public init(record: StoredRecord) {
+        self.dataJSON = encodeStringMap(record.data)
         self.record = record
         self.record.data = [:]
     }

@@ -1,11 +1,12 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomCore
 
 /// A record's `plain` or `data` as the store keeps it: a JSON object of strings, keys sorted.
-func encodeStringMap(_ map: [String: String]) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    return String(decoding: try encoder.encode(map), as: UTF8.self)
+func encodeStringMap(_ map: [String: String]) -> String {
+    var text = ""
+    JSONText.appendStringMap(map, to: &text)
+    return text
 }
 
 /// A stored JSON object of strings (a record's `plain` and `data` columns), read with `JSONSerialization`:
