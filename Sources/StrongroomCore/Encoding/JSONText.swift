@@ -10,33 +10,43 @@ package enum JSONText {
     /// more than a record signature on a record of a few KiB).
     package static func appendString(_ text: String, to output: inout String) {
         output += "\""
-        let utf8 = text.utf8
-        var run = utf8.startIndex
-        var index = run
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                utf8.formIndex(after: &index)
-                continue
+        var contiguous = text  // `withUTF8` makes a bridged string native first; offsets stay those of `text.utf8`
+        contiguous.withUTF8 { bytes in
+            var run = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                appendRun(of: text, from: run, to: index, to: &output)
+                appendEscape(byte, to: &output)
+                run = index + 1
             }
-            output += text[run..<index]
-            switch byte {
-            case UInt8(ascii: "\""): output += "\\\""
-            case UInt8(ascii: "\\"): output += "\\\\"
-            case 0x08: output += "\\b"
-            case 0x0C: output += "\\f"
-            case UInt8(ascii: "\n"): output += "\\n"
-            case UInt8(ascii: "\r"): output += "\\r"
-            case UInt8(ascii: "\t"): output += "\\t"
-            default:
-                let hex = String(byte, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            }
-            utf8.formIndex(after: &index)
-            run = index
+            appendRun(of: text, from: run, to: bytes.count, to: &output)
         }
-        output += text[run..<index]
         output += "\""
+    }
+
+    /// Appends the UTF-8 bytes `start..<end` of `text`; both offsets sit next to ASCII bytes (or the ends).
+    private static func appendRun(of text: String, from start: Int, to end: Int, to output: inout String) {
+        guard start < end else { return }
+        let utf8 = text.utf8
+        let lower = utf8.index(utf8.startIndex, offsetBy: start)
+        let upper = utf8.index(lower, offsetBy: end - start)
+        output += text[lower..<upper]
+    }
+
+    private static func appendEscape(_ byte: UInt8, to output: inout String) {
+        switch byte {
+        case UInt8(ascii: "\""): output += "\\\""
+        case UInt8(ascii: "\\"): output += "\\\\"
+        case 0x08: output += "\\b"
+        case 0x0C: output += "\\f"
+        case UInt8(ascii: "\n"): output += "\\n"
+        case UInt8(ascii: "\r"): output += "\\r"
+        case UInt8(ascii: "\t"): output += "\\t"
+        default:
+            let hex = String(byte, radix: 16)
+            output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
     }
 
     /// Appends a JSON object of strings, keys in ascending order (so the same map always gives the same text).
