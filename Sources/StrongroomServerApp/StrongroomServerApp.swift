@@ -3,8 +3,6 @@ public import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
-import NIOPosix
 import StrongroomServer
 import StrongroomServerPostgres
 import StrongroomWire
@@ -13,18 +11,8 @@ import StrongroomWire
 import Glibc
 #endif
 
-/// The entry point: runs Swift concurrency on the server's event loops, then the command.
-@main
-enum Entry {
-    static func main() async {
-        // Before anything else runs: request handlers then run on the same threads as the sockets they answer,
-        // without a hop between Swift's global pool and NIO's event loops for every request.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        await StrongroomServerCommand.main()
-    }
-}
-
 /// `strongroom-server`: the E3DB-compatible service.
+@main
 struct StrongroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom-server",
