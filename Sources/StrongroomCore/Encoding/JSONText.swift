@@ -6,8 +6,8 @@ package enum JSONText {
     /// Appends `text` as a JSON string literal, escaped exactly as `JSON.stringify` (and Python's
     /// `json.dumps(ensure_ascii=False)`): only `"`, `\` and the C0 controls are escaped.
     ///
-    /// Those are all ASCII, so the text between them is appended as whole UTF-8 runs (one scalar at a time cost
-    /// more than a record signature on a record of a few KiB).
+    /// Those are all ASCII, so the string's UTF-8 bytes are scanned for them and the text between them is appended
+    /// as whole runs (one scalar at a time cost more than a record signature on a record of a few KiB).
     package static func appendString(_ text: String, to output: inout String) {
         output += "\""
         var contiguous = text  // `withUTF8` makes a bridged string native first; offsets stay those of `text.utf8`
@@ -52,11 +52,11 @@ package enum JSONText {
     /// Appends a JSON object of strings, keys in ascending order (so the same map always gives the same text).
     package static func appendStringMap(_ map: [String: String], to output: inout String) {
         output += "{"
-        for (index, key) in map.keys.sorted().enumerated() {
+        for (index, member) in map.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { output += "," }
-            appendString(key, to: &output)
+            appendString(member.key, to: &output)
             output += ":"
-            appendString(map[key] ?? "", to: &output)
+            appendString(member.value, to: &output)
         }
         output += "}"
     }

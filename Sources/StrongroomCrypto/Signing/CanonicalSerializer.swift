@@ -13,7 +13,7 @@ enum CanonicalSerializer {
         case .integer(let number):
             output += String(number)
         case .string(let text):
-            writeString(text, to: &output)
+            JSONText.appendString(text, to: &output)
         case .array(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
@@ -26,14 +26,11 @@ enum CanonicalSerializer {
             let keys = members.keys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) }
             for (index, key) in keys.enumerated() {
                 if index > 0 { output += "," }
-                writeString(key, to: &output)
+                JSONText.appendString(key, to: &output)
                 output += ":"
                 if let member = members[key] { write(member, to: &output) }
             }
             output += "}"
         }
     }
-
-    /// A JSON string literal escaped exactly as `JSON.stringify` (and Python's `json.dumps(ensure_ascii=False)`).
-    static func writeString(_ text: String, to output: inout String) { JSONText.appendString(text, to: &output) }
 }
