@@ -1,5 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-
 import StrongroomCore
 
 /// The one serializer behind ``Signable/canonicalSerialization``; signing and verifying both call it.

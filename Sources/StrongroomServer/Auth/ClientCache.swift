@@ -18,7 +18,7 @@ final class ClientCache: Sendable {
     private let store: any ServerStore
     private let ttl: Duration
     private let capacity: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Mutex<[ClientID: Entry]>([:])
 
     init(store: any ServerStore, ttl: Duration = .seconds(10), capacity: Int = 50_000) {
         self.store = store
@@ -28,16 +28,15 @@ final class ClientCache: Sendable {
 
     /// The stored client `id`, or nil when there is none.
     func client(id: ClientID) async throws -> StoredClient? {
-        let key = id.description
         let now = ContinuousClock.now
-        if let cached = entries.withLock({ $0[key] }), now - cached.fetched < ttl { return cached.client }
+        if let cached = entries.withLock({ $0[id] }), now - cached.fetched < ttl { return cached.client }
         guard let client = try await store.client(id: id) else {
-            entries.withLock { _ = $0.removeValue(forKey: key) }
+            entries.withLock { _ = $0.removeValue(forKey: id) }
             return nil
         }
         entries.withLock { entries in
-            if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[key] = Entry(client: client, fetched: now)
+            if entries.count >= capacity, entries[id] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[id] = Entry(client: client, fetched: now)
         }
         return client
     }
