@@ -2,7 +2,9 @@
 # Strongroom — SPDX-License-Identifier: Apache-2.0
 # Load benchmark (not a test): authenticated record writes and reads per second and p99 latency on loopback,
 # printed beside the same server's /health rate measured in the same run, for SQLite and for PostgreSQL.
-# Release build; wrk from Debian. Server and wrk share this machine's cores, so the figures are a floor.
+# Release build; wrk from Debian. Server and wrk share this machine's cores, so the figures are a floor. Each line also
+# gives the CPU time the server (and PostgreSQL's processes) spent per request: on c shared cores, a rate r needs
+# (server + database + wrk) µs per request ≤ c × 10⁶ / r, which is where a target beyond the machine shows.
 # Usage: Scripts/bench-server.sh [seconds per run, default 10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,14 +22,48 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# Runs wrk and prints "<requests/s> <p99 ms>".
+# CPU time (clock ticks, user + system) used so far by the processes $@ (gone ones count as 0).
+cpu_ticks() {
+    local total=0 pid
+    for pid in "$@"; do
+        [ -r "/proc/$pid/stat" ] && total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
+
+# The PostgreSQL cluster's processes (the postmaster and its backends), when one is running.
+database_pids() {
+    local dir port
+    [ -f .build/postgres.dir ] || return 0
+    read -r dir port < .build/postgres.dir
+    local postmaster; postmaster="$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null)" || return 0
+    echo "$postmaster" $(pgrep -P "$postmaster")
+}
+
+# Runs wrk against the server $server_pid and prints "<requests/s> <p99 ms> <server µs/request> <database µs/request>":
+# the CPU time the server and the database cluster spent per answered request, sampled over the middle of the run.
 measure() {
-    local out
-    out="$(wrk -t2 -c32 -d"${duration}s" --latency "$@" 2>&1)"
+    local out="$work/wrk.out"
+    wrk -t2 -c32 -d"${duration}s" --latency "$@" >"$out" 2>&1 &
+    local wrk_pid=$!
+    sleep 1
+    local window=$((duration > 3 ? duration - 2 : 1))
+    local pg_pids; pg_pids="$(database_pids)"
+    local server_before database_before started
+    server_before="$(cpu_ticks "$server_pid")"; database_before="$(cpu_ticks $pg_pids)"; started="$(date +%s%N)"
+    sleep "$window"
+    local server_used database_used elapsed
+    server_used=$(($(cpu_ticks "$server_pid") - server_before)); database_used=$(($(cpu_ticks $pg_pids) - database_before))
+    elapsed=$(($(date +%s%N) - started))
+    wait "$wrk_pid"
     local rate p99
-    rate="$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
-    p99="$(echo "$out" | awk '$1 == "99%" {print $2}')"
-    echo "$rate $p99"
+    rate="$(awk '/Requests\/sec/ {print $2}' "$out")"
+    p99="$(awk '$1 == "99%" {print $2}' "$out")"
+    python3 -c "
+import sys
+rate, server, database, elapsed, hz = float('$rate'), $server_used, $database_used, $elapsed / 1e9, $(getconf CLK_TCK)
+per = lambda ticks: 1e6 * ticks / hz / (rate * elapsed)
+print('$rate', '$p99', f'{per(server):.0f}', f'{per(database):.0f}')"
 }
 
 bench_engine() {
@@ -35,7 +71,8 @@ bench_engine() {
     local port; port="$(free_port)"
     "$server" serve --port "$port" --log-level error --registration-token bench-token \
         --data-directory "$work/$engine" "$@" >"$work/$engine.log" 2>&1 &
-    pids+=($!)
+    server_pid=$!
+    pids+=("$server_pid")
     for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
     local base="http://127.0.0.1:$port"
     local public_key
@@ -66,16 +103,20 @@ PY
         "$(python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))' <<<"$body")" "$token" >"$work/post.lua"
     printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$token" >"$work/get.lua"
 
-    read -r health_rate health_p99 <<<"$(measure "$base/health")"
-    read -r write_rate write_p99 <<<"$(measure -s "$work/post.lua" "$base/v1/storage/records")"
-    read -r read_rate read_p99 <<<"$(measure -s "$work/get.lua" "$base/v1/storage/records/$record")"
-    python3 - "$engine" "$health_rate" "$health_p99" "$write_rate" "$write_p99" "$read_rate" "$read_p99" <<'PY'
+    read -r health_rate health_p99 health_cpu health_db <<<"$(measure "$base/health")"
+    read -r write_rate write_p99 write_cpu write_db <<<"$(measure -s "$work/post.lua" "$base/v1/storage/records")"
+    read -r read_rate read_p99 read_cpu read_db <<<"$(measure -s "$work/get.lua" "$base/v1/storage/records/$record")"
+    python3 - "$engine" "$health_rate" "$health_p99" "$health_cpu" "$write_rate" "$write_p99" "$write_cpu" "$write_db" \
+        "$read_rate" "$read_p99" "$read_cpu" "$read_db" <<'PY'
 import sys
-engine, hr, hp, wr, wp, rr, rp = sys.argv[1:]
+engine, hr, hp, hc, wr, wp, wc, wd, rr, rp, rc, rd = sys.argv[1:]
 hr, wr, rr = float(hr), float(wr), float(rr)
-print(f"{engine:10} GET /health            {hr:10.0f} req/s  p99 {hp:>9}   (anchor)")
-print(f"{engine:10} POST record (5x1 KiB)  {wr:10.0f} req/s  p99 {wp:>9}   {100 * wr / hr:5.1f}% of /health")
-print(f"{engine:10} GET record             {rr:10.0f} req/s  p99 {rp:>9}   {100 * rr / hr:5.1f}% of /health")
+db = lambda us: f", database {us} µs" if engine == "postgres" else ""
+print(f"{engine:10} GET /health            {hr:10.0f} req/s  p99 {hp:>9}   (anchor)   CPU per request: server {hc} µs")
+print(f"{engine:10} POST record (5x1 KiB)  {wr:10.0f} req/s  p99 {wp:>9}   {100 * wr / hr:5.1f}% of /health"
+      f"   CPU per request: server {wc} µs{db(wd)}")
+print(f"{engine:10} GET record             {rr:10.0f} req/s  p99 {rp:>9}   {100 * rr / hr:5.1f}% of /health"
+      f"   CPU per request: server {rc} µs{db(rd)}")
 PY
     summary+=("$engine GET $(python3 -c "print(f'{100 * $read_rate / $health_rate:.0f}%')") (target ${targets[$engine.get]}), POST $(python3 -c "print(f'{100 * $write_rate / $health_rate:.0f}%')") (target ${targets[$engine.post]})")
 }

@@ -7,7 +7,8 @@ import SQLKit
 import ServiceLifecycle
 public import StrongroomServer
 
-/// The PostgreSQL engine: a pool of connections behind the same `SQLServerStore` as the embedded default.
+/// The PostgreSQL engine: a pool of connections behind the same `SQLServerStore` as the embedded default, with the
+/// record read and insert as prepared statements.
 ///
 /// The server keeps no state of its own, so several instances may serve one database (with the same token key, and
 /// file bodies in the database).
@@ -20,7 +21,12 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
 
     private init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>, logger: Logger) {
         self.pool = pool
-        self.store = SQLServerStore(database: pool.database(logger: databaseLogger(logger)).sql(), engine: .postgres)
+        let logger = databaseLogger(logger)
+        self.store = SQLServerStore(
+            database: pool.database(logger: logger).sql(),
+            engine: .postgres,
+            prepared: PostgresRecordStatements(pool: pool, logger: logger)
+        )
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and

@@ -8,19 +8,24 @@ extension SQLServerStore {
     // MARK: Records
 
     public func insertRecord(_ text: StoredRecordText) async throws -> StoredRecordText {
-        let record = text.record
-        let row = try await database.raw(
+        let row = try recordRow(text)
+        var stored = text
+        if let prepared {
+            use.queryStarted()
+            defer { use.queryFinished() }
+            stored.record.index = try await prepared.insert(row)
+            return stored
+        }
+        let inserted = try await database.raw(
             """
             INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
-            version, file_meta, pending) VALUES (\(bind: record.recordID), \(bind: record.writerID),
-            \(bind: record.userID), \(bind: record.type), \(bind: encodeStringMap(record.plain)),
-            \(bind: text.dataJSON), \(bind: record.recordSignature), \(bind: record.created.microseconds),
-            \(bind: record.lastModified.microseconds), \(bind: record.version), \(bind: try record.fileMeta.map(json)),
-            \(bind: record.isPending)) RETURNING idx
+            version, file_meta, pending) VALUES (\(bind: row.recordID), \(bind: row.writerID), \(bind: row.userID),
+            \(bind: row.type), \(bind: row.plain), \(bind: row.data), \(bind: row.recordSignature),
+            \(bind: row.created), \(bind: row.lastModified), \(bind: row.version), \(bind: row.fileMeta),
+            \(bind: row.isPending)) RETURNING idx
             """
         ).first()
-        var stored = text
-        stored.record.index = try row?.decode(column: "idx", as: Int64.self) ?? 0
+        stored.record.index = try inserted?.decode(column: "idx", as: Int64.self) ?? 0
         return stored
     }
 
@@ -31,11 +36,13 @@ extension SQLServerStore {
     }
 
     public func recordText(id: RecordID) async throws -> StoredRecordText? {
-        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
-            StoredRecordText(
-                record: try decodeRecord($0, dataText: true),
-                dataJSON: try $0.decode(column: "data", as: String.self)
-            )
+        if let prepared {
+            use.queryStarted()
+            defer { use.queryFinished() }
+            return try await prepared.row(recordID: id.description).map(recordText)
+        }
+        return try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
+            try recordText(try recordRow($0))
         }
     }
 
@@ -120,9 +127,8 @@ extension SQLServerStore {
         ).all().map { try decodeRecord($0) }
     }
 
-    /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``; with `dataText`, a full
-    /// row whose `data` the caller reads as text.
-    func decodeRecord(_ row: any SQLRow, includesData: Bool = true, dataText: Bool = false) throws -> StoredRecord {
+    /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``.
+    func decodeRecord(_ row: any SQLRow, includesData: Bool = true) throws -> StoredRecord {
         StoredRecord(
             index: try row.decode(column: "idx", as: Int64.self),
             recordID: try row.decode(column: "record_id", as: String.self),
@@ -130,8 +136,7 @@ extension SQLServerStore {
             userID: try row.decode(column: "user_id", as: String.self),
             type: try row.decode(column: "type", as: String.self),
             plain: try decodeStringMap(try row.decode(column: "plain", as: String.self)),
-            data: includesData && !dataText
-                ? try decodeStringMap(try row.decode(column: "data", as: String.self)) : [:],
+            data: includesData ? try decodeStringMap(try row.decode(column: "data", as: String.self)) : [:],
             recordSignature: includesData ? try row.decode(column: "rec_sig", as: String?.self) : nil,
             created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
             lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),

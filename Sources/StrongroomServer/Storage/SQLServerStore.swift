@@ -16,13 +16,21 @@ public struct SQLServerStore: ServerStore {
     let engine: Engine
     /// Statements and sessions running through this store (the pool use `GET /metrics` reports).
     let use: DatabaseUse
+    /// The engine's prepared record read and insert, when it has them; otherwise they go through `database`.
+    let prepared: (any PreparedRecordStatements)?
 
     /// Wraps a database connection or pool.
     public init(database: any SQLDatabase, engine: Engine) {
+        self.init(database: database, engine: engine, prepared: nil)
+    }
+
+    /// Wraps a database connection or pool whose engine runs the record read and insert as `prepared` statements.
+    package init(database: any SQLDatabase, engine: Engine, prepared: (any PreparedRecordStatements)?) {
         let use = DatabaseUse()
         self.database = MeteredDatabase(base: database, use: use)
         self.engine = engine
         self.use = use
+        self.prepared = prepared
     }
 
     // MARK: Settings and tokens

@@ -1,0 +1,126 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SQLKit
+import StrongroomWire
+
+/// A `records` row exactly as the columns hold it: `plain`, `data` and `file_meta` as their JSON text, times in
+/// microseconds. What an engine's prepared statements read and write; ``SQLServerStore`` turns it into a
+/// ``StoredRecordText`` and back, so both paths share one decoder.
+package struct RecordRow: Sendable, Hashable {
+    package var index: Int64
+    package var recordID: String
+    package var writerID: String
+    package var userID: String
+    package var type: String
+    package var plain: String
+    package var data: String
+    package var recordSignature: String?
+    package var created: Int64
+    package var lastModified: Int64
+    package var version: String
+    package var fileMeta: String?
+    package var isPending: Bool
+
+    package init(
+        index: Int64,
+        recordID: String,
+        writerID: String,
+        userID: String,
+        type: String,
+        plain: String,
+        data: String,
+        recordSignature: String?,
+        created: Int64,
+        lastModified: Int64,
+        version: String,
+        fileMeta: String?,
+        isPending: Bool
+    ) {
+        self.index = index
+        self.recordID = recordID
+        self.writerID = writerID
+        self.userID = userID
+        self.type = type
+        self.plain = plain
+        self.data = data
+        self.recordSignature = recordSignature
+        self.created = created
+        self.lastModified = lastModified
+        self.version = version
+        self.fileMeta = fileMeta
+        self.isPending = isPending
+    }
+}
+
+/// The two statements every record read and write runs, for an engine that can prepare them once per connection
+/// instead of having them parsed and planned on every call (PostgreSQL: SQLKit sends each query as an unnamed
+/// statement). Each call is one statement, as the SQL path's; ``SQLServerStore`` counts it the same way.
+package protocol PreparedRecordStatements: Sendable {
+    /// `SELECT` of every column of the record `recordID`, or nil when there is none.
+    func row(recordID: String) async throws -> RecordRow?
+    /// `INSERT` of `row` (its `index` ignored), returning the index the database gave it.
+    func insert(_ row: RecordRow) async throws -> Int64
+}
+
+extension SQLServerStore {
+    /// The columns of `text`, ready to insert.
+    func recordRow(_ text: StoredRecordText) throws -> RecordRow {
+        let record = text.record
+        return RecordRow(
+            index: record.index,
+            recordID: record.recordID,
+            writerID: record.writerID,
+            userID: record.userID,
+            type: record.type,
+            plain: encodeStringMap(record.plain),
+            data: text.dataJSON,
+            recordSignature: record.recordSignature,
+            created: record.created.microseconds,
+            lastModified: record.lastModified.microseconds,
+            version: record.version,
+            fileMeta: try record.fileMeta.map(json),
+            isPending: record.isPending
+        )
+    }
+
+    /// A full row's columns as SQLKit read them.
+    func recordRow(_ row: any SQLRow) throws -> RecordRow {
+        RecordRow(
+            index: try row.decode(column: "idx", as: Int64.self),
+            recordID: try row.decode(column: "record_id", as: String.self),
+            writerID: try row.decode(column: "writer_id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            type: try row.decode(column: "type", as: String.self),
+            plain: try row.decode(column: "plain", as: String.self),
+            data: try row.decode(column: "data", as: String.self),
+            recordSignature: try row.decode(column: "rec_sig", as: String?.self),
+            created: try row.decode(column: "created", as: Int64.self),
+            lastModified: try row.decode(column: "last_modified", as: Int64.self),
+            version: try row.decode(column: "version", as: String.self),
+            fileMeta: try row.decode(column: "file_meta", as: String?.self),
+            isPending: try row.decode(column: "pending", as: Bool.self)
+        )
+    }
+
+    /// The record in `row`, its data left as the stored JSON text.
+    func recordText(_ row: RecordRow) throws -> StoredRecordText {
+        StoredRecordText(
+            record: StoredRecord(
+                index: row.index,
+                recordID: row.recordID,
+                writerID: row.writerID,
+                userID: row.userID,
+                type: row.type,
+                plain: try decodeStringMap(row.plain),
+                data: [:],
+                recordSignature: row.recordSignature,
+                created: Timestamp(microseconds: row.created),
+                lastModified: Timestamp(microseconds: row.lastModified),
+                version: row.version,
+                fileMeta: try row.fileMeta.map { try decodeJSON(FileMeta.self, $0) },
+                isPending: row.isPending
+            ),
+            dataJSON: row.data
+        )
+    }
+}

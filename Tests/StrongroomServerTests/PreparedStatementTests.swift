@@ -1,0 +1,106 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import StrongroomServerPostgres
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+@testable import StrongroomServer
+
+/// The record read and insert (prepared statements on PostgreSQL, SQLKit's statements on SQLite) store and give back
+/// every column as the SQL path writes and reads it: the same rows through `records(ids:)`, in both directions.
+@Suite struct PreparedStatementTests {
+    static let records: [StoredRecord] = [
+        record(id: "00000000-0000-4000-8000-000000000001", signature: nil, file: nil, pending: false),
+        record(
+            id: "00000000-0000-4000-8000-000000000002",
+            signature: "sig/\"q\"\\é",
+            file: FileMeta(checksum: "c29tZQ==", compression: "raw", size: 1 << 40, fileName: "ä \"b\".bin"),
+            pending: false
+        ),
+        record(id: "00000000-0000-4000-8000-000000000003", signature: nil, file: nil, pending: true),
+    ]
+
+    static func id(_ text: String) throws -> RecordID { try #require(RecordID(text)) }
+
+    static func record(id: String, signature: String?, file: FileMeta?, pending: Bool) -> StoredRecord {
+        StoredRecord(
+            index: 0,
+            recordID: id,
+            writerID: "11111111-1111-4111-8111-111111111111",
+            userID: "22222222-2222-4222-8222-222222222222",
+            type: "type \u{1}é",
+            plain: ["k": "v\n\"\\", "ü": "\u{2028}"],
+            data: ["f": "a.b.c.d", "g\"": String(repeating: "x", count: 5000)],
+            recordSignature: signature,
+            created: Timestamp(microseconds: 1_700_000_000_123_456),
+            lastModified: Timestamp(microseconds: Int64.max),
+            version: "33333333-3333-4333-8333-333333333333",
+            fileMeta: file,
+            isPending: pending
+        )
+    }
+
+    @Test("a record inserted and read by the hot path matches the SQL path's row", arguments: TestEngine.available)
+    func hotPathMatchesSQLPath(engine: TestEngine) async throws {
+        try await withStore(engine) { store in
+            var indexes: [Int64] = []
+            for record in Self.records {
+                let stored = try await store.insertRecord(StoredRecordText(record: record))
+                #expect(stored.record.index > (indexes.last ?? 0))
+                indexes.append(stored.record.index)
+            }
+            for (record, index) in zip(Self.records, indexes) {
+                var expected = record
+                expected.index = index
+                let id = try Self.id(record.recordID)
+                let text = try #require(try await store.recordText(id: id))
+                #expect(text.record == StoredRecordText(record: expected).record)
+                #expect(try text.decodedData() == record.data)
+                #expect(try await store.record(id: id) == expected)
+            }
+            // `records(ids:)` leaves pending rows out.
+            let listed = try await store.records(ids: try Self.records.map { try Self.id($0.recordID) })
+            #expect(listed.map(\.recordID) == Self.records.filter { !$0.isPending }.map(\.recordID))
+            #expect(try await store.recordText(id: try Self.id("00000000-0000-4000-8000-00000000000f")) == nil)
+        }
+    }
+
+    @Test("a duplicate record ID is refused by the hot path and leaves the first row", arguments: TestEngine.available)
+    func duplicateInsertIsRefused(engine: TestEngine) async throws {
+        try await withStore(engine) { store in
+            let first = Self.records[0]
+            _ = try await store.insertRecord(StoredRecordText(record: first))
+            var second = first
+            second.version = "44444444-4444-4444-8444-444444444444"
+            await #expect(throws: (any Error).self) {
+                _ = try await store.insertRecord(StoredRecordText(record: second))
+            }
+            let id = try Self.id(first.recordID)
+            #expect(try await store.record(id: id)?.version == first.version)
+            // The connection that failed is usable again.
+            #expect(try await store.recordText(id: id)?.record.version == first.version)
+        }
+    }
+
+    func withStore(
+        _ engine: TestEngine,
+        _ body: @escaping @Sendable (SQLServerStore) async throws -> Void
+    )
+        async throws
+    {
+        var logger = Logger(label: "prepared-statement-test")
+        logger.logLevel = .warning
+        switch engine {
+        case .sqlite:
+            try await withTemporaryDirectory { directory in
+                try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: logger).withStore(body)
+            }
+        case .postgres:
+            try await TestDatabase.withPostgres { url in
+                try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
+            }
+        }
+    }
+}
