@@ -3,8 +3,8 @@
 # Load benchmark (not a test): authenticated record writes and reads per second and p99 latency on loopback,
 # printed beside the same server's /health rate measured in the same run, for SQLite and for PostgreSQL.
 # Release build; wrk from Debian. Server and wrk share this machine's cores, so the figures are a floor. Each line also
-# gives the CPU time the server (and PostgreSQL's processes) spent per request: on c shared cores, a rate r needs
-# (server + database + wrk) µs per request ≤ c × 10⁶ / r, which is where a target beyond the machine shows.
+# gives the CPU µs the server, PostgreSQL's processes and wrk spent per request, and the most a request may cost, all of
+# them together, for the target rate on these cores (cores × 10⁶ / rate): where a target is beyond the machine shows.
 # Usage: Scripts/bench-server.sh [seconds per run, default 10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,8 +40,9 @@ database_pids() {
     echo "$postmaster" $(pgrep -P "$postmaster")
 }
 
-# Runs wrk against the server $server_pid and prints "<requests/s> <p99 ms> <server µs/request> <database µs/request>":
-# the CPU time the server and the database cluster spent per answered request, sampled over the middle of the run.
+# Runs wrk against the server $server_pid and prints "<requests/s> <p99 ms> <server> <database> <wrk>": the last three
+# the CPU µs the server, the database cluster and wrk itself spent per answered request, sampled over the middle of
+# the run.
 measure() {
     local out="$work/wrk.out"
     wrk -t2 -c32 -d"${duration}s" --latency "$@" >"$out" 2>&1 &
@@ -49,11 +50,13 @@ measure() {
     sleep 1
     local window=$((duration > 3 ? duration - 2 : 1))
     local pg_pids; pg_pids="$(database_pids)"
-    local server_before database_before started
-    server_before="$(cpu_ticks "$server_pid")"; database_before="$(cpu_ticks $pg_pids)"; started="$(date +%s%N)"
+    local server_before database_before wrk_before started
+    server_before="$(cpu_ticks "$server_pid")"; database_before="$(cpu_ticks $pg_pids)"
+    wrk_before="$(cpu_ticks "$wrk_pid")"; started="$(date +%s%N)"
     sleep "$window"
-    local server_used database_used elapsed
+    local server_used database_used wrk_used elapsed
     server_used=$(($(cpu_ticks "$server_pid") - server_before)); database_used=$(($(cpu_ticks $pg_pids) - database_before))
+    wrk_used=$(($(cpu_ticks "$wrk_pid") - wrk_before))
     elapsed=$(($(date +%s%N) - started))
     wait "$wrk_pid"
     local rate p99
@@ -61,9 +64,9 @@ measure() {
     p99="$(awk '$1 == "99%" {print $2}' "$out")"
     python3 -c "
 import sys
-rate, server, database, elapsed, hz = float('$rate'), $server_used, $database_used, $elapsed / 1e9, $(getconf CLK_TCK)
+rate, elapsed, hz = float('$rate'), $elapsed / 1e9, $(getconf CLK_TCK)
 per = lambda ticks: 1e6 * ticks / hz / (rate * elapsed)
-print('$rate', '$p99', f'{per(server):.0f}', f'{per(database):.0f}')"
+print('$rate', '$p99', f'{per($server_used):.0f}', f'{per($database_used):.0f}', f'{per($wrk_used):.0f}')"
 }
 
 bench_engine() {
@@ -103,20 +106,28 @@ PY
         "$(python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))' <<<"$body")" "$token" >"$work/post.lua"
     printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$token" >"$work/get.lua"
 
-    read -r health_rate health_p99 health_cpu health_db <<<"$(measure "$base/health")"
-    read -r write_rate write_p99 write_cpu write_db <<<"$(measure -s "$work/post.lua" "$base/v1/storage/records")"
-    read -r read_rate read_p99 read_cpu read_db <<<"$(measure -s "$work/get.lua" "$base/v1/storage/records/$record")"
-    python3 - "$engine" "$health_rate" "$health_p99" "$health_cpu" "$write_rate" "$write_p99" "$write_cpu" "$write_db" \
-        "$read_rate" "$read_p99" "$read_cpu" "$read_db" <<'PY'
+    read -r health_rate health_p99 health_cpu health_db health_wrk <<<"$(measure "$base/health")"
+    read -r write_rate write_p99 write_cpu write_db write_wrk <<<"$(measure -s "$work/post.lua" "$base/v1/storage/records")"
+    read -r read_rate read_p99 read_cpu read_db read_wrk <<<"$(measure -s "$work/get.lua" "$base/v1/storage/records/$record")"
+    python3 - "$engine" "$(nproc)" "${targets[$engine.post]%\%}" "${targets[$engine.get]%\%}" \
+        "$health_rate" "$health_p99" "$health_cpu" "$health_db" "$health_wrk" \
+        "$write_rate" "$write_p99" "$write_cpu" "$write_db" "$write_wrk" \
+        "$read_rate" "$read_p99" "$read_cpu" "$read_db" "$read_wrk" <<'PY'
 import sys
-engine, hr, hp, hc, wr, wp, wc, wd, rr, rp, rc, rd = sys.argv[1:]
-hr, wr, rr = float(hr), float(wr), float(rr)
-db = lambda us: f", database {us} µs" if engine == "postgres" else ""
-print(f"{engine:10} GET /health            {hr:10.0f} req/s  p99 {hp:>9}   (anchor)   CPU per request: server {hc} µs")
-print(f"{engine:10} POST record (5x1 KiB)  {wr:10.0f} req/s  p99 {wp:>9}   {100 * wr / hr:5.1f}% of /health"
-      f"   CPU per request: server {wc} µs{db(wd)}")
-print(f"{engine:10} GET record             {rr:10.0f} req/s  p99 {rp:>9}   {100 * rr / hr:5.1f}% of /health"
-      f"   CPU per request: server {rc} µs{db(rd)}")
+engine, cores, post_target, get_target = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+runs = [sys.argv[i:i + 5] for i in (5, 10, 15)]
+health = float(runs[0][0])
+def line(name, run, target):
+    rate, p99, server, database, wrk = run
+    rate = float(rate)
+    share = f"{'(anchor)':16}" if target is None else f"{100 * rate / health:5.1f}% of /health"
+    cpu = f"server {server}" + (f" + database {database}" if engine == "postgres" else "") + f" + wrk {wrk} µs"
+    # The CPU a request may cost, all processes together, for the target rate on these cores.
+    budget = "" if target is None else f"; at the target ≤ {cores * 1e6 / (health * target / 100):.0f} µs"
+    print(f"{engine:10} {name:22} {rate:10.0f} req/s  p99 {p99:>9}   {share}   CPU per request: {cpu}{budget}")
+line("GET /health", runs[0], None)
+line("POST record (5x1 KiB)", runs[1], post_target)
+line("GET record", runs[2], get_target)
 PY
     summary+=("$engine GET $(python3 -c "print(f'{100 * $read_rate / $health_rate:.0f}%')") (target ${targets[$engine.get]}), POST $(python3 -c "print(f'{100 * $write_rate / $health_rate:.0f}%')") (target ${targets[$engine.post]})")
 }
