@@ -59,7 +59,7 @@ enum QueryCanonicalizer {
         output.reserveCapacity(input.count)
         var index = 0
         while index < input.count {
-            if input[index] == UInt8(ascii: "%"), index + 2 < input.count + 0,
+            if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
                 let high = hexDigitValue(input[index + 1]), let low = hexDigitValue(input[index + 2])
             {
                 output.append(high << 4 | low)

@@ -83,8 +83,9 @@ extension SQLServerStore {
         )
     }
 
-    /// A full row's columns as SQLKit read them.
-    func recordRow(_ row: any SQLRow) throws -> RecordRow {
+    /// A row's columns as SQLKit read them; a metadata-only row (``metadataColumns``) has no `data` or `rec_sig`,
+    /// which are left empty.
+    func recordRow(_ row: any SQLRow, includesData: Bool = true) throws -> RecordRow {
         RecordRow(
             index: try row.decode(column: "idx", as: Int64.self),
             recordID: try row.decode(column: "record_id", as: String.self),
@@ -92,8 +93,8 @@ extension SQLServerStore {
             userID: try row.decode(column: "user_id", as: String.self),
             type: try row.decode(column: "type", as: String.self),
             plain: try row.decode(column: "plain", as: String.self),
-            data: try row.decode(column: "data", as: String.self),
-            recordSignature: try row.decode(column: "rec_sig", as: String?.self),
+            data: includesData ? try row.decode(column: "data", as: String.self) : "",
+            recordSignature: includesData ? try row.decode(column: "rec_sig", as: String?.self) : nil,
             created: try row.decode(column: "created", as: Int64.self),
             lastModified: try row.decode(column: "last_modified", as: Int64.self),
             version: try row.decode(column: "version", as: String.self),

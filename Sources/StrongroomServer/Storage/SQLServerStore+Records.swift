@@ -53,8 +53,9 @@ extension SQLServerStore {
     ) async throws -> VersionedOutcome<StoredRecord> {
         let updated = try await database.raw(
             """
-            UPDATE records SET plain = \(bind: try json(update.plain)), data = \(bind: try json(update.data)),
-            rec_sig = \(bind: update.recordSignature), version = \(bind: update.newVersion),
+            UPDATE records SET plain = \(bind: encodeStringMap(update.plain)),
+            data = \(bind: encodeStringMap(update.data)), rec_sig = \(bind: update.recordSignature),
+            version = \(bind: update.newVersion),
             last_modified = \(bind: update.lastModified.microseconds)
             WHERE record_id = \(bind: id.description) AND version = \(bind: expectedVersion) RETURNING *
             """
@@ -129,21 +130,13 @@ extension SQLServerStore {
 
     /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``.
     func decodeRecord(_ row: any SQLRow, includesData: Bool = true) throws -> StoredRecord {
-        StoredRecord(
-            index: try row.decode(column: "idx", as: Int64.self),
-            recordID: try row.decode(column: "record_id", as: String.self),
-            writerID: try row.decode(column: "writer_id", as: String.self),
-            userID: try row.decode(column: "user_id", as: String.self),
-            type: try row.decode(column: "type", as: String.self),
-            plain: try decodeStringMap(try row.decode(column: "plain", as: String.self)),
-            data: includesData ? try decodeStringMap(try row.decode(column: "data", as: String.self)) : [:],
-            recordSignature: includesData ? try row.decode(column: "rec_sig", as: String?.self) : nil,
-            created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
-            lastModified: Timestamp(microseconds: try row.decode(column: "last_modified", as: Int64.self)),
-            version: try row.decode(column: "version", as: String.self),
-            fileMeta: try row.decode(column: "file_meta", as: String?.self).map { try decodeJSON(FileMeta.self, $0) },
-            isPending: try row.decode(column: "pending", as: Bool.self),
-            dataSize: includesData ? 0 : Int(clamping: try row.decode(column: "data_size", as: Int64.self))
-        )
+        let text = try recordText(try recordRow(row, includesData: includesData))
+        var record = text.record
+        if includesData {
+            record.data = try text.decodedData()
+        } else {
+            record.dataSize = Int(clamping: try row.decode(column: "data_size", as: Int64.self))
+        }
+        return record
     }
 }
