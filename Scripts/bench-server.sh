@@ -22,22 +22,31 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# The fields of /proc/$1/stat after the command name (which may hold spaces): $1 state, $2 parent, $12 utime, $13 stime.
+stat_fields() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null; }
+
 # CPU time (clock ticks, user + system) used so far by the processes $@ (gone ones count as 0).
 cpu_ticks() {
-    local total=0 pid
+    local total=0 pid used
     for pid in "$@"; do
-        [ -r "/proc/$pid/stat" ] && total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+        used="$(stat_fields "$pid" | awk '{print $12 + $13}')" || used=0
+        total=$((total + ${used:-0}))
     done
     echo "$total"
 }
 
 # The PostgreSQL cluster's processes (the postmaster and its backends), when one is running.
 database_pids() {
-    local dir port
+    local dir port postmaster stat
     [ -f .build/postgres.dir ] || return 0
     read -r dir port < .build/postgres.dir
-    local postmaster; postmaster="$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null)" || return 0
-    echo "$postmaster" $(pgrep -P "$postmaster")
+    postmaster="$(head -n 1 "$dir/data/postmaster.pid" 2>/dev/null)" || return 0
+    echo "$postmaster"
+    for stat in /proc/[0-9]*/stat; do
+        stat="${stat%/stat}"
+        [ "$(stat_fields "${stat#/proc/}" | awk '{print $2}')" = "$postmaster" ] && echo "${stat#/proc/}"
+    done
+    return 0
 }
 
 # Runs wrk against the server $server_pid and prints "<requests/s> <p99 ms> <server> <database> <wrk>": the last three
