@@ -11,6 +11,7 @@ mib="${2:-256}"
 
 Scripts/install-system-deps.sh >&2
 Scripts/python-env.sh >&2
+command -v wrk >/dev/null || { apt-get install -y -qq wrk >&2 || sudo apt-get install -y -qq wrk >&2; }
 swift build -c release --product strongroom-server >&2
 (cd Benchmarks && swift build -c release --product StrongroomClientBenchmark >&2)
 work="$(mktemp -d)"
@@ -28,4 +29,4 @@ url="http://127.0.0.1:$port"
 echo "Python SDK: $records records, $mib MiB file ..." >&2
 .build/python-venv/bin/python Scripts/bench/python_client.py "$url" bench-token "$records" "$mib" "$work" >"$work/python.json"
 echo "Swift SDK ..." >&2
-Benchmarks/.build/release/StrongroomClientBenchmark "$url" bench-token "$records" "$work/python.json" "$mib" "$work"
+STRONGROOM_BENCH_SERVER_PID="$pid" Benchmarks/.build/release/StrongroomClientBenchmark "$url" bench-token "$records" "$work/python.json" "$mib" "$work"

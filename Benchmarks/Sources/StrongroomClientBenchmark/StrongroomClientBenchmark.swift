@@ -32,17 +32,24 @@ enum StrongroomClientBenchmark {
         _ = try await client.write(type: "bench-warmup", data: data)
 
         let clock = ContinuousClock()
+        let meter = CPUMeter()
+        var cpu: [CPUPerRecord] = []
         var summary: [(figure: String, swift: Double, python: Double?, target: Double?)] = []
         var ids: [UUID] = []
+        var before = meter.read()
         let writing = try await clock.measure {
             for _ in 0..<records { ids.append(try await client.write(type: "bench", data: data).meta.recordID) }
         }
+        cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
+        before = meter.read()
         let reading = try await clock.measure {
             for id in ids {
                 let record = try await client.read(recordID: id)
                 precondition(record.data == data)
             }
         }
+        cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
+        before = meter.read()
         let concurrentWriting = try await clock.measure {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for lane in 0..<8 {
@@ -55,7 +62,9 @@ enum StrongroomClientBenchmark {
                 try await group.waitForAll()
             }
         }
+        cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
         let written = ids
+        before = meter.read()
         let concurrentReading = try await clock.measure {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for lane in 0..<8 {
@@ -69,12 +78,22 @@ enum StrongroomClientBenchmark {
             }
         }
 
+        cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
+
         print("Records: \(records) of five 1 KiB fields, loopback, SQLite server (release), same run")
         print("figure                              Swift SDK        Python SDK (official)   Swift / Python")
-        line("write, one at a time (records/s)", Double(records) / writing.seconds, python["write_rps"])
-        line("read, one at a time (records/s)", Double(records) / reading.seconds, python["read_rps"])
-        line("write, 8 concurrent (records/s)", Double(records) / concurrentWriting.seconds, python["write_rps"])
-        line("read, 8 concurrent (records/s)", Double(records) / concurrentReading.seconds, python["read_rps"])
+        let phases = [
+            ("write, one at a time (records/s)", writing, "write_rps", 5.0, false),
+            ("read, one at a time (records/s)", reading, "read_rps", 5.0, false),
+            ("write, 8 concurrent (records/s)", concurrentWriting, "write_rps", 10.0, true),
+            ("read, 8 concurrent (records/s)", concurrentReading, "read_rps", 10.0, true),
+        ]
+        for (index, (label, elapsed, key, target, concurrent)) in phases.enumerated() {
+            line(label, Double(records) / elapsed.seconds, python[key])
+            print(
+                "  CPU per record: " + cpu[index].describe(target: target, python: python[key], concurrent: concurrent)
+            )
+        }
 
         // The floor under a read one at a time: the same GET with bare HTTP, no crypto (and Python's, from requests).
         let token = try await RawRequests.token(for: configuration)
@@ -87,6 +106,19 @@ enum StrongroomClientBenchmark {
         let rawHealth = try await RawRequests.getRate(base + "/health", authorization: nil, count: records)
         line("bare GET record, one at a time", rawRecord, python["raw_read_rps"])
         line("bare GET /health, one at a time", rawHealth, nil)
+        let recordURL = base + "/v1/storage/records/\(written[0].uuidString.lowercased())"
+        if let floor = OneConnectionFloor.rate(recordURL, authorization: "Bearer \(token)") {
+            line("floor: wrk GET record, one conn", floor, python["read_rps"])
+        }
+        if let floor = try OneConnectionFloor.rate(
+            base + "/v1/storage/records",
+            posting: OneConnectionFloor.recordBody(writer: configuration.clientID),
+            authorization: "Bearer \(token)",
+            in: work
+        ) {
+            line("floor: wrk POST record, one conn", floor, python["write_rps"])
+        }
+        print("  (the floors: one request at a time from wrk, no cryptography, beside the Python SDK's rate)")
         let sdkRead = Double(records) / reading.seconds
         print(
             String(
