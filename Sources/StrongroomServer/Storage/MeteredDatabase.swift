@@ -28,6 +28,13 @@ final class DatabaseUse: Sendable {
 
     func queryFinished() { queriesInFlight.subtract(1, ordering: .relaxed) }
 
+    /// Runs `statement` counted as one query, in flight until it returns or throws.
+    func query<R>(_ statement: () async throws -> R) async rethrows -> R {
+        queryStarted()
+        defer { queryFinished() }
+        return try await statement()
+    }
+
     func sessionStarted() { sessionsInFlight.add(1, ordering: .relaxed) }
 
     func sessionFinished() { sessionsInFlight.subtract(1, ordering: .relaxed) }
@@ -64,9 +71,7 @@ struct MeteredDatabase: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        use.queryStarted()
-        defer { use.queryFinished() }
-        try await base.execute(sql: query, onRow)
+        try await use.query { try await base.execute(sql: query, onRow) }
     }
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {

@@ -11,9 +11,7 @@ extension SQLServerStore {
         let row = try recordRow(text)
         var stored = text
         if let prepared {
-            use.queryStarted()
-            defer { use.queryFinished() }
-            stored.record.index = try await prepared.insert(row)
+            stored.record.index = try await use.query { try await prepared.insert(row) }
             return stored
         }
         let inserted = try await database.raw(
@@ -37,9 +35,7 @@ extension SQLServerStore {
 
     public func recordText(id: RecordID) async throws -> StoredRecordText? {
         if let prepared {
-            use.queryStarted()
-            defer { use.queryFinished() }
-            return try await prepared.row(recordID: id.description).map(recordText)
+            return try await use.query { try await prepared.row(recordID: id.description) }.map(recordText)
         }
         return try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
             try recordText(try recordRow($0))
