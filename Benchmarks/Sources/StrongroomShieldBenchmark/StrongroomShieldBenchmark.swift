@@ -5,7 +5,8 @@ import CSodium
 // bytes in 64 KiB chunks in memory (the protector reads, encrypts and writes a file), with the peak RSS. Two more
 // anchors in the same run show where the bound is: the file copied (read, write, fsync: the disk alone) and raw
 // secretstream between the same two files (read, push, write, fsync: a one-pass file encryptor without overlap).
-// The file part runs twice: in the temporary folder (the disk) and on tmpfs (/dev/shm, the disk out of the way).
+// The file part runs in the temporary folder (the disk) and on tmpfs (/dev/shm, the disk out of the way), each figure
+// ROUNDS times (second argument, default 3), printed as the median with its range.
 import Foundation
 import StrongroomCore
 import StrongroomCrypto
@@ -33,85 +34,121 @@ enum StrongroomShieldBenchmark {
         )
 
         // The protector on a file of `mebibytes` MiB, beside raw secretstream over the same bytes: once in the
-        // temporary folder (on disk) and once on tmpfs (/dev/shm), where the disk is out of the way.
+        // temporary folder (on disk) and once on tmpfs (/dev/shm), where the disk is out of the way. Every figure is
+        // measured `rounds` times and printed as its median with the range: on this VM one pass over fresh page-cache
+        // pages can take twice as long as the next.
+        let rounds = CommandLine.arguments.count > 2 ? max(1, Int(CommandLine.arguments[2]) ?? 3) : 3
         let block = [UInt8](repeating: 0x5A, count: 65_536)
         let blocks = mebibytes * 16
-        let raw = try clock.measure {
-            let sealer = try SecretStream.Sealer(key: SecureRandom.bytes(count: 32))
-            for index in 0..<blocks {
-                _ = block.withUnsafeBytes { sealer.seal($0, associatedData: [], isFinal: index == blocks - 1) }
+        var raw = Rates()
+        for _ in 0..<rounds {
+            let elapsed = try clock.measure {
+                let sealer = try SecretStream.Sealer(key: SecureRandom.bytes(count: 32))
+                for index in 0..<blocks {
+                    _ = block.withUnsafeBytes { sealer.seal($0, associatedData: [], isFinal: index == blocks - 1) }
+                }
             }
+            raw.add(bytes: mebibytes << 20, in: elapsed)
         }
-        let rawRate = Double(mebibytes) * 1_048_576 / raw.seconds / 1e6
-        print("File protector, \(mebibytes) MiB file (MB/s; anchors in the same run)")
-        print("raw secretstream in memory       \(f(rawRate))")
+        let rawRate = raw.median
+        print(
+            "File protector, \(mebibytes) MiB file, \(rounds) rounds (MB/s median [min–max]; anchors in the same run)"
+        )
+        print("raw secretstream in memory          \(raw)")
         var summaries: [String] = []
         var places = [("disk", URL(fileURLWithPath: NSTemporaryDirectory()))]
         if FileManager.default.fileExists(atPath: "/dev/shm") {
             places.append(("tmpfs", URL(fileURLWithPath: "/dev/shm")))
         }
         for (name, folder) in places {
-            let rates = try await measureProtector(in: folder, mebibytes: mebibytes)
-            print("[\(name)] file copy + fsync            \(f(rates.copy))   \(f(rates.copy / rawRate))x in memory")
-            print("[\(name)] raw secretstream file to file \(f(rates.rawFile))")
+            let rates = try await measureProtector(in: folder, mebibytes: mebibytes, rounds: rounds)
+            print("[\(name)] file copy + fsync           \(rates.copy)   \(f(rates.copy.median / rawRate))x in memory")
+            print("[\(name)] raw secretstream file to file \(rates.rawFile)")
             print(
-                "[\(name)] protect                      \(f(rates.protect))   \(f(rates.protect / rawRate))x in memory, \(f(rates.protect / rates.rawFile))x file to file"
+                "[\(name)] protect                     \(rates.protect)   \(f(rates.protect.median / rawRate))x in memory, \(f(rates.protect.median / rates.rawFile.median))x file to file"
             )
             print(
-                "[\(name)] unprotect                    \(f(rates.unprotect))   \(f(rates.unprotect / rawRate))x in memory, \(f(rates.unprotect / rates.rawFile))x file to file"
+                "[\(name)] unprotect                   \(rates.unprotect)   \(f(rates.unprotect.median / rawRate))x in memory, \(f(rates.unprotect.median / rates.rawFile.median))x file to file"
             )
             summaries.append(
-                "\(name): protect \(f(rates.protect / rawRate))x, unprotect \(f(rates.unprotect / rawRate))x (copy alone \(f(rates.copy / rawRate))x)"
+                "\(name): protect \(f(rates.protect.median / rawRate))x, unprotect \(f(rates.unprotect.median / rawRate))x (copy alone \(f(rates.copy.median / rawRate))x)"
             )
         }
         let peak = peakRSS()
-        print("peak RSS                         \(peak / 1024) MiB")
+        print("peak RSS                            \(peak / 1024) MiB")
         print(
-            "summary: check p99 \(f(p99)) ms; vs raw secretstream in memory (target >= 0.8x): \(summaries.joined(separator: "; ")); peak RSS \(peak / 1024) MiB on \(mebibytes) MiB (target <= 64 MiB)"
+            "summary: check p99 \(f(p99)) ms; medians vs raw secretstream in memory (target >= 0.8x): \(summaries.joined(separator: "; ")); peak RSS \(peak / 1024) MiB on \(mebibytes) MiB (target <= 64 MiB)"
         )
     }
 
-    /// The protector's and the I/O anchors' rates (MB/s) on a file of `mebibytes` MiB in `folder`.
+    /// Rates of repeated measurements of one figure, in MB/s.
+    struct Rates: CustomStringConvertible {
+        private(set) var samples: [Double] = []
+
+        mutating func add(bytes: Int, in elapsed: Duration) {
+            samples.append(Double(bytes) / elapsed.seconds / 1e6)
+        }
+
+        var median: Double {
+            let sorted = samples.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+
+        var description: String {
+            "\(f(median)) [\(f(samples.min() ?? 0))–\(f(samples.max() ?? 0))]"
+        }
+    }
+
+    /// The protector's and the I/O anchors' rates on a file of `mebibytes` MiB in `folder`, `rounds` times each.
     static func measureProtector(
         in folder: URL,
-        mebibytes: Int
-    ) async throws -> (protect: Double, unprotect: Double, copy: Double, rawFile: Double) {
+        mebibytes: Int,
+        rounds: Int
+    ) async throws -> (protect: Rates, unprotect: Rates, copy: Rates, rawFile: Rates) {
         let clock = ContinuousClock()
         let work = folder.appending(path: "shield-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let source = work.appending(path: "plain.bin")
         let chunk = [UInt8](repeating: 0x5A, count: 1 << 20)
-        FileManager.default.createFile(atPath: source.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: source.path, contents: nil)
         let handle = try FileHandle(forWritingTo: source)
         for _ in 0..<mebibytes { try handle.write(contentsOf: chunk) }
         try handle.close()
-        sync()  // every measurement below starts with nothing dirty waiting for the disk
-        let bytes = Double(mebibytes) * 1_048_576
+        let bytes = mebibytes << 20
 
         let keychain = Keychain.inMemory()
         let protector = try FileProtector(keychain: keychain, key: "bench")
-        let protected = work.appending(path: "plain.protected")
-        let protect = try await clock.measure {
-            try await protector.protect(contentsOf: source, to: protected)
+        var rates = (protect: Rates(), unprotect: Rates(), copy: Rates(), rawFile: Rates())
+        for _ in 0..<rounds {
+            // Every measurement starts with nothing dirty waiting for the disk; each round's outputs are removed.
+            let protected = work.appending(path: "plain.protected")
+            let restored = work.appending(path: "restored.bin")
+            let copy = work.appending(path: "copy.bin")
+            let sealed = work.appending(path: "raw.sealed")
+            sync()
+            rates.protect.add(
+                bytes: bytes,
+                in: try await clock.measure { try await protector.protect(contentsOf: source, to: protected) }
+            )
+            sync()
+            rates.unprotect.add(
+                bytes: bytes,
+                in: try await clock.measure { try await protector.unprotect(contentsOf: protected, to: restored) }
+            )
+            sync()
+            rates.copy.add(
+                bytes: bytes,
+                in: try clock.measure { try fileLoop(from: source.path, to: copy.path, sealing: false) }
+            )
+            sync()
+            rates.rawFile.add(
+                bytes: bytes,
+                in: try clock.measure { try fileLoop(from: source.path, to: sealed.path, sealing: true) }
+            )
+            for output in [protected, restored, copy, sealed] { try FileManager.default.removeItem(at: output) }
         }
-        sync()
-        let restored = work.appending(path: "restored.bin")
-        let unprotect = try await clock.measure {
-            try await protector.unprotect(contentsOf: protected, to: restored)
-        }
-        sync()
-        let copy = try clock.measure {
-            try fileLoop(from: source.path, to: work.appending(path: "copy.bin").path, sealing: false)
-        }
-        sync()
-        let rawFile = try clock.measure {
-            try fileLoop(from: source.path, to: work.appending(path: "raw.sealed").path, sealing: true)
-        }
-        return (
-            bytes / protect.seconds / 1e6, bytes / unprotect.seconds / 1e6, bytes / copy.seconds / 1e6,
-            bytes / rawFile.seconds / 1e6
-        )
+        return rates
     }
 
     /// Reads `source` in 1 MiB pieces and writes it (pushed through raw secretstream in 64 KiB chunks when
@@ -136,25 +173,26 @@ enum StrongroomShieldBenchmark {
             if sealing {
                 var produced = 0
                 var offset = 0
-                while offset < count {
-                    let piece = min(65_536, count - offset)
-                    var length: UInt64 = 0
-                    buffer[offset...].withUnsafeBufferPointer { plain in
-                        sealed[produced...].withUnsafeMutableBufferPointer { out in
+                // Whole-array pointers: a slice's mutable buffer would copy the array on every chunk.
+                buffer.withUnsafeBufferPointer { plain in
+                    sealed.withUnsafeMutableBufferPointer { out in
+                        while offset < count {
+                            let piece = min(65_536, count - offset)
+                            var length: UInt64 = 0
                             _ = crypto_secretstream_xchacha20poly1305_push(
                                 &state,
-                                out.baseAddress,
+                                out.baseAddress?.advanced(by: produced),
                                 &length,
-                                plain.baseAddress,
+                                plain.baseAddress?.advanced(by: offset),
                                 UInt64(piece),
                                 nil,
                                 0,
                                 0
                             )
+                            produced += Int(length)
+                            offset += piece
                         }
                     }
-                    produced += Int(length)
-                    offset += piece
                 }
                 guard write(output, sealed, produced) == produced else { throw CocoaError(.fileWriteUnknown) }
             } else {

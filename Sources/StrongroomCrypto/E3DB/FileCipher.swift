@@ -15,7 +15,10 @@ import Musl
 import Darwin
 #endif
 
-/// Encrypts and decrypts whole files in E3DB's format "3", streaming in constant memory (about 2 MiB).
+/// Encrypts and decrypts whole files in E3DB's format "3", streaming in constant memory (about 6 MiB).
+///
+/// Three stages work at once: one thread reads the next megabyte while the cipher seals or opens the current one
+/// and another writes the previous one, so on two cores the cipher's thread does little else.
 ///
 /// Output is written to a temporary file next to the destination and renamed into place only when everything
 /// succeeded. On any failure, including cancellation, the temporary file is removed and the destination is left
@@ -49,31 +52,28 @@ public enum FileCipher {
         let sourcePath = source.path
         let destinationPath = destination.path
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
-            let input = try BlockingFile.openForReading(sourcePath)
-            return try writeAtomically(to: destinationPath, synchronizes: synchronizes, wipes: false) {
-                writer throws(CryptoError) in
-                var encryptor = FileEncryptor(accessKey: accessKey, computesChecksum: computesChecksum)
-                var readBuffer = [UInt8](repeating: 0, count: readSize)
-                var ciphertext: [UInt8] = []
-                ciphertext.reserveCapacity(readSize + 2 * FileFormat.chunkSize + 128)
-                defer { Wipe.bytes(&readBuffer) }
-                var processed: Int64 = 0
-                while true {
-                    if isCancelled() { throw .cancelled() }
-                    let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in
-                        try input.read(into: buffer)
+            try readAhead(from: sourcePath, wipes: true) { reader throws(CryptoError) in
+                try writeAtomically(to: destinationPath, synchronizes: synchronizes, wipes: false) {
+                    writer throws(CryptoError) in
+                    var encryptor = FileEncryptor(accessKey: accessKey, computesChecksum: computesChecksum)
+                    var ciphertext: [UInt8] = []
+                    ciphertext.reserveCapacity(readSize + 2 * FileFormat.chunkSize + 128)
+                    var processed: Int64 = 0
+                    while true {
+                        if isCancelled() { throw .cancelled() }
+                        let count = try reader.next { plaintext in
+                            encryptor.update(plaintext, into: &ciphertext)
+                            return plaintext.count
+                        }
+                        guard let count else { break }
+                        try writer.write(&ciphertext)
+                        processed += Int64(count)
+                        progress?(processed)
                     }
-                    if count == 0 { break }
-                    readBuffer.withUnsafeBytes {
-                        encryptor.update(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &ciphertext)
-                    }
+                    let summary = encryptor.finalize(into: &ciphertext)
                     try writer.write(&ciphertext)
-                    processed += Int64(count)
-                    progress?(processed)
+                    return summary
                 }
-                let summary = encryptor.finalize(into: &ciphertext)
-                try writer.write(&ciphertext)
-                return summary
             }
         }
     }
@@ -94,11 +94,12 @@ public enum FileCipher {
         let sourcePath = source.path
         let destinationPath = destination.path
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
-            let input = try BlockingFile.openForReading(sourcePath)
-            return try writeAtomically(to: destinationPath, wipes: true) { writer throws(CryptoError) in
-                try decryptPieces(from: input, with: accessKey, isCancelled: isCancelled, progress: progress) {
-                    plaintext throws(CryptoError) in
-                    try writer.write(&plaintext)
+            try readAhead(from: sourcePath, wipes: false) { reader throws(CryptoError) in
+                try writeAtomically(to: destinationPath, wipes: true) { writer throws(CryptoError) in
+                    try decryptPieces(from: reader, with: accessKey, isCancelled: isCancelled, progress: progress) {
+                        plaintext throws(CryptoError) in
+                        try writer.write(&plaintext)
+                    }
                 }
             }
         }
@@ -120,19 +121,23 @@ public enum FileCipher {
         let sourcePath = source.path
         let destinationPath = destination.path
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
-            let input = try BlockingFile.openForReading(sourcePath)
-            return try writeAtomically(to: destinationPath, wipes: false) { writer throws(CryptoError) in
-                var encryptor = FileEncryptor(accessKey: destinationKey, computesChecksum: false)
-                var ciphertext: [UInt8] = []
-                let size = try decryptPieces(from: input, with: sourceKey, isCancelled: isCancelled, progress: progress)
-                {
-                    plaintext throws(CryptoError) in
-                    plaintext.withUnsafeBytes { encryptor.update($0, into: &ciphertext) }
+            try readAhead(from: sourcePath, wipes: false) { reader throws(CryptoError) in
+                try writeAtomically(to: destinationPath, wipes: false) { writer throws(CryptoError) in
+                    var encryptor = FileEncryptor(accessKey: destinationKey, computesChecksum: false)
+                    var ciphertext: [UInt8] = []
+                    let size = try decryptPieces(
+                        from: reader,
+                        with: sourceKey,
+                        isCancelled: isCancelled,
+                        progress: progress
+                    ) { plaintext throws(CryptoError) in
+                        plaintext.withUnsafeBytes { encryptor.update($0, into: &ciphertext) }
+                        try writer.write(&ciphertext)
+                    }
+                    _ = encryptor.finalize(into: &ciphertext)
                     try writer.write(&ciphertext)
+                    return size
                 }
-                _ = encryptor.finalize(into: &ciphertext)
-                try writer.write(&ciphertext)
-                return size
             }
         }
     }
@@ -144,14 +149,13 @@ public enum FileCipher {
     ///
     /// - Returns: the plaintext size in bytes.
     private static func decryptPieces(
-        from input: borrowing BlockingFile,
+        from reader: ReadAhead,
         with accessKey: AccessKey,
         isCancelled: () -> Bool,
         progress: Progress?,
         _ consume: (inout [UInt8]) throws(CryptoError) -> Void
     ) throws(CryptoError) -> Int64 {
         var decryptor = FileDecryptor(accessKey: accessKey)
-        var readBuffer = [UInt8](repeating: 0, count: readSize)
         var plaintext: [UInt8] = []
         plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
         defer { Wipe.bytes(&plaintext) }
@@ -159,11 +163,11 @@ public enum FileCipher {
         var written: Int64 = 0
         while true {
             if isCancelled() { throw .cancelled() }
-            let count = try readBuffer.withMutableBytes { buffer throws(CryptoError) in try input.read(into: buffer) }
-            if count == 0 { break }
-            try readBuffer.withBytes { bytes throws(CryptoError) in
-                try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), into: &plaintext)
+            let count = try reader.next { ciphertext throws(CryptoError) in
+                try decryptor.update(ciphertext, into: &plaintext)
+                return ciphertext.count
             }
+            guard let count else { break }
             written += Int64(plaintext.count)
             try consume(&plaintext)
             Wipe.bytes(&plaintext)
@@ -176,6 +180,23 @@ public enum FileCipher {
         written += Int64(plaintext.count)
         try consume(&plaintext)
         return written
+    }
+
+    /// Opens the file at `path` and hands `body` a ``ReadAhead`` over it, which reads the next piece while `body`
+    /// works on the current one (`wipes` for plaintext). The reader is finished before the file closes, on every
+    /// path.
+    static func readAhead<R>(
+        from path: String,
+        wipes: Bool,
+        _ body: (ReadAhead) throws(CryptoError) -> R
+    ) throws(CryptoError) -> R {
+        let input = try BlockingFile.openForReading(path)
+        let reader = ReadAhead(descriptor: input.descriptor, pieceSize: readSize, wipes: wipes)
+        defer {
+            reader.finish()
+            _ = input.descriptor  // the descriptor stays open until the reader has stopped
+        }
+        return try body(reader)
     }
 
     /// A fresh hidden file name in the folder of `path`, for output that is renamed into place when complete.

@@ -9,7 +9,8 @@ import Musl
 import Darwin
 #endif
 
-/// A file descriptor with blocking reads and writes. Used only from `BlockingExecutor` worker threads.
+/// A file descriptor with blocking reads and writes. Used only from `BlockingExecutor` worker threads and the
+/// queues of ``ReadAhead`` and ``WriteBehind``.
 struct BlockingFile: ~Copyable {
     let descriptor: Int32
 
@@ -27,8 +28,8 @@ struct BlockingFile: ~Copyable {
         return BlockingFile(descriptor: fd)
     }
 
-    /// Reads up to `buffer.count` bytes; 0 means end of file.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) -> Int {
+    /// Reads up to `buffer.count` bytes from `descriptor` (from ``ReadAhead``'s queue); 0 means end of file.
+    static func read(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32) throws(CryptoError) -> Int {
         while true {
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }

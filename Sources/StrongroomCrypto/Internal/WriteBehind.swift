@@ -7,7 +7,7 @@ import Synchronization
 /// cipher and the disk work at the same time (on two cores a one-pass file cipher is otherwise the sum of both).
 ///
 /// At most ``depth`` buffers wait at once, so memory stays bounded; buffers are recycled, and with `wipes` each is
-/// zeroed after it was written (decrypted plaintext). The first write error is kept and thrown by the next
+/// zeroed (decrypted plaintext) when it is handed back to the caller for reuse, and the spares when writing ends. The first write error is kept and thrown by the next
 /// ``write(_:)`` or by ``finish()``. The owner must call ``finish()`` (or ``waitForPendingWrites()`` on a failure
 /// path) before the descriptor is closed.
 final class WriteBehind: Sendable {
@@ -42,14 +42,20 @@ final class WriteBehind: Sendable {
         guard !bytes.isEmpty else { return }
         let buffer = Buffer([])
         swap(&buffer.bytes, &bytes)
+        // The slot first: a write that finished has put its buffer back before it frees its slot, so past the first
+        // `depth` writes a spare is always there and no buffer is allocated (or freed) per write.
+        slots.wait()
         if let spare = recycled.withLock({ $0.popLast() }) {
             swap(&bytes, &spare.bytes)
+            // Wiped here, on the caller's thread, not on the write queue: writing into fresh page-cache pages
+            // already keeps that thread the busier one.
+            if wipes { Wipe.bytes(&bytes) }
+            bytes.removeAll(keepingCapacity: true)
         } else {
             // A fresh buffer as large as the one handed over, so refilling it never reallocates (a reallocation
             // would free plaintext without wiping it).
             bytes.reserveCapacity(buffer.bytes.capacity)
         }
-        slots.wait()
         queue.async { [self] in
             defer { slots.signal() }
             if failure.withLock({ $0 }) == nil {
@@ -61,15 +67,23 @@ final class WriteBehind: Sendable {
                     failure.withLock { $0 = $0 ?? error }
                 }
             }
-            if wipes { Wipe.bytes(&buffer.bytes) }
-            buffer.bytes.removeAll(keepingCapacity: true)
-            recycled.withLock { if $0.count < WriteBehind.depth { $0.append(buffer) } }
+            let kept = recycled.withLock { spares in
+                guard spares.count < WriteBehind.depth else { return false }
+                spares.append(buffer)
+                return true
+            }
+            if wipes && !kept { Wipe.bytes(&buffer.bytes) }
         }
     }
 
     /// Waits for every queued write, without throwing: for failure paths, before the file is closed and removed.
+    /// With `wipes`, the spare buffers (which keep what they last wrote until reused) are zeroed.
     func waitForPendingWrites() {
         queue.sync {}
+        guard wipes else { return }
+        recycled.withLock { spares in
+            for spare in spares { Wipe.bytes(&spare.bytes) }
+        }
     }
 
     /// Waits for every queued write.
