@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomCore
 import StrongroomTesting
 import Testing
 
@@ -24,6 +25,22 @@ struct ReadAheadTests {
                 #expect((1...999).contains(count))
             }
             #expect(received == expected)
+            #expect(try reader.next { $0.count } == nil)
+        }
+    }
+
+    @Test("an error from the caller's work ends the reading: later calls return nil instead of waiting")
+    func bodyFailure() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appending(path: "in").path
+            try Data(count: 10_000).write(to: URL(fileURLWithPath: path))
+            let file = try BlockingFile.openForReading(path)
+            let reader = ReadAhead(descriptor: file.descriptor, pieceSize: 1000, wipes: false)
+            defer { reader.finish() }
+            let error = #expect(throws: CryptoError.self) {
+                try reader.next { _ throws(CryptoError) -> Int in throw CryptoError(.authenticationFailed, "test") }
+            }
+            #expect(error?.code == .authenticationFailed)
             #expect(try reader.next { $0.count } == nil)
         }
     }

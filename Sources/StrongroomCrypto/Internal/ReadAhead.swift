@@ -42,7 +42,8 @@ final class ReadAhead: Sendable {
 
     /// Hands the next piece to `body`, or returns nil at the end of the file (and on every later call).
     ///
-    /// - Throws: a read error (``CryptoError/Code/io``), or what `body` throws.
+    /// - Throws: a read error (``CryptoError/Code/io``), or what `body` throws; either ends the reading, and later
+    ///   calls return nil.
     func next<R>(_ body: (UnsafeRawBufferPointer) throws(CryptoError) -> R) throws(CryptoError) -> R? {
         guard !cursor.ended else { return nil }
         let buffer = buffers[cursor.index]
@@ -55,8 +56,14 @@ final class ReadAhead: Sendable {
             cursor.ended = true
             return nil
         }
-        let result = try buffer.bytes.withBytes { bytes throws(CryptoError) in
-            try body(UnsafeRawBufferPointer(rebasing: bytes[0..<buffer.count]))
+        let result: R
+        do {
+            result = try buffer.bytes.withBytes { bytes throws(CryptoError) in
+                try body(UnsafeRawBufferPointer(rebasing: bytes[0..<buffer.count]))
+            }
+        } catch {
+            cursor.ended = true  // the piece was taken; a later call must not wait for it again
+            throw error
         }
         cursor.index = 1 - cursor.index
         refill(buffer)

@@ -6,10 +6,10 @@ import Synchronization
 /// Writes buffers to a file on its own serial queue while the caller encrypts or decrypts the next one, so the
 /// cipher and the disk work at the same time (on two cores a one-pass file cipher is otherwise the sum of both).
 ///
-/// At most ``depth`` buffers wait at once, so memory stays bounded; buffers are recycled, and with `wipes` each is
-/// zeroed (decrypted plaintext) when it is handed back to the caller for reuse, and the spares when writing ends. The first write error is kept and thrown by the next
-/// ``write(_:)`` or by ``finish()``. The owner must call ``finish()`` (or ``waitForPendingWrites()`` on a failure
-/// path) before the descriptor is closed.
+/// At most ``depth`` buffers wait at once, so memory stays bounded; buffers are recycled, and with `wipes`
+/// (decrypted plaintext) each is zeroed when it is handed back to the caller for reuse, and the spares when writing
+/// ends. The first write error is kept and thrown by the next ``write(_:)`` or by ``finish()``. The owner must call
+/// ``finish()`` (or ``waitForPendingWrites()`` on a failure path) before the descriptor is closed.
 final class WriteBehind: Sendable {
     /// How many filled buffers may wait for the disk.
     static let depth = 2
