@@ -7,8 +7,9 @@ import StrongroomCore
 ///
 /// Two buffers take turns: while the caller works on one, the queue fills the other. Memory stays at two pieces.
 /// With `wipes` both buffers are zeroed once reading ends (plaintext). The owner must call ``finish()`` before
-/// the descriptor is closed, on every path.
-final class ReadAhead: Sendable {
+/// the descriptor is closed, on every path. Not `Sendable`: one thread calls ``next(_:)``; only the buffers cross
+/// to the queue.
+final class ReadAhead {
     private final class Buffer: @unchecked Sendable {
         // Owned by one thread at a time: the read queue while `filled` is unsignalled, then the caller until it
         // hands the buffer back with `refill(_:)`.
@@ -23,13 +24,8 @@ final class ReadAhead: Sendable {
     private let wipes: Bool
     private let queue = DispatchQueue(label: "strongroom.file-cipher.read-ahead")
     private let buffers: [Buffer]
-    // The caller's position: touched only by the one thread that calls `next(_:)`.
-    private let cursor = Cursor()
-
-    private final class Cursor: @unchecked Sendable {
-        var index = 0
-        var ended = false
-    }
+    private var index = 0
+    private var ended = false
 
     /// Reads `descriptor` (which stays open and owned by the caller) in pieces of `pieceSize` bytes; the first two
     /// reads start at once.
@@ -45,15 +41,15 @@ final class ReadAhead: Sendable {
     /// - Throws: a read error (``CryptoError/Code/io``), or what `body` throws; either ends the reading, and later
     ///   calls return nil.
     func next<R>(_ body: (UnsafeRawBufferPointer) throws(CryptoError) -> R) throws(CryptoError) -> R? {
-        guard !cursor.ended else { return nil }
-        let buffer = buffers[cursor.index]
+        guard !ended else { return nil }
+        let buffer = buffers[index]
         buffer.filled.wait()
         if let failure = buffer.failure {
-            cursor.ended = true
+            ended = true
             throw failure
         }
         guard buffer.count > 0 else {
-            cursor.ended = true
+            ended = true
             return nil
         }
         let result: R
@@ -62,10 +58,10 @@ final class ReadAhead: Sendable {
                 try body(UnsafeRawBufferPointer(rebasing: bytes[0..<buffer.count]))
             }
         } catch {
-            cursor.ended = true  // the piece was taken; a later call must not wait for it again
+            ended = true  // the piece was taken; a later call must not wait for it again
             throw error
         }
-        cursor.index = 1 - cursor.index
+        index = 1 - index
         refill(buffer)
         return result
     }
