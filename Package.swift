@@ -404,6 +404,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Logging
+import SQLKit
 import StrongroomServerPostgres
 import StrongroomTesting
 import StrongroomWire
@@ -8,8 +9,9 @@ import Testing
 
 @testable import StrongroomServer
 
-/// The record read and insert (prepared statements on PostgreSQL, SQLKit's statements on SQLite) store and give back
-/// every column as the SQL path writes and reads it: the same rows through `records(ids:)`, in both directions.
+/// The record read and insert (prepared statements on PostgreSQL, fixed statements straight through sqlite-nio on
+/// SQLite) store and give back every column as the SQL path writes and reads it: the same rows through
+/// `records(ids:)`, in both directions.
 @Suite struct PreparedStatementTests {
     static let records: [StoredRecord] = [
         record(id: "00000000-0000-4000-8000-000000000001", signature: nil, file: nil, pending: false),
@@ -81,6 +83,18 @@ import Testing
             #expect(try await store.record(id: id)?.version == first.version)
             // The connection that failed is usable again.
             #expect(try await store.recordText(id: id)?.record.version == first.version)
+        }
+    }
+
+    @Test("on SQLite, a column holding another storage class than the schema's is an error naming it, not a guess")
+    func sqliteColumnOfAnotherClass() async throws {
+        try await withStore(.sqlite) { store in
+            let record = Self.records[0]
+            _ = try await store.insertRecord(StoredRecordText(record: record))
+            try await store.database.raw("UPDATE records SET created = 'yesterday'").run()
+            let id = try Self.id(record.recordID)
+            let error = await #expect(throws: SQLiteRecordError.self) { _ = try await store.recordText(id: id) }
+            #expect(error?.description == "records.created: expected an integer")
         }
     }
 

@@ -28,8 +28,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else { throw ServerError.unauthorized() }
         var context = context
-        if header.utf8.count > 7, header.utf8.count <= 1024, header.prefix(7).lowercased() == "bearer " {
-            guard let clientID = tokens.verify(String(header.dropFirst(7)), now: clock.unixSeconds),
+        if header.utf8.count > 7, header.utf8.count <= 1024, Self.isBearer(header) {
+            guard let clientID = tokens.verify(header.dropFirst(7), now: clock.unixSeconds),
                 let client = try await clients.client(text: clientID), client.enabled
             else {
                 context.logger.info(
@@ -50,6 +50,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
             try await requireCertificateBinding(caller, mode: mode, context: context)
         }
         return try await next(request, context)
+    }
+
+    /// Whether `header` starts with `Bearer ` in any case (compared byte by byte: this runs on every request).
+    private static func isBearer(_ header: String) -> Bool {
+        header.utf8.prefix(7).elementsEqual("bearer ".utf8) { byte, lower in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+        }
     }
 
     /// The TLS identity and the E3DB identity must be one client: a certificate of another client (or of none) is

@@ -1,5 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Crypto
 import Foundation
 import StrongroomCore
 import StrongroomCrypto
@@ -8,13 +7,13 @@ import StrongroomCrypto
 /// method, blob ID, the client the URL was made for and expiry, with a key derived from the server's token key
 /// (label `"blob-url"`). The download route checks that the client may still read the record.
 struct BlobURLSigner: Sendable {
-    private let key: SymmetricKey
+    private let key: HMACSHA256Key
     /// How long a URL is valid, in seconds.
     let lifetime: Int64
 
     init(tokenKey: SecureBytes, lifetime: Int64) throws {
         let derived = try HKDFSHA256.deriveKey(from: tokenKey, label: "blob-url")
-        self.key = derived.withUnsafeBytes { SymmetricKey(data: $0) }
+        self.key = HMACSHA256Key(derived)
         self.lifetime = lifetime
     }
 
@@ -34,11 +33,10 @@ struct BlobURLSigner: Sendable {
             // A signature that is not base64url is simply not valid.
             let mac = try? Base64URL.decode(signature)
         else { return nil }
-        let valid = HMAC<SHA256>.isValidAuthenticationCode(
-            mac,
-            authenticating: Data(message(method, id, client, expires).utf8),
-            using: key
-        )
+        var message = message(method, id, client, expires)
+        let valid = mac.withUnsafeBytes { mac in
+            message.withUTF8 { key.isValidAuthenticationCode(mac, authenticating: UnsafeRawBufferPointer($0)) }
+        }
         return valid ? client : nil
     }
 
@@ -47,8 +45,6 @@ struct BlobURLSigner: Sendable {
     }
 
     private func signature(_ method: String, _ id: String, _ client: String, _ expires: Int64) -> String {
-        Base64URL.encode(
-            Data(HMAC<SHA256>.authenticationCode(for: Data(message(method, id, client, expires).utf8), using: key))
-        )
+        Base64URL.encode(key.authenticationCode(for: message(method, id, client, expires)))
     }
 }

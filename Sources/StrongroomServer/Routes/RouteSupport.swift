@@ -104,7 +104,8 @@ extension StrongroomRequestContext {
     /// A path segment, percent-decoded (after the router split the path on `/`).
     func segment(_ name: String) throws -> String {
         guard let raw = parameters.get(name) else { throw ServerError.notFound() }
-        let decoded = raw.removingPercentEncoding ?? raw
+        // Most segments (IDs) hold no escapes: skip Foundation's decoder for them (it is slow on every request).
+        let decoded = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding ?? raw : raw
         try requireNoNUL(decoded, "a path segment")
         return decoded
     }

@@ -17,7 +17,11 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
 
     private init(connection: SQLiteConnection) {
         self.connection = connection
-        self.store = SQLServerStore(database: connection.sql(), engine: .sqlite)
+        self.store = SQLServerStore(
+            database: connection.sql(),
+            engine: .sqlite,
+            prepared: SQLiteRecordStatements(connection: connection)
+        )
     }
 
     /// Opens (creating if needed) the database in `dataDirectory` and migrates it.

@@ -52,9 +52,10 @@ package struct RecordRow: Sendable, Hashable {
     }
 }
 
-/// The two statements every record read and write runs, for an engine that can prepare them once per connection
-/// instead of having them parsed and planned on every call (PostgreSQL: SQLKit sends each query as an unnamed
-/// statement). Each call is one statement, as the SQL path's; ``SQLServerStore`` counts it the same way.
+/// The two statements every record read and write runs, written for one engine's driver instead of going through
+/// SQLKit: PostgreSQL prepares them once per connection (SQLKit sends each query as an unnamed statement, parsed
+/// and planned every time); SQLite runs them as fixed text through sqlite-nio and reads columns without a
+/// `Decoder`. Each call is one statement, as the SQL path's; ``SQLServerStore`` counts it the same way.
 package protocol PreparedRecordStatements: Sendable {
     /// `SELECT` of every column of the record `recordID`, or nil when there is none.
     func row(recordID: String) async throws -> RecordRow?
