@@ -79,6 +79,11 @@ import Testing
             )
             #expect(put.status == .ok)
 
+            // The HTTP parser also accepts WebDAV's and other methods: those share one label value.
+            for method in ["PROPFIND", "PURGE"] {
+                _ = try await api.client.execute(uri: "/health", method: try #require(HTTPRequest.Method(method)))
+            }
+
             let metrics = try await api.request(.get, "/metrics", authorization: "Bearer \(Self.adminToken)")
             #expect(metrics.status == .ok)
             let text = String(buffer: metrics.body)
@@ -96,6 +101,8 @@ import Testing
             #expect(text.contains(#"route="/v1/storage/blobs/{id}",status="200""#))
             #expect(text.contains("strongroom_blob_bytes_in_total \(body.count)"), "\(text)")
             #expect(!text.contains(client.clientID), "no client IDs in labels")
+            #expect(text.contains(#"strongroom_http_requests_total{method="OTHER",route="#), "\(text)")
+            #expect(!text.contains("PROPFIND") && !text.contains("PURGE"))
             // Pool use: nothing else runs now, and registering, writing and uploading ran statements.
             #expect(text.contains("strongroom_database_queries_in_flight 0"), "\(text)")
             #expect(text.contains("strongroom_database_sessions_in_flight 0"), "\(text)")

@@ -24,6 +24,23 @@ final class ServerMetrics: Sendable {
     private let queries: CoreMetrics.Counter
     /// The statement count last reported, so that the counter grows by what ran since.
     private let queriesReported = Mutex(0)
+    /// Each route's counter and timer, made once: making them asks the registry under its lock every time.
+    private let routeMetrics = Mutex<[RouteKey: RouteMetrics]>([:])
+
+    private struct RouteKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    private struct RouteMetrics: Sendable {
+        var requests: CoreMetrics.Counter
+        var duration: CoreMetrics.Timer
+    }
+
+    /// The methods reported by name; any other the HTTP parser accepts (WebDAV's, `PURGE`, …) is `OTHER`, so
+    /// clients cannot multiply the label sets.
+    private static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
     /// - Parameter databaseUse: the store's statement and session counts, read at each scrape (nil: not a SQL store).
     init(databaseUse: DatabaseUse? = nil) {
@@ -49,16 +66,27 @@ final class ServerMetrics: Sendable {
     /// A request ended with `status` after `duration`.
     func finished(method: String, route: String, status: Int, duration: Duration) {
         inFlight.decrement()
-        CoreMetrics.Counter(
-            label: "strongroom_http_requests_total",
-            dimensions: [("method", method), ("route", route), ("status", String(status))],
-            factory: factory
-        ).increment()
-        CoreMetrics.Timer(
-            label: "strongroom_http_request_duration_seconds",
-            dimensions: [("method", method), ("route", route)],
-            factory: factory
-        ).record(duration: duration)
+        let key = RouteKey(method: Self.methods.contains(method) ? method : "OTHER", route: route, status: status)
+        let metrics = routeMetrics.withLock { known in
+            if let metrics = known[key] { return metrics }
+            let made = RouteMetrics(
+                requests: CoreMetrics.Counter(
+                    label: "strongroom_http_requests_total",
+                    dimensions: [("method", key.method), ("route", route), ("status", String(status))],
+                    factory: factory
+                ),
+                duration: CoreMetrics.Timer(
+                    label: "strongroom_http_request_duration_seconds",
+                    dimensions: [("method", key.method), ("route", route)],
+                    factory: factory
+                )
+            )
+            // Routes are templates and statuses three digits, so this stays small; the bound is a backstop.
+            if known.count < 4096 { known[key] = made }
+            return made
+        }
+        metrics.requests.increment()
+        metrics.duration.record(duration: duration)
     }
 
     /// File-body bytes stored.
