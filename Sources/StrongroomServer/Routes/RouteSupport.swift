@@ -31,19 +31,24 @@ func decodeBody<T: Decodable>(_ type: T.Type, _ request: Request, _ context: Str
 /// Whether JSON text holds a `\u0000` escape inside a string (lexing escapes properly, so `\\u0000` is not one).
 /// Databases refuse NUL in text (PostgreSQL), so such input is a 400 at the door rather than a 500 later.
 func containsEscapedNUL(_ bytes: some Collection<UInt8>) -> Bool {
-    let text = Array(bytes)
+    if let found = bytes.withContiguousStorageIfAvailable(containsEscapedNUL) { return found }
+    return Array(bytes).withUnsafeBufferPointer(containsEscapedNUL)
+}
+
+/// The scan itself: `memchr` jumps from backslash to backslash (ciphertext, base64url, has none), and each escape
+/// is stepped over whole so that an escaped backslash cannot start another.
+private func containsEscapedNUL(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = text.baseAddress else { return false }
     var index = 0
     while index < text.count {
-        if text[index] == UInt8(ascii: "\\") {
-            if index + 5 < text.count, text[index + 1] == UInt8(ascii: "u"),
-                text[(index + 2)...(index + 5)].allSatisfy({ $0 == UInt8(ascii: "0") })
-            {
-                return true
-            }
-            index += 2
-        } else {
-            index += 1
+        guard let found = memchr(base + index, Int32(UInt8(ascii: "\\")), text.count - index) else { return false }
+        index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        if index + 5 < text.count, text[index + 1] == UInt8(ascii: "u"),
+            text[(index + 2)...(index + 5)].allSatisfy({ $0 == UInt8(ascii: "0") })
+        {
+            return true
         }
+        index += 2
     }
     return false
 }
