@@ -58,10 +58,7 @@ enum PostgresStatementError: Error, CustomStringConvertible {
 /// Every column of one record, in ``RecordRow``'s order.
 private struct SelectRecord: PostgresPreparedStatement {
     static let name = "strongroom_select_record"
-    static let sql = """
-        SELECT idx, record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified, version,
-        file_meta, pending FROM records WHERE record_id = $1
-        """
+    static let sql = RecordRow.selectStatement { "$\($0)" }
     typealias Row = RecordRow
 
     var recordID: String
@@ -103,10 +100,7 @@ private struct SelectRecord: PostgresPreparedStatement {
 /// A new record; returns its index.
 private struct InsertRecord: PostgresPreparedStatement {
     static let name = "strongroom_insert_record"
-    static let sql = """
-        INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
-        version, file_meta, pending) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING idx
-        """
+    static let sql = RecordRow.insertStatement { "$\($0)" }
     typealias Row = Int64
 
     var row: RecordRow

@@ -22,18 +22,13 @@ struct TokenIssuer: Sendable {
     }
 
     /// The client ID of a valid, unexpired token (with `grace` seconds of tolerance), or nil.
-    func verify(_ token: Substring, now: Int64, grace: Int64 = 30) -> String? {
+    func verify(_ token: some StringProtocol, now: Int64, grace: Int64 = 30) -> String? {
         if let answer = token.utf8.withContiguousStorageIfAvailable({ verify(UnsafeRawBufferPointer($0), now, grace) })
         {
             return answer
         }
         var copy = String(token)
         return copy.withUTF8 { verify(UnsafeRawBufferPointer($0), now, grace) }
-    }
-
-    /// The client ID of a valid, unexpired token, or nil.
-    func verify(_ token: String, now: Int64, grace: Int64 = 30) -> String? {
-        verify(token[...], now: now, grace: grace)
     }
 
     private func verify(_ token: UnsafeRawBufferPointer, _ now: Int64, _ grace: Int64) -> String? {

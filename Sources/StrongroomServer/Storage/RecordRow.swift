@@ -52,6 +52,25 @@ package struct RecordRow: Sendable, Hashable {
     }
 }
 
+extension RecordRow {
+    /// `SELECT` of every column, in the order of this type's properties, of the record whose ID is parameter 1,
+    /// written with the engine's `placeholder` for a parameter number. Both engines' statements come from here.
+    package static func selectStatement(placeholder: (Int) -> String) -> String {
+        """
+        SELECT idx, record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified, version,
+        file_meta, pending FROM records WHERE record_id = \(placeholder(1))
+        """
+    }
+
+    /// `INSERT` of every column but `idx`, in that order, as parameters 1 to 12; returns the new `idx`.
+    package static func insertStatement(placeholder: (Int) -> String) -> String {
+        """
+        INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
+        version, file_meta, pending) VALUES (\((1...12).map(placeholder).joined(separator: ", "))) RETURNING idx
+        """
+    }
+}
+
 /// The two statements every record read and write runs, written for one engine's driver instead of going through
 /// SQLKit: PostgreSQL prepares them once per connection (SQLKit sends each query as an unnamed statement, parsed
 /// and planned every time); SQLite runs them as fixed text through sqlite-nio and reads columns without a

@@ -16,7 +16,8 @@ public struct SQLServerStore: ServerStore {
     let engine: Engine
     /// Statements and sessions running through this store (the pool use `GET /metrics` reports).
     let use: DatabaseUse
-    /// The engine's prepared record read and insert, when it has them; otherwise they go through `database`.
+    /// The engine's own record read and insert (prepared on PostgreSQL, straight through sqlite-nio on SQLite), when
+    /// it has them; otherwise they go through `database`.
     let prepared: (any PreparedRecordStatements)?
 
     /// Wraps a database connection or pool.
@@ -24,7 +25,7 @@ public struct SQLServerStore: ServerStore {
         self.init(database: database, engine: engine, prepared: nil)
     }
 
-    /// Wraps a database connection or pool whose engine runs the record read and insert as `prepared` statements.
+    /// Wraps a database connection or pool whose engine runs the record read and insert through `prepared`.
     package init(database: any SQLDatabase, engine: Engine, prepared: (any PreparedRecordStatements)?) {
         let use = DatabaseUse()
         self.database = MeteredDatabase(base: database, use: use)

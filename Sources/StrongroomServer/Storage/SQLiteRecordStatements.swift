@@ -8,14 +8,8 @@ import SQLiteKit
 struct SQLiteRecordStatements: PreparedRecordStatements {
     let connection: SQLiteConnection
 
-    static let select = """
-        SELECT idx, record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified, version,
-        file_meta, pending FROM records WHERE record_id = ?1
-        """
-    static let insert = """
-        INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
-        version, file_meta, pending) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING idx
-        """
+    static let select = RecordRow.selectStatement { "?\($0)" }
+    static let insert = RecordRow.insertStatement { "?\($0)" }
 
     func row(recordID: String) async throws -> RecordRow? {
         guard let row = try await connection.query(Self.select, [.text(recordID)]).first else { return nil }
