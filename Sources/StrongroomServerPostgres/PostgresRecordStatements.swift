@@ -97,7 +97,7 @@ private struct SelectRecord: PostgresPreparedStatement {
     }
 }
 
-/// A new record; returns its index.
+/// A new record; returns its index (the statement answers its ID and index).
 private struct InsertRecord: PostgresPreparedStatement {
     static let name = "strongroom_insert_record"
     static let sql = RecordRow.insertStatement { "$\($0)" }
@@ -122,5 +122,5 @@ private struct InsertRecord: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode((String, Int64).self).1 }
 }

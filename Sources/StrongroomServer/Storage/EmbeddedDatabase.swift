@@ -9,19 +9,23 @@ import StrongroomCore
 ///
 /// WAL with `synchronous = NORMAL` keeps every acknowledged write across a crash of the process (SIGKILL); after a
 /// power loss the last few commits may roll back. SQLite is sqlite-nio's vendored copy (prefixed symbols), never the
-/// system library.
+/// system library. One connection serves every request; a second one only checkpoints the log
+/// (``WALCheckpointer``) while the database runs as a service.
 public final class EmbeddedDatabase: ServerDatabase, Sendable {
     let connection: SQLiteConnection
+    let checkpointer: WALCheckpointer
     /// The store over this database.
     public let store: SQLServerStore
 
-    private init(connection: SQLiteConnection) {
+    /// Log pages after which the serving connection checkpoints inside a commit, as SQLite does by default at 1000:
+    /// only when the background checkpoint is not running or falls behind (a log of about 64 MiB).
+    static let fallbackCheckpointPages = 16_384
+
+    private init(connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
+        let statements = SQLiteRecordStatements(connection: connection)
         self.connection = connection
-        self.store = SQLServerStore(
-            database: connection.sql(),
-            engine: .sqlite,
-            prepared: SQLiteRecordStatements(connection: connection)
-        )
+        self.checkpointer = WALCheckpointer(connection: checkpointing, inserts: statements.group, logger: logger)
+        self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, prepared: statements)
     }
 
     /// Opens (creating if needed) the database in `dataDirectory` and migrates it.
@@ -33,26 +37,44 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
         try DataDirectory.createOwnerOnly(path)
         for sibling in [path + "-wal", path + "-shm", path + "-journal"] { chmod(sibling, 0o600) }
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: databaseLogger(logger))
-        let database = EmbeddedDatabase(connection: connection)
+        let checkpointing: SQLiteConnection
         do {
-            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000"] {
+            for pragma in [
+                "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA busy_timeout = 5000",
+                "PRAGMA wal_autocheckpoint = \(fallbackCheckpointPages)",
+            ] {
                 _ = try await connection.query(pragma)
             }
-            try await database.store.migrate()
+            checkpointing = try await SQLiteConnection.open(storage: .file(path: path), logger: databaseLogger(logger))
         } catch {
             try await connection.close()
+            throw error
+        }
+        let database = EmbeddedDatabase(connection: connection, checkpointing: checkpointing, logger: logger)
+        do {
+            _ = try await checkpointing.query("PRAGMA busy_timeout = 5000")
+            try await database.store.migrate()
+        } catch {
+            try await database.close()
             throw error
         }
         chmod(path, 0o600)
         return database
     }
 
-    /// Closes the connection.
-    public func close() async throws { try await connection.close() }
+    /// Closes both connections.
+    public func close() async throws {
+        do { try await checkpointer.connection.close() } catch {
+            try await connection.close()
+            throw error
+        }
+        try await connection.close()
+    }
 
-    /// Waits for graceful shutdown (or cancellation), then closes the database.
+    /// Checkpoints the log in the background until graceful shutdown (or cancellation), then closes the database.
     public func run() async throws {
-        try? await gracefulShutdown()  // cancellation also means "shut down"
+        // Cancellation also means "shut down".
+        await cancelWhenGracefulShutdown { await self.checkpointer.run() }
         // Close in a task of its own, so that a cancelled service group still closes the connection.
         try await Task { try await self.close() }.value
     }

@@ -62,12 +62,20 @@ extension RecordRow {
         """
     }
 
-    /// `INSERT` of every column but `idx`, in that order, as parameters 1 to 12; returns the new `idx`.
-    package static func insertStatement(placeholder: (Int) -> String) -> String {
-        """
-        INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
-        version, file_meta, pending) VALUES (\((1...12).map(placeholder).joined(separator: ", "))) RETURNING idx
-        """
+    /// The columns an insert binds per row.
+    package static let insertedColumns = 12
+
+    /// `INSERT` of `rows` rows of every column but `idx`, in that order, as parameters 1 to 12 for the first row,
+    /// 13 to 24 for the second and so on; returns each new row's `record_id` and `idx`.
+    package static func insertStatement(rows: Int = 1, placeholder: (Int) -> String) -> String {
+        let values = (0..<max(rows, 1)).map { row in
+            let first = row * insertedColumns + 1
+            return "(" + (first..<first + insertedColumns).map(placeholder).joined(separator: ", ") + ")"
+        }
+        return """
+            INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
+            version, file_meta, pending) VALUES \(values.joined(separator: ", ")) RETURNING record_id, idx
+            """
     }
 }
 

@@ -4,12 +4,24 @@ import SQLiteKit
 /// The record read and insert on the embedded engine, straight through sqlite-nio: the SQL is fixed text with
 /// positional parameters, so nothing is serialized per call, and each column is read from the row by name and
 /// checked for its storage class instead of passing through SQLKit's `Decoder` (the read runs on every
-/// `GET /v1/storage/records/{id}`). The statements and their results are those of the SQL path.
+/// `GET /v1/storage/records/{id}`). Inserts that arrive while one runs are written together (``GroupInsert``).
+/// The statements and their results are those of the SQL path.
 struct SQLiteRecordStatements: PreparedRecordStatements {
     let connection: SQLiteConnection
+    /// Where inserts queue for the connection.
+    let group: GroupInsert
 
     static let select = RecordRow.selectStatement { "?\($0)" }
-    static let insert = RecordRow.insertStatement { "?\($0)" }
+
+    init(connection: SQLiteConnection) {
+        self.connection = connection
+        self.group = GroupInsert(
+            writer: GroupInsert.Writer(
+                insertOne: { try await Self.insert([$0], on: connection)[0] },
+                insertMany: { try await Self.insert($0, on: connection) }
+            )
+        )
+    }
 
     func row(recordID: String) async throws -> RecordRow? {
         guard let row = try await connection.query(Self.select, [.text(recordID)]).first else { return nil }
@@ -31,17 +43,36 @@ struct SQLiteRecordStatements: PreparedRecordStatements {
     }
 
     func insert(_ row: RecordRow) async throws -> Int64 {
-        let binds: [SQLiteData] = [
-            .text(row.recordID), .text(row.writerID), .text(row.userID), .text(row.type), .text(row.plain),
-            .text(row.data), row.recordSignature.map(SQLiteData.text) ?? .null, .integer(SQLiteInt64(row.created)),
-            .integer(SQLiteInt64(row.lastModified)), .text(row.version), row.fileMeta.map(SQLiteData.text) ?? .null,
-            .integer(row.isPending ? 1 : 0),
-        ]
-        guard let inserted = try await connection.query(Self.insert, binds).first else {
-            throw SQLiteRecordError(column: "idx", problem: "the insert returned no row")
-        }
-        return try inserted.integer("idx")
+        try await group.insert(row)
     }
+
+    /// One `INSERT` of all of `rows` (one transaction); answers their indexes in the order of `rows`.
+    static func insert(_ rows: [RecordRow], on connection: SQLiteConnection) async throws -> [Int64] {
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(rows.count * RecordRow.insertedColumns)
+        for row in rows {
+            binds += [
+                .text(row.recordID), .text(row.writerID), .text(row.userID), .text(row.type), .text(row.plain),
+                .text(row.data), row.recordSignature.map(SQLiteData.text) ?? .null,
+                .integer(SQLiteInt64(row.created)), .integer(SQLiteInt64(row.lastModified)), .text(row.version),
+                row.fileMeta.map(SQLiteData.text) ?? .null, .integer(row.isPending ? 1 : 0),
+            ]
+        }
+        let statement = rows.count == 1 ? singleInsert : RecordRow.insertStatement(rows: rows.count) { "?\($0)" }
+        var indexes: [String: Int64] = [:]
+        for inserted in try await connection.query(statement, binds) {
+            indexes[try inserted.text("record_id")] = try inserted.integer("idx")
+        }
+        return try rows.map { row in
+            // RETURNING's order is SQLite's to choose: match each row by its ID.
+            guard let index = indexes[row.recordID] else {
+                throw SQLiteRecordError(column: "idx", problem: "the insert returned no row for \(row.recordID)")
+            }
+            return index
+        }
+    }
+
+    private static let singleInsert = RecordRow.insertStatement { "?\($0)" }
 }
 
 /// A `records` column that did not hold what the schema puts there.
