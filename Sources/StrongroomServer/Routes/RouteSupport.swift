@@ -19,6 +19,12 @@ func decodeBody<T: Decodable>(_ type: T.Type, _ request: Request, _ context: Str
     guard !containsEscapedNUL(buffer.readableBytesView) else {
         throw ServerError.badRequest("NUL characters are not accepted")
     }
+    if let readable = T.self as? any PlainJSONReadable.Type,
+        let value = buffer.readableBytesView.withContiguousStorageIfAvailable(readable.plainJSON) ?? nil,
+        let value = value as? T
+    {
+        return value
+    }
     do {
         return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
     } catch let error as DecodingError {
