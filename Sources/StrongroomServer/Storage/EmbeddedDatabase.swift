@@ -9,8 +9,8 @@ import StrongroomCore
 ///
 /// WAL with `synchronous = NORMAL` keeps every acknowledged write across a crash of the process (SIGKILL); after a
 /// power loss the last few commits may roll back. SQLite is sqlite-nio's vendored copy (prefixed symbols), never the
-/// system library. One connection serves every request; a second one only checkpoints the log
-/// (``WALCheckpointer``) while the database runs as a service.
+/// system library. One connection serves every request; a second one only checkpoints the log, in the background,
+/// while the database runs as a service (``run()``).
 public final class EmbeddedDatabase: ServerDatabase, Sendable {
     let connection: SQLiteConnection
     let checkpointer: WALCheckpointer
