@@ -38,7 +38,7 @@ import Testing
                 #expect(restarted.checkpointedFrames == restarted.logFrames)
                 // The next commit starts the log again: it holds only that commit's frames.
                 _ = try await store.insertRecord(StoredRecordText(record: Self.record(60)))
-                let next = try await checkpointer.checkpoint("PASSIVE")
+                let next = try await checkpointer.checkpoint(.passive)
                 #expect(next.logFrames < 16)
                 #expect(next.checkpointedFrames == next.logFrames)
                 // A short log is only checkpointed, not restarted.
@@ -72,7 +72,7 @@ import Testing
             let database = try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: Self.logger())
             let path = directory.path + "/strongroom.sqlite"
             func fileSize() throws -> Int { try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 }
-            _ = try await database.checkpointer.checkpoint("PASSIVE")
+            _ = try await database.checkpointer.checkpoint(.passive)
             let before = try fileSize()
             let service = Task { try await database.run() }
             for number in 0..<20 {
@@ -88,7 +88,7 @@ import Testing
             #expect(caughtUp)
             service.cancel()
             try await service.value
-            await #expect(throws: (any Error).self) { _ = try await database.checkpointer.checkpoint("PASSIVE") }
+            await #expect(throws: (any Error).self) { _ = try await database.checkpointer.checkpoint(.passive) }
         }
     }
 }

@@ -26,6 +26,14 @@ struct WALCheckpointer: Sendable {
     static let catchUpPasses = 4
     static let catchUpFrames = 128
 
+    /// How a checkpoint treats the connections using the log.
+    enum Mode: String {
+        /// Copies what it can without waiting for anyone.
+        case passive = "PASSIVE"
+        /// Waits for the writer and the readers, copies everything and makes the next commit start the log afresh.
+        case restart = "RESTART"
+    }
+
     /// What one checkpoint saw: frames in the log and how many of them are now in the database file.
     struct Progress: Sendable, Equatable {
         var logFrames: Int
@@ -53,22 +61,21 @@ struct WALCheckpointer: Sendable {
 
     /// A passive checkpoint, and a restart of the log once it is long (see the type's documentation).
     func checkpointAndRestart() async throws -> Progress {
-        var progress = try await checkpoint("PASSIVE")
+        var progress = try await checkpoint(.passive)
         var passes = 0
         while progress.logFrames >= restartFrames, passes < Self.catchUpPasses {
-            let next = try await checkpoint("PASSIVE")
+            let next = try await checkpoint(.passive)
             passes += 1
             defer { progress = next }
             if next.logFrames - progress.logFrames <= Self.catchUpFrames { break }
         }
         guard progress.logFrames >= restartFrames else { return progress }
-        return try await inserts.paused { try await checkpoint("RESTART") }
+        return try await inserts.paused { try await checkpoint(.restart) }
     }
 
-    /// One checkpoint in `mode` (`PASSIVE` copies what it can without waiting for anyone; `RESTART` waits for the
-    /// writer and readers, copies everything and makes the next commit start the log afresh).
-    func checkpoint(_ mode: String) async throws -> Progress {
-        guard let row = try await connection.query("PRAGMA wal_checkpoint(\(mode))").first,
+    /// One checkpoint in `mode`.
+    func checkpoint(_ mode: Mode) async throws -> Progress {
+        guard let row = try await connection.query("PRAGMA wal_checkpoint(\(mode.rawValue))").first,
             case .integer(let frames) = row.column("log"), case .integer(let done) = row.column("checkpointed")
         else { throw SQLiteRecordError(column: "wal_checkpoint", problem: "no log and checkpointed counts") }
         return Progress(logFrames: Int(frames), checkpointedFrames: Int(done))
