@@ -75,7 +75,8 @@ final class IteratorBox<Base: AsyncIteratorProtocol> {
     init(_ base: Base) { self.base = base }
 }
 
-/// Carries requests: AsyncHTTPClient by default, the pinning NIO client when trust is customised.
+/// Carries requests: ``NIOHTTPExecutor`` for plain HTTP from the default client and for a customised trust,
+/// AsyncHTTPClient otherwise.
 protocol HTTPExecutor: Sendable {
     /// Sends `request` and hands the status and body to `handle` while the exchange is open; the whole exchange
     /// must finish within `timeout`.

@@ -22,7 +22,7 @@ package enum HTTPVerb: String, Sendable {
     }
 }
 
-/// HTTP to one server: the executor the trust options call for (AsyncHTTPClient, or the pinning NIO client),
+/// HTTP to one server: the executor the URL and trust options call for (AsyncHTTPClient, or ``NIOHTTPExecutor``),
 /// timeouts, and retries of idempotent requests. Failures of the exchange itself leave as ``TransportError``;
 /// errors thrown by the caller's `handle` pass through unchanged.
 package struct HTTPTransport: Sendable {
@@ -31,16 +31,30 @@ package struct HTTPTransport: Sendable {
     /// Trust, timeouts and retries.
     package let options: TransportOptions
     private let executor: any HTTPExecutor
+    /// Carries what `executor` cannot: `https://` URLs (a presigned file URL, say) when `executor` speaks plain HTTP.
+    private let secureFallback: AsyncHTTPClientExecutor?
 
+    /// - Parameters:
+    ///   - http: carries requests to `https://` servers trusted through the system's roots, and every request when
+    ///     `ownConnectionsForPlainHTTP` is false.
+    ///   - ownConnectionsForPlainHTTP: send `http://` requests through ``NIOHTTPExecutor``'s kept-alive
+    ///     connections instead of `http` (for the SDK's default client; a client the caller configured — a proxy,
+    ///     its own timeouts — carries everything).
     /// - Throws: ``TransportError/Code/invalidConfiguration`` when the trust roots cannot be loaded.
-    package init(apiURL: URL, http: HTTPClient, options: TransportOptions = .init()) throws(TransportError) {
+    package init(
+        apiURL: URL,
+        http: HTTPClient,
+        ownConnectionsForPlainHTTP: Bool = false,
+        options: TransportOptions = .init()
+    ) throws(TransportError) {
         var base = apiURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.options = options
         if options.serverTrust.isCustom || options.clientIdentity != nil {
+            self.secureFallback = nil
             do {
-                self.executor = try PinningHTTPExecutor(trust: options.serverTrust, identity: options.clientIdentity)
+                self.executor = try NIOHTTPExecutor(trust: options.serverTrust, identity: options.clientIdentity)
             } catch {
                 throw TransportError(
                     .invalidConfiguration,
@@ -48,8 +62,12 @@ package struct HTTPTransport: Sendable {
                     underlying: error
                 )
             }
+        } else if ownConnectionsForPlainHTTP, apiURL.scheme == "http" {
+            self.executor = NIOHTTPExecutor()
+            self.secureFallback = AsyncHTTPClientExecutor(http: http)
         } else {
             self.executor = AsyncHTTPClientExecutor(http: http)
+            self.secureFallback = nil
         }
     }
 
@@ -63,7 +81,7 @@ package struct HTTPTransport: Sendable {
             guard let url = URL(string: baseURL) else {
                 throw TransportError(.invalidConfiguration, "\(baseURL) is not a URL")
             }
-            let probe = try PinningHTTPExecutor(
+            let probe = try NIOHTTPExecutor(
                 trust: options.serverTrust,
                 identity: options.clientIdentity,
                 connectTimeout: options.requestTimeout
@@ -91,7 +109,9 @@ package struct HTTPTransport: Sendable {
             let started = ContinuousClock.now
             let failure: TransportError
             do {
-                return try await executor.execute(request, timeout: timeout) { status, body in
+                let carrier: any HTTPExecutor =
+                    if let secureFallback, !request.url.hasPrefix("http://") { secureFallback } else { executor }
+                return try await carrier.execute(request, timeout: timeout) { status, body in
                     if canRetry, (502...504).contains(status) { throw RetryableStatus(status: status) }
                     do {
                         return try await handle(status, body)

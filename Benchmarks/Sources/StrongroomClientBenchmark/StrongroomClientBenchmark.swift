@@ -104,8 +104,16 @@ enum StrongroomClientBenchmark {
             count: records
         )
         let rawHealth = try await RawRequests.getRate(base + "/health", authorization: nil, count: records)
-        line("bare GET record, one at a time", rawRecord, python["raw_read_rps"])
+        line("bare GET record, AsyncHTTPClient", rawRecord, python["raw_read_rps"])
         line("bare GET /health, one at a time", rawHealth, nil)
+        let nioRecord = try await RawNIOGet.rate(
+            host: url.host ?? "127.0.0.1",
+            port: url.port ?? 80,
+            path: "/v1/storage/records/\(written[0].uuidString.lowercased())",
+            authorization: "Bearer \(token)",
+            count: records
+        )
+        line("bare GET record, one NIO channel", nioRecord, python["raw_read_rps"])
         let recordURL = base + "/v1/storage/records/\(written[0].uuidString.lowercased())"
         if let floor = OneConnectionFloor.rate(recordURL, authorization: "Bearer \(token)") {
             line("floor: wrk GET record, one conn", floor, python["read_rps"])
@@ -122,7 +130,10 @@ enum StrongroomClientBenchmark {
         let sdkRead = Double(records) / reading.seconds
         print(
             String(
-                format: "  SDK read one at a time = %.0f%% of a bare GET of the same record; the Python SDK's = %@",
+                format:
+                    "  SDK read one at a time = %.0f%% of a bare GET on one NIO channel (%.0f%% of AsyncHTTPClient's);"
+                    + " the Python SDK's = %@ of requests'",
+                sdkRead / nioRecord * 100,
                 sdkRead / rawRecord * 100,
                 python["read_rps"].flatMap { read in
                     python["raw_read_rps"].map { String(format: "%.0f%%", read / $0 * 100) }

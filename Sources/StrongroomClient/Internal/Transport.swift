@@ -17,7 +17,12 @@ struct Transport: Sendable {
 
     init(apiURL: URL, http client: HTTPClient, options: TransportOptions = .init()) throws(ClientError) {
         do {
-            self.http = try HTTPTransport(apiURL: apiURL, http: client, options: options)
+            self.http = try HTTPTransport(
+                apiURL: apiURL,
+                http: client,
+                ownConnectionsForPlainHTTP: client === Client.defaultHTTPClient,
+                options: options
+            )
         } catch {
             throw ClientError(error)
         }

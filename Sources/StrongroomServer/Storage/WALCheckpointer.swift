@@ -51,6 +51,8 @@ struct WALCheckpointer: Sendable {
                 checked = version
                 _ = try await checkpointAndRestart()
             } catch {
+                // Shutting down: the connection's work was cancelled, nothing failed.
+                if error is CancellationError || Task.isCancelled { return }
                 logger.warning(
                     "WAL checkpoint failed; SQLite's own checkpoint still bounds the log",
                     metadata: ["error": "\(error)"]

@@ -1,0 +1,189 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// One kept-alive HTTP/1.1 connection of ``NIOHTTPExecutor``, used by one exchange at a time (the pool hands it
+/// to one taker). The request is written with one hop to the channel's event loop; the answer's parts are queued
+/// by ``ResponseQueue`` and taken by the exchange directly, so a small answer costs one wake-up of the waiting task
+/// and no task of its own per connection.
+final class HTTPConnection: Sendable {
+    let channel: any Channel
+    let responses: ResponseQueue
+    private let idleTimer = Mutex<Scheduled<Void>?>(nil)
+
+    init(channel: any Channel, responses: ResponseQueue) {
+        self.channel = channel
+        self.responses = responses
+    }
+
+    /// Whether the connection can carry another exchange: open, and nothing left over from the last one.
+    var isReusable: Bool { channel.isActive && responses.isDrained }
+
+    /// Closes the connection.
+    func close() {
+        channel.close(promise: nil)
+    }
+
+    /// Closes it after `timeout` unless ``disarmIdleTimer()`` runs first.
+    func armIdleTimer(_ timeout: TimeAmount, expire: @escaping @Sendable () -> Void) {
+        let timer = channel.eventLoop.scheduleTask(in: timeout, expire)
+        idleTimer.withLock { $0 = timer }
+    }
+
+    /// Cancels the idle timer (the connection was taken from the pool).
+    func disarmIdleTimer() {
+        idleTimer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
+    }
+}
+
+/// The inbound end of an ``HTTPConnection``: response parts queue here until the exchange takes them, and reads
+/// from the socket stop while more than ``highWater`` body bytes wait (a download is never buffered whole), resuming
+/// once the taker brings it under ``lowWater``. After the connection closes or fails, what was queued is still
+/// delivered, then the failure.
+final class ResponseQueue: ChannelDuplexHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    static let highWater = 1 << 20
+    static let lowWater = 256 << 10
+
+    private struct State {
+        var parts = CircularBuffer<HTTPClientResponsePart>()
+        var queuedBytes = 0
+        /// The most body bytes ever queued at once (what the bound holds to).
+        var peakQueuedBytes = 0
+        var waiter: CheckedContinuation<HTTPClientResponsePart, any Error>?
+        var failure: (any Error)?
+        /// A read the channel asked for and this handler held back.
+        var readHeld = false
+        /// The last request's write: nil while it is in flight, then its outcome.
+        var sent: Result<Void, any Error>?
+    }
+
+    private let state = Mutex(State())
+    /// The channel, for resuming held reads from the taker's thread (`Channel.read()` is thread-safe).
+    private let channel = Mutex<(any Channel)?>(nil)
+
+    init() {}
+
+    /// Nothing queued, no failure.
+    var isDrained: Bool { state.withLock { $0.parts.isEmpty && $0.failure == nil } }
+
+    /// The most body bytes ever queued at once on this connection.
+    var peakQueuedBytes: Int { state.withLock { $0.peakQueuedBytes } }
+
+    /// Whether the last request's write completed without error (false while it is still in flight).
+    var requestWasSent: Bool {
+        state.withLock { state in
+            if case .success = state.sent { return true }
+            return false
+        }
+    }
+
+    /// Starts a new request: its write is in flight.
+    func requestStarted() {
+        state.withLock { $0.sent = nil }
+    }
+
+    /// Records how the request's write ended.
+    func requestFinished(_ result: Result<Void, any Error>) {
+        state.withLock { $0.sent = result }
+    }
+
+    /// The next part of the answer, waiting for it if none is queued.
+    func next() async throws -> HTTPClientResponsePart {
+        if let ready = state.withLock({ take(&$0) }) { return try deliver(ready) }
+        return try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state in
+                let ready = take(&state)
+                if ready == nil { state.waiter = continuation }
+                return ready
+            }
+            if let ready { continuation.resume(with: Result { try deliver(ready) }) }
+        }
+    }
+
+    /// What a taker finds: a queued part (and whether held reads resume), or the failure.
+    private enum Taken {
+        case part(HTTPClientResponsePart, resumeReading: Bool)
+        case failure(any Error)
+    }
+
+    private func take(_ state: inout State) -> Taken? {
+        if let part = state.parts.popFirst() {
+            state.queuedBytes -= Self.size(of: part)
+            let resume = state.readHeld && state.queuedBytes < Self.lowWater
+            if resume { state.readHeld = false }
+            return .part(part, resumeReading: resume)
+        }
+        return state.failure.map { .failure($0) }
+    }
+
+    private func deliver(_ taken: Taken) throws -> HTTPClientResponsePart {
+        switch taken {
+        case .part(let part, let resumeReading):
+            if resumeReading { channel.withLock { $0 }?.read() }
+            return part
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    private static func size(of part: HTTPClientResponsePart) -> Int {
+        if case .body(let bytes) = part { return bytes.readableBytes }
+        return 0
+    }
+
+    // MARK: Channel events (on the event loop)
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        channel.withLock { $0 = context.channel }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        let waiter = state.withLock { state -> CheckedContinuation<HTTPClientResponsePart, any Error>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.parts.append(part)
+            state.queuedBytes += Self.size(of: part)
+            state.peakQueuedBytes = max(state.peakQueuedBytes, state.queuedBytes)
+            return nil
+        }
+        waiter?.resume(returning: part)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        let hold = state.withLock { state in
+            state.readHeld = state.queuedBytes > Self.highWater
+            return state.readHeld
+        }
+        if !hold { context.read() }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fail(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(ChannelError.eof)
+        context.fireChannelInactive()
+    }
+
+    private func fail(_ error: any Error) {
+        let waiter = state.withLock { state -> CheckedContinuation<HTTPClientResponsePart, any Error>? in
+            if state.failure == nil { state.failure = error }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: error)
+    }
+}

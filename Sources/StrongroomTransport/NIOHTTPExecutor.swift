@@ -1,0 +1,361 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import StrongroomCore
+import SwiftASN1
+import Synchronization
+import X509
+
+/// HTTP/1.1 over SwiftNIO with kept-alive connections: plain `http://` for the default client, and HTTPS with the
+/// server verified inside the TLS handshake (custom roots, per-host SPKI pins, a client certificate).
+///
+/// AsyncHTTPClient cannot run a certificate callback, so clients with a custom ``ServerTrust`` or a
+/// ``ClientIdentity`` use this: ``ServerVerifier`` checks chain, host name and pins in place of BoringSSL while the
+/// handshake waits, so the client certificate is sent only after that check passed, and request bytes only once
+/// the handshake succeeded: a server with another key sees neither. Plain HTTP goes through it too, because a
+/// request here costs one hop to the connection's event loop and one wake-up when the answer is in
+/// (``HTTPConnection``), where AsyncHTTPClient's state machines cost a third of a loopback round trip. Connections
+/// are kept alive in a ``ConnectionPool`` and reused only after an exchange that read its whole answer; the
+/// handshake and every exchange are bounded by the request's timeout.
+struct NIOHTTPExecutor: HTTPExecutor {
+    /// How connections are secured.
+    enum Security {
+        /// Plain HTTP (`http://` URLs only).
+        case plain
+        /// TLS verified by ``ServerVerifier`` (`https://` URLs only).
+        case tls(NIOSSLContext, ServerVerifier, presentsIdentity: Bool)
+    }
+
+    let security: Security
+    let connectTimeout: TimeAmount
+    let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    /// Kept-alive connections, shared by copies of this executor and closed with the last of them.
+    let pool = ConnectionPool()
+
+    /// An executor for plain `http://` URLs.
+    init(connectTimeout: Duration = .seconds(10)) {
+        self.security = .plain
+        self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
+    }
+
+    /// An executor for `https://` URLs with `trust` checked in the handshake and `identity` presented.
+    init(trust: ServerTrust, identity: ClientIdentity? = nil, connectTimeout: Duration = .seconds(10)) throws {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.applicationProtocols = ["http/1.1"]
+        try identity?.apply(to: &configuration)
+        self.security = .tls(
+            try NIOSSLContext(configuration: configuration),
+            ServerVerifier(trust: trust),
+            presentsIdentity: identity != nil
+        )
+        self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
+    }
+
+    private var scheme: String {
+        if case .plain = security { return "http" }
+        return "https"
+    }
+
+    /// What the verification callback saw: the presented chain and, when it refused, why.
+    final class HandshakeRecord: Sendable {
+        let reason = Mutex<String?>(nil)
+        let chain = Mutex<[NIOSSLCertificate]>([])
+    }
+
+    /// An open connection (for HTTPS, one whose handshake — chain, host name, pins, then the client certificate —
+    /// succeeded) and what it negotiated.
+    struct Connection {
+        let connection: HTTPConnection
+        let record: HandshakeRecord
+        let applicationProtocol: String?
+    }
+
+    /// Connects to `host:port` and, for HTTPS, completes the TLS handshake within `timeout` (a server that never
+    /// finishes it is cut off); nothing is written before it succeeded.
+    func connect(host: String, port: Int, timeout: Duration) async throws -> Connection {
+        let record = HandshakeRecord()
+        let responses = ResponseQueue()
+        let security = self.security
+        let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
+        let (channel, handshakeDone) = try await ClientBootstrap(group: group)
+            .connectTimeout(connectTimeout)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    var handshakeDone: EventLoopFuture<String?>?
+                    if case .tls(let context, let verifier, _) = security {
+                        let tls = try NIOSSLClientHandler(
+                            context: context,
+                            serverHostname: isAddress ? nil : host,
+                            customVerificationCallback: { presented, promise in
+                                record.chain.withLock { $0 = presented }
+                                // On this connection's event loop, not the global pool (see EventLoopTaskExecutor).
+                                Task(executorPreference: EventLoopTaskExecutor(promise.futureResult.eventLoop)) {
+                                    guard
+                                        let reason = await verifier.failure(
+                                            of: presented,
+                                            host: host,
+                                            isAddress: isAddress
+                                        )
+                                    else { return promise.succeed(.certificateVerified) }
+                                    record.reason.withLock { $0 = reason }
+                                    promise.succeed(.failed)
+                                }
+                            }
+                        )
+                        let handshake = HandshakeWaiter(promise: channel.eventLoop.makePromise())
+                        try channel.pipeline.syncOperations.addHandlers([tls, handshake])
+                        handshakeDone = handshake.promise.futureResult
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(responses)
+                    return (channel, handshakeDone)
+                }
+            }
+        let connection = HTTPConnection(channel: channel, responses: responses)
+        guard let handshakeDone else {
+            return Connection(connection: connection, record: record, applicationProtocol: nil)
+        }
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            channel.close(promise: nil)
+        }
+        defer { deadline.cancel() }
+        do {
+            let applicationProtocol = try await handshakeDone.get()
+            return Connection(connection: connection, record: record, applicationProtocol: applicationProtocol)
+        } catch {
+            try? await channel.close()
+            if let reason = record.reason.withLock({ $0 }) {
+                throw TransportError(.untrustedServer, reason, underlying: error)
+            }
+            throw error
+        }
+    }
+
+    /// Connects to `url`'s host as a request would, and reports what the handshake negotiated; sends nothing.
+    func probe(_ url: URL, timeout: Duration) async throws -> ConnectionSecurity {
+        guard url.scheme == "https", let host = url.host, case .tls(_, _, let presentsIdentity) = security else {
+            throw TransportError(.invalidConfiguration, "only an https:// URL has a TLS connection to describe")
+        }
+        let port = url.port ?? 443
+        let opened = try await connect(host: host, port: port, timeout: timeout)
+        let channel = opened.connection.channel
+        let version: TLSVersion?
+        do {
+            version = try await channel.nioSSL_tlsVersion().get()
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        try? await channel.close()
+        let chain = try opened.record.chain.withLock { $0 }.map {
+            try Certificate(derEncoded: try $0.toDERBytes())
+        }
+        return ConnectionSecurity(
+            host: host,
+            port: port,
+            tlsVersion: version.map(ConnectionSecurity.name(of:)) ?? "unknown",
+            applicationProtocol: opened.applicationProtocol,
+            serverChain: chain,
+            presentsClientCertificate: presentsIdentity
+        )
+    }
+
+    func execute<R>(
+        _ request: OutgoingRequest,
+        timeout: Duration,
+        _ handle: (Int, ResponseBody) async throws -> R
+    ) async throws -> R {
+        guard let url = URL(string: request.url), url.scheme == scheme, let host = url.host else {
+            if case .plain = security {
+                throw TransportError(.invalidConfiguration, "the plain HTTP executor needs an http:// URL")
+            }
+            throw TransportError(.invalidConfiguration, "a custom server trust needs an https:// URL")
+        }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let key = "\(host):\(port)"
+        // A kept-alive connection the server closed while it sat idle fails its first write before a byte left;
+        // then (and only then) the request goes once more on a new connection. File bodies are not re-sent.
+        if let pooled = pool.take(key) {
+            do {
+                return try await exchange(request, url: url, host: host, on: pooled, key: key, timeout, handle)
+            } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
+                if case .file = request.body { throw error }
+            }
+        }
+        let fresh = try await connect(host: host, port: port, timeout: timeout).connection
+        return try await exchange(request, url: url, host: host, on: fresh, key: key, timeout, handle)
+    }
+
+    /// One request and its answer on a connection this exchange alone holds, which goes back to the pool only when
+    /// the whole answer was read, the server keeps the connection and nothing failed; otherwise it is closed.
+    private func exchange<R>(
+        _ request: OutgoingRequest,
+        url: URL,
+        host: String,
+        on connection: HTTPConnection,
+        key: String,
+        _ timeout: Duration,
+        _ handle: (Int, ResponseBody) async throws -> R
+    ) async throws -> R {
+        let channel = connection.channel
+        let responses = connection.responses
+        var clean = false
+        // The deadline and cancellation both close the channel, which ends every pending read and write.
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            channel.close(promise: nil)
+        }
+        defer {
+            deadline.cancel()
+            if clean && responses.requestWasSent && connection.isReusable {
+                pool.put(connection, key)
+            } else {
+                connection.close()
+            }
+        }
+        return try await withTaskCancellationHandler {
+            // A write can fail although the server has the request: it answered and closed while the last write was
+            // still being acknowledged, or answered early (413) and closed. Its answer is still queued, so it
+            // decides; the write's error stands only if no answer came. Any other failure (a file that cannot be
+            // read, cancellation) ends the exchange.
+            var sendFailure: ChannelError?
+            var written: EventLoopFuture<Void>?
+            do {
+                written = try await Self.send(
+                    request,
+                    host: url.port.map { "\(host):\($0)" } ?? host,
+                    url: url,
+                    on: connection
+                )
+            } catch let error as ChannelError
+                where [.ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed].contains(error)
+            {
+                sendFailure = error
+            }
+            var status = 0
+            var keepAlive = false
+            do {
+                head: while true {
+                    if case .head(let head) = try await responses.next(), head.status.code >= 200 {
+                        status = Int(head.status.code)
+                        keepAlive = head.isKeepAlive
+                        break head
+                    }
+                }
+            } catch {
+                // No answer: the write's own failure explains it best (a connection closed before a byte left is
+                // what lets `execute` try a fresh one).
+                if let sendFailure { throw sendFailure }
+                do {
+                    try await written?.get()
+                } catch let failure as ChannelError {
+                    throw failure
+                }
+                throw error
+            }
+            var ended = false
+            let result = try await handle(
+                status,
+                ResponseBody {
+                    while true {
+                        switch try await responses.next() {
+                        case .body(let bytes): return bytes
+                        case .end:
+                            ended = true
+                            return nil
+                        case .head: continue
+                        }
+                    }
+                }
+            )
+            clean = ended && keepAlive && sendFailure == nil
+            return result
+        } onCancel: {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Writes `request`. A body held in memory goes with its head in one hop to the event loop, and the write's
+    /// outcome is returned as a future (the answer is awaited, not the write); a file is streamed chunk by chunk,
+    /// each write awaited, so it is read from disk no faster than the socket takes it.
+    private static func send(
+        _ request: OutgoingRequest,
+        host: String,
+        url: URL,
+        on connection: HTTPConnection
+    ) async throws -> EventLoopFuture<Void>? {
+        var target = url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
+        var head = HTTPRequestHead(version: .http1_1, method: request.method.method, uri: target)
+        head.headers = request.headers
+        head.headers.replaceOrAdd(name: "Host", value: host)
+        let channel = connection.channel
+        let responses = connection.responses
+        responses.requestStarted()
+        switch request.body {
+        case .none, .bytes:
+            var body: ByteBuffer?
+            if case .bytes(let bytes) = request.body {
+                head.headers.replaceOrAdd(name: "Content-Length", value: String(bytes.readableBytes))
+                body = bytes
+            } else if request.method != .GET {
+                head.headers.replaceOrAdd(name: "Content-Length", value: "0")
+            }
+            let finalHead = head
+            let finalBody = body
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.eventLoop.execute {
+                written.futureResult.whenComplete { responses.requestFinished($0) }
+                guard channel.isActive else { return written.fail(ChannelError.ioOnClosedChannel) }
+                channel.write(HTTPClientRequestPart.head(finalHead), promise: nil)
+                if let finalBody { channel.write(HTTPClientRequestPart.body(.byteBuffer(finalBody)), promise: nil) }
+                channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
+            }
+            return written.futureResult
+        case .file(let path, let length, let progress):
+            head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
+            do {
+                try await channel.writeAndFlush(HTTPClientRequestPart.head(head))
+                for try await chunk in FileChunks(path: path, progress: progress) {
+                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
+                }
+                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+                responses.requestFinished(.success(()))
+                return nil
+            } catch {
+                responses.requestFinished(.failure(error))
+                throw error
+            }
+        }
+    }
+}
+
+/// Completes its promise with the negotiated ALPN protocol when the TLS handshake succeeds, fails it with the
+/// handshake's error otherwise.
+private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+    let promise: EventLoopPromise<String?>
+
+    init(promise: EventLoopPromise<String?>) { self.promise = promise }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted(let negotiated) = event as? TLSUserEvent { promise.succeed(negotiated) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.eof)
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,135 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import NIOCore
+import Testing
+
+@testable import StrongroomTransport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The SDK's own HTTP/1.1 client over plain HTTP (the TLS side runs in the client's transport and mutual-TLS suites):
+/// connections kept alive and reused only when clean, answers taken part by part with reads held back while the
+/// taker falls behind.
+@Suite struct NIOHTTPExecutorTests {
+    private static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+    private func get(
+        _ executor: NIOHTTPExecutor,
+        _ server: ScriptedHTTPServer,
+        path: String = "/x"
+    ) async throws -> (Int, String) {
+        let request = OutgoingRequest(method: .GET, url: "http://127.0.0.1:\(server.port)\(path)")
+        return try await executor.execute(request, timeout: .seconds(30)) { status, body in
+            (status, String(buffer: try await body.collect(upTo: 1 << 20)))
+        }
+    }
+
+    @Test("ten requests one after another share one kept-alive connection")
+    func keptAlive() async throws {
+        let server = try await ScriptedHTTPServer { _ in .bytes(Self.ok) }
+        let executor = NIOHTTPExecutor()
+        for _ in 0..<10 {
+            let (status, body) = try await get(executor, server)
+            #expect(status == 200 && body == "ok")
+        }
+        #expect(server.connections == 1 && server.requests == 10)
+        await server.close()
+    }
+
+    @Test("a connection the server closed while it sat in the pool is not used again; the next request opens one")
+    func closedWhileIdle() async throws {
+        let server = try await ScriptedHTTPServer { _ in .bytes(Self.ok, close: true) }
+        let executor = NIOHTTPExecutor()
+        #expect(try await get(executor, server) == (200, "ok"))
+        // The answer said nothing about closing; the close arrives after it.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await get(executor, server) == (200, "ok"))
+        #expect(server.connections == 2)
+        await server.close()
+    }
+
+    @Test("an answer with Connection: close is read whole and its connection closed, not pooled")
+    func connectionClose() async throws {
+        let server = try await ScriptedHTTPServer { _ in
+            .bytes("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
+        }
+        let executor = NIOHTTPExecutor()
+        #expect(try await get(executor, server) == (200, "ok"))
+        #expect(try await get(executor, server) == (200, "ok"))
+        #expect(server.connections == 2)
+        await server.close()
+    }
+
+    @Test("an answer cut short is an error, and the connection is not reused")
+    func cutShort() async throws {
+        let server = try await ScriptedHTTPServer { request in
+            request == 0 ? .bytes("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort", close: true) : .bytes(Self.ok)
+        }
+        let executor = NIOHTTPExecutor()
+        await #expect(throws: (any Error).self) { try await get(executor, server) }
+        #expect(try await get(executor, server) == (200, "ok"))
+        #expect(server.connections == 2)
+        await server.close()
+    }
+
+    @Test("interim 1xx answers are skipped; the final status and body are the caller's")
+    func interimAnswers() async throws {
+        let server = try await ScriptedHTTPServer { _ in
+            .bytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nnew")
+        }
+        let executor = NIOHTTPExecutor()
+        #expect(try await get(executor, server) == (201, "new"))
+        #expect(try await get(executor, server) == (201, "new"))
+        #expect(server.connections == 1)
+        await server.close()
+    }
+
+    @Test("a 32 MiB answer arrives intact while no more than about a MiB waits in the client for a slow reader")
+    func boundedBuffering() async throws {
+        let count = 32 << 20
+        let server = try await ScriptedHTTPServer { _ in .large(count: count) }
+        let executor = NIOHTTPExecutor()
+        let request = OutgoingRequest(method: .GET, url: "http://127.0.0.1:\(server.port)/large")
+        // Byte i of the body is i % 251: any chunk of up to 256 KiB is a slice of this from (offset % 251).
+        let pattern = (0..<(251 * 1100)).map { UInt8($0 % 251) }
+        let (total, intact) = try await executor.execute(request, timeout: .seconds(120)) { status, body in
+            #expect(status == 200)
+            var total = 0
+            var intact = true
+            var chunks = 0
+            for try await chunk in body {
+                let start = total % 251
+                intact =
+                    intact && start + chunk.readableBytes <= pattern.count
+                    && chunk.withUnsafeReadableBytes { bytes in
+                        pattern.withUnsafeBytes {
+                            memcmp(bytes.baseAddress!, $0.baseAddress! + start, bytes.count) == 0
+                        }
+                    }
+                total += chunk.readableBytes
+                chunks += 1
+                // A reader that falls behind now and then: without the bound the whole answer would queue here.
+                if chunks.isMultiple(of: 32) { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            return (total, intact)
+        }
+        #expect(total == count && intact)
+        let connection = try #require(executor.pool.take("127.0.0.1:\(server.port)"))
+        #expect(connection.responses.peakQueuedBytes <= ResponseQueue.highWater + (1 << 20))
+        connection.close()
+        await server.close()
+    }
+
+    @Test("the plain executor refuses an https URL before connecting")
+    func schemes() async throws {
+        let plain = NIOHTTPExecutor()
+        let error = await #expect(throws: TransportError.self) {
+            try await plain.execute(OutgoingRequest(method: .GET, url: "https://127.0.0.1:1/"), timeout: .seconds(5)) {
+                status,
+                _ in status
+            }
+        }
+        #expect(error?.code == .invalidConfiguration)
+    }
+}
