@@ -311,7 +311,7 @@ extension Client {
                 throw ClientError.status(status, message: "the file download was refused (HTTP \(status))")
             }
             let sink = try open()
-            var md5 = Insecure.MD5()
+            let md5 = BackgroundMD5()
             var received: Int64 = 0
             for try await buffer in body {
                 received += Int64(buffer.readableBytes)
@@ -320,10 +320,8 @@ extension Client {
                 }
                 progress?(.downloading(received))
                 let total = received
-                try buffer.withUnsafeReadableBytes { bytes in
-                    md5.update(bufferPointer: bytes)
-                    try write(sink, bytes, total)
-                }
+                md5.update(buffer)
+                try buffer.withUnsafeReadableBytes { bytes in try write(sink, bytes, total) }
             }
             let checksum = Data(md5.finalize()).base64EncodedString()
             guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {

@@ -108,6 +108,40 @@ struct ClientFileTests {
         }
     }
 
+    @Test("a stored file with one byte changed downloads as tampered and leaves no destination file")
+    func tamperedDownload() async throws {
+        try await ServerProcess.withServer(
+            engine: .sqlite,
+            arguments: ["--registration-token", ClientTestServer.registrationToken]
+        ) { server, storage in
+            try await withTemporaryDirectory { directory in
+                let client = try await ClientTestServer.client(try #require(URL(string: server.baseURL)))
+                let source = directory.appending(path: "plain.bin")
+                try SecureRandom.data(count: 700_000).write(to: source)
+                let info = try await client.writeFile(type: "tamper", fileURL: source)
+                // The folder blob store keeps the ciphertext as one file of the record's size under the data folder.
+                let data = URL(fileURLWithPath: try #require(storage.last))
+                let blobs = try #require(FileManager.default.enumerator(at: data, includingPropertiesForKeys: nil))
+                    .compactMap { $0 as? URL }
+                    .filter {
+                        (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int) == Int(info.size)
+                    }
+                let blob = try #require(blobs.first)
+                var stored = try Data(contentsOf: blob)
+                stored[stored.count / 2] ^= 0x01
+                try stored.write(to: blob)
+                let destination = directory.appending(path: "copy.bin")
+                let error = await #expect(throws: ClientError.self) {
+                    try await client.readFile(recordID: info.meta.recordID, destination: destination)
+                }
+                #expect(error?.code == .tampered)
+                #expect(!FileManager.default.fileExists(atPath: destination.path))
+                let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                #expect(leftovers == ["plain.bin"])
+            }
+        }
+    }
+
     @Test("files cross between the Swift client and the official Python SDK in both directions")
     func interop() async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
