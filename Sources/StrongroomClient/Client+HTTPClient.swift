@@ -7,8 +7,10 @@ extension Client {
     /// connection attempt gives up after 10 seconds and is not retried, so an unreachable server is reported at
     /// once (``ClientError/Code/transport``) rather than when the request times out.
     ///
-    /// It lives for the whole process, like `HTTPClient.shared`; pass your own to control TLS, proxies or
-    /// timeouts, and shut that one down yourself.
+    /// With this client, requests to a plain `http://` server go through the SDK's own kept-alive HTTP/1.1
+    /// connections instead (leaner per request); `https://` requests use it. It lives for the whole process, like
+    /// `HTTPClient.shared`; pass your own to control TLS, proxies or timeouts — it then carries every request — and
+    /// shut that one down yourself.
     public static let defaultHTTPClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout.connect = .seconds(10)
