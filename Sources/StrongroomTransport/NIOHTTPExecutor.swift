@@ -212,7 +212,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         }
         defer {
             deadline.cancel()
-            if clean && responses.requestWasSent && connection.isReusable {
+            if clean && connection.isReusable {
                 pool.put(connection, key)
             } else {
                 connection.close()
@@ -296,8 +296,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         head.headers = request.headers
         head.headers.replaceOrAdd(name: "Host", value: host)
         let channel = connection.channel
-        let responses = connection.responses
-        responses.requestStarted()
+        connection.writeStarted()
         switch request.body {
         case .none, .bytes:
             var body: ByteBuffer?
@@ -311,7 +310,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             let finalBody = body
             let written = channel.eventLoop.makePromise(of: Void.self)
             channel.eventLoop.execute {
-                written.futureResult.whenComplete { responses.requestFinished($0) }
+                written.futureResult.whenComplete { connection.writeFinished($0) }
                 guard channel.isActive else { return written.fail(ChannelError.ioOnClosedChannel) }
                 channel.write(HTTPClientRequestPart.head(finalHead), promise: nil)
                 if let finalBody { channel.write(HTTPClientRequestPart.body(.byteBuffer(finalBody)), promise: nil) }
@@ -326,10 +325,10 @@ struct NIOHTTPExecutor: HTTPExecutor {
                     try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
                 }
                 try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
-                responses.requestFinished(.success(()))
+                connection.writeFinished(.success(()))
                 return nil
             } catch {
-                responses.requestFinished(.failure(error))
+                connection.writeFinished(.failure(error))
                 throw error
             }
         }

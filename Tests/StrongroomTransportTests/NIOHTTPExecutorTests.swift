@@ -14,6 +14,22 @@ import Glibc
 @Suite struct NIOHTTPExecutorTests {
     private static let ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
+    /// Runs `body` with a fresh executor against a server answering as `script` says; the server is closed
+    /// whatever happens.
+    private func withServer(
+        _ script: @escaping @Sendable (Int) -> ScriptedHTTPServer.Reply,
+        _ body: (NIOHTTPExecutor, ScriptedHTTPServer) async throws -> Void
+    ) async throws {
+        let server = try await ScriptedHTTPServer(script: script)
+        do {
+            try await body(NIOHTTPExecutor(), server)
+        } catch {
+            await server.close()
+            throw error
+        }
+        await server.close()
+    }
+
     private func get(
         _ executor: NIOHTTPExecutor,
         _ server: ScriptedHTTPServer,
@@ -27,98 +43,91 @@ import Glibc
 
     @Test("ten requests one after another share one kept-alive connection")
     func keptAlive() async throws {
-        let server = try await ScriptedHTTPServer { _ in .bytes(Self.ok) }
-        let executor = NIOHTTPExecutor()
-        for _ in 0..<10 {
-            let (status, body) = try await get(executor, server)
-            #expect(status == 200 && body == "ok")
+        try await withServer({ _ in .bytes(Self.ok) }) { executor, server async throws in
+            for _ in 0..<10 {
+                let (status, body) = try await get(executor, server)
+                #expect(status == 200 && body == "ok")
+            }
+            #expect(server.connections == 1 && server.requests == 10)
         }
-        #expect(server.connections == 1 && server.requests == 10)
-        await server.close()
     }
 
     @Test("a connection the server closed while it sat in the pool is not used again; the next request opens one")
     func closedWhileIdle() async throws {
-        let server = try await ScriptedHTTPServer { _ in .bytes(Self.ok, close: true) }
-        let executor = NIOHTTPExecutor()
-        #expect(try await get(executor, server) == (200, "ok"))
-        // The answer said nothing about closing; the close arrives after it.
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(try await get(executor, server) == (200, "ok"))
-        #expect(server.connections == 2)
-        await server.close()
+        try await withServer({ _ in .bytes(Self.ok, close: true) }) { executor, server async throws in
+            #expect(try await get(executor, server) == (200, "ok"))
+            // The answer said nothing about closing; the close arrives after it.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await get(executor, server) == (200, "ok"))
+            #expect(server.connections == 2)
+        }
     }
 
     @Test("an answer with Connection: close is read whole and its connection closed, not pooled")
     func connectionClose() async throws {
-        let server = try await ScriptedHTTPServer { _ in
-            .bytes("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
+        let closing = "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+        try await withServer({ _ in .bytes(closing) }) { executor, server async throws in
+            #expect(try await get(executor, server) == (200, "ok"))
+            #expect(try await get(executor, server) == (200, "ok"))
+            #expect(server.connections == 2)
         }
-        let executor = NIOHTTPExecutor()
-        #expect(try await get(executor, server) == (200, "ok"))
-        #expect(try await get(executor, server) == (200, "ok"))
-        #expect(server.connections == 2)
-        await server.close()
     }
 
     @Test("an answer cut short is an error, and the connection is not reused")
     func cutShort() async throws {
-        let server = try await ScriptedHTTPServer { request in
-            request == 0 ? .bytes("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort", close: true) : .bytes(Self.ok)
+        let short = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort"
+        try await withServer({ $0 == 0 ? .bytes(short, close: true) : .bytes(Self.ok) }) {
+            executor,
+            server async throws in
+            await #expect(throws: (any Error).self) { try await get(executor, server) }
+            #expect(try await get(executor, server) == (200, "ok"))
+            #expect(server.connections == 2)
         }
-        let executor = NIOHTTPExecutor()
-        await #expect(throws: (any Error).self) { try await get(executor, server) }
-        #expect(try await get(executor, server) == (200, "ok"))
-        #expect(server.connections == 2)
-        await server.close()
     }
 
     @Test("interim 1xx answers are skipped; the final status and body are the caller's")
     func interimAnswers() async throws {
-        let server = try await ScriptedHTTPServer { _ in
-            .bytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nnew")
+        let interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nnew"
+        try await withServer({ _ in .bytes(interim) }) { executor, server async throws in
+            #expect(try await get(executor, server) == (201, "new"))
+            #expect(try await get(executor, server) == (201, "new"))
+            #expect(server.connections == 1)
         }
-        let executor = NIOHTTPExecutor()
-        #expect(try await get(executor, server) == (201, "new"))
-        #expect(try await get(executor, server) == (201, "new"))
-        #expect(server.connections == 1)
-        await server.close()
     }
 
     @Test("a 32 MiB answer arrives intact while no more than about a MiB waits in the client for a slow reader")
     func boundedBuffering() async throws {
         let count = 32 << 20
-        let server = try await ScriptedHTTPServer { _ in .large(count: count) }
-        let executor = NIOHTTPExecutor()
-        let request = OutgoingRequest(method: .GET, url: "http://127.0.0.1:\(server.port)/large")
-        // Byte i of the body is i % 251: any chunk of up to 256 KiB is a slice of this from (offset % 251).
-        let pattern = (0..<(251 * 1100)).map { UInt8($0 % 251) }
-        let (total, intact) = try await executor.execute(request, timeout: .seconds(120)) { status, body in
-            #expect(status == 200)
-            var total = 0
-            var intact = true
-            var chunks = 0
-            for try await chunk in body {
-                let start = total % 251
-                intact =
-                    intact && start + chunk.readableBytes <= pattern.count
-                    && chunk.withUnsafeReadableBytes { bytes in
-                        pattern.withUnsafeBytes {
-                            memcmp(bytes.baseAddress!, $0.baseAddress! + start, bytes.count) == 0
+        try await withServer({ _ in .large(count: count) }) { executor, server async throws in
+            let request = OutgoingRequest(method: .GET, url: "http://127.0.0.1:\(server.port)/large")
+            // Byte i of the body is i % 251: any chunk of up to 256 KiB is a slice of this from (offset % 251).
+            let pattern = (0..<(251 * 1100)).map { UInt8($0 % 251) }
+            let (total, intact) = try await executor.execute(request, timeout: .seconds(120)) { status, body in
+                #expect(status == 200)
+                var total = 0
+                var intact = true
+                var chunks = 0
+                for try await chunk in body {
+                    let start = total % 251
+                    intact =
+                        intact && start + chunk.readableBytes <= pattern.count
+                        && chunk.withUnsafeReadableBytes { bytes in
+                            pattern.withUnsafeBytes {
+                                memcmp(bytes.baseAddress!, $0.baseAddress! + start, bytes.count) == 0
+                            }
                         }
-                    }
-                total += chunk.readableBytes
-                chunks += 1
-                // A reader that falls behind now and then: without the bound the whole answer would queue here.
-                if chunks.isMultiple(of: 32) { try await Task.sleep(for: .milliseconds(20)) }
+                    total += chunk.readableBytes
+                    chunks += 1
+                    // A reader that falls behind now and then: without the bound the whole answer would queue here.
+                    if chunks.isMultiple(of: 32) { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                return (total, intact)
             }
-            return (total, intact)
+            #expect(total == count && intact)
+            let connection = try #require(executor.pool.take("127.0.0.1:\(server.port)"))
+            #expect(connection.responses.peakQueuedBytes <= ResponseQueue.highWater + (1 << 20))
+            connection.close()
         }
-        #expect(total == count && intact)
-        let connection = try #require(executor.pool.take("127.0.0.1:\(server.port)"))
-        #expect(connection.responses.peakQueuedBytes <= ResponseQueue.highWater + (1 << 20))
-        connection.close()
-        await server.close()
     }
 
     @Test("the plain executor refuses an https URL before connecting")

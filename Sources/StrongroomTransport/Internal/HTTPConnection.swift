@@ -11,14 +11,30 @@ final class HTTPConnection: Sendable {
     let channel: any Channel
     let responses: ResponseQueue
     private let idleTimer = Mutex<Scheduled<Void>?>(nil)
+    /// The last request's write: nil while it is in flight, then its outcome.
+    private let lastWrite = Mutex<Result<Void, any Error>?>(.success(()))
 
     init(channel: any Channel, responses: ResponseQueue) {
         self.channel = channel
         self.responses = responses
     }
 
-    /// Whether the connection can carry another exchange: open, and nothing left over from the last one.
-    var isReusable: Bool { channel.isActive && responses.isDrained }
+    /// Whether the connection can carry another exchange: open, the last request fully written, and nothing left
+    /// over from its answer.
+    var isReusable: Bool {
+        guard channel.isActive, case .success = lastWrite.withLock({ $0 }) else { return false }
+        return responses.isDrained
+    }
+
+    /// A request's write starts.
+    func writeStarted() {
+        lastWrite.withLock { $0 = nil }
+    }
+
+    /// How the request's write ended.
+    func writeFinished(_ result: Result<Void, any Error>) {
+        lastWrite.withLock { $0 = result }
+    }
 
     /// Closes the connection.
     func close() {
@@ -61,8 +77,6 @@ final class ResponseQueue: ChannelDuplexHandler, RemovableChannelHandler, Sendab
         var failure: (any Error)?
         /// A read the channel asked for and this handler held back.
         var readHeld = false
-        /// The last request's write: nil while it is in flight, then its outcome.
-        var sent: Result<Void, any Error>?
     }
 
     private let state = Mutex(State())
@@ -76,24 +90,6 @@ final class ResponseQueue: ChannelDuplexHandler, RemovableChannelHandler, Sendab
 
     /// The most body bytes ever queued at once on this connection.
     var peakQueuedBytes: Int { state.withLock { $0.peakQueuedBytes } }
-
-    /// Whether the last request's write completed without error (false while it is still in flight).
-    var requestWasSent: Bool {
-        state.withLock { state in
-            if case .success = state.sent { return true }
-            return false
-        }
-    }
-
-    /// Starts a new request: its write is in flight.
-    func requestStarted() {
-        state.withLock { $0.sent = nil }
-    }
-
-    /// Records how the request's write ended.
-    func requestFinished(_ result: Result<Void, any Error>) {
-        state.withLock { $0.sent = result }
-    }
 
     /// The next part of the answer, waiting for it if none is queued.
     func next() async throws -> HTTPClientResponsePart {
