@@ -387,7 +387,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomWireTests",
-            dependencies: ["StrongroomWire", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "StrongroomCore", "StrongroomWire", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

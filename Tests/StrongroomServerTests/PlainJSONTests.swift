@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomCore
 import StrongroomWire
 import Testing
 
@@ -131,34 +132,36 @@ import Testing
 }
 
 extension PlainJSONTests {
-    @Test("the word-at-a-time scan finds a control character or backslash at every position and length")
+    @Test("the word-at-a-time scan finds a control character, quote or backslash at every position and length")
     func plainScan() {
         for length in 0..<70 {
             let clean = [UInt8](repeating: UInt8(ascii: "a"), count: length)
-            #expect(clean.withUnsafeBytes(PlainJSONScanner.isPlain))
+            #expect(clean.withUnsafeBytes(JSONText.isPlain))
             for position in 0..<length {
-                for refused: UInt8 in [0x00, 0x1F, 0x5C, 0x0A] {
+                for refused: UInt8 in [0x00, 0x1F, 0x22, 0x5C, 0x0A] {
                     var text = clean
                     text[position] = refused
-                    #expect(!text.withUnsafeBytes(PlainJSONScanner.isPlain), "\(length) \(position) \(refused)")
+                    #expect(!text.withUnsafeBytes(JSONText.isPlain), "\(length) \(position) \(refused)")
                 }
                 var text = clean
                 text[position] = 0x20
                 text[length - 1 - position] = 0xFF
-                #expect(text.withUnsafeBytes(PlainJSONScanner.isPlain))
+                #expect(text.withUnsafeBytes(JSONText.isPlain))
             }
         }
-        // Random text, mostly bytes next to the refused ones (0x20, 0x5D, 0x5B, 0xDC, 0xA0, 0x9F…), against a plain
+        // Random text, mostly bytes next to the refused ones (0x20, 0x21, 0x23, 0x5D, 0x5B, 0xDC, 0xA0, 0x9F…), against a plain
         // byte loop.
         var generator = SystemRandomNumberGenerator()
-        let near: [UInt8] = [0x1F, 0x20, 0x21, 0x5B, 0x5C, 0x5D, 0x9F, 0xA0, 0xDC, 0xFF, 0x7F, 0x80, 0x00, 0x01]
+        let near: [UInt8] = [
+            0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x9F, 0xA0, 0xDC, 0xFF, 0x7F, 0x80, 0x00, 0x01,
+        ]
         for _ in 0..<5000 {
             let text = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
                 Int.random(in: 0..<8, using: &generator) == 0
                     ? near.randomElement(using: &generator)! : UInt8.random(in: 0x20...0xFF, using: &generator)
             }
-            let expected = !text.contains { $0 < 0x20 || $0 == 0x5C }
-            #expect(text.withUnsafeBytes(PlainJSONScanner.isPlain) == expected, "\(text)")
+            let expected = !text.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+            #expect(text.withUnsafeBytes(JSONText.isPlain) == expected, "\(text)")
         }
     }
 }

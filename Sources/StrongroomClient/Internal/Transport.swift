@@ -69,8 +69,15 @@ struct Transport: Sendable {
         }
     }
 
-    /// Decodes a JSON answer; anything else is ``ClientError/Code/invalidResponse``.
+    /// Decodes a JSON answer; anything else is ``ClientError/Code/invalidResponse``. A record answer in the shape
+    /// the server writes is read by its scanner first (``PlainJSONReadable``); anything else goes to `JSONDecoder`.
     static func decode<Response: Decodable>(_ type: Response.Type, from data: Data) throws(ClientError) -> Response {
+        if let readable = Response.self as? any PlainJSONReadable.Type,
+            let value = data.withUnsafeBytes({ readable.plainJSON($0.assumingMemoryBound(to: UInt8.self)) }),
+            let value = value as? Response
+        {
+            return value
+        }
         do {
             return try JSONDecoder().decode(Response.self, from: data)
         } catch {
@@ -88,7 +95,9 @@ struct Transport: Sendable {
         success: Set<Int>
     ) async throws(ClientError) -> Data {
         var encoded: Data?
-        if let body {
+        if let request = body as? RecordWriteRequest {
+            encoded = Data(request.jsonText.utf8)  // every record write and update: written by hand
+        } else if let body {
             do {
                 encoded = try JSONEncoder().encode(body)
             } catch {

@@ -8,10 +8,16 @@ package enum JSONText {
     ///
     /// Those are all ASCII, so the string's UTF-8 bytes are scanned for them and the text between them is appended
     /// as whole runs (one scalar at a time cost more than a record signature on a record of a few KiB).
+    /// A string with nothing to escape — field ciphertext, IDs, most text — is appended whole after a check of
+    /// eight bytes at a time (``isPlain(_:)``).
     package static func appendString(_ text: String, to output: inout String) {
         output += "\""
         var contiguous = text  // `withUTF8` makes a bridged string native first; offsets stay those of `text.utf8`
         contiguous.withUTF8 { bytes in
+            if isPlain(UnsafeRawBufferPointer(bytes)) {
+                output += text
+                return
+            }
             var run = 0
             for index in bytes.indices {
                 let byte = bytes[index]
@@ -23,6 +29,28 @@ package enum JSONText {
             appendRun(of: text, from: run, to: bytes.count, to: &output)
         }
         output += "\""
+    }
+
+    /// Whether `text` holds no byte JSON escapes inside a string — no control character (below 0x20), no `"` and
+    /// no backslash — checked eight bytes at a time: in a word, `(x - 0x20…20) & ~x` has a byte's high bit set for
+    /// some byte below 0x20 exactly when there is one, and the same over `x ^ 0x22…22` (or `x ^ 0x5C…5C`) with
+    /// `0x01…01` for a byte equal to 0x22 (or 0x5C).
+    package static func isPlain(_ text: UnsafeRawBufferPointer) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var offset = 0
+        var found: UInt64 = 0
+        while text.count - offset >= 8 {
+            let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            found |=
+                ((word &- ones &* 0x20) & ~word) | ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+            offset += 8
+        }
+        var refused = found & highBits != 0
+        for byte in text[offset...] { refused = refused || byte < 0x20 || byte == 0x22 || byte == 0x5C }
+        return !refused
     }
 
     /// Appends the UTF-8 bytes `start..<end` of `text`; both offsets sit next to ASCII bytes (or the ends).

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
+import StrongroomWire
 
 /// A record's `plain` or `data` as the store keeps it: a JSON object of strings, keys sorted.
 func encodeStringMap(_ map: [String: String]) -> String {

@@ -1,20 +1,27 @@
+import StrongroomCore
+
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A cursor over JSON text in its everyday shape — objects of strings (or `null`), whitespace where JSON allows
-/// it, strings free of escapes and control characters — for request bodies (``PlainJSONReadable``) and the stored
-/// `plain`/`data` maps. Every method answers nil or false, never traps, on text outside that shape (the caller
-/// then hands the text to Foundation's parser); nesting is whatever the caller spells out, so there is no recursion.
-struct PlainJSONScanner {
+/// it, strings free of escapes and control characters — for the server's request bodies and stored `plain`/`data`
+/// maps and the SDK's record answers (``PlainJSONReadable``). Every method answers nil or false, never traps, on
+/// text outside that shape (the caller then hands the text to Foundation's parser); nesting is whatever the caller
+/// spells out, so there is no recursion.
+package struct PlainJSONScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Whether only whitespace is left.
-    var isAtEnd: Bool {
+    package var isAtEnd: Bool {
         mutating get {
             skipSpace()
             return index == bytes.count
@@ -22,40 +29,26 @@ struct PlainJSONScanner {
     }
 
     /// A string with no escapes or control characters, in valid UTF-8.
-    mutating func string() -> String? {
+    package mutating func string() -> String? {
         guard consume(UInt8(ascii: "\"")), let base = bytes.baseAddress,
             let found = memchr(base + index, Int32(UInt8(ascii: "\"")), bytes.count - index)
         else { return nil }
         let start = index
         let end = start + (UnsafeRawPointer(found) - UnsafeRawPointer(base + start))
-        guard Self.isPlain(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<end])) else {
+        guard JSONText.isPlain(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<end])) else {
             return nil
         }
         index = end + 1
         return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
-    /// Whether `text` has no control character (below 0x20) and no backslash, eight bytes at a time: in a word,
-    /// `(x - 0x20…20) & ~x` has a byte's high bit set for some byte below 0x20 exactly when there is one, and the
-    /// same over `x ^ 0x5C…5C` with `0x01…01` for a byte equal to 0x5C.
-    static func isPlain(_ text: UnsafeRawBufferPointer) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        var offset = 0
-        var found: UInt64 = 0
-        while text.count - offset >= 8 {
-            let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            let backslashes = word ^ (ones &* 0x5C)
-            found |= ((word &- ones &* 0x20) & ~word) | ((backslashes &- ones) & ~backslashes)
-            offset += 8
-        }
-        var refused = found & highBits != 0
-        for byte in text[offset...] { refused = refused || byte < 0x20 || byte == 0x5C }
-        return !refused
+    /// A string holding an E3DB timestamp (``Timestamp/init(iso8601:)``).
+    package mutating func timestamp() -> Timestamp? {
+        string().flatMap(Timestamp.init(iso8601:))
     }
 
     /// Consumes `null` if it comes next.
-    mutating func null() -> Bool {
+    package mutating func null() -> Bool {
         skipSpace()
         guard bytes.count - index >= 4, bytes[index] == UInt8(ascii: "n"), bytes[index + 1] == UInt8(ascii: "u"),
             bytes[index + 2] == UInt8(ascii: "l"), bytes[index + 3] == UInt8(ascii: "l")
@@ -67,7 +60,7 @@ struct PlainJSONScanner {
     /// An object: `member` reads the value of each key (the scanner placed before it) and answers whether it
     /// could; it also refuses a key it has seen (JSON leaves repeated keys to each reader, so they go to
     /// `JSONDecoder`). False for anything that is not such an object.
-    mutating func object(_ member: (inout PlainJSONScanner, String) -> Bool) -> Bool {
+    package mutating func object(_ member: (inout PlainJSONScanner, String) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
         while true {
@@ -78,7 +71,7 @@ struct PlainJSONScanner {
     }
 
     /// An object of strings.
-    mutating func stringMap() -> [String: String]? {
+    package mutating func stringMap() -> [String: String]? {
         var map: [String: String] = [:]
         let read = object { scanner, key in
             guard let value = scanner.string() else { return false }
