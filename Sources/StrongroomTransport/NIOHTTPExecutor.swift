@@ -207,11 +207,9 @@ struct NIOHTTPExecutor: HTTPExecutor {
         let responses = connection.responses
         var clean = false
         // The deadline and cancellation both close the channel, which ends every pending read and write.
-        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
-            channel.close(promise: nil)
-        }
+        connection.expire(at: .now() + .nanoseconds(timeout.nanoseconds)) { channel.close(promise: nil) }
         defer {
-            deadline.cancel()
+            connection.cancelExpiry()
             if clean && connection.isReusable {
                 pool.put(connection, key)
             } else {

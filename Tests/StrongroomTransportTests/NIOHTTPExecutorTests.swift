@@ -33,10 +33,11 @@ import Glibc
     private func get(
         _ executor: NIOHTTPExecutor,
         _ server: ScriptedHTTPServer,
-        path: String = "/x"
+        path: String = "/x",
+        timeout: Duration = .seconds(30)
     ) async throws -> (Int, String) {
         let request = OutgoingRequest(method: .GET, url: "http://127.0.0.1:\(server.port)\(path)")
-        return try await executor.execute(request, timeout: .seconds(30)) { status, body in
+        return try await executor.execute(request, timeout: timeout) { status, body in
             (status, String(buffer: try await body.collect(upTo: 1 << 20)))
         }
     }
@@ -49,6 +50,28 @@ import Glibc
                 #expect(status == 200 && body == "ok")
             }
             #expect(server.connections == 1 && server.requests == 10)
+        }
+    }
+
+    @Test("on a kept-alive connection each request has its own deadline, shorter or longer than the last one's")
+    func deadlinesOnReusedConnection() async throws {
+        let replies: [ScriptedHTTPServer.Reply] = [
+            .bytes(Self.ok), .silence, .bytes(Self.ok), .later(Self.ok, after: .seconds(6)),
+        ]
+        try await withServer({ replies[min($0, 3)] }) { executor, server async throws in
+            // A 30 s deadline, answered at once; then 300 ms with no answer: it ends at 300 ms, not at 30 s.
+            #expect(try await get(executor, server) == (200, "ok"))
+            let clock = ContinuousClock()
+            let started = clock.now
+            await #expect(throws: (any Error).self) {
+                try await get(executor, server, timeout: .milliseconds(300))
+            }
+            #expect(clock.now - started < .seconds(10))
+            // 5 s, answered at once; then 30 s for an answer that takes 6 s: the first deadline's timer fires during
+            // the second request and must not end it. (Generous: the whole suite shares two cores.)
+            #expect(try await get(executor, server, timeout: .seconds(5)) == (200, "ok"))
+            #expect(try await get(executor, server) == (200, "ok"))
+            #expect(server.connections == 2 && server.requests == 4)
         }
     }
 

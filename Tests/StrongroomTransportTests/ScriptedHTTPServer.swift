@@ -13,6 +13,10 @@ final class ScriptedHTTPServer: Sendable {
         case bytes(String, close: Bool = false)
         /// A 200 with a body of `count` bytes (byte i is `i % 251`), written a chunk at a time as the socket takes it.
         case large(count: Int)
+        /// These bytes after `delay`.
+        case later(String, after: TimeAmount)
+        /// Nothing, ever (the connection stays open).
+        case silence
     }
 
     let port: Int
@@ -96,6 +100,13 @@ final class ScriptedHTTPServer: Sendable {
                     promise: nil
                 )
                 Self.writeBody(from: 0, count: count, on: context.channel)
+            case .later(let text, let delay):
+                let channel = context.channel
+                channel.eventLoop.scheduleTask(in: delay) {
+                    channel.writeAndFlush(ByteBuffer(string: text), promise: nil)
+                }
+            case .silence:
+                break
             }
         }
 

@@ -21,7 +21,7 @@ final class ConnectionPool: Sendable {
             return (nil, stale)
         }
         for connection in stale { connection.close() }
-        found?.disarmIdleTimer()
+        found?.cancelExpiry()
         return found
     }
 
@@ -33,7 +33,7 @@ final class ConnectionPool: Sendable {
             return true
         }
         guard kept else { return connection.close() }
-        connection.armIdleTimer(Self.idleTimeout) { [weak self] in
+        connection.expire(at: .now() + Self.idleTimeout) { [weak self] in
             let removed = self?.idle.withLock { pool in
                 guard let index = pool[key]?.firstIndex(where: { $0 === connection }) else { return false }
                 pool[key]?.remove(at: index)

@@ -10,7 +10,7 @@ import Synchronization
 final class HTTPConnection: Sendable {
     let channel: any Channel
     let responses: ResponseQueue
-    private let idleTimer = Mutex<Scheduled<Void>?>(nil)
+    private let expiry = Mutex(Expiry())
     /// The last request's write: nil while it is in flight, then its outcome.
     private let lastWrite = Mutex<Result<Void, any Error>?>(.success(()))
 
@@ -41,18 +41,61 @@ final class HTTPConnection: Sendable {
         channel.close(promise: nil)
     }
 
-    /// Closes it after `timeout` unless ``disarmIdleTimer()`` runs first.
-    func armIdleTimer(_ timeout: TimeAmount, expire: @escaping @Sendable () -> Void) {
-        let timer = channel.eventLoop.scheduleTask(in: timeout, expire)
-        idleTimer.withLock { $0 = timer }
+    /// What happens to the connection at its deadline (a request's timeout, or the end of its idle time in the
+    /// pool), and when the one event-loop timer it has fires.
+    private struct Expiry {
+        var deadline = NIODeadline.distantFuture
+        var action: (@Sendable () -> Void)?
+        /// When the pending timer fires; nil when none is pending.
+        var timerFires: NIODeadline?
     }
 
-    /// Cancels the idle timer (the connection was taken from the pool).
-    func disarmIdleTimer() {
-        idleTimer.withLock { timer in
-            timer?.cancel()
-            timer = nil
+    /// Runs `action` (on the event loop) at `deadline`, unless ``expire(at:_:)`` or ``cancelExpiry()`` replaces it
+    /// first. A new timer is scheduled only when none is due by `deadline`: one due earlier fires, finds the later
+    /// deadline and waits again, so a connection carrying request after request schedules and cancels no timer per
+    /// request (each costs a lock and a wake-up of the event loop when done from outside it).
+    func expire(at deadline: NIODeadline, _ action: @escaping @Sendable () -> Void) {
+        let schedule = expiry.withLock { expiry -> Bool in
+            expiry.deadline = deadline
+            expiry.action = action
+            if let fires = expiry.timerFires, fires <= deadline { return false }
+            expiry.timerFires = deadline
+            return true
         }
+        if schedule { scheduleCheck(at: deadline) }
+    }
+
+    /// Drops the pending action (the request finished, or the connection left the pool).
+    func cancelExpiry() {
+        expiry.withLock { expiry in
+            expiry.deadline = .distantFuture
+            expiry.action = nil
+        }
+    }
+
+    private func scheduleCheck(at time: NIODeadline) {
+        channel.eventLoop.scheduleTask(deadline: time) { [weak self] in self?.check(scheduledFor: time) }
+    }
+
+    /// The timer fired: runs the action if its deadline has come, else waits for the deadline. A timer replaced by
+    /// an earlier one does nothing.
+    private func check(scheduledFor time: NIODeadline) {
+        let now = NIODeadline.now()
+        let (action, next) = expiry.withLock { expiry -> ((@Sendable () -> Void)?, NIODeadline?) in
+            guard expiry.timerFires == time else { return (nil, nil) }
+            guard let action = expiry.action else {
+                expiry.timerFires = nil
+                return (nil, nil)
+            }
+            guard expiry.deadline <= now else {
+                expiry.timerFires = expiry.deadline
+                return (nil, expiry.deadline)
+            }
+            expiry = Expiry()
+            return (action, nil)
+        }
+        if let next { scheduleCheck(at: next) }
+        action?()
     }
 }
 
