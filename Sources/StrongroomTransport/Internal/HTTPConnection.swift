@@ -36,8 +36,13 @@ final class HTTPConnection: Sendable {
         lastWrite.withLock { $0 = result }
     }
 
-    /// Closes the connection.
+    /// Closes the connection, and drops its pending timer so that none outlives it on the event loop.
     func close() {
+        let timer = expiry.withLock { expiry in
+            defer { expiry = Expiry() }
+            return expiry.timer
+        }
+        timer?.cancel()
         channel.close(promise: nil)
     }
 
@@ -48,6 +53,8 @@ final class HTTPConnection: Sendable {
         var action: (@Sendable () -> Void)?
         /// When the pending timer fires; nil when none is pending.
         var timerFires: NIODeadline?
+        /// The pending timer, once scheduled.
+        var timer: Scheduled<Void>?
     }
 
     /// Runs `action` (on the event loop) at `deadline`, unless ``expire(at:_:)`` or ``cancelExpiry()`` replaces it
@@ -74,7 +81,12 @@ final class HTTPConnection: Sendable {
     }
 
     private func scheduleCheck(at time: NIODeadline) {
-        channel.eventLoop.scheduleTask(deadline: time) { [weak self] in self?.check(scheduledFor: time) }
+        let timer = channel.eventLoop.scheduleTask(deadline: time) { [weak self] () -> Void in
+            self?.check(scheduledFor: time)
+        }
+        expiry.withLock { expiry in
+            if expiry.timerFires == time { expiry.timer = timer }
+        }
     }
 
     /// The timer fired: runs the action if its deadline has come, else waits for the deadline. A timer replaced by
@@ -85,10 +97,12 @@ final class HTTPConnection: Sendable {
             guard expiry.timerFires == time else { return (nil, nil) }
             guard let action = expiry.action else {
                 expiry.timerFires = nil
+                expiry.timer = nil
                 return (nil, nil)
             }
             guard expiry.deadline <= now else {
                 expiry.timerFires = expiry.deadline
+                expiry.timer = nil
                 return (nil, expiry.deadline)
             }
             expiry = Expiry()
