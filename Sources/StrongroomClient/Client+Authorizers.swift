@@ -1,5 +1,6 @@
-public import Foundation
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire

@@ -1,6 +1,7 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
 import Hummingbird
 import Logging
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 
 /// The one place errors from below become answers: a ``ServerError`` or any other `HTTPResponseError` (Hummingbird's

@@ -1,5 +1,6 @@
-import HTTPTypes
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import HTTPTypes
 import StrongroomCore
 import Synchronization
 

@@ -1,5 +1,6 @@
-import NIOSSL
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import NIOSSL
 public import X509
 
 /// What one TLS connection to the server negotiated, as the transport opens one for a request (same roots,

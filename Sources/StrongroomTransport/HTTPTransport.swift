@@ -1,9 +1,10 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
 package import AsyncHTTPClient
 package import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 
 /// The HTTP methods Strongroom sends (kept apart from NIO's type so callers need not import NIO).

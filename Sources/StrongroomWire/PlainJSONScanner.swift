@@ -1,6 +1,6 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

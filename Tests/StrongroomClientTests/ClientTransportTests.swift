@@ -1,6 +1,7 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 import StrongroomClient
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 import StrongroomTesting
 import Testing

@@ -1,5 +1,6 @@
-import Crypto
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import Crypto
 import Foundation
 import StrongroomCore
 import StrongroomCrypto

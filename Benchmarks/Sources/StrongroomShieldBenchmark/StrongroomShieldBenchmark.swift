@@ -1,5 +1,6 @@
-import CSodium
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import CSodium
 // Shield benchmark (not a test), run by Scripts/bench-shield.sh, release build: Integrity.check() latency over every
 // check (p50/p99), and the file protector's rate on a large file beside raw libsodium secretstream pushing the same
 // bytes in 64 KiB chunks in memory (the protector reads, encrypts and writes a file), with the peak RSS. Two more

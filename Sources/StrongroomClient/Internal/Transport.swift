@@ -1,7 +1,8 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 import StrongroomTransport
 import StrongroomWire

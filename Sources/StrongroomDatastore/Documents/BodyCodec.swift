@@ -1,5 +1,6 @@
-import Foundation  // JSONSerialization and NSNumber, for decoding
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import Foundation  // JSONSerialization and NSNumber, for decoding
 import StrongroomCore
 import StrongroomWire
 

@@ -1,6 +1,7 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
 import Crypto
 import Foundation
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 import SwiftASN1
 public import X509

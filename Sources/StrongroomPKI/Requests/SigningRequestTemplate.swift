@@ -1,5 +1,6 @@
-import Foundation
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import Foundation
 import StrongroomCore
 import SwiftASN1
 public import X509

@@ -1,6 +1,7 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
 import HTTPTypes
 import NIOCore
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 import Synchronization
 

@@ -1,5 +1,6 @@
-import HTTPTypes
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import HTTPTypes
 import StrongroomCore
 
 /// The work one search may do: every value a term is compared with, and every record examined, is charged

@@ -1,6 +1,7 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
 public import Foundation
 import StrongroomCore
-// Strongroom — SPDX-License-Identifier: Apache-2.0
 public import StrongroomWire
 
 /// The result of ``Integrity/check(_:checks:policy:)``: a verdict, the findings behind it, and when and how it
