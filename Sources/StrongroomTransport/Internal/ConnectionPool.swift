@@ -26,13 +26,10 @@ final class ConnectionPool: Sendable {
     }
 
     /// Keeps `connection` for the next exchange with `key`, or closes it when the host has enough idle ones.
+    ///
+    /// The idle expiry is set before the connection is in the pool: once there, another exchange may take it and
+    /// set its own deadline in the same place, which a later idle expiry would overwrite.
     func put(_ connection: HTTPConnection, _ key: String) {
-        let kept = idle.withLock { pool in
-            guard pool[key, default: []].count < Self.maximumIdlePerHost else { return false }
-            pool[key, default: []].append(connection)
-            return true
-        }
-        guard kept else { return connection.close() }
         connection.expire(at: .now() + Self.idleTimeout) { [weak self] in
             let removed = self?.idle.withLock { pool in
                 guard let index = pool[key]?.firstIndex(where: { $0 === connection }) else { return false }
@@ -41,6 +38,12 @@ final class ConnectionPool: Sendable {
             }
             if removed ?? true { connection.close() }
         }
+        let kept = idle.withLock { pool in
+            guard pool[key, default: []].count < Self.maximumIdlePerHost else { return false }
+            pool[key, default: []].append(connection)
+            return true
+        }
+        if !kept { connection.close() }
     }
 
     deinit {
