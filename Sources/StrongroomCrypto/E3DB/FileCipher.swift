@@ -221,7 +221,7 @@ public enum FileCipher {
             let result: R
             do {
                 let file = try BlockingFile.createExclusive(temporary)
-                let writer = WriteBehind(descriptor: file.descriptor, wipes: wipes)
+                let writer = WriteBehind(descriptor: file.descriptor, wipes: wipes, startsWriteback: synchronizes)
                 defer { writer.waitForPendingWrites() }  // before the descriptor closes, on every path
                 result = try body(writer)
                 try writer.finish()

@@ -40,7 +40,7 @@ public final class FileDecryptingWriter {
         guard access(destinationPath, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
         temporaryPath = FileCipher.temporaryPath(beside: destinationPath)
         let file = try BlockingFile.createExclusive(temporaryPath)
-        writer = WriteBehind(descriptor: file.descriptor, wipes: true)
+        writer = WriteBehind(descriptor: file.descriptor, wipes: true, startsWriteback: true)
         self.file = consume file
         decryptor = FileDecryptor(accessKey: accessKey)
     }

@@ -110,7 +110,12 @@ struct VerifyCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var profile: ProfileOptions
-    @Option(help: "The signer's public signing key (base64url; `strongroom whoami` shows it). Default: your own.")
+    @Option(
+        help: """
+            The signer's public signing key (base64url; `strongroom whoami` shows it), as `--public-key=KEY` when it \
+            starts with '-'. Default: your own.
+            """
+    )
     var publicKey: String?
     @Option(help: "Fetch the signing key of this client ID from the server instead of --public-key.")
     var signer: String?
