@@ -15,7 +15,7 @@ import Synchronization
 /// With `startsWriteback` (a file that will be fsynced), every ``writebackStride`` bytes written the queue asks the
 /// kernel to start writing them to disk without waiting, so the disk works while the cipher does and the closing
 /// fsync has only the last stride left: measured on this project's machine, that fsync fell from about 40 ms to
-/// 3 ms per 128 MiB, and a download's one pass from ≈ 365 to ≈ 420 MB/s.
+/// 3 ms per 128 MiB, and a download's one pass from ≈ 365 to ≈ 440 MB/s.
 final class WriteBehind: Sendable {
     /// How many filled buffers may wait for the disk.
     static let depth = 2
