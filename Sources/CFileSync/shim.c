@@ -9,7 +9,7 @@
 #if defined(__linux__)
 int cfilesync_start_writeback(int descriptor, int64_t offset, int64_t length) {
     if (offset < 0 || length < 0) return -1;
-    return sync_file_range(descriptor, (off64_t)offset, (off64_t)length, SYNC_FILE_RANGE_WRITE);
+    return sync_file_range(descriptor, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
 }
 #else
 int cfilesync_start_writeback(int descriptor, int64_t offset, int64_t length) {
