@@ -1,5 +1,6 @@
-import CFileSync
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+
+import CFileSync
 import Foundation
 import Testing
 
