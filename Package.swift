@@ -392,7 +392,8 @@ let package = Package(
         .testTarget(
             name: "StrongroomWireTests",
             dependencies: [
-                "StrongroomCore", "StrongroomWire", .product(name: "PropertyBased", package: "swift-property-based"),
+                "StrongroomCore", "StrongroomTesting", "StrongroomWire",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSettings
         ),

@@ -2,6 +2,7 @@
 
 import CFileSync
 import Foundation
+import StrongroomTesting
 import Testing
 
 @testable import StrongroomCrypto
@@ -13,62 +14,62 @@ import Glibc
 @Suite("Write-behind: the file cipher's overlapped writes")
 struct WriteBehindTests {
     @Test("writes every buffer in order, hands back empty buffers with capacity")
-    func writesInOrder() throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "write-behind-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appending(path: "out").path
-        var expected: [UInt8] = []
-        do {
-            let file = try BlockingFile.createExclusive(path)
-            let writer = WriteBehind(descriptor: file.descriptor, wipes: true)
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(4096)
-            for round in 0..<50 {
-                buffer.append(contentsOf: (0..<(round * 37 + 1)).map { UInt8(truncatingIfNeeded: $0 &+ round) })
-                expected.append(contentsOf: buffer)
-                try writer.write(&buffer)
-                #expect(buffer.isEmpty)
-                #expect(buffer.capacity >= 4096)
+    func writesInOrder() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appending(path: "out").path
+            var expected: [UInt8] = []
+            do {
+                let file = try BlockingFile.createExclusive(path)
+                let writer = WriteBehind(descriptor: file.descriptor, wipes: true)
+                var buffer: [UInt8] = []
+                buffer.reserveCapacity(4096)
+                for round in 0..<50 {
+                    buffer.append(contentsOf: (0..<(round * 37 + 1)).map { UInt8(truncatingIfNeeded: $0 &+ round) })
+                    expected.append(contentsOf: buffer)
+                    try writer.write(&buffer)
+                    #expect(buffer.isEmpty)
+                    #expect(buffer.capacity >= 4096)
+                }
+                try writer.finish()
             }
-            try writer.finish()
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == expected)
         }
-        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == expected)
     }
 
     @Test("a file that will be synced has its writeback started stride by stride, and is written whole")
-    func startsWriteback() throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "write-behind-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appending(path: "out").path
-        let stride = Int(WriteBehind.writebackStride)
-        let chunk = 3 << 20  // not a divisor of the stride: a writeback range spans a buffer's end
-        let total = 2 * stride + chunk
-        var expected: [UInt8] = []
-        expected.reserveCapacity(total)
-        do {
-            let file = try BlockingFile.createExclusive(path)
-            let writer = WriteBehind(descriptor: file.descriptor, wipes: false, startsWriteback: true)
-            var buffer: [UInt8] = []
-            var round = 0
-            while expected.count < total {
-                // Each buffer its own byte, so a buffer written twice, dropped or out of order shows.
-                buffer.append(contentsOf: repeatElement(UInt8(round + 1), count: min(chunk, total - expected.count)))
-                expected.append(contentsOf: buffer)
-                try writer.write(&buffer)
-                round += 1
+    func startsWriteback() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appending(path: "out").path
+            let stride = Int(WriteBehind.writebackStride)
+            let chunk = 3 << 20  // not a divisor of the stride: a writeback range spans a buffer's end
+            let total = 2 * stride + chunk
+            var expected: [UInt8] = []
+            expected.reserveCapacity(total)
+            do {
+                let file = try BlockingFile.createExclusive(path)
+                let writer = WriteBehind(descriptor: file.descriptor, wipes: false, startsWriteback: true)
+                var buffer: [UInt8] = []
+                var round = 0
+                while expected.count < total {
+                    // Each buffer its own byte, so a buffer written twice, dropped or out of order shows.
+                    buffer.append(
+                        contentsOf: repeatElement(UInt8(round + 1), count: min(chunk, total - expected.count))
+                    )
+                    expected.append(contentsOf: buffer)
+                    try writer.write(&buffer)
+                    round += 1
+                }
+                try writer.finish()
+                // 3, 6, 9 MiB: the first stride starts at 9; 12, 15, 18: the second at 18; 21 and 22 wait for the fsync.
+                #expect(writer.writebackStarted == Int64(18 << 20))
+                try file.sync()
             }
-            try writer.finish()
-            // 3, 6, 9 MiB: the first stride starts at 9; 12, 15, 18: the second at 18; 21 and 22 wait for the fsync.
-            #expect(writer.writebackStarted == Int64(18 << 20))
-            try file.sync()
-        }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(expected))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(expected))
 
-        let unsynced = try BlockingFile.createExclusive(path + ".temporary")
-        let unsyncedWriter = WriteBehind(descriptor: unsynced.descriptor, wipes: false)
-        #expect(unsyncedWriter.writebackStarted == nil)
+            let unsynced = try BlockingFile.createExclusive(path + ".temporary")
+            let unsyncedWriter = WriteBehind(descriptor: unsynced.descriptor, wipes: false)
+            #expect(unsyncedWriter.writebackStarted == nil)
+        }
     }
 
     @Test("starting writeback is a hint: 0 on a regular file, -1 for a bad range or descriptor, and writes go on")

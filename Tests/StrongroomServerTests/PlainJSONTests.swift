@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
+import StrongroomTesting
 import StrongroomWire
 import Testing
 
@@ -20,17 +21,8 @@ import Testing
     }
 
     static func randomRequest(using generator: inout some RandomNumberGenerator) -> RecordWriteRequest {
-        let alphabet = Array("abc XYZ019.-_/=+é€😀\u{7F}\u{2028}")
-        func word(_ length: ClosedRange<Int>) -> String {
-            String(
-                (0..<Int.random(in: length, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
-            )
-        }
-        func map() -> [String: String] {
-            var map: [String: String] = [:]
-            for _ in 0..<Int.random(in: 0...5, using: &generator) { map[word(0...8)] = word(0...60) }
-            return map
-        }
+        func word(_ length: ClosedRange<Int>) -> String { RandomJSONText.word(length, using: &generator) }
+        func map() -> [String: String] { RandomJSONText.map(using: &generator) }
         func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &generator) ? value() : nil }
         return RecordWriteRequest(
             meta: .init(

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
+import StrongroomTesting
 import Testing
 
 @testable import StrongroomWire
@@ -28,17 +29,8 @@ import Testing
     }
 
     static func randomResponse(using generator: inout some RandomNumberGenerator) -> RecordResponse {
-        let alphabet = Array("abc XYZ019.-_/=+é€😀\u{7F}\u{2028}")
-        func word(_ length: ClosedRange<Int>) -> String {
-            String(
-                (0..<Int.random(in: length, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
-            )
-        }
-        func map() -> [String: String] {
-            var map: [String: String] = [:]
-            for _ in 0..<Int.random(in: 0...5, using: &generator) { map[word(0...8)] = word(0...60) }
-            return map
-        }
+        func word(_ length: ClosedRange<Int>) -> String { RandomJSONText.word(length, using: &generator) }
+        func map() -> [String: String] { RandomJSONText.map(using: &generator) }
         return RecordResponse(
             meta: RecordMeta(
                 recordID: word(0...36),
