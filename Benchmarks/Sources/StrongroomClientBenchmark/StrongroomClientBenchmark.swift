@@ -35,49 +35,21 @@ enum StrongroomClientBenchmark {
         let meter = CPUMeter()
         var cpu: [CPUPerRecord] = []
         var summary: [(figure: String, swift: Double, python: Double?, target: Double?)] = []
-        var ids: [UUID] = []
+        // Each phase runs in a nonisolated function, off the main actor `main` is isolated to: a loop on the main
+        // actor would hop to it and back around every call (two thread wake-ups per record that are the caller's
+        // choice, not the SDK's; Python's loop has none). The concurrent phases' child tasks are nonisolated anyway.
         var before = meter.read()
-        let writing = try await clock.measure {
-            for _ in 0..<records { ids.append(try await client.write(type: "bench", data: data).meta.recordID) }
-        }
+        let (writing, ids) = try await writeOneAtATime(client, data: data, count: records)
         cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
         before = meter.read()
-        let reading = try await clock.measure {
-            for id in ids {
-                let record = try await client.read(recordID: id)
-                precondition(record.data == data)
-            }
-        }
+        let reading = try await readOneAtATime(client, ids: ids, expecting: data)
         cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
         before = meter.read()
-        let concurrentWriting = try await clock.measure {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<8 {
-                    group.addTask {
-                        for _ in stride(from: lane, to: records, by: 8) {
-                            _ = try await client.write(type: "bench", data: data)
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
-        }
+        let concurrentWriting = try await writeConcurrently(client, data: data, count: records)
         cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
         let written = ids
         before = meter.read()
-        let concurrentReading = try await clock.measure {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<8 {
-                    group.addTask {
-                        for index in stride(from: lane, to: written.count, by: 8) {
-                            _ = try await client.read(recordID: written[index])
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
-        }
-
+        let concurrentReading = try await readConcurrently(client, ids: written)
         cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
 
         print("Records: \(records) of five 1 KiB fields, loopback, SQLite server (release), same run")
@@ -218,6 +190,69 @@ enum StrongroomClientBenchmark {
     }
 
     /// MB/s of an MD5 over `file`, read in 1 MiB pieces (swift-crypto, as the SDK's download check).
+    /// Writes `count` records one after another; the elapsed time and their IDs.
+    nonisolated static func writeOneAtATime(
+        _ client: Client,
+        data: [String: String],
+        count: Int
+    ) async throws -> (Duration, [UUID]) {
+        var ids: [UUID] = []
+        let elapsed = try await ContinuousClock().measure {
+            for _ in 0..<count { ids.append(try await client.write(type: "bench", data: data).meta.recordID) }
+        }
+        return (elapsed, ids)
+    }
+
+    /// Reads the records `ids` one after another, checking each one's fields.
+    nonisolated static func readOneAtATime(
+        _ client: Client,
+        ids: [UUID],
+        expecting data: [String: String]
+    ) async throws -> Duration {
+        try await ContinuousClock().measure {
+            for id in ids {
+                let record = try await client.read(recordID: id)
+                precondition(record.data == data)
+            }
+        }
+    }
+
+    /// Writes `count` records from 8 tasks at once.
+    nonisolated static func writeConcurrently(
+        _ client: Client,
+        data: [String: String],
+        count: Int
+    ) async throws -> Duration {
+        try await ContinuousClock().measure {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<8 {
+                    group.addTask {
+                        for _ in stride(from: lane, to: count, by: 8) {
+                            _ = try await client.write(type: "bench", data: data)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// Reads the records `ids` from 8 tasks at once.
+    nonisolated static func readConcurrently(_ client: Client, ids: [UUID]) async throws -> Duration {
+        try await ContinuousClock().measure {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<8 {
+                    group.addTask {
+                        for index in stride(from: lane, to: ids.count, by: 8) {
+                            _ = try await client.read(recordID: ids[index])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
     static func md5Rate(of file: URL, size: Int64) throws -> Double {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
