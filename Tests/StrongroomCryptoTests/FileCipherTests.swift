@@ -103,6 +103,19 @@ import Testing
         #expect(error?.code == damage.expectedCode, "\(damage)")
     }
 
+    @Test("a chunk that does not authenticate adds nothing: the output keeps exactly the chunks before it")
+    func failedChunkAddsNothing() throws {
+        let plaintext = filePattern(200_000)
+        var (ciphertext, _) = encrypt(plaintext, with: accessKey)
+        ciphertext[Damage.header + FileFormat.chunkSize + 40] ^= 0x80  // the second chunk
+        var decryptor = FileDecryptor(accessKey: accessKey)
+        var output: [UInt8] = []
+        output.reserveCapacity(ciphertext.count)  // room to spare: a failed chunk must not leave bytes in it
+        let error = #expect(throws: CryptoError.self) { try decryptor.update(ciphertext[...], into: &output) }
+        #expect(error?.code == .authenticationFailed)
+        #expect(output == Array(plaintext[..<FileFormat.blockSize]))
+    }
+
     @Test("a wrong access key opens nothing")
     func wrongKey() throws {
         let ciphertext = try [UInt8](Vectors.bytes("e3db-python/files/file-10.e3db"))

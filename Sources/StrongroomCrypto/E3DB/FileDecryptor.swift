@@ -176,27 +176,31 @@ public struct FileDecryptor: ~Copyable {
         guard chunk.count >= FileFormat.chunkOverhead else {
             throw CryptoError(.truncated, "the last chunk is cut short")
         }
-        // Opened in place at the end of `output`; on failure that space is removed again (libsodium checks the
-        // tag before it writes any plaintext), so `output` only ever holds authenticated plaintext.
+        // Opened in place at the end of `output`, into capacity the cipher initialises itself (no zero-fill first);
+        // libsodium checks the tag before it writes any plaintext, and only a chunk that authenticated counts as
+        // added, so `output` only ever holds authenticated plaintext.
         let start = output.count
         let openedCount = chunk.count - FileFormat.chunkOverhead
-        output.append(contentsOf: repeatElement(0, count: openedCount))
-        var length: UInt64 = 0
+        var status: Int32 = -1
         var tag: UInt8 = 0
-        let status = output.withUnsafeMutableBytes { out in
-            crypto_secretstream_xchacha20poly1305_pull(
-                &state,
-                UnsafeMutableRawBufferPointer(rebasing: out[start...]).sodiumMutableBytes,
-                &length,
-                &tag,
-                chunk.sodiumBytes,
-                UInt64(chunk.count),
-                nil,
-                0
-            )
+        output.append(addingCapacity: openedCount) { span in
+            span.withUnsafeMutableBufferPointer { free, initialized in
+                var length: UInt64 = 0
+                status = crypto_secretstream_xchacha20poly1305_pull(
+                    &state,
+                    UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: free[..<openedCount]))
+                        .sodiumMutableBytes,
+                    &length,
+                    &tag,
+                    chunk.sodiumBytes,
+                    UInt64(chunk.count),
+                    nil,
+                    0
+                )
+                if status == 0 { initialized = openedCount }
+            }
         }
         guard status == 0 else {
-            output.removeLast(openedCount)
             throw CryptoError(.authenticationFailed, "a file chunk did not authenticate: altered, reordered or foreign")
         }
         switch tag {

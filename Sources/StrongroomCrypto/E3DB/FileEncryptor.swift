@@ -126,24 +126,26 @@ public struct FileEncryptor: ~Copyable {
     }
 
     private mutating func push(_ block: UnsafeRawBufferPointer, tag: UInt8, into output: inout [UInt8]) {
-        // Sealed in place at the end of `output`: no staging buffer, no second copy.
-        let start = output.count
+        // Sealed in place at the end of `output`, into capacity the cipher initialises itself: no staging buffer, no
+        // second copy, no zero-fill first.
         let sealedCount = block.count + Sodium.SecretStream.additionalByteCount
-        output.append(contentsOf: repeatElement(0, count: sealedCount))
-        var length: UInt64 = 0
-        output.withUnsafeMutableBytes { out in
-            let region = UnsafeMutableRawBufferPointer(rebasing: out[start...])
-            _ = crypto_secretstream_xchacha20poly1305_push(
-                &state,
-                region.sodiumMutableBytes,
-                &length,
-                block.sodiumBytes,
-                UInt64(block.count),
-                nil,
-                0,
-                tag
-            )
-            checksum?.update(bufferPointer: UnsafeRawBufferPointer(region))
+        output.append(addingCapacity: sealedCount) { span in
+            span.withUnsafeMutableBufferPointer { free, initialized in
+                let region = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: free[..<sealedCount]))
+                var length: UInt64 = 0
+                _ = crypto_secretstream_xchacha20poly1305_push(
+                    &state,
+                    region.sodiumMutableBytes,
+                    &length,
+                    block.sodiumBytes,
+                    UInt64(block.count),
+                    nil,
+                    0,
+                    tag
+                )
+                initialized = sealedCount
+                checksum?.update(bufferPointer: UnsafeRawBufferPointer(region))
+            }
         }
         ciphertextCount += Int64(sealedCount)
     }
