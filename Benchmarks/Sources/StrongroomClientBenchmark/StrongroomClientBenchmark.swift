@@ -45,11 +45,15 @@ enum StrongroomClientBenchmark {
         let reading = try await readOneAtATime(client, ids: ids, expecting: data)
         cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
         before = meter.read()
-        let concurrentWriting = try await writeConcurrently(client, data: data, count: records)
+        let concurrentWriting = try await inEightLanes(count: records) { _ in
+            _ = try await client.write(type: "bench", data: data)
+        }
         cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
         let written = ids
         before = meter.read()
-        let concurrentReading = try await readConcurrently(client, ids: written)
+        let concurrentReading = try await inEightLanes(count: written.count) { index in
+            _ = try await client.read(recordID: written[index])
+        }
         cpu.append(CPUPerRecord(from: before, to: meter.read(), records: records))
 
         print("Records: \(records) of five 1 KiB fields, loopback, SQLite server (release), same run")
@@ -217,35 +221,16 @@ enum StrongroomClientBenchmark {
         }
     }
 
-    /// Writes `count` records from 8 tasks at once.
-    nonisolated static func writeConcurrently(
-        _ client: Client,
-        data: [String: String],
-        count: Int
+    /// Runs `body` for every index below `count`, from 8 tasks at once (task `lane` takes `lane`, `lane + 8`, …).
+    nonisolated static func inEightLanes(
+        count: Int,
+        _ body: @escaping @Sendable (Int) async throws -> Void
     ) async throws -> Duration {
         try await ContinuousClock().measure {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for lane in 0..<8 {
                     group.addTask {
-                        for _ in stride(from: lane, to: count, by: 8) {
-                            _ = try await client.write(type: "bench", data: data)
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
-        }
-    }
-
-    /// Reads the records `ids` from 8 tasks at once.
-    nonisolated static func readConcurrently(_ client: Client, ids: [UUID]) async throws -> Duration {
-        try await ContinuousClock().measure {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for lane in 0..<8 {
-                    group.addTask {
-                        for index in stride(from: lane, to: ids.count, by: 8) {
-                            _ = try await client.read(recordID: ids[index])
-                        }
+                        for index in stride(from: lane, to: count, by: 8) { try await body(index) }
                     }
                 }
                 try await group.waitForAll()
