@@ -277,7 +277,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomCoreTests",
-            dependencies: ["StrongroomCore"],
+            dependencies: ["StrongroomCore", "StrongroomTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 @_spi(Testing) import StrongroomCore
+import StrongroomTesting
 import Testing
 
 @Suite struct SecureBytesTests {
@@ -39,6 +40,21 @@ import Testing
         var buffer: [UInt8] = [9, 9, 9]
         Wipe.bytes(&buffer)
         #expect(buffer == [0, 0, 0])
+    }
+
+    @Test("wiping an allocation zeroes the spare capacity an earlier fill left behind, keeping count and storage")
+    func wipeAllocation() {
+        var buffer = [UInt8](repeating: 9, count: 4096)
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: [7, 7, 7])
+        let capacity = buffer.capacity
+        #expect(storedBytes(of: &buffer).contains(9))
+        Wipe.allocation(&buffer)
+        #expect(buffer == [0, 0, 0])
+        #expect(buffer.capacity == capacity)
+        let stored = storedBytes(of: &buffer)
+        #expect(stored.count == capacity)
+        #expect(stored.allSatisfy { $0 == 0 })
     }
 }
 

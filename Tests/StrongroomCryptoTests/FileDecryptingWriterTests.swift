@@ -17,10 +17,13 @@ import Testing
         return output
     }
 
-    func feed(_ bytes: [UInt8], to writer: FileDecryptingWriter, pieceSize: Int) throws(CryptoError) {
+    /// Writes `bytes` to `writer` in pieces of `pieceSizes`, taken in turn.
+    func feed(_ bytes: [UInt8], to writer: FileDecryptingWriter, pieceSizes: [Int]) throws(CryptoError) {
         var offset = 0
+        var turn = 0
         while offset < bytes.count {
-            let end = min(offset + pieceSize, bytes.count)
+            let end = min(offset + pieceSizes[turn % pieceSizes.count], bytes.count)
+            turn += 1
             let piece = Array(bytes[offset..<end])
             let failure = piece.withUnsafeBytes { raw -> CryptoError? in
                 do throws(CryptoError) {
@@ -41,13 +44,25 @@ import Testing
             let plaintext = (0..<(2 * 65_536 + 999)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
             let destination = directory.appending(path: "out.bin")
             let writer = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
-            try feed(ciphertext(plaintext), to: writer, pieceSize: pieceSize)
+            try feed(ciphertext(plaintext), to: writer, pieceSizes: [pieceSize])
             #expect(!FileManager.default.fileExists(atPath: destination.path))
             #expect(try writer.commit() == Int64(plaintext.count))
             #expect(try [UInt8](Data(contentsOf: destination)) == plaintext)
             let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.bin"])
+        }
+    }
+
+    @Test("pieces that grow and shrink between writes (the buffer is made larger before decrypting, never during)")
+    func changingPieces() async throws {
+        try await withTemporaryDirectory { directory in
+            let plaintext = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+            let destination = directory.appending(path: "out.bin")
+            let writer = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
+            try feed(ciphertext(plaintext), to: writer, pieceSizes: [1000, 300_000, 7, 70_000, 1 << 20])
+            #expect(try writer.commit() == Int64(plaintext.count))
+            #expect(try [UInt8](Data(contentsOf: destination)) == plaintext)
         }
     }
 
@@ -60,16 +75,20 @@ import Testing
                 var flipped = sealed
                 flipped[Damage.header + 70_000] ^= 1
                 let altered = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
-                let alteredError = #expect(throws: CryptoError.self) { try feed(flipped, to: altered, pieceSize: 8192) }
+                let alteredError = #expect(throws: CryptoError.self) {
+                    try feed(flipped, to: altered, pieceSizes: [8192])
+                }
                 #expect(alteredError?.code == .authenticationFailed)
 
                 let cut = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
-                try feed(Array(sealed.prefix(Damage.header + 2 * FileFormat.chunkSize)), to: cut, pieceSize: 8192)
+                try feed(Array(sealed.prefix(Damage.header + 2 * FileFormat.chunkSize)), to: cut, pieceSizes: [8192])
                 let cutError = #expect(throws: CryptoError.self) { try cut.commit() }
                 #expect(cutError?.code == .truncated)
 
                 let foreign = try FileDecryptingWriter(creatingFileAt: destination, accessKey: AccessKey())
-                let foreignError = #expect(throws: CryptoError.self) { try feed(sealed, to: foreign, pieceSize: 8192) }
+                let foreignError = #expect(throws: CryptoError.self) {
+                    try feed(sealed, to: foreign, pieceSizes: [8192])
+                }
                 #expect(foreignError?.code == .authenticationFailed)
                 #expect(!FileManager.default.fileExists(atPath: destination.path))
             }
@@ -85,13 +104,13 @@ import Testing
             let destination = directory.appending(path: "out.bin")
             do {
                 let writer = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
-                try feed(Array(sealed.prefix(90_000)), to: writer, pieceSize: 4096)
+                try feed(Array(sealed.prefix(90_000)), to: writer, pieceSizes: [4096])
                 #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1)
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
             do {
                 let writer = try FileDecryptingWriter(creatingFileAt: destination, accessKey: AccessKey())
-                #expect(throws: CryptoError.self) { try feed(sealed, to: writer, pieceSize: 4096) }
+                #expect(throws: CryptoError.self) { try feed(sealed, to: writer, pieceSizes: [4096]) }
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
             try Data("keep me".utf8).write(to: destination)
@@ -109,7 +128,7 @@ import Testing
             let destination = directory.appending(path: "out.bin")
             do {
                 let writer = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
-                try feed(ciphertext(Array(repeating: 7, count: 100_000)), to: writer, pieceSize: 8192)
+                try feed(ciphertext(Array(repeating: 7, count: 100_000)), to: writer, pieceSizes: [8192])
                 try Data("someone else's".utf8).write(to: destination)
                 let error = #expect(throws: CryptoError.self) { try writer.commit() }
                 #expect(error?.code == .io)

@@ -158,7 +158,9 @@ public enum FileCipher {
         var decryptor = FileDecryptor(accessKey: accessKey)
         var plaintext: [UInt8] = []
         plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
-        defer { Wipe.bytes(&plaintext) }
+        // The whole storage, once: each piece refills the buffer from its start, so earlier pieces are overwritten
+        // or still in its spare capacity until here.
+        defer { Wipe.allocation(&plaintext) }
         var processed: Int64 = 0
         var written: Int64 = 0
         while true {
@@ -170,7 +172,6 @@ public enum FileCipher {
             guard let count else { break }
             written += Int64(plaintext.count)
             try consume(&plaintext)
-            Wipe.bytes(&plaintext)
             plaintext.removeAll(keepingCapacity: true)
             plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
             processed += Int64(count)

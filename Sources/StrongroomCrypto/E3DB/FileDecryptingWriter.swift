@@ -51,6 +51,14 @@ public final class FileDecryptingWriter {
     ///   ``CryptoError/Code/invalidFormat``, ``CryptoError/Code/unsupportedVersion``), or ``CryptoError/Code/io``.
     public func write(_ ciphertext: UnsafeRawBufferPointer) throws(CryptoError) {
         guard decryptor != nil else { throw CryptoError(.invalidParameters, "the file is finished") }
+        // Room for this piece and a carried chunk, made before decrypting: growing the buffer while appending would
+        // free its old storage, which may hold an earlier piece's plaintext, unwiped.
+        let room = ciphertext.count + 2 * FileFormat.blockSize
+        if plaintext.capacity < room {
+            Wipe.allocation(&plaintext)
+            plaintext.removeAll(keepingCapacity: true)
+            plaintext.reserveCapacity(room)
+        }
         try decryptor?.update(ciphertext, into: &plaintext)
         written += Int64(plaintext.count)
         try writer.write(&plaintext)
@@ -77,7 +85,7 @@ public final class FileDecryptingWriter {
 
     deinit {
         writer.waitForPendingWrites()
-        Wipe.bytes(&plaintext)
+        Wipe.allocation(&plaintext)
         file = nil  // closes the descriptor
         if !committed { unlink(temporaryPath) }
     }
