@@ -15,7 +15,7 @@ public enum SecretStream {
 
     /// Seals chunks. A class, never copied: a copied state would reuse nonces. Its state is wiped when released.
     public final class Sealer {
-        private let box = StateBox()
+        private let box = SecretStreamState()
         /// The header to store before the first chunk.
         public let header: [UInt8]
 
@@ -62,7 +62,7 @@ public enum SecretStream {
 
     /// Opens chunks sealed by a ``Sealer``, in order.
     public final class Opener {
-        private let box = StateBox()
+        private let box = SecretStreamState()
 
         /// Starts reading a stream whose header is `header`, under `key`.
         ///
@@ -131,12 +131,5 @@ public enum SecretStream {
             guard status == 0 else { throw CryptoError(.authenticationFailed, "a chunk did not authenticate") }
             return (count, tag == Sodium.SecretStream.tagFinal)
         }
-
-    }
-
-    /// The stream state (it holds the derived key), wiped when released.
-    private final class StateBox {
-        var state = crypto_secretstream_xchacha20poly1305_state()
-        deinit { withUnsafeMutableBytes(of: &state) { Wipe.memory($0) } }
     }
 }

@@ -25,7 +25,9 @@ public struct FileDecryptor: ~Copyable {
     }
 
     private let accessKey: AccessKey
-    private var state = crypto_secretstream_xchacha20poly1305_state()
+    /// Wiped when released, also if the decryptor is dropped before `finalize(into:)` (a chunk that failed to
+    /// authenticate, say): it holds the data key.
+    private let stream = SecretStreamState()
     private var phase = Phase.prologue
     private var pending: [UInt8] = []
 
@@ -66,9 +68,7 @@ public struct FileDecryptor: ~Copyable {
     /// - Throws: ``CryptoError/Code/truncated`` when the final chunk never came,
     ///   ``CryptoError/Code/authenticationFailed`` when the last chunk does not authenticate.
     public consuming func finalize(into output: inout [UInt8]) throws(CryptoError) {
-        defer {
-            withUnsafeMutableBytes(of: &state) { Wipe.memory($0) }
-        }
+        defer { stream.wipe() }
         switch phase {
         case .prologue:
             throw CryptoError(.truncated, "the file ended inside its header")
@@ -137,7 +137,7 @@ public struct FileDecryptor: ~Copyable {
         let streamHeader = Array(pending[(dots[2] + 1)..<headerEnd])
         let status = dataKey.withUnsafeBytes { key in
             crypto_secretstream_xchacha20poly1305_init_pull(
-                &state,
+                &stream.state,
                 streamHeader,
                 key.sodiumBytes
             )
@@ -187,7 +187,7 @@ public struct FileDecryptor: ~Copyable {
             span.withUnsafeMutableBufferPointer { free, initialized in
                 var length: UInt64 = 0
                 status = crypto_secretstream_xchacha20poly1305_pull(
-                    &state,
+                    &stream.state,
                     UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: free[..<openedCount]))
                         .sodiumMutableBytes,
                     &length,

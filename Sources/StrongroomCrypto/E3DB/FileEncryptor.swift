@@ -17,8 +17,10 @@ public import Foundation
 ///
 /// It is noncopyable: a copied stream state would reuse nonces.
 public struct FileEncryptor: ~Copyable {
-    private var state: crypto_secretstream_xchacha20poly1305_state
-    private var pending: [UInt8] = []
+    // Both wiped when released, also if the encryptor is dropped before `finalize(into:)` (a failed write, say): the
+    // stream state holds the data key, the held-back block is plaintext.
+    private let stream: SecretStreamState
+    private let held = PlaintextBuffer()
     private var checksum: Insecure.MD5?
     private var prologue: [UInt8]
     private var plaintextCount: Int64 = 0
@@ -55,16 +57,15 @@ public struct FileEncryptor: ~Copyable {
         }
         var prologue = Array("\(FileFormat.version).\(Base64URL.encode(sealedKey)).\(Base64URL.encode(nonce)).".utf8)
         var header = [UInt8](repeating: 0, count: FileFormat.streamHeaderSize)
-        var streamState = crypto_secretstream_xchacha20poly1305_state()
+        let stream = SecretStreamState()
         dataKey.withUnsafeBytes { key in
-            _ = crypto_secretstream_xchacha20poly1305_init_push(&streamState, &header, key.sodiumBytes)
+            _ = crypto_secretstream_xchacha20poly1305_init_push(&stream.state, &header, key.sodiumBytes)
         }
         prologue.append(contentsOf: header)
-        self.state = streamState
-        withUnsafeMutableBytes(of: &streamState) { Wipe.memory($0) }
+        self.stream = stream
         self.prologue = prologue
         self.checksum = computesChecksum ? Insecure.MD5() : nil
-        pending.reserveCapacity(FileFormat.blockSize)
+        held.bytes.reserveCapacity(FileFormat.blockSize)
     }
 
     /// Encrypts `plaintext` and appends whatever ciphertext is ready to `output`.
@@ -76,19 +77,19 @@ public struct FileEncryptor: ~Copyable {
         plaintextCount += Int64(plaintext.count)
         var input = plaintext[...]
         while !input.isEmpty {
-            if pending.count == FileFormat.blockSize {
+            if held.bytes.count == FileFormat.blockSize {
                 // More data follows, so the held-back block is not the last one.
-                pending.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagMessage, into: &output) }
-                pending.removeAll(keepingCapacity: true)
+                held.bytes.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagMessage, into: &output) }
+                held.bytes.removeAll(keepingCapacity: true)
             }
-            if pending.isEmpty && input.count > FileFormat.blockSize {
+            if held.bytes.isEmpty && input.count > FileFormat.blockSize {
                 let block = input.prefix(FileFormat.blockSize)
                 push(UnsafeRawBufferPointer(rebasing: block), tag: Sodium.SecretStream.tagMessage, into: &output)
                 input = input.dropFirst(FileFormat.blockSize)
                 continue
             }
-            let take = min(FileFormat.blockSize - pending.count, input.count)
-            pending.append(contentsOf: input.prefix(take))
+            let take = min(FileFormat.blockSize - held.bytes.count, input.count)
+            held.bytes.append(contentsOf: input.prefix(take))
             input = input.dropFirst(take)
         }
     }
@@ -107,9 +108,9 @@ public struct FileEncryptor: ~Copyable {
     /// Pushes the final chunk (possibly empty), appends it to `output`, wipes the state and returns the summary.
     public consuming func finalize(into output: inout [UInt8]) -> Summary {
         emitPrologue(into: &output)
-        pending.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagFinal, into: &output) }
-        Wipe.bytes(&pending)
-        withUnsafeMutableBytes(of: &state) { Wipe.memory($0) }
+        held.bytes.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagFinal, into: &output) }
+        Wipe.allocation(&held.bytes)
+        stream.wipe()
         return Summary(
             size: ciphertextCount,
             checksum: checksum.map { Data($0.finalize()).base64EncodedString() },
@@ -134,7 +135,7 @@ public struct FileEncryptor: ~Copyable {
                 let region = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: free[..<sealedCount]))
                 var length: UInt64 = 0
                 _ = crypto_secretstream_xchacha20poly1305_push(
-                    &state,
+                    &stream.state,
                     region.sodiumMutableBytes,
                     &length,
                     block.sodiumBytes,

@@ -57,6 +57,8 @@ final class AttachmentWriter: @unchecked Sendable {
         self.folder = folder
         self.associatedData = associatedData
         self.limit = limit
+        // Never grown while appending: a reallocation would free held-back plaintext unwiped.
+        pending.reserveCapacity(AttachmentFile.chunkSize)
         do {
             try FileManager.default.createDirectory(
                 at: folder,
@@ -108,7 +110,7 @@ final class AttachmentWriter: @unchecked Sendable {
     /// Writes the last chunk and makes the file durable; returns the digest.
     func finish() throws(DatastoreError) -> String {
         try emit(pending[...], isFinal: true)
-        Wipe.bytes(&pending)
+        Wipe.allocation(&pending)
         do {
             try handle.synchronize()
         } catch {
@@ -127,6 +129,9 @@ final class AttachmentWriter: @unchecked Sendable {
         }
         try? handle.close()  // the data is synced; a close failure loses nothing
     }
+
+    /// Wipes the held-back plaintext's storage on every path (finished, discarded or dropped after an error).
+    deinit { Wipe.allocation(&pending) }
 
     /// Removes whatever was written.
     func discard() {
