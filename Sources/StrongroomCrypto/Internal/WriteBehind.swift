@@ -10,8 +10,9 @@ import Synchronization
 /// At most ``depth`` buffers wait at once, so memory stays bounded; buffers are recycled, and with `wipes`
 /// (decrypted plaintext) the spares' whole storage is zeroed when writing ends, and a buffer that is not kept as a
 /// spare when it is let go. A recycled buffer is not wiped when it is handed back for reuse: the caller refills it
-/// from its start, so what it held is overwritten or wiped at the end (and the caller wipes its own buffer's storage
-/// likewise, ``Wipe/allocation(_:)``) — wiping every recycled megabyte cost the cipher's thread 2–4% of its time. The first write error is kept and thrown by the next ``write(_:)`` or by ``finish()``. The owner must call
+/// from its start, so what it held is overwritten or wiped at the end (the caller wipes its own buffer's whole
+/// storage likewise, ``Wipe/allocation(_:)``); wiping every recycled megabyte cost the cipher's thread 2–4% of its
+/// time. The first write error is kept and thrown by the next ``write(_:)`` or by ``finish()``. The owner must call
 /// ``finish()`` (or ``waitForPendingWrites()`` on a failure path) before the descriptor is closed.
 ///
 /// With `startsWriteback` (a file that will be fsynced), every ``writebackStride`` bytes written the queue asks the
