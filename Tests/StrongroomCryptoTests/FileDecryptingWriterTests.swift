@@ -79,6 +79,11 @@ import Testing
                     try feed(flipped, to: altered, pieceSizes: [8192])
                 }
                 #expect(alteredError?.code == .authenticationFailed)
+                // The error ended the file: the rest of the stream and a commit are refused.
+                #expect(throws: CryptoError.self) {
+                    try feed(Array(sealed.suffix(1000)), to: altered, pieceSizes: [8192])
+                }
+                #expect(throws: CryptoError.self) { try altered.commit() }
 
                 let cut = try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
                 try feed(Array(sealed.prefix(Damage.header + 2 * FileFormat.chunkSize)), to: cut, pieceSizes: [8192])

@@ -47,21 +47,28 @@ public final class FileDecryptingWriter {
 
     /// Decrypts the next piece of ciphertext and queues its authenticated plaintext for writing.
     ///
+    /// An error ends the file: the stream's key is wiped, and later writes and ``commit()`` throw.
+    ///
     /// - Throws: what ``FileDecryptor`` throws for a damaged stream (``CryptoError/Code/authenticationFailed``,
     ///   ``CryptoError/Code/invalidFormat``, ``CryptoError/Code/unsupportedVersion``), or ``CryptoError/Code/io``.
     public func write(_ ciphertext: UnsafeRawBufferPointer) throws(CryptoError) {
         guard decryptor != nil else { throw CryptoError(.invalidParameters, "the file is finished") }
-        // Room for this piece and a carried chunk, made before decrypting: growing the buffer while appending would
-        // free its old storage, which may hold an earlier piece's plaintext, unwiped.
+        // Every write that returned handed its plaintext to the writer, so the buffer is empty here. It is made
+        // large enough for this piece and a carried chunk before decrypting: growing it while appending would free
+        // its old storage, which may hold an earlier piece's plaintext, unwiped.
         let room = ciphertext.count + 2 * FileFormat.blockSize
         if plaintext.capacity < room {
             Wipe.allocation(&plaintext)
-            plaintext.removeAll(keepingCapacity: true)
             plaintext.reserveCapacity(room)
         }
-        try decryptor?.update(ciphertext, into: &plaintext)
-        written += Int64(plaintext.count)
-        try writer.write(&plaintext)
+        do throws(CryptoError) {
+            try decryptor?.update(ciphertext, into: &plaintext)
+            written += Int64(plaintext.count)
+            try writer.write(&plaintext)
+        } catch {
+            decryptor = nil
+            throw error
+        }
     }
 
     /// Ends the stream: checks the final chunk, writes and fsyncs the plaintext and renames it to the destination.

@@ -115,14 +115,10 @@ final class WriteBehind: Sendable {
     /// Waits for every queued write, without throwing: for failure paths, before the file is closed and removed.
     /// With `wipes`, the spare buffers' whole storage (what they last wrote, and earlier fills past that) is zeroed.
     func waitForPendingWrites() {
-        queue.sync {}
-        guard wipes else { return }
-        recycled.withLock { spares in
-            for spare in spares { Wipe.allocation(&spare.bytes) }
-        }
+        withSpares { if wipes { Wipe.allocation(&$0) } }
     }
 
-    /// Hands `body` each spare buffer, after every queued write: for tests that check what the spares' storage holds.
+    /// Hands `body` each spare buffer, after every queued write (tests use it to see what the spares' storage holds).
     func withSpares(_ body: (inout [UInt8]) -> Void) {
         queue.sync {}
         recycled.withLock { spares in
