@@ -5,8 +5,8 @@ import Foundation
 /// request at a time for three seconds. No client, however fast, writes or reads one record at a time faster.
 enum OneConnectionFloor {
     /// GETs of `url` per second; nil when wrk is missing or failed.
-    static func rate(_ url: String, authorization: String) -> Double? {
-        run(["-H", "Authorization: \(authorization)", url])
+    static func rate(_ url: String, authorization: String?) -> Double? {
+        run((authorization.map { ["-H", "Authorization: \($0)"] } ?? []) + [url])
     }
 
     /// POSTs of `body` (JSON) to `url` per second, through a wrk script written in `work`.

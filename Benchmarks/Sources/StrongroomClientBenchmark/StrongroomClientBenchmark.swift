@@ -91,19 +91,51 @@ enum StrongroomClientBenchmark {
         )
         line("bare GET record, one NIO channel", nioRecord, python["raw_read_rps"])
         let recordURL = base + "/v1/storage/records/\(written[0].uuidString.lowercased())"
-        if let floor = OneConnectionFloor.rate(recordURL, authorization: "Bearer \(token)") {
-            line("floor: wrk GET record, one conn", floor, python["read_rps"])
-        }
-        if let floor = try OneConnectionFloor.rate(
+        let getFloor = OneConnectionFloor.rate(recordURL, authorization: "Bearer \(token)")
+        if let getFloor { line("floor: wrk GET record, one conn", getFloor, python["read_rps"]) }
+        let postFloor = try OneConnectionFloor.rate(
             base + "/v1/storage/records",
             posting: OneConnectionFloor.recordBody(writer: configuration.clientID),
             authorization: "Bearer \(token)",
             in: work
-        ) {
-            line("floor: wrk POST record, one conn", floor, python["write_rps"])
+        )
+        if let postFloor { line("floor: wrk POST record, one conn", postFloor, python["write_rps"]) }
+        if let healthFloor = OneConnectionFloor.rate(base + "/health", authorization: nil) {
+            line("floor: wrk GET /health, one conn", healthFloor, nil)
         }
         print("  (the floors: one request at a time from wrk, no cryptography, beside the Python SDK's rate)")
         let sdkRead = Double(records) / reading.seconds
+        let bound = try OneAtATimeBound.measure(data: data)
+        let micro = { (rate: Double?) in rate.map { 1e6 / $0 } }
+        let channelGap = micro(getFloor).map { 1e6 / nioRecord - $0 }
+        print("one at a time, µs per record (this run; crypto with warm caches, as on one thread in a loop):")
+        print(
+            OneAtATimeBound.describe(
+                "read",
+                budget: micro(python["read_rps"].map { $0 * 5 }),
+                floor: micro(getFloor),
+                crypto: bound.readCrypto,
+                channelGap: channelGap,
+                sdk: 1e6 / sdkRead
+            )
+        )
+        print(
+            OneAtATimeBound.describe(
+                "write",
+                budget: micro(python["write_rps"].map { $0 * 5 }),
+                floor: micro(postFloor),
+                crypto: bound.writeCrypto,
+                channelGap: channelGap,
+                sdk: writing.seconds * 1e6 / Double(records)
+            )
+        )
+        print(
+            String(
+                format: "  a round trip between two threads waking each other: %.1f µs (each hand-off in a request"
+                    + " pays one wake-up)",
+                bound.wakeRoundTrip
+            )
+        )
         print(
             String(
                 format:
@@ -193,7 +225,6 @@ enum StrongroomClientBenchmark {
         }
     }
 
-    /// MB/s of an MD5 over `file`, read in 1 MiB pieces (swift-crypto, as the SDK's download check).
     /// Writes `count` records one after another; the elapsed time and their IDs.
     nonisolated static func writeOneAtATime(
         _ client: Client,
@@ -238,6 +269,7 @@ enum StrongroomClientBenchmark {
         }
     }
 
+    /// MB/s of an MD5 over `file`, read in 1 MiB pieces (swift-crypto, as the SDK's download check).
     static func md5Rate(of file: URL, size: Int64) throws -> Double {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
