@@ -116,7 +116,7 @@ enum StrongroomClientBenchmark {
                 floor: micro(getFloor),
                 crypto: bound.readCrypto,
                 channelGap: channelGap,
-                sdk: 1e6 / sdkRead
+                sdk: reading.seconds * 1e6 / Double(records)
             )
         )
         print(

@@ -25,8 +25,8 @@ public struct FileDecryptor: ~Copyable {
     }
 
     private let accessKey: AccessKey
-    /// Wiped when released, also if the decryptor is dropped before `finalize(into:)` (a chunk that failed to
-    /// authenticate, say): it holds the data key.
+    /// Wiped when released: as `finalize(into:)` ends the decryptor, or when it is dropped before that (a chunk that
+    /// failed to authenticate, say). It holds the data key.
     private let stream = SecretStreamState()
     private var phase = Phase.prologue
     private var pending: [UInt8] = []
@@ -68,7 +68,7 @@ public struct FileDecryptor: ~Copyable {
     /// - Throws: ``CryptoError/Code/truncated`` when the final chunk never came,
     ///   ``CryptoError/Code/authenticationFailed`` when the last chunk does not authenticate.
     public consuming func finalize(into output: inout [UInt8]) throws(CryptoError) {
-        defer { stream.wipe() }
+        // `self` ends here, so its stream state is released, and wiped, on every path out.
         switch phase {
         case .prologue:
             throw CryptoError(.truncated, "the file ended inside its header")

@@ -17,8 +17,8 @@ public import Foundation
 ///
 /// It is noncopyable: a copied stream state would reuse nonces.
 public struct FileEncryptor: ~Copyable {
-    // Both wiped when released, also if the encryptor is dropped before `finalize(into:)` (a failed write, say): the
-    // stream state holds the data key, the held-back block is plaintext.
+    // Both wiped when released: as `finalize(into:)` ends the encryptor, or when it is dropped before that (a failed
+    // write, say). The stream state holds the data key, the held-back block is plaintext.
     private let stream: SecretStreamState
     private let held = PlaintextBuffer()
     private var checksum: Insecure.MD5?
@@ -105,12 +105,11 @@ public struct FileEncryptor: ~Copyable {
         bytes.withUnsafeBytes { update($0, into: &output) }
     }
 
-    /// Pushes the final chunk (possibly empty), appends it to `output`, wipes the state and returns the summary.
+    /// Pushes the final chunk (possibly empty), appends it to `output` and returns the summary; the state and the
+    /// held-back block are wiped as the encryptor ends.
     public consuming func finalize(into output: inout [UInt8]) -> Summary {
         emitPrologue(into: &output)
         held.bytes.withUnsafeBytes { push($0, tag: Sodium.SecretStream.tagFinal, into: &output) }
-        Wipe.allocation(&held.bytes)
-        stream.wipe()
         return Summary(
             size: ciphertextCount,
             checksum: checksum.map { Data($0.finalize()).base64EncodedString() },

@@ -8,10 +8,7 @@ import StrongroomCore
 final class SecretStreamState {
     var state = crypto_secretstream_xchacha20poly1305_state()
 
-    /// Zeroes the state now; the stream cannot be used afterwards.
-    func wipe() { withUnsafeMutableBytes(of: &state) { Wipe.memory($0) } }
-
-    deinit { wipe() }
+    deinit { withUnsafeMutableBytes(of: &state) { Wipe.memory($0) } }
 }
 
 /// A plaintext buffer whose whole storage, spare capacity included, is wiped when released
