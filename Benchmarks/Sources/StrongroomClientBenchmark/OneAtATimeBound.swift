@@ -77,6 +77,25 @@ struct OneAtATimeBound {
         return elapsed.seconds * 1e6 / Double(rounds)
     }
 
+    /// The best ratio to the Python SDK that any client spending `crypto` µs per record could reach against this
+    /// server (no HTTP, JSON or hand-off cost of its own): Python's `python` µs per record over wrk's lone request
+    /// (`floor`) plus `crypto`; and the same against a server that answered the request as fast as its own `/health`
+    /// (`health` µs: the HTTP stack alone), which would save Python as much as the client.
+    static func ceiling(_ label: String, python: Double?, floor: Double?, health: Double?, crypto: Double) -> String {
+        guard let python, let floor, let health else { return "  \(label) ceiling: n/a (needs the Python SDK and wrk)" }
+        return String(
+            format: "  %@ ceiling for a client with only this crypto: Python %.0f µs / (%.0f + %.0f) = %.2fx; against a"
+                + " server as fast as its /health (%.0f µs): %.2fx",
+            label,
+            python,
+            floor,
+            crypto,
+            python / (floor + crypto),
+            health,
+            (python - floor + health) / (health + crypto)
+        )
+    }
+
     /// The bound for one kind of request: `budget` µs per record at the target, `floor` wrk's µs per request,
     /// `channelGap` the µs a bare NIO-channel request takes over wrk's, `sdk` the SDK's µs per record.
     static func describe(

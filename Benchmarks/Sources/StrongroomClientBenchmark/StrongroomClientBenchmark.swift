@@ -100,9 +100,8 @@ enum StrongroomClientBenchmark {
             in: work
         )
         if let postFloor { line("floor: wrk POST record, one conn", postFloor, python["write_rps"]) }
-        if let healthFloor = OneConnectionFloor.rate(base + "/health", authorization: nil) {
-            line("floor: wrk GET /health, one conn", healthFloor, nil)
-        }
+        let healthFloor = OneConnectionFloor.rate(base + "/health", authorization: nil)
+        if let healthFloor { line("floor: wrk GET /health, one conn", healthFloor, nil) }
         print("  (the floors: one request at a time from wrk, no cryptography, beside the Python SDK's rate)")
         let sdkRead = Double(records) / reading.seconds
         let bound = try OneAtATimeBound.measure(data: data)
@@ -129,6 +128,20 @@ enum StrongroomClientBenchmark {
                 sdk: writing.seconds * 1e6 / Double(records)
             )
         )
+        for (label, python, floor, crypto) in [
+            ("read", python["read_rps"], getFloor, bound.readCrypto),
+            ("write", python["write_rps"], postFloor, bound.writeCrypto),
+        ] {
+            print(
+                OneAtATimeBound.ceiling(
+                    label,
+                    python: micro(python),
+                    floor: micro(floor),
+                    health: micro(healthFloor),
+                    crypto: crypto
+                )
+            )
+        }
         print(
             String(
                 format: "  a round trip between two threads waking each other: %.1f µs (each hand-off in a request"

@@ -9,10 +9,12 @@ import StrongroomCore
 ///
 /// WAL with `synchronous = NORMAL` keeps every acknowledged write across a crash of the process (SIGKILL); after a
 /// power loss the last few commits may roll back. SQLite is sqlite-nio's vendored copy (prefixed symbols), never the
-/// system library. One connection serves every request; a second one only checkpoints the log, in the background,
-/// while the database runs as a service (``run()``).
+/// system library. One connection serves every request but record reads, which run in place on read-only
+/// connections of their own; another one only checkpoints the log, in the background, while the database runs as a
+/// service (``run()``).
 public final class EmbeddedDatabase: ServerDatabase, Sendable {
     let connection: SQLiteConnection
+    let reader: SQLiteRecordReader
     let checkpointer: WALCheckpointer
     /// The store over this database.
     public let store: SQLServerStore
@@ -21,9 +23,11 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
     /// only when the background checkpoint is not running or falls behind (a log of about 64 MiB).
     static let fallbackCheckpointPages = 16_384
 
-    private init(connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
-        let statements = SQLiteRecordStatements(connection: connection)
+    private init(path: String, connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
+        let reader = SQLiteRecordReader(path: path)
+        let statements = SQLiteRecordStatements(connection: connection, reader: reader)
         self.connection = connection
+        self.reader = reader
         self.checkpointer = WALCheckpointer(connection: checkpointing, inserts: statements.group, logger: logger)
         self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, prepared: statements)
     }
@@ -50,7 +54,12 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
             try await connection.close()
             throw error
         }
-        let database = EmbeddedDatabase(connection: connection, checkpointing: checkpointing, logger: logger)
+        let database = EmbeddedDatabase(
+            path: path,
+            connection: connection,
+            checkpointing: checkpointing,
+            logger: logger
+        )
         do {
             _ = try await checkpointing.query("PRAGMA busy_timeout = 5000")
             try await database.store.migrate()
@@ -62,8 +71,9 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
         return database
     }
 
-    /// Closes both connections.
+    /// Closes the database's connections.
     public func close() async throws {
+        reader.close()
         do { try await checkpointer.connection.close() } catch {
             try await connection.close()
             throw error

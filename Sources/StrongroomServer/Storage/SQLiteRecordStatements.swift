@@ -1,20 +1,24 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import SQLiteKit
 
-/// The record read and insert on the embedded engine, straight through sqlite-nio: the SQL is fixed text with
-/// positional parameters, so nothing is serialized per call, and each column is read from the row by name and
-/// checked for its storage class instead of passing through SQLKit's `Decoder` (the read runs on every
-/// `GET /v1/storage/records/{id}`). Inserts that arrive while one runs are written together (``GroupInsert``).
-/// The statements and their results are those of the SQL path.
+/// The record read and insert on the embedded engine. The read (every `GET /v1/storage/records/{id}`) runs in place
+/// on read-only connections of its own (``SQLiteRecordReader``), and through sqlite-nio only when those cannot take
+/// it now. Inserts go straight through sqlite-nio: the SQL is fixed text with positional parameters, so nothing is
+/// serialized per call, and columns are read by name and checked for their storage class instead of passing through
+/// SQLKit's `Decoder`; inserts that arrive while one runs are written together (``GroupInsert``). The statements and
+/// their results are those of the SQL path.
 struct SQLiteRecordStatements: PreparedRecordStatements {
     let connection: SQLiteConnection
+    /// The in-place reads, or nil to read through `connection` only.
+    let reader: SQLiteRecordReader?
     /// Where inserts queue for the connection.
     let group: GroupInsert
 
     static let select = RecordRow.selectStatement { "?\($0)" }
 
-    init(connection: SQLiteConnection) {
+    init(connection: SQLiteConnection, reader: SQLiteRecordReader?) {
         self.connection = connection
+        self.reader = reader
         self.group = GroupInsert(
             writer: GroupInsert.Writer(
                 insertOne: { try await Self.insert([$0], on: connection)[0] },
@@ -24,6 +28,7 @@ struct SQLiteRecordStatements: PreparedRecordStatements {
     }
 
     func row(recordID: String) async throws -> RecordRow? {
+        if let reader, case .read(let row) = try reader.row(recordID: recordID) { return row }
         guard let row = try await connection.query(Self.select, [.text(recordID)]).first else { return nil }
         return RecordRow(
             index: try row.integer("idx"),

@@ -1,0 +1,238 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Synchronization
+// sqlite-nio's vendored SQLite, the very library copy its connections use (the module behind SQLiteNIO, reached
+// through the SQLiteKit dependency): one copy per process keeps SQLite's POSIX locks on the file consistent; a second
+// SQLite library on the same file would not (SQLite's "How To Corrupt", 2.2.1).
+import VaporCSQLite
+
+/// The record read on the embedded engine, run on the caller's thread over read-only connections of its own.
+///
+/// Every `GET /v1/storage/records/{id}` reads one row by its primary key. Through sqlite-nio that read hops from the
+/// request's task to sqlite-nio's thread pool and back (two thread wake-ups, which on a small virtual machine cost
+/// more than the read). Here it runs in place: a B-tree lookup by key over pages the OS caches, with a statement
+/// prepared once per connection. In WAL mode a reader never waits for the writer or a checkpoint, and sees every
+/// commit made before it started — so every acknowledged write. When SQLite still answers "busy" (a reader racing
+/// the log's recovery), or every connection is in use, the caller gets `nil` and reads through sqlite-nio instead,
+/// so nothing here waits on a lock.
+///
+/// Connections open as they are first needed, up to ``maximumConnections``; an idle one holds no read transaction,
+/// so it never delays a checkpoint.
+final class SQLiteRecordReader: Sendable {
+    /// What a read found, when it could run here.
+    enum Outcome {
+        /// The row, or nil when no record has that ID.
+        case read(RecordRow?)
+        /// The read could not run here now (every connection busy, or SQLite busy); use the serving connection.
+        case unavailable
+    }
+
+    let path: String
+    /// Connections open at most: one per thread that may read at the same time, with room to spare.
+    let maximumConnections: Int
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var idle: [ReaderConnection] = []
+        var open = 0
+        var isClosed = false
+    }
+
+    init(path: String, maximumConnections: Int = 8) {
+        self.path = path
+        self.maximumConnections = maximumConnections
+        self.state = Mutex(State())
+    }
+
+    /// Reads the row of `recordID` on this thread, or says it cannot now.
+    ///
+    /// - Throws: ``SQLiteRecordError`` when SQLite fails other than with "busy", or a column does not hold what the
+    ///   schema puts there.
+    func row(recordID: String) throws -> Outcome {
+        guard let connection = try take() else { return .unavailable }
+        var keep = true
+        defer { give(back: connection, keep: keep) }
+        do {
+            guard let row = try connection.row(recordID: recordID) else { return .unavailable }
+            return .read(row)
+        } catch {
+            keep = false
+            throw error
+        }
+    }
+
+    /// Connections open now, idle or in use.
+    var openConnections: Int { state.withLock { $0.open } }
+
+    /// Closes every idle connection now and each connection in use as it comes back; later reads are unavailable.
+    func close() {
+        let idle = state.withLock { state in
+            state.isClosed = true
+            state.open -= state.idle.count
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        for connection in idle { connection.close() }
+    }
+
+    /// An idle connection, a new one when none is idle and fewer than the maximum are open, or nil (also when SQLite
+    /// was busy while a new one read the schema). Give it back with ``give(back:keep:)``.
+    func take() throws -> ReaderConnection? {
+        enum Next { case use(ReaderConnection), open, none }
+        let next: Next = state.withLock { state in
+            if state.isClosed { return .none }
+            if let connection = state.idle.popLast() { return .use(connection) }
+            guard state.open < maximumConnections else { return .none }
+            state.open += 1
+            return .open
+        }
+        switch next {
+        case .use(let connection): return connection
+        case .none: return nil
+        case .open:
+            do {
+                return try ReaderConnection(path: path)
+            } catch is ReaderConnection.Busy {
+                state.withLock { $0.open -= 1 }
+                return nil
+            } catch {
+                state.withLock { $0.open -= 1 }
+                throw error
+            }
+        }
+    }
+
+    /// Returns a connection from ``take()``: to the idle ones, or closed when `keep` is false or the reader is.
+    func give(back connection: ReaderConnection, keep: Bool) {
+        let kept = state.withLock { state in
+            guard keep, !state.isClosed else {
+                state.open -= 1
+                return false
+            }
+            state.idle.append(connection)
+            return true
+        }
+        if !kept { connection.close() }
+    }
+}
+
+/// One read-only SQLite connection with the record `SELECT` prepared on it.
+///
+/// `@unchecked Sendable`: used by one thread at a time — the reader hands it out under its lock and takes it back
+/// before anyone else gets it.
+final class ReaderConnection: @unchecked Sendable {
+    private var database: OpaquePointer?
+    private var select: OpaquePointer?
+
+    /// How long a read waits for SQLite's locks before giving up and reading through the serving connection.
+    static let busyMilliseconds: Int32 = 10
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let opened = sqlite_nio_sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        database = handle
+        guard opened == SQLITE_OK else {
+            defer { close() }
+            throw failure("open")
+        }
+        sqlite_nio_sqlite3_busy_timeout(handle, Self.busyMilliseconds)
+        var statement: OpaquePointer?
+        let text = RecordRow.selectStatement { "?\($0)" }
+        let prepared = sqlite_nio_sqlite3_prepare_v3(
+            handle,
+            text,
+            -1,
+            UInt32(SQLITE_PREPARE_PERSISTENT),
+            &statement,
+            nil
+        )
+        select = statement
+        guard prepared == SQLITE_OK else {
+            defer { close() }
+            // Preparing reads the schema, which a writer's lock on a database in rollback mode can hold up.
+            if Self.isBusy(prepared) { throw Busy() }
+            throw failure("prepare")
+        }
+    }
+
+    /// SQLite was busy while the connection read the schema: try again later.
+    struct Busy: Error {}
+
+    private static func isBusy(_ code: Int32) -> Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
+
+    deinit { close() }
+
+    /// Finalizes the statement and closes the connection (again: nothing).
+    func close() {
+        sqlite_nio_sqlite3_finalize(select)
+        select = nil
+        sqlite_nio_sqlite3_close_v2(database)
+        database = nil
+    }
+
+    /// The row of `recordID`; `.some(nil)` when there is none, nil when SQLite was busy.
+    func row(recordID: String) throws -> RecordRow?? {
+        guard let select else { throw SQLiteRecordError(column: "*", problem: "the reader connection is closed") }
+        defer {
+            sqlite_nio_sqlite3_reset(select)
+            sqlite_nio_sqlite3_clear_bindings(select)
+        }
+        return try recordID.withCString { id -> RecordRow?? in
+            // SQLITE_STATIC (no destructor): the text outlives the statement's use of it, reset in the defer above.
+            guard sqlite_nio_sqlite3_bind_text(select, 1, id, -1, nil) == SQLITE_OK else { throw failure("bind") }
+            switch sqlite_nio_sqlite3_step(select) {
+            case SQLITE_DONE: return .some(nil)
+            case SQLITE_ROW: return .some(try Self.record(select))
+            case let code where Self.isBusy(code): return nil
+            default: throw failure("step")
+            }
+        }
+    }
+
+    /// The current row of `select` (its columns in ``RecordRow/selectStatement(placeholder:)``'s order).
+    private static func record(_ select: OpaquePointer) throws -> RecordRow {
+        RecordRow(
+            index: try integer(select, 0, "idx"),
+            recordID: try text(select, 1, "record_id"),
+            writerID: try text(select, 2, "writer_id"),
+            userID: try text(select, 3, "user_id"),
+            type: try text(select, 4, "type"),
+            plain: try text(select, 5, "plain"),
+            data: try text(select, 6, "data"),
+            recordSignature: try optionalText(select, 7, "rec_sig"),
+            created: try integer(select, 8, "created"),
+            lastModified: try integer(select, 9, "last_modified"),
+            version: try text(select, 10, "version"),
+            fileMeta: try optionalText(select, 11, "file_meta"),
+            isPending: try integer(select, 12, "pending") != 0
+        )
+    }
+
+    private static func integer(_ select: OpaquePointer, _ column: Int32, _ name: String) throws -> Int64 {
+        guard sqlite_nio_sqlite3_column_type(select, column) == SQLITE_INTEGER else {
+            throw SQLiteRecordError(column: name, problem: "expected an integer")
+        }
+        return sqlite_nio_sqlite3_column_int64(select, column)
+    }
+
+    private static func text(_ select: OpaquePointer, _ column: Int32, _ name: String) throws -> String {
+        guard sqlite_nio_sqlite3_column_type(select, column) == SQLITE_TEXT,
+            let bytes = sqlite_nio_sqlite3_column_text(select, column)
+        else { throw SQLiteRecordError(column: name, problem: "expected text") }
+        // column_bytes after column_text: the length of the UTF-8 text just produced.
+        let count = Int(sqlite_nio_sqlite3_column_bytes(select, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    private static func optionalText(_ select: OpaquePointer, _ column: Int32, _ name: String) throws -> String? {
+        switch sqlite_nio_sqlite3_column_type(select, column) {
+        case SQLITE_NULL: return nil
+        case SQLITE_TEXT: return try text(select, column, name)
+        default: throw SQLiteRecordError(column: name, problem: "expected text or NULL")
+        }
+    }
+
+    private func failure(_ operation: String) -> SQLiteRecordError {
+        let message = database.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "out of memory"
+        return SQLiteRecordError(column: "*", problem: "\(operation) failed: \(message)")
+    }
+}

@@ -1,0 +1,179 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import SQLiteKit
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+@testable import StrongroomServer
+
+/// The embedded engine's in-place record read: it sees every write the serving connection acknowledged, gives up
+/// within its bound instead of waiting on a lock, never opens more connections than it may, and closes with the
+/// database.
+@Suite struct SQLiteRecordReaderTests {
+    static let record = PreparedStatementTests.records[1]
+
+    @Test("reads in place what the serving connection just committed, and nil for an unknown ID")
+    func readsCommittedRows() async throws {
+        try await withDatabase { database in
+            let stored = try await database.store.insertRecord(StoredRecordText(record: Self.record))
+            guard case .read(let row) = try database.reader.row(recordID: Self.record.recordID) else {
+                Issue.record("the read did not run in place")
+                return
+            }
+            var expected = Self.record
+            expected.index = stored.record.index
+            let text = try database.store.recordText(try #require(row))
+            #expect(text.record == StoredRecordText(record: expected).record)
+            #expect(try text.decodedData() == Self.record.data)
+            guard case .read(nil) = try database.reader.row(recordID: "00000000-0000-4000-8000-00000000000f") else {
+                Issue.record("an unknown ID did not read as nil in place")
+                return
+            }
+            // One connection opened, and it is idle again.
+            #expect(database.reader.openConnections == 1)
+        }
+    }
+
+    @Test("a database locked by a writer: the reader gives up within its bound, keeps its connection, reads again")
+    func givesUpOnALock() async throws {
+        try await withTemporaryDirectory { directory in
+            try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: Self.logger).withStore { store in
+                _ = try await store.insertRecord(StoredRecordText(record: Self.record))
+            }
+            // In WAL mode nothing stops a reader; with a rollback journal, a writer's exclusive lock does.
+            let path = directory.appending(path: "strongroom.sqlite").path
+            let holder = try await SQLiteConnection.open(storage: .file(path: path))
+            let reader = SQLiteRecordReader(path: path)
+            let latecomer = SQLiteRecordReader(path: path)
+            defer {
+                reader.close()
+                latecomer.close()
+            }
+            do {
+                _ = try await holder.query("PRAGMA journal_mode = DELETE")
+                guard case .read = try reader.row(recordID: Self.record.recordID) else {
+                    Issue.record("the reader did not read an unlocked database")
+                    try await holder.close()
+                    return
+                }
+                _ = try await holder.query("BEGIN EXCLUSIVE")
+                let started = ContinuousClock.now
+                // A prepared connection is stopped by the lock when it steps, a new one while it reads the schema.
+                for (reader, connections) in [(reader, 1), (latecomer, 0)] {
+                    guard case .unavailable = try reader.row(recordID: Self.record.recordID) else {
+                        Issue.record("the reader read past an exclusive lock")
+                        continue
+                    }
+                    #expect(reader.openConnections == connections)
+                }
+                // Their own busy timeouts (10 ms), not the serving connection's (5 s).
+                #expect(ContinuousClock.now - started < .seconds(2))
+                _ = try await holder.query("COMMIT")
+            } catch {
+                try await holder.close()
+                throw error
+            }
+            try await holder.close()
+            for reader in [reader, latecomer] {
+                guard case .read(let row) = try reader.row(recordID: Self.record.recordID) else {
+                    Issue.record("the reader did not read again once the lock was gone")
+                    continue
+                }
+                #expect(row?.recordID == Self.record.recordID)
+                #expect(reader.openConnections == 1)
+            }
+        }
+    }
+
+    @Test("never more connections than its maximum: the next caller reads through the serving connection")
+    func boundedConnections() async throws {
+        try await withDatabase { database in
+            _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
+            let reader = SQLiteRecordReader(path: database.reader.path, maximumConnections: 2)
+            defer { reader.close() }
+            let first = try #require(try reader.take())
+            let second = try #require(try reader.take())
+            #expect(try reader.take() == nil)
+            guard case .unavailable = try reader.row(recordID: Self.record.recordID) else {
+                Issue.record("a third connection was opened")
+                return
+            }
+            #expect(reader.openConnections == 2)
+            reader.give(back: first, keep: true)
+            reader.give(back: second, keep: false)
+            #expect(reader.openConnections == 1)
+            guard case .read(let row) = try reader.row(recordID: Self.record.recordID) else {
+                Issue.record("an idle connection was not reused")
+                return
+            }
+            #expect(row?.recordID == Self.record.recordID)
+            #expect(reader.openConnections == 1)
+        }
+    }
+
+    @Test("closed with the database: later reads are unavailable and a connection in use closes as it comes back")
+    func closes() async throws {
+        try await withDatabase { database in
+            _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
+            let reader = SQLiteRecordReader(path: database.reader.path)
+            let inUse = try #require(try reader.take())
+            _ = try reader.row(recordID: Self.record.recordID)
+            #expect(reader.openConnections == 2)
+            reader.close()
+            #expect(reader.openConnections == 1)
+            reader.give(back: inUse, keep: true)
+            #expect(reader.openConnections == 0)
+            guard case .unavailable = try reader.row(recordID: Self.record.recordID) else {
+                Issue.record("a closed reader read")
+                return
+            }
+        }
+    }
+
+    @Test("a column of another storage class throws, and the connection that read it is not kept")
+    func badColumn() async throws {
+        try await withDatabase { database in
+            _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
+            try await database.store.database.raw("UPDATE records SET rec_sig = x'07'").run()
+            let error = #expect(throws: SQLiteRecordError.self) {
+                _ = try database.reader.row(recordID: Self.record.recordID)
+            }
+            #expect(error?.description == "records.rec_sig: expected text or NULL")
+            #expect(database.reader.openConnections == 0)
+        }
+    }
+
+    @Test("a file without the records table: opening a reader connection throws, and nothing stays open")
+    func noTable() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appending(path: "empty.sqlite").path
+            let connection = try await SQLiteConnection.open(storage: .file(path: path))
+            _ = try await connection.query("CREATE TABLE other (x)")
+            try await connection.close()
+            let reader = SQLiteRecordReader(path: path)
+            #expect(throws: SQLiteRecordError.self) { _ = try reader.row(recordID: Self.record.recordID) }
+            #expect(reader.openConnections == 0)
+        }
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "record-reader-test")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    func withDatabase(_ body: @escaping @Sendable (EmbeddedDatabase) async throws -> Void) async throws {
+        try await withTemporaryDirectory { directory in
+            let database = try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: Self.logger)
+            do {
+                try await body(database)
+            } catch {
+                try await database.close()
+                throw error
+            }
+            try await database.close()
+        }
+    }
+}
