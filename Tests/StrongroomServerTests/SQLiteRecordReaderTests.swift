@@ -45,8 +45,8 @@ import Testing
             // In WAL mode nothing stops a reader; with a rollback journal, a writer's exclusive lock does.
             let path = directory.appending(path: "strongroom.sqlite").path
             let holder = try await SQLiteConnection.open(storage: .file(path: path))
-            let reader = SQLiteRecordReader(path: path)
-            let latecomer = SQLiteRecordReader(path: path)
+            let reader = SQLiteRecordReader(path: path, logger: Self.logger)
+            let latecomer = SQLiteRecordReader(path: path, logger: Self.logger)
             defer {
                 reader.close()
                 latecomer.close()
@@ -91,11 +91,11 @@ import Testing
     func boundedConnections() async throws {
         try await withDatabase { database in
             _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
-            let reader = SQLiteRecordReader(path: database.reader.path, maximumConnections: 2)
+            let reader = SQLiteRecordReader(path: database.reader.path, logger: Self.logger, maximumConnections: 2)
             defer { reader.close() }
-            let first = try #require(try reader.take())
-            let second = try #require(try reader.take())
-            #expect(try reader.take() == nil)
+            let first = try #require(reader.take())
+            let second = try #require(reader.take())
+            #expect(reader.take() == nil)
             guard case .unavailable = try reader.row(recordID: Self.record.recordID) else {
                 Issue.record("a third connection was opened")
                 return
@@ -117,8 +117,8 @@ import Testing
     func closes() async throws {
         try await withDatabase { database in
             _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
-            let reader = SQLiteRecordReader(path: database.reader.path)
-            let inUse = try #require(try reader.take())
+            let reader = SQLiteRecordReader(path: database.reader.path, logger: Self.logger)
+            let inUse = try #require(reader.take())
             _ = try reader.row(recordID: Self.record.recordID)
             #expect(reader.openConnections == 2)
             reader.close()
@@ -145,16 +145,33 @@ import Testing
         }
     }
 
-    @Test("a file without the records table: opening a reader connection throws, and nothing stays open")
-    func noTable() async throws {
+    @Test("a connection that cannot be opened: reads are unavailable, and tried again only after the delay")
+    func openFailure() async throws {
         try await withTemporaryDirectory { directory in
-            let path = directory.appending(path: "empty.sqlite").path
-            let connection = try await SQLiteConnection.open(storage: .file(path: path))
-            _ = try await connection.query("CREATE TABLE other (x)")
-            try await connection.close()
-            let reader = SQLiteRecordReader(path: path)
-            #expect(throws: SQLiteRecordError.self) { _ = try reader.row(recordID: Self.record.recordID) }
-            #expect(reader.openConnections == 0)
+            let path = directory.appending(path: "later.sqlite").path
+            // No file yet (a read-only connection does not create one), then a file without the records table.
+            let waiting = SQLiteRecordReader(path: path, logger: Self.logger, retryDelay: .seconds(3600))
+            let retrying = SQLiteRecordReader(path: path, logger: Self.logger, retryDelay: .zero)
+            for reader in [waiting, retrying] {
+                guard case .unavailable = try reader.row(recordID: Self.record.recordID) else {
+                    Issue.record("a reader without a database read")
+                    continue
+                }
+                #expect(reader.openConnections == 0)
+            }
+            try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: Self.logger).withStore { store in
+                _ = try await store.insertRecord(StoredRecordText(record: Self.record))
+            }
+            try FileManager.default.moveItem(atPath: directory.appending(path: "strongroom.sqlite").path, toPath: path)
+            guard case .unavailable = try waiting.row(recordID: Self.record.recordID) else {
+                Issue.record("the reader tried again before its delay")
+                return
+            }
+            guard case .read(let row) = try retrying.row(recordID: Self.record.recordID) else {
+                Issue.record("the reader did not try again after its delay")
+                return
+            }
+            #expect(row?.recordID == Self.record.recordID)
         }
     }
 

@@ -24,7 +24,7 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
     static let fallbackCheckpointPages = 16_384
 
     private init(path: String, connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
-        let reader = SQLiteRecordReader(path: path)
+        let reader = SQLiteRecordReader(path: path, logger: logger)
         let statements = SQLiteRecordStatements(connection: connection, reader: reader)
         self.connection = connection
         self.reader = reader

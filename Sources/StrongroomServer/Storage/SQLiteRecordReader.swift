@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Logging
 import Synchronization
 // sqlite-nio's vendored SQLite, the very library copy its connections use (the module behind SQLiteNIO, reached
 // through the SQLiteKit dependency): one copy per process keeps SQLite's POSIX locks on the file consistent; a second
@@ -12,11 +13,12 @@ import VaporCSQLite
 /// more than the read). Here it runs in place: a B-tree lookup by key over pages the OS caches, with a statement
 /// prepared once per connection. In WAL mode a reader never waits for the writer or a checkpoint, and sees every
 /// commit made before it started — so every acknowledged write. When SQLite still answers "busy" (a reader racing
-/// the log's recovery), or every connection is in use, the caller gets `nil` and reads through sqlite-nio instead,
-/// so nothing here waits on a lock.
+/// the log's recovery), or every connection is in use, the caller gets ``Outcome/unavailable`` and reads through
+/// sqlite-nio instead, so nothing here waits on a lock for more than ``ReaderConnection/busyMilliseconds``.
 ///
 /// Connections open as they are first needed, up to ``maximumConnections``; an idle one holds no read transaction,
-/// so it never delays a checkpoint.
+/// so it never delays a checkpoint. A connection that cannot be opened (out of file descriptors, say) is logged and
+/// not tried again for ``retryDelay``: reads go through the serving connection meanwhile.
 final class SQLiteRecordReader: Sendable {
     /// What a read found, when it could run here.
     enum Outcome {
@@ -29,26 +31,33 @@ final class SQLiteRecordReader: Sendable {
     let path: String
     /// Connections open at most: one per thread that may read at the same time, with room to spare.
     let maximumConnections: Int
+    /// How long after a connection failed to open the reader tries again.
+    let retryDelay: Duration
+    private let logger: Logger
     private let state: Mutex<State>
 
     private struct State: ~Copyable {
         var idle: [ReaderConnection] = []
         var open = 0
         var isClosed = false
+        /// No connection is opened before this, after one failed to open.
+        var retryAt: ContinuousClock.Instant?
     }
 
-    init(path: String, maximumConnections: Int = 8) {
+    init(path: String, logger: Logger, maximumConnections: Int = 8, retryDelay: Duration = .seconds(10)) {
         self.path = path
+        self.logger = logger
         self.maximumConnections = maximumConnections
+        self.retryDelay = retryDelay
         self.state = Mutex(State())
     }
 
     /// Reads the row of `recordID` on this thread, or says it cannot now.
     ///
-    /// - Throws: ``SQLiteRecordError`` when SQLite fails other than with "busy", or a column does not hold what the
-    ///   schema puts there.
+    /// - Throws: ``SQLiteRecordError`` when a read fails other than with "busy" (the connection is closed, not
+    ///   kept), or a column does not hold what the schema puts there.
     func row(recordID: String) throws -> Outcome {
-        guard let connection = try take() else { return .unavailable }
+        guard let connection = take() else { return .unavailable }
         var keep = true
         defer { give(back: connection, keep: keep) }
         do {
@@ -74,14 +83,16 @@ final class SQLiteRecordReader: Sendable {
         for connection in idle { connection.close() }
     }
 
-    /// An idle connection, a new one when none is idle and fewer than the maximum are open, or nil (also when SQLite
-    /// was busy while a new one read the schema). Give it back with ``give(back:keep:)``.
-    func take() throws -> ReaderConnection? {
+    /// An idle connection, a new one when none is idle and fewer than the maximum are open, or nil (also when a new
+    /// one could not be opened, or SQLite was busy while it read the schema). Give it back with
+    /// ``give(back:keep:)``.
+    func take() -> ReaderConnection? {
         enum Next { case use(ReaderConnection), open, none }
         let next: Next = state.withLock { state in
             if state.isClosed { return .none }
             if let connection = state.idle.popLast() { return .use(connection) }
             guard state.open < maximumConnections else { return .none }
+            if let retryAt = state.retryAt, ContinuousClock.now < retryAt { return .none }
             state.open += 1
             return .open
         }
@@ -95,8 +106,16 @@ final class SQLiteRecordReader: Sendable {
                 state.withLock { $0.open -= 1 }
                 return nil
             } catch {
-                state.withLock { $0.open -= 1 }
-                throw error
+                let retryAt = ContinuousClock.now + retryDelay
+                state.withLock { state in
+                    state.open -= 1
+                    state.retryAt = retryAt
+                }
+                logger.warning(
+                    "record reads go through the serving connection: a reader connection did not open",
+                    metadata: ["error": "\(error)", "retry_in": "\(retryDelay)"]
+                )
+                return nil
             }
         }
     }
