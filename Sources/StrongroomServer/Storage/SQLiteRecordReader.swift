@@ -24,7 +24,8 @@ final class SQLiteRecordReader: Sendable {
     enum Outcome {
         /// The row, or nil when no record has that ID.
         case read(RecordRow?)
-        /// The read could not run here now (every connection busy, or SQLite busy); use the serving connection.
+        /// The read could not run here now (every connection in use or none could be opened, or SQLite busy); use
+        /// the serving connection.
         case unavailable
     }
 
@@ -61,8 +62,7 @@ final class SQLiteRecordReader: Sendable {
         var keep = true
         defer { give(back: connection, keep: keep) }
         do {
-            guard let row = try connection.row(recordID: recordID) else { return .unavailable }
-            return .read(row)
+            return try connection.row(recordID: recordID)
         } catch {
             keep = false
             throw error
@@ -155,10 +155,9 @@ final class ReaderConnection: @unchecked Sendable {
         }
         sqlite_nio_sqlite3_busy_timeout(handle, Self.busyMilliseconds)
         var statement: OpaquePointer?
-        let text = RecordRow.selectStatement { "?\($0)" }
         let prepared = sqlite_nio_sqlite3_prepare_v3(
             handle,
-            text,
+            SQLiteRecordStatements.select,
             -1,
             UInt32(SQLITE_PREPARE_PERSISTENT),
             &statement,
@@ -188,20 +187,20 @@ final class ReaderConnection: @unchecked Sendable {
         database = nil
     }
 
-    /// The row of `recordID`; `.some(nil)` when there is none, nil when SQLite was busy.
-    func row(recordID: String) throws -> RecordRow?? {
+    /// The row of `recordID` (nil when there is none), or unavailable when SQLite was busy.
+    func row(recordID: String) throws -> SQLiteRecordReader.Outcome {
         guard let select else { throw SQLiteRecordError(column: "*", problem: "the reader connection is closed") }
         defer {
             sqlite_nio_sqlite3_reset(select)
             sqlite_nio_sqlite3_clear_bindings(select)
         }
-        return try recordID.withCString { id -> RecordRow?? in
+        return try recordID.withCString { id -> SQLiteRecordReader.Outcome in
             // SQLITE_STATIC (no destructor): the text outlives the statement's use of it, reset in the defer above.
             guard sqlite_nio_sqlite3_bind_text(select, 1, id, -1, nil) == SQLITE_OK else { throw failure("bind") }
             switch sqlite_nio_sqlite3_step(select) {
-            case SQLITE_DONE: return .some(nil)
-            case SQLITE_ROW: return .some(try Self.record(select))
-            case let code where Self.isBusy(code): return nil
+            case SQLITE_DONE: return .read(nil)
+            case SQLITE_ROW: return .read(try Self.record(select))
+            case let code where Self.isBusy(code): return .unavailable
             default: throw failure("step")
             }
         }
