@@ -77,11 +77,7 @@ import Testing
             }
             try await holder.close()
             for reader in [reader, latecomer] {
-                guard case .read(let row) = try reader.row(recordID: Self.record.recordID) else {
-                    Issue.record("the reader did not read again once the lock was gone")
-                    continue
-                }
-                #expect(row?.recordID == Self.record.recordID)
+                try expectReadsRecord(reader, "the reader did not read again once the lock was gone")
                 #expect(reader.openConnections == 1)
             }
         }
@@ -104,11 +100,7 @@ import Testing
             reader.give(back: first, keep: true)
             reader.give(back: second, keep: false)
             #expect(reader.openConnections == 1)
-            guard case .read(let row) = try reader.row(recordID: Self.record.recordID) else {
-                Issue.record("an idle connection was not reused")
-                return
-            }
-            #expect(row?.recordID == Self.record.recordID)
+            try expectReadsRecord(reader, "an idle connection was not reused")
             #expect(reader.openConnections == 1)
         }
     }
@@ -167,12 +159,21 @@ import Testing
                 Issue.record("the reader tried again before its delay")
                 return
             }
-            guard case .read(let row) = try retrying.row(recordID: Self.record.recordID) else {
-                Issue.record("the reader did not try again after its delay")
-                return
-            }
-            #expect(row?.recordID == Self.record.recordID)
+            try expectReadsRecord(retrying, "the reader did not try again after its delay")
         }
+    }
+
+    /// Reads the test record through `reader`, which must run the read in place and find it.
+    func expectReadsRecord(
+        _ reader: SQLiteRecordReader,
+        _ failure: Comment,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
+        guard case .read(let row) = try reader.row(recordID: Self.record.recordID) else {
+            Issue.record(failure, sourceLocation: sourceLocation)
+            return
+        }
+        #expect(row?.recordID == Self.record.recordID, sourceLocation: sourceLocation)
     }
 
     static let logger: Logger = {
