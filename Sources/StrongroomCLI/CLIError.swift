@@ -64,7 +64,7 @@ struct CLIError: Error, CustomStringConvertible {
         case let error as PKIError:
             let code: Int32 =
                 switch error.code {
-                case .invalidEncoding: 4
+                case .invalidEncoding, .tooExpensive: 4
                 case .invalidParameters, .unsupported: 5
                 default: 3  // signature, chain, usage, name, revocation, passphrase, key mismatch
                 }

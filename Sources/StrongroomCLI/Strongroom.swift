@@ -18,4 +18,22 @@ struct Strongroom: AsyncParsableCommand {
             IntegrityCommand.self, ProtectCommand.self, UnprotectCommand.self, DoctorCommand.self,
         ]
     )
+
+    /// ArgumentParser's entry point, inside ``Interrupts``: Ctrl-C cancels the command, removes what it staged,
+    /// prints `cancelled` and exits 130.
+    static func main() async {
+        await Interrupts.run {
+            do {
+                var command = try parseAsRoot()
+                if var asynchronous = command as? any AsyncParsableCommand {
+                    try await asynchronous.run()
+                } else {
+                    try command.run()
+                }
+            } catch {
+                if Interrupts.wasInterrupted { Interrupts.finish() }
+                Strongroom.exit(withError: error)
+            }
+        }
+    }
 }

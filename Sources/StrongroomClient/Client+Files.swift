@@ -232,7 +232,12 @@ extension Client {
         }
         let folder = destination.deletingLastPathComponent()
         let staged = folder.appending(path: ".\(destination.lastPathComponent).\(UUID().uuidString).strongroom-part")
-        defer { try? FileManager.default.removeItem(at: staged) }  // gone after the rename; left only on failure
+        // Named only between the finished download and the rename; an interrupted program removes it too.
+        let registration = StagedFiles.register(staged.path)
+        defer {
+            try? FileManager.default.removeItem(at: staged)  // gone after the rename; left only on failure
+            StagedFiles.unregister(registration)
+        }
         let info = try await readFile(recordID: recordID, destination: staged, progress: progress)
         guard rename(staged.path, destination.path) == 0 else {
             throw ClientError(.badRequest, "the file could not replace \(destination.path) (errno \(errno))")
@@ -335,7 +340,11 @@ extension Client {
     private func withTemporaryFile<R>(_ body: (URL) async throws(ClientError) -> R) async throws(ClientError) -> R {
         let folder = transport.options.stagingDirectory ?? FileManager.default.temporaryDirectory
         let file = folder.appending(path: ".strongroom-\(UUID().uuidString).e3db")
-        defer { try? FileManager.default.removeItem(at: file) }  // it may never have been created
+        let registration = StagedFiles.register(file.path)  // an interrupted program removes it too
+        defer {
+            try? FileManager.default.removeItem(at: file)  // it may never have been created
+            StagedFiles.unregister(registration)
+        }
         return try await body(file)
     }
 }

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Foundation
 import StrongroomCore
+import StrongroomCrypto
 import StrongroomSQLite
 
 #if canImport(Glibc)
@@ -176,23 +177,27 @@ extension Datastore {
         }
         let reader = try await reader(named: name, of: revision)
         try await BlockingExecutor.shared.run { _ throws(DatastoreError) in
-            let temporary = destination.deletingLastPathComponent()
-                .appending(path: ".\(destination.lastPathComponent).\(AttachmentFile.randomName()).partial")
-            do {
-                try AtomicFile.write(Data(), to: temporary.path, mode: .createNew)
-                let handle = try FileHandle(forWritingTo: temporary)
-                defer { try? handle.close() }  // synced below before the rename
+            // Unnamed until complete (NewFile): a failed, cancelled or killed read leaves no partial plaintext.
+            var readFailure: DatastoreError?
+            do throws(CryptoError) {
                 var written: Int64 = 0
-                while let chunk = try reader.next() {
-                    try handle.write(contentsOf: chunk)
-                    written += Int64(chunk.count)
-                    progress?(written)
+                try NewFile.write(to: destination.path) { append throws(CryptoError) in
+                    while true {
+                        var chunk: [UInt8]
+                        do throws(DatastoreError) {
+                            guard let next = try reader.next() else { return }
+                            chunk = next
+                        } catch {
+                            readFailure = error
+                            throw CryptoError(.io, "the attachment could not be read")
+                        }
+                        written += Int64(chunk.count)
+                        try append(&chunk)
+                        progress?(written)
+                    }
                 }
-                try handle.synchronize()
-                try FileManager.default.moveItem(at: temporary, to: destination)
             } catch {
-                try? FileManager.default.removeItem(at: temporary)  // best effort: a partial copy must not stay
-                if let error = error as? DatastoreError { throw error }
+                if let readFailure { throw readFailure }
                 throw DatastoreError(.storage, "the attachment could not be written out", underlying: error)
             }
         }

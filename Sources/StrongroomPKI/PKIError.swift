@@ -8,7 +8,7 @@ public struct PKIError: StrongroomError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: String {
             case invalidEncoding, invalidParameters, unsupported, badSignature, keyMismatch, wrongPassphrase
-            case expired, notYetValid, untrustedIssuer, wrongUsage, revoked, nameMismatch
+            case expired, notYetValid, untrustedIssuer, wrongUsage, revoked, nameMismatch, chainTooLong, tooExpensive
         }
         let kind: Kind
 
@@ -37,6 +37,11 @@ public struct PKIError: StrongroomError {
         public static let revoked = Code(kind: .revoked)
         /// The leaf does not name the expected host, e-mail address or URI.
         public static let nameMismatch = Code(kind: .nameMismatch)
+        /// A chain brings more intermediate certificates than ``ChainValidator/maximumIntermediates``.
+        public static let chainTooLong = Code(kind: .chainTooLong)
+        /// A file asks for more work than this library does for it (PKCS#12 key-derivation iterations or bags
+        /// beyond ``PKCS12/maximumIterations`` and ``PKCS12/maximumBags``).
+        public static let tooExpensive = Code(kind: .tooExpensive)
 
         public var description: String { kind.rawValue }
     }

@@ -24,6 +24,24 @@ public func buildApplication(
     tokenKey: SecureBytes,
     logger: Logger
 ) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
+    try await buildApplication(
+        configuration: configuration,
+        store: store,
+        tokenKey: tokenKey,
+        logger: logger,
+        routeInventory: nil
+    )
+}
+
+/// ``buildApplication(configuration:store:tokenKey:logger:)``, handing `routeInventory` every route it mounts with
+/// its ``RouteGuard`` (the route-guard test reads it).
+package func buildApplication(
+    configuration: ServerConfiguration,
+    store: any ServerStore,
+    tokenKey: SecureBytes,
+    logger: Logger,
+    routeInventory: (([RouteInventoryEntry]) -> Void)?
+) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
     let clock = ServerClock(configuration.clock)
     try await prepare(store: store, configuration: configuration, clock: clock, logger: logger)
     let limits = configuration.limits
@@ -90,13 +108,14 @@ public func buildApplication(
     )
     let mutualTLS = configuration.tls.flatMap { $0.isMutual ? $0.clientCertificates : nil }
     let integrityPolicy = IntegrityPolicy(refusal: configuration.integrityRefusal, adminToken: configuration.adminToken)
+    let certificates = ClientCertificateCheck(store: store, clock: clock, mode: mutualTLS)
     let authentication = AuthenticationMiddleware(
         tokens: tokens,
         store: store,
         clients: clients,
         signatures: signatures,
         clock: clock,
-        clientCertificates: mutualTLS
+        certificates: certificates
     )
     let refusal = IntegrityRefusalMiddleware(policy: integrityPolicy, store: store)
     let integrity = IntegrityRoutes(store: store, clock: clock, policy: integrityPolicy, limits: limits)
@@ -111,30 +130,44 @@ public func buildApplication(
     let router = Router(context: StrongroomRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: ErrorMappingMiddleware())
-    router.get("/health") { _, _ in try json(["status": "ok"]) }
-    let readiness = Readiness(store: store, logger: logger)
-    router.get("/ready") { _, _ in try await readiness.respond() }
     let admin = AdminToken(value: configuration.adminToken)
-    router.get("/metrics") { request, _ in
-        try admin.require(request)
+    var table = RouteTable(
+        router: router,
+        middleware: [
+            .open: [],
+            .admin: [AdminTokenMiddleware(token: admin)],
+            .client: [authentication, refusal],
+            .integrityCheckIn: [authentication],
+            .note: [NoteAuthenticationMiddleware(signatures: signatures, certificates: certificates), refusal],
+            .certificate: [CertificateAuthenticationMiddleware(certificates: certificates, clients: clients), refusal],
+        ]
+    )
+    let operations = RouteCollection(context: StrongroomRequestContext.self)
+    operations.get("/health") { _, _ in try json(["status": "ok"]) }
+    let readiness = Readiness(store: store, logger: logger)
+    operations.get("/ready") { _, _ in try await readiness.respond() }
+    table.mount(operations, guarding: .open)
+    let metricsRoutes = RouteCollection(context: StrongroomRequestContext.self)
+    metricsRoutes.get("/metrics") { _, _ in
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
     }
-    router.addRoutes(account.publicRoutes)
-    router.addRoutes(files.presignedRoutes)
-    router.addRoutes(pki.publicRoutes)
-    router.group("/v1/pki").add(middleware: authentication).add(middleware: refusal).addRoutes(pki.routes)
+    table.mount(metricsRoutes, guarding: .admin)
+    table.mount(account.publicRoutes, guarding: .open)
+    table.mount(files.presignedRoutes, guarding: .open)
+    table.mount(pki.publicRoutes, guarding: .open)
+    table.mount(pki.renewalRoutes, guarding: .certificate)
+    table.mount(pki.routes, at: "/v1/pki", guarding: .client)
     // Never refused by the integrity policy: a refused client must be able to check in a better report.
-    router.group("/v1/integrity").add(middleware: authentication).addRoutes(integrity.routes)
-    router.addRoutes(integrity.adminRoutes)
-    let storage = router.group("/v1/storage").add(middleware: authentication).add(middleware: refusal)
+    table.mount(integrity.routes, at: "/v1/integrity", guarding: .integrityCheckIn)
+    table.mount(integrity.adminRoutes, guarding: .admin)
     for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
-        storage.addRoutes(collection)
+        table.mount(collection, at: "/v1/storage", guarding: .client)
     }
-    router.group("/v2").add(middleware: authentication).add(middleware: refusal).addRoutes(searchV2.routes)
-    router.group("/v2/storage/notes").add(middleware: NoteAuthenticationMiddleware(signatures: signatures))
-        .addRoutes(notes.routes)
+    table.mount(searchV2.routes, at: "/v2", guarding: .client)
+    table.mount(notes.routes, at: "/v2/storage/notes", guarding: .note)
+    routeInventory?(table.inventory)
 
     let connections = configuration.connections
     let registry = ConnectionRegistry(maximum: connections.maximumConnections)

@@ -2,7 +2,13 @@
 
 import Hummingbird
 import Logging
+import NIOCore
+import NIOHTTP1
 import StrongroomCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one place errors from below become answers: a ``ServerError`` or any other `HTTPResponseError` (Hummingbird's
 /// own 404s and 413s) passes through; anything else (a database, file-system or decoding error) is logged with its
@@ -21,6 +27,20 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch is CancellationError {
             throw ServerError(.internal, "the request was cancelled")
+        } catch let error as HTTPParserError {
+            // The client's own framing (a malformed chunk size, say) while its body was read: its fault, not ours.
+            context.logger.info(
+                "malformed HTTP request",
+                metadata: ["error": .string("\(error)"), "path": .string(request.uri.path)]
+            )
+            throw ServerError.badRequest("the request's HTTP framing is malformed")
+        } catch let error where Self.isClientGone(error) {
+            // The client went away mid-request (a cut upload): nothing failed here, and nobody reads the answer.
+            context.logger.info(
+                "the client went away",
+                metadata: ["error": .string("\(error)"), "path": .string(request.uri.path)]
+            )
+            throw ServerError.badRequest("the client closed the connection before the request was complete")
         } catch {
             context.logger.error(
                 "internal error",
@@ -28,5 +48,15 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
             )
             throw ServerError(.internal, "internal error")
         }
+    }
+
+    /// Whether `error` says the connection closed under the request (end of file, reset, broken pipe).
+    static func isClientGone(_ error: any Error) -> Bool {
+        if let channel = error as? ChannelError {
+            return channel == .eof || channel == .ioOnClosedChannel || channel == .alreadyClosed
+                || channel == .outputClosed || channel == .inputClosed
+        }
+        if let io = error as? IOError { return [ECONNRESET, EPIPE, ECONNABORTED].contains(io.errnoCode) }
+        return false
     }
 }

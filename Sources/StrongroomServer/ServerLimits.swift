@@ -21,8 +21,15 @@ public struct ServerLimits: Sendable, Hashable {
     public var pendingFileLifetime: Duration = .seconds(24 * 3600)
     /// How long a presigned upload or download URL is valid.
     public var presignedURLLifetime: Duration = .seconds(60)
-    /// Notes without an expiry expire after this long.
+    /// The longest a note lives: notes without an expiry expire after this long, and a later `expiration` is
+    /// brought forward to it (so no note holds a quota for good).
     public var defaultNoteLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// The largest note, in bytes of its stored JSON.
+    public var maximumNoteBytes: Int = 1 << 20
+    /// Bytes of live notes one signing key may have written.
+    public var noteBytesPerKey: Int64 = 16 << 20
+    /// Bytes of live notes on the whole server.
+    public var noteBytesTotal: Int64 = 1 << 30
     /// Live notes one signing key may have written.
     public var notesPerKey: Int = 100
     /// Live notes on the whole server.

@@ -83,8 +83,17 @@ struct Serve: AsyncParsableCommand {
     var notesPerKey: Int = ServerLimits().notesPerKey
     @Option(help: "Live notes on the server (default 100000).")
     var notesTotal: Int = ServerLimits().notesTotal
-    @Option(help: "Days before a note without an expiry expires (default 30).")
+    @Option(
+        help:
+            "Days a note lives at most: notes without an expiry expire then, later expirations are brought forward (default 30)."
+    )
     var noteLifetimeDays: Int64 = ServerLimits().defaultNoteLifetime.components.seconds / 86_400
+    @Option(help: "The largest note, in bytes of JSON (default 1 MiB).")
+    var maximumNoteBytes: Int = ServerLimits().maximumNoteBytes
+    @Option(help: "Bytes of live notes one signing key may have (default 16 MiB).")
+    var noteBytesPerKey: Int64 = ServerLimits().noteBytesPerKey
+    @Option(help: "Bytes of live notes on the server (default 1 GiB).")
+    var noteBytesTotal: Int64 = ServerLimits().noteBytesTotal
     @Option(help: "Failed credential attempts per source address and minute before 429 (default 30).")
     var authenticationFailuresPerMinute: Int = ServerLimits().authenticationFailuresPerMinute
     @Option(help: "Connections held open at most (default: half the file-descriptor limit, 16 to 4096).")
@@ -147,10 +156,15 @@ struct Serve: AsyncParsableCommand {
         if publicURL == nil, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")) {
             throw ValidationError("--public-url is required when --host is not a loopback address")
         }
+        // Days become seconds: bounded so that the product cannot overflow.
+        guard (1...36_500).contains(noteLifetimeDays) else {
+            throw ValidationError("--note-lifetime-days is 1 to 36500")
+        }
         for (name, value) in [
             ("--maximum-file-size", maximumFileSize), ("--presigned-url-lifetime", presignedURLLifetime),
-            ("--note-lifetime-days", noteLifetimeDays), ("--idle-timeout", idleTimeout),
+            ("--idle-timeout", idleTimeout),
             ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout),
+            ("--note-bytes-per-key", noteBytesPerKey), ("--note-bytes-total", noteBytesTotal),
         ] where !(1...(Int64(1) << 50)).contains(value) {
             throw ValidationError("\(name) must be a positive number")
         }
@@ -159,6 +173,7 @@ struct Serve: AsyncParsableCommand {
             ("--authentication-failures-per-minute", authenticationFailuresPerMinute),
             ("--certificates-per-client-per-day", certificatesPerClientPerDay),
             ("--maximum-connections", maximumConnections), ("--body-minimum-rate", bodyMinimumRate),
+            ("--maximum-note-bytes", maximumNoteBytes),
         ] where !(1...(1 << 30)).contains(value) {
             throw ValidationError("\(name) must be a positive number")
         }
@@ -175,6 +190,9 @@ struct Serve: AsyncParsableCommand {
         limits.notesPerKey = notesPerKey
         limits.notesTotal = notesTotal
         limits.defaultNoteLifetime = .seconds(noteLifetimeDays * 86_400)
+        limits.maximumNoteBytes = maximumNoteBytes
+        limits.noteBytesPerKey = noteBytesPerKey
+        limits.noteBytesTotal = noteBytesTotal
         limits.authenticationFailuresPerMinute = authenticationFailuresPerMinute
         limits.certificatesPerClientPerDay = certificatesPerClientPerDay
         var connections = ConnectionLimits()
@@ -183,6 +201,8 @@ struct Serve: AsyncParsableCommand {
         connections.headerTimeout = .seconds(headerTimeout)
         connections.bodyTimeout = .seconds(bodyTimeout)
         connections.bodyMinimumRate = bodyMinimumRate
+        // Checked like every secret file before anything starts (the TLS layer reads it again itself).
+        if let tlsPrivateKey { _ = try readSecretFile(tlsPrivateKey, option: "--tls-private-key") }
         var configuration = ServerConfiguration(
             dataDirectory: data.dataDirectory,
             host: host,
@@ -207,7 +227,7 @@ struct Serve: AsyncParsableCommand {
             integrityRefusal: refuseIntegrity.flatMap(IntegrityVerdict.init(rawValue:)),
             adminToken: try adminToken(),
             tokenKey: try tokenKeyFile.map {
-                try parseTokenKey(try String(contentsOfFile: $0, encoding: .utf8), source: "--token-key-file")
+                try parseTokenKey(try readSecretFile($0, option: "--token-key-file"), source: "--token-key-file")
             },
             blobStorage: blobs.blobStore,
             objectStore: try blobs.objectStore(),
@@ -224,12 +244,36 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
+/// The text of a secret file named on the command line (`--token-key-file`, `--admin-token-file`,
+/// `--tls-private-key`), refused like the data directory's own `token.key` when group or others may read it, and
+/// read only up to 64 KiB.
+func readSecretFile(_ path: String, option: String) throws -> String {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+        throw ValidationError("\(option): \(path) does not exist or cannot be read")
+    }
+    guard status.st_mode & 0o077 == 0 else {
+        throw ValidationError(
+            "\(option): \(path) is readable by group or others; it may have leaked: chmod 600 it (or replace it)"
+        )
+    }
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw ValidationError("\(option): \(path) cannot be read")
+    }
+    defer { try? handle.close() }  // read-only: closing loses nothing
+    let data = try handle.read(upToCount: 64 << 10) ?? Data()
+    guard let text = String(data: data, encoding: .utf8) else {
+        throw ValidationError("\(option): \(path) is not UTF-8 text")
+    }
+    return text
+}
+
 extension Serve {
     /// The admin token from `--admin-token-file` or the environment (at least 32 characters), or nil.
     func adminToken() throws -> String? {
         var token = ProcessInfo.processInfo.environment["STRONGROOM_ADMIN_TOKEN"]
         if let adminTokenFile {
-            let text = try String(contentsOfFile: adminTokenFile, encoding: .utf8)
+            let text = try readSecretFile(adminTokenFile, option: "--admin-token-file")
             token = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
         }
         guard let token, !token.isEmpty else { return nil }

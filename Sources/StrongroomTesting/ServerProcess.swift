@@ -116,6 +116,21 @@ public final class ServerProcess: @unchecked Sendable {
     /// Whether the process is still running.
     public var isRunning: Bool { process.isRunning }
 
+    /// The server's process ID.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// CPU time the server has used so far (user and system, from `/proc/<pid>/stat`), in seconds; nil when it
+    /// cannot be read.
+    public var cpuSeconds: Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // After "pid (comm) ": state is field 3, utime field 14, stime field 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Whether the server still accepts TCP connections on its port.
     public var isListening: Bool { Self.accepts(port: port) }
 
@@ -138,15 +153,36 @@ public final class ServerProcess: @unchecked Sendable {
         throw StartError(message: "strongroom-server did not answer /health within 15 s")
     }
 
-    /// Whether something listens on the loopback `port`.
-    private static func accepts(port: Int) -> Bool {
+    /// A loopback port nothing listens on now (the kernel's choice), for a helper server a test starts.
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
         defer { close(fd) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw StartError(message: "no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// `127.0.0.1:port` as a socket address.
+    private static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return address
+    }
+
+    /// Whether something listens on the loopback `port`.
+    public static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0

@@ -362,4 +362,10 @@ private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHand
         promise.fail(ChannelError.eof)
         context.fireChannelInactive()
     }
+
+    /// A channel that closes before it was ever active (the TCP connection refused) removes its handlers without a
+    /// `channelInactive`: the promise must still be completed (NIO traps on a promise it was never given an answer).
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.ioOnClosedChannel)
+    }
 }

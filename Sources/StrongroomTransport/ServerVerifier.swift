@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import NIOSSL
+import StrongroomCore
 import StrongroomPKI
 import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
@@ -14,13 +15,27 @@ struct ServerVerifier: Sendable {
     /// Nil when the server passes, else why it does not.
     func failure(of presented: [NIOSSLCertificate], host: String, isAddress: Bool) async -> String? {
         guard let pins = trust.pins(for: host) else { return "no pins are configured for \(host)" }
+        // A longer list is refused before anything is parsed; the intermediates are then bounded as every
+        // peer-supplied chain is (ChainValidator.boundedIntermediates), so a hostile server cannot make the
+        // handshake's path building expensive.
+        guard presented.count <= ChainValidator.maximumIntermediates + 2 else {
+            return "the server presented \(presented.count) certificates; at most "
+                + "\(ChainValidator.maximumIntermediates + 2) are accepted"
+        }
         let chain: [Certificate]
+        let intermediates: [Certificate]
         do {
             chain = try presented.map { try Certificate(derEncoded: try $0.toDERBytes()) }
+            intermediates = try ChainValidator.boundedIntermediates(Array(chain.dropFirst()))
+        } catch let error as PKIError {
+            return "the server's certificate chain is refused: \(error.message)"
         } catch {
             return "the server's certificate does not parse"
         }
         guard let leaf = chain.first else { return "the server presented no certificate" }
+        guard leaf.publicKey.subjectPublicKeyInfo.count <= ChainValidator.maximumPublicKeyBytes else {
+            return "the server's key is larger than 8192-bit RSA"
+        }
         let roots: CertificateStore =
             switch trust.roots {
             case .system: .systemTrustRoots
@@ -30,7 +45,7 @@ struct ServerVerifier: Sendable {
             RFC5280Policy(fixedExpiryValidationTime: Date())
             ServerIdentityPolicy(serverHostname: isAddress ? nil : host, serverIP: isAddress ? host : nil)
         }
-        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(chain.dropFirst())) {
+        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates)) {
         case .couldNotValidate(let failures):
             let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no trusted chain"
             return "the server's certificate is not trusted for \(host) (chain, expiry or host name): \(reason)"

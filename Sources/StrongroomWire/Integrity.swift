@@ -239,6 +239,8 @@ public struct IntegrityHistoryEntry: Codable, Sendable, Hashable {
     public var findings: [String]
     /// The whole report's JSON, as signed.
     public var report: String
+    /// Its place in the server's order of storage: `?before=` this index asks for the next, older page.
+    public var index: Int64?
 
     enum CodingKeys: String, CodingKey {
         case clientID = "client_id"
@@ -247,7 +249,7 @@ public struct IntegrityHistoryEntry: Codable, Sendable, Hashable {
         case verdict
         case receivedAt = "received_at"
         case checkedAt = "checked_at"
-        case findings, report
+        case findings, report, index
     }
 
     /// Creates an entry.
@@ -259,8 +261,10 @@ public struct IntegrityHistoryEntry: Codable, Sendable, Hashable {
         receivedAt: Int64,
         checkedAt: Int64,
         findings: [String],
-        report: String
+        report: String,
+        index: Int64? = nil
     ) {
+        self.index = index
         self.clientID = clientID
         self.instanceID = instanceID
         self.instanceName = instanceName

@@ -5,7 +5,9 @@ import Testing
 
 /// `strongroom doctor` and `strongroom integrity check-in` against the real server with `--refuse-integrity`.
 @Suite struct CLIDoctorTests {
-    @Test("doctor reports each aspect; check-in registers and reports; a compromised report makes writes exit 8")
+    @Test(
+        "doctor reports each aspect; check-in registers and reports; a compromised report makes writes exit 8 until cleared"
+    )
     func doctorAndCheckIn() async throws {
         try await withTemporaryDirectory { directory in
             let server = try await ServerProcess(
@@ -52,7 +54,19 @@ import Testing
             #expect(bad.status == 8, "\(bad.output)")
             let refused = try await run(["write", "--type", "n", "a=b"])
             #expect(refused.status == 8 && refused.output.contains("integrityRefused"), "\(refused.output)")
-            #expect(try await run(["integrity", "check-in"] + keychain + weigh).status == 0)
+            // A clean report does not lift a compromised one: the client is held until an administrator clears it.
+            #expect(try await run(["integrity", "check-in"] + keychain + weigh).status == 8)
+            #expect(try await run(["write", "--type", "n", "a=b"]).status == 8)
+            let whoami = try await run(["whoami", "--json"])
+            let identity = try JSONSerialization.jsonObject(with: Data(whoami.output.utf8)) as? [String: String]
+            let clientID = try #require(identity?["client_id"], "\(whoami.output)")
+            let cleared = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["integrity", "clear", clientID, "--data-directory", directory.appending(path: "data").path]
+            )
+            #expect(cleared.status == 0 && cleared.output.contains("cleared"), "\(cleared.output)")
+            // The running server reads the cleared standing once its five-second cache of the old one lapses.
+            try await Task.sleep(for: .seconds(6))
             #expect(try await run(["write", "--type", "n", "a=b"]).status == 0)
 
             // Something wrong: a keychain that does not open is a FAIL line and exit 1.

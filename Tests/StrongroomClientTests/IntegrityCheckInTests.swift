@@ -25,7 +25,7 @@ private struct FixedCheck: IntegrityCheck {
 @Suite(.enabled(if: PythonSDK.isAvailableOrRequired, "\(PythonSDK.missingMessage)"))
 struct IntegrityCheckInTests {
     @Test(
-        "a compromised report refuses that client's requests (integrity_refused) until a clean one; others unaffected",
+        "a compromised report holds the client (integrity_refused) through clean reports and new instances until an administrator clears it; others unaffected",
         arguments: TestEngine.available
     )
     func refusalPolicy(engine: TestEngine) async throws {
@@ -33,6 +33,7 @@ struct IntegrityCheckInTests {
             let adminToken = "admin-" + String(repeating: "x", count: 40)
             let tokenFile = folder.appending(path: "admin-token")
             try Data((adminToken + "\n").utf8).write(to: tokenFile)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile.path)
             let arguments = [
                 "--registration-token", ClientTestServer.registrationToken, "--refuse-integrity", "compromised",
                 "--admin-token-file", tokenFile.path,
@@ -57,17 +58,36 @@ struct IntegrityCheckInTests {
                 #expect(refused?.code == .integrityRefused)
                 _ = try await good.write(type: "notes", data: ["a": "b"])  // another client is unaffected
 
-                // A later launch (same keychain: same instance, no new registration) checks in clean again.
+                // A later launch (same keychain: same instance, no new registration) checks in clean again, and a
+                // new instance (another keychain) checks in clean: the client stays held either way.
                 let relaunched = Shield(keychain: keychain, server: bad, checks: [], hardens: false)
                 #expect(try await relaunched.start().verdict == .clean)
                 #expect(relaunched.instanceID == instance)
+                let fresh = Shield(keychain: Keychain.inMemory(), server: bad, checks: [], hardens: false)
+                #expect(try await fresh.start().verdict == .clean)
+                #expect(fresh.instanceID != instance)
+                let stillRefused = await #expect(throws: ClientError.self) {
+                    try await bad.write(type: "notes", data: ["a": "b"])
+                }
+                #expect(stillRefused?.code == .integrityRefused)
+
+                // Only an administrator lifts the hold: the admin route (the CLI's `integrity clear` is tested
+                // against the same store below).
+                let badID = bad.configuration.clientID.uuidString.lowercased()
+                #expect(
+                    try await adminPost(server.baseURL, "/v1/admin/integrity/\(badID)/clear", token: adminToken) == 200
+                )
+                #expect(
+                    try await adminPost(server.baseURL, "/v1/admin/integrity/\(badID)/clear", token: adminToken) == 404
+                )
+                #expect(try await adminPost(server.baseURL, "/v1/admin/integrity/\(badID)/clear", token: "x") == 401)
                 _ = try await bad.write(type: "notes", data: ["a": "b"])
 
                 // The fraud-management view: admin token required.
                 let history = try await adminHistory(server.baseURL, token: adminToken, client: bad)
-                #expect(history.map(\.verdict) == [.clean, .compromised] as [IntegrityVerdict])
+                #expect(history.map(\.verdict) == [.clean, .clean, .compromised] as [IntegrityVerdict])
                 #expect(history.last?.findings == ["tracer-attached:compromised"])
-                #expect(history.allSatisfy { $0.instanceID == instance })
+                #expect(history.filter { $0.instanceID == instance }.count == 2)
                 await #expect(throws: (any Error).self) {
                     try await adminHistory(server.baseURL, token: "wrong-" + adminToken, client: bad)
                 }
@@ -82,9 +102,35 @@ struct IntegrityCheckInTests {
                 let lines = shown.output.split(separator: "\n").filter { $0.contains(instance) }
                 #expect(lines.count == 2 && lines.last?.contains("compromised") == true, "\(shown.output)")
                 let restarted = try await ServerProcess(arguments: storage + arguments)
-                defer { restarted.stop() }
+                defer { if restarted.isRunning { restarted.stop() } }
                 let after = try await adminHistory(restarted.baseURL, token: adminToken, client: bad)
                 #expect(after == history)
+
+                // Compromised again (through the restarted server), then cleared by the server's own command; a
+                // second clear finds nothing left.
+                let restartedClient = try await ClientTestServer.client(
+                    try #require(URL(string: restarted.baseURL)),
+                    "bad-again"
+                )
+                let second = Shield(
+                    keychain: Keychain.inMemory(),
+                    server: restartedClient,
+                    checks: [tracer],
+                    hardens: false
+                )
+                #expect(try await second.start().verdict == .compromised)
+                let heldID = restartedClient.configuration.clientID.uuidString.lowercased()
+                restarted.stop()
+                let cleared = try await ExternalProcess.run(
+                    ServerProcess.executable,
+                    arguments: ["integrity", "clear", heldID] + storage
+                )
+                #expect(cleared.status == 0 && cleared.output.contains("cleared \(heldID)"), "\(cleared.output)")
+                let nothing = try await ExternalProcess.run(
+                    ServerProcess.executable,
+                    arguments: ["integrity", "clear", heldID] + storage
+                )
+                #expect(nothing.output.contains("no integrity verdict"), "\(nothing.output)")
             }
         }
     }
@@ -204,6 +250,15 @@ struct IntegrityCheckInTests {
     }
 
     /// `GET /v1/admin/integrity?client_id=…` with the admin token.
+    /// POSTs to an admin route; the HTTP status.
+    private func adminPost(_ base: String, _ path: String, token: String) async throws -> Int {
+        var request = URLRequest(url: try #require(URL(string: base + path)))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
     private func adminHistory(_ base: String, token: String, client: Client) async throws -> [IntegrityHistoryEntry] {
         let id = client.configuration.clientID.uuidString.lowercased()
         var request = URLRequest(url: try #require(URL(string: "\(base)/v1/admin/integrity?client_id=\(id)")))

@@ -65,6 +65,30 @@ import X509
             return try JSONDecoder().decode(TokenResponse.self, from: Data(answer.body.utf8)).accessToken
         }
 
+        /// openssl makes `<name>.key` and `<name>.csr` for `clientID`, the server issues `<name>.pem` to the client
+        /// `token` authenticates; the enrolment answer.
+        func enrolWithOpenSSL(_ name: String, clientID: String, token: String) async throws -> EnrolmentResponse {
+            let made = try await ExternalProcess.run(
+                URL(fileURLWithPath: "/usr/bin/openssl"),
+                arguments: [
+                    "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                    "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(clientID)",
+                ],
+                directory: directory
+            )
+            try #require(made.status == 0, "\(made.output)")
+            let csr = try String(contentsOf: directory.appending(path: "\(name).csr"), encoding: .utf8)
+            let enrolled = try await enrol(csr, token: token)
+            try #require(enrolled.status == 201, "\(enrolled)")
+            let issued = try JSONDecoder().decode(EnrolmentResponse.self, from: Data(enrolled.body.utf8))
+            try issued.certificate.write(
+                to: directory.appending(path: "\(name).pem"),
+                atomically: true,
+                encoding: .utf8
+            )
+            return issued
+        }
+
         /// POSTs `csr` to the enrolment route with `token`.
         func enrol(_ csr: String, token: String?) async throws -> (status: Int, body: String) {
             let body = directory.appending(path: "enrol-\(UUID().uuidString).json")
@@ -164,24 +188,7 @@ import X509
             #expect(chain.status == 200 && chain.body.contains("BEGIN CERTIFICATE"))
 
             // openssl makes the key and CSR; the server issues a certificate bound to alice.
-            let made = try await ExternalProcess.run(
-                URL(fileURLWithPath: "/usr/bin/openssl"),
-                arguments: [
-                    "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
-                    "alice.key", "-out", "alice.csr", "-subj", "/CN=\(aliceID)",
-                ],
-                directory: setup.directory
-            )
-            try #require(made.status == 0, "\(made.output)")
-            let csr = try String(contentsOf: setup.directory.appending(path: "alice.csr"), encoding: .utf8)
-            let enrolled = try await setup.enrol(csr, token: aliceToken)
-            try #require(enrolled.status == 201, "\(enrolled)")
-            let issued = try JSONDecoder().decode(EnrolmentResponse.self, from: Data(enrolled.body.utf8))
-            try issued.certificate.write(
-                to: setup.directory.appending(path: "alice.pem"),
-                atomically: true,
-                encoding: .utf8
-            )
+            let issued = try await setup.enrolWithOpenSSL("alice", clientID: aliceID, token: aliceToken)
             let certificate = try Certificate(pemEncoded: issued.certificate)
             #expect(
                 try certificate.extensions.subjectAlternativeNames?.contains(

@@ -71,6 +71,8 @@ struct TestCertificates {
         let keyFile = directory.appending(path: "key-\(UUID().uuidString).pem")
         try certificate.serializeAsPEM().pemString.write(to: chain, atomically: true, encoding: .utf8)
         try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+        // The server refuses a private key that group or others may read.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
         return ["--tls-certificate-chain", chain.path, "--tls-private-key", keyFile.path]
     }
 }

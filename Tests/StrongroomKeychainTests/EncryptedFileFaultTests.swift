@@ -79,6 +79,23 @@ import Testing
         }
     }
 
+    @Test(
+        "numbers in the file are range-checked: a generation of Int64.max or a negative one is corrupted, never a trap",
+        arguments: [Int64.max, -1, 0, (Int64(1) << 53) + 1]
+    )
+    func generationOutOfRange(generation: Int64) async throws {
+        try await withFile { url in
+            var object = try json(url)
+            object["generation"] = NSNumber(value: generation)
+            try write(object, to: url)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+            #expect(throws: KeychainError(.corrupted, "")) {
+                let keychain = try reopen(url)
+                try keychain.store("after", query: .credential(for: "four"))
+            }
+        }
+    }
+
     @Test("a flipped byte in one item is tampered for that item only; the others still open")
     func tamperedItem() async throws {
         try await withFile { url in

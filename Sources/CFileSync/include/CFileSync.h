@@ -10,4 +10,13 @@
 /// left to write. Only a hint: it makes nothing durable. 0 when started, -1 on error or where unsupported.
 int cfilesync_start_writeback(int descriptor, int64_t offset, int64_t length);
 
+/// Opens an unnamed regular file (mode 0600) for writing in `directory` (Linux's `O_TMPFILE`): it has no name, so
+/// the kernel frees it when the last descriptor closes, whatever ends the process. The descriptor, or -1 with
+/// `errno` set (EOPNOTSUPP or EISDIR where the file system or the system lacks it).
+int cfilesync_open_unnamed(const char *directory);
+
+/// Gives the unnamed file behind `descriptor` the name `path`, which must not exist (EEXIST otherwise): through
+/// `/proc/self/fd`, as `open(2)` documents for `O_TMPFILE`. 0, or -1 with `errno` set.
+int cfilesync_link_unnamed(int descriptor, const char *path);
+
 #endif

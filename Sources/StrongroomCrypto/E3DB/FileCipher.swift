@@ -207,9 +207,14 @@ public enum FileCipher {
         return String(path[...slash]) + name
     }
 
-    /// Writes through `body` into a temporary file beside `path` (a ``WriteBehind`` writes what `body` hands it
-    /// while `body` prepares the next piece; `wipes` for plaintext), then renames it to `path`. On failure the
-    /// temporary file is removed and `path` is untouched.
+    /// Writes through `body` into a new file beside `path` (a ``WriteBehind`` writes what `body` hands it while
+    /// `body` prepares the next piece; `wipes` for plaintext) that gets the name `path` only when complete. On
+    /// failure `path` is untouched and nothing is left.
+    ///
+    /// The file is unnamed while it is written (`O_TMPFILE`), so a process killed half-way leaves no partial file
+    /// (and no partial plaintext) behind: the kernel frees it. Where the file system lacks unnamed files, a hidden
+    /// `.strongroom-<uuid>.partial` is used instead, registered with ``StagedFiles`` so an interrupted program can
+    /// remove it.
     static func writeAtomically<R>(
         to path: String,
         synchronizes: Bool = true,
@@ -217,7 +222,23 @@ public enum FileCipher {
         _ body: (WriteBehind) throws(CryptoError) -> R
     ) throws(CryptoError) -> R {
         if access(path, F_OK) == 0 { throw CryptoError(.io, "the destination already exists") }
+        let unnamedDescriptor = BlockingFile.createUnnamed(beside: path)
+        if unnamedDescriptor >= 0 {
+            let unnamed = BlockingFile(descriptor: unnamedDescriptor)
+            let result: R
+            do {
+                let writer = WriteBehind(descriptor: unnamed.descriptor, wipes: wipes, startsWriteback: synchronizes)
+                defer { writer.waitForPendingWrites() }  // before the descriptor closes, on every path
+                result = try body(writer)
+                try writer.finish()
+            }
+            if synchronizes { try unnamed.sync() }
+            try unnamed.link(to: path)
+            return result
+        }
         let temporary = temporaryPath(beside: path)
+        let staged = StagedFiles.register(temporary)
+        defer { StagedFiles.unregister(staged) }
         do throws(CryptoError) {
             let result: R
             do {

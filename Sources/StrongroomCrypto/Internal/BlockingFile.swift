@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import CFileSync
 import StrongroomCore
 
 #if canImport(Glibc)
@@ -26,6 +27,27 @@ struct BlockingFile: ~Copyable {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CryptoError(.io, "cannot create \(path): \(errnoDescription())") }
         return BlockingFile(descriptor: fd)
+    }
+
+    /// An unnamed file (mode 0600) in the folder of `path`, to be given that name by ``link(to:)`` once complete;
+    /// its descriptor (for ``init(descriptor:)``), or -1 where the file system or the system has no unnamed files
+    /// (then the caller stages a named file).
+    static func createUnnamed(beside path: String) -> Int32 {
+        let folder: String
+        if let slash = path.lastIndex(of: "/") {
+            folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            folder = "."
+        }
+        return cfilesync_open_unnamed(folder)
+    }
+
+    /// Names the unnamed file `path`, which must not exist (an existing one is never replaced).
+    func link(to path: String) throws(CryptoError) {
+        guard cfilesync_link_unnamed(descriptor, path) == 0 else {
+            if errno == EEXIST { throw CryptoError(.io, "the destination already exists") }
+            throw CryptoError(.io, "the finished file could not be named: \(errnoDescription())")
+        }
     }
 
     /// Reads up to `buffer.count` bytes from `descriptor` (from ``ReadAhead``'s queue); 0 means end of file.

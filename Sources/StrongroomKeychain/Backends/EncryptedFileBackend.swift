@@ -154,6 +154,12 @@ public final class EncryptedFileBackend: KeychainBackend {
     ) throws(KeychainError) {
         try withDocument(exclusive: true) { document throws(KeychainError) in
             let dataKey = try Self.unwrap(document, passphrase: existing)
+            guard document.slots.count < KeychainDocument.maximumSlots else {
+                throw KeychainError(
+                    .invalidParameters,
+                    "a keychain holds at most \(KeychainDocument.maximumSlots) passphrases"
+                )
+            }
             document.slots.append(
                 try Self.makeSlot(dataKey: dataKey, passphrase: new, parameters: parameters, storeID: document.storeID)
             )

@@ -59,6 +59,11 @@ struct KeychainDocument: Codable, Equatable {
         case storeID = "store_id"
     }
 
+    /// The largest generation a file may hold (2⁵³, exact in every JSON reader); a write adds one.
+    static let maximumGeneration = 1 << 53
+    /// The most key slots a file may hold (each may cost an Argon2id derivation to try).
+    static let maximumSlots = 16
+
     /// Parses and checks the envelope.
     static func decode(_ data: Data) throws(KeychainError) -> KeychainDocument {
         let document: KeychainDocument
@@ -74,6 +79,17 @@ struct KeychainDocument: Codable, Equatable {
             throw KeychainError(.corrupted, "keychain format version \(document.version) is not supported")
         }
         guard !document.slots.isEmpty else { throw KeychainError(.corrupted, "the keychain has no key slot") }
+        // Numbers from a file are range-checked as strictly as numbers from the wire: the generation is
+        // incremented on every write, so it must leave room for that.
+        guard (1...maximumGeneration).contains(document.generation) else {
+            throw KeychainError(.corrupted, "the keychain's generation \(document.generation) is out of range")
+        }
+        guard document.slots.count <= maximumSlots else {
+            throw KeychainError(
+                .corrupted,
+                "the keychain has \(document.slots.count) key slots; at most \(maximumSlots)"
+            )
+        }
         return document
     }
 

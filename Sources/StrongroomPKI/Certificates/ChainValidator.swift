@@ -62,19 +62,74 @@ public struct ChainValidator: Sendable {
         self.revoked = revoked
     }
 
+    /// The most intermediates a chain may bring (after duplicates are dropped); more is refused before any
+    /// signature is checked. Real chains carry one to three.
+    public static let maximumIntermediates = 4
+
+    /// The largest public key, as DER `SubjectPublicKeyInfo` bytes, of a certificate taken into path building:
+    /// 8192-bit RSA fits (1,062 bytes), so no certificate can make one signature check arbitrarily expensive.
+    public static let maximumPublicKeyBytes = 1_100
+
+    /// `presented` made safe to build paths through, so that no input costs more than a small, fixed amount of
+    /// work: at most ``maximumIntermediates`` certificates, each (subject, key) pair once (a certificate that
+    /// repeats an earlier one's subject and key can only lengthen the search, never complete a chain the first
+    /// could not), and no key above ``maximumPublicKeyBytes``.
+    ///
+    /// With every (subject, key) pair distinct, a certificate has at most one issuer among the intermediates whose
+    /// key verifies its signature, so path building walks one path of at most ``maximumIntermediates`` steps and
+    /// checks at most `(maximumIntermediates + 1) × (maximumIntermediates + anchors)` signatures.
+    ///
+    /// - Throws: ``PKIError/Code/chainTooLong`` for too many distinct intermediates;
+    ///   ``PKIError/Code/unsupported`` for an oversized key.
+    public static func boundedIntermediates(_ presented: [Certificate]) throws(PKIError) -> [Certificate] {
+        // Counted before any work: a peer's list is never walked further than the bound allows.
+        guard presented.count <= 4 * maximumIntermediates else {
+            throw PKIError(
+                .chainTooLong,
+                "the chain brings \(presented.count) intermediate certificates; at most \(maximumIntermediates) are accepted"
+            )
+        }
+        var seen: [(subject: DistinguishedName, key: Certificate.PublicKey)] = []
+        var kept: [Certificate] = []
+        for certificate in presented {
+            guard certificate.publicKey.subjectPublicKeyInfo.count <= maximumPublicKeyBytes else {
+                throw PKIError(.unsupported, "\(certificate.subject) has a public key larger than 8192-bit RSA")
+            }
+            if seen.contains(where: { $0.subject == certificate.subject && $0.key == certificate.publicKey }) {
+                continue
+            }
+            seen.append((certificate.subject, certificate.publicKey))
+            kept.append(certificate)
+        }
+        guard kept.count <= maximumIntermediates else {
+            throw PKIError(
+                .chainTooLong,
+                "the chain brings \(kept.count) intermediate certificates; at most \(maximumIntermediates) are accepted"
+            )
+        }
+        return kept
+    }
+
     /// The validated chain, leaf first and an anchor last.
+    ///
+    /// The intermediates go through ``boundedIntermediates(_:)`` first, so the work is bounded whatever they are.
     ///
     /// - Throws: ``PKIError/Code/expired`` or ``PKIError/Code/notYetValid`` (leaf or issuer);
     ///   ``PKIError/Code/untrustedIssuer`` when no chain reaches an anchor (with the verifier's reason);
-    ///   ``PKIError/Code/wrongUsage``; ``PKIError/Code/nameMismatch``; ``PKIError/Code/revoked``.
+    ///   ``PKIError/Code/wrongUsage``; ``PKIError/Code/nameMismatch``; ``PKIError/Code/revoked``;
+    ///   ``PKIError/Code/chainTooLong`` for more intermediates than ``maximumIntermediates``.
     public func validate(
         _ leaf: Certificate,
         purpose: Purpose = .any,
         name: ExpectedName? = nil,
         at time: Date = Date()
     ) async throws(PKIError) -> [Certificate] {
+        guard leaf.publicKey.subjectPublicKeyInfo.count <= Self.maximumPublicKeyBytes else {
+            throw PKIError(.unsupported, "\(leaf.subject) has a public key larger than 8192-bit RSA")
+        }
+        let bounded = try Self.boundedIntermediates(intermediates)
         let roots = CertificateStore(anchors)
-        let others = CertificateStore(intermediates)
+        let others = CertificateStore(bounded)
         // One verifier run with every policy; only a failure pays for the staged runs that name the reason.
         var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: time)
@@ -86,7 +141,7 @@ public struct ChainValidator: Sendable {
         case .validCertificate(let validated): chain = Array(validated)
         case .couldNotValidate(let failures):
             let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no reason given"
-            throw await diagnose(leaf, purpose: purpose, name: name, at: time, reason: reason)
+            throw await diagnose(leaf, through: bounded, purpose: purpose, name: name, at: time, reason: reason)
         }
         for certificate in chain
         where revoked.contains(RevokedCertificate(issuer: certificate.issuer, serialNumber: certificate.serialNumber)) {
@@ -99,15 +154,21 @@ public struct ChainValidator: Sendable {
     /// certificate outside its validity, else an untrusted issuer), then the usage, then the name.
     private func diagnose(
         _ leaf: Certificate,
+        through bounded: [Certificate],
         purpose: Purpose,
         name: ExpectedName?,
         at time: Date,
         reason: String
     ) async -> PKIError {
-        let (roots, others) = (CertificateStore(anchors), CertificateStore(intermediates))
+        let (roots, others) = (CertificateStore(anchors), CertificateStore(bounded))
         var paths = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: time) }
         if case .couldNotValidate(let failures) = await paths.validate(leaf: leaf, intermediates: others) {
-            return timeOrTrust(leaf, at: time, reason: failures.first.map { "\($0.policyFailureReason)" })
+            return timeOrTrust(
+                leaf,
+                through: bounded,
+                at: time,
+                reason: failures.first.map { "\($0.policyFailureReason)" }
+            )
         }
         var usage = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: time)
@@ -122,8 +183,15 @@ public struct ChainValidator: Sendable {
 
     /// Why path building failed: a certificate outside its validity (the leaf, or a would-be issuer), else an
     /// untrusted issuer.
-    private func timeOrTrust(_ leaf: Certificate, at time: Date, reason: String?) -> PKIError {
-        let issuers = (anchors + intermediates).filter { $0.subject == leaf.issuer }
+    private func timeOrTrust(
+        _ leaf: Certificate,
+        through bounded: [Certificate],
+        at time: Date,
+        reason: String?
+    )
+        -> PKIError
+    {
+        let issuers = (anchors + bounded).filter { $0.subject == leaf.issuer }
         for certificate in [leaf] + issuers {
             if time > certificate.notValidAfter {
                 return PKIError(.expired, "\(certificate.subject) expired at \(certificate.notValidAfter)")

@@ -39,15 +39,31 @@ public enum PKCS12 {
     /// The largest file accepted, in bytes.
     public static let maximumEncodedBytes = 1 << 20
 
+    /// The most iterations one key derivation of an imported file may ask for. OpenSSL writes 2,048, Java's
+    /// keytool 10,000; 600,000 is OWASP's PBKDF2-SHA256 figure. A file asking for more is refused before anything
+    /// is derived.
+    public static let maximumIterations = 600_000
+
+    /// The most key derivations (MAC, encrypted contents, shrouded keys) an imported file may name.
+    public static let maximumDerivations = 4
+
+    /// The most bags an imported file may hold (a key, its certificate and a chain need a handful).
+    public static let maximumBags = 64
+
     /// The identity in a PKCS#12 file.
     ///
-    /// - Throws: ``PKIError/Code/wrongPassphrase``; ``PKIError/Code/unsupported`` for an algorithm BoringSSL or
+    /// What the file asks for is checked before any key is derived: at most ``maximumDerivations`` derivations of
+    /// at most ``maximumIterations`` iterations each, and at most ``maximumBags`` bags.
+    ///
+    /// - Throws: ``PKIError/Code/tooExpensive`` past those limits; ``PKIError/Code/wrongPassphrase``;
+    ///   ``PKIError/Code/unsupported`` for an algorithm BoringSSL or
     ///   this library does not handle (such as an Ed25519 key); ``PKIError/Code/invalidEncoding`` for anything that
     ///   is not PKCS#12; ``PKIError/Code/keyMismatch`` when the key does not belong to the first certificate.
     public static func `import`(_ bytes: [UInt8], passphrase: String) throws(PKIError) -> PKCS12Identity {
         guard bytes.count <= maximumEncodedBytes else {
             throw PKIError(.invalidEncoding, "a PKCS#12 file is at most \(maximumEncodedBytes) bytes")
         }
+        try checkCost(of: bytes)
         var secret = Array(passphrase.utf8)
         defer { Wipe.bytes(&secret) }
         let bundle: NIOSSLPKCS12Bundle
@@ -111,6 +127,26 @@ public enum PKCS12 {
             return try NIOSSLPKCS12Bundle(certificateChain: certificates, privateKey: key).serialize(passphrase: secret)
         } catch {
             throw PKIError(.unsupported, "the PKCS#12 file could not be written", underlying: error)
+        }
+    }
+
+    /// Refuses a file that asks for more work than the limits allow, before BoringSSL derives anything.
+    static func checkCost(of bytes: [UInt8]) throws(PKIError) {
+        let cost = try PKCS12Cost(scanning: bytes)
+        guard cost.derivations.count <= maximumDerivations else {
+            throw PKIError(
+                .tooExpensive,
+                "the PKCS#12 file names \(cost.derivations.count) key derivations; at most \(maximumDerivations) are read"
+            )
+        }
+        if let largest = cost.derivations.max(), largest > maximumIterations {
+            throw PKIError(
+                .tooExpensive,
+                "the PKCS#12 file asks for \(largest) key-derivation iterations; at most \(maximumIterations) are accepted"
+            )
+        }
+        guard cost.bags <= maximumBags else {
+            throw PKIError(.tooExpensive, "the PKCS#12 file holds \(cost.bags) bags; at most \(maximumBags) are read")
         }
     }
 

@@ -16,3 +16,18 @@ struct AdminToken: Sendable {
         else { throw ServerError.unauthorized("the admin token is missing or wrong") }
     }
 }
+
+/// The admin routes' guard: ``AdminToken/require(_:)`` before the handler.
+struct AdminTokenMiddleware: RouterMiddleware {
+    typealias Context = StrongroomRequestContext
+    let token: AdminToken
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try token.require(request)
+        return try await next(request, context)
+    }
+}

@@ -3,12 +3,11 @@ import Foundation
 import Hummingbird
 import Logging
 import StrongroomCrypto
-import X509
 
 /// Accepts `Authorization: Bearer <token>` or a TSV1 signature from a registered client on every authenticated
 /// route; anything else is a 401 before the handler runs. Over mutual TLS the connection's client certificate must
-/// name the same client as the credentials (and, when required, be there), and must not have been revoked since the
-/// connection's handshake.
+/// name the same client as the credentials (and, when required, be there), and must still be valid and unrevoked
+/// (``ClientCertificateCheck``).
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = StrongroomRequestContext
 
@@ -18,8 +17,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let clients: ClientCache
     let signatures: TSV1Verifier
     let clock: ServerClock
-    /// The listener's client-certificate mode, or nil when it asks for none.
-    let clientCertificates: ClientCertificateMode?
+    /// The connection's TLS client certificate, checked and bound to the caller on every request.
+    let certificates: ClientCertificateCheck
 
     func handle(
         _ request: Request,
@@ -46,9 +45,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         } else {
             throw ServerError.unauthorized()
         }
-        if let mode = clientCertificates, let caller = context.clientID {
-            try await requireCertificateBinding(caller, mode: mode, context: context)
-        }
+        try await certificates.check(caller: context.clientID, context: context)
         return try await next(request, context)
     }
 
@@ -56,32 +53,6 @@ struct AuthenticationMiddleware: RouterMiddleware {
     private static func isBearer(_ header: String) -> Bool {
         header.utf8.prefix(7).elementsEqual("bearer ".utf8) { byte, lower in
             (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
-        }
-    }
-
-    /// The TLS identity and the E3DB identity must be one client: a certificate of another client (or of none) is
-    /// a 401 with the reason, and so is no certificate when one is required.
-    private func requireCertificateBinding(
-        _ caller: String,
-        mode: ClientCertificateMode,
-        context: Context
-    ) async throws {
-        let certificate = await context.peerCertificate()
-        switch CertifiedClient(certificate) {
-        case .client(let certified) where certified == caller:
-            // Checked per request too, not only at the handshake: a kept-alive connection outlives a revocation.
-            if let certificate, try await store.certificate(serial: certificate.serialNumber.hex)?.isRevoked == true {
-                throw ServerError.unauthorized("the TLS client certificate was revoked or renewed")
-            }
-        case .client:
-            context.logger.info(
-                "the TLS client certificate belongs to another client",
-                metadata: ["client": .string(caller)]
-            )
-            throw ServerError.unauthorized("the TLS client certificate belongs to another client")
-        case .unnamed: throw ServerError.unauthorized("the TLS client certificate names no Strongroom client")
-        case .none where mode == .required: throw ServerError.unauthorized("a TLS client certificate is required")
-        case .none: return
         }
     }
 }

@@ -6,8 +6,9 @@ import StrongroomWire
 import Synchronization
 
 /// The server's integrity policy: which grade refuses a client's requests (`--refuse-integrity`), and the admin
-/// token for the history. The newest verdict per client is cached for a few seconds (reports received here update it
-/// at once; another instance's within the TTL).
+/// token for the history. A client's standing (``ServerStore/integrityVerdict(clientID:)``: held after a
+/// `compromised` report until an administrator clears it, else the worst of its instances' newest verdicts) is
+/// cached for a few seconds (reports received here update it at once; another instance's within the TTL).
 final class IntegrityPolicy: Sendable {
     /// Requests of a client whose newest report is at least this grade fail with `integrity_refused`; nil refuses
     /// none.
@@ -24,8 +25,13 @@ final class IntegrityPolicy: Sendable {
 
     func refuses(_ grade: IntegrityVerdict) -> Bool { refusal.map { grade >= $0 } ?? false }
 
-    func recorded(_ grade: IntegrityVerdict, for clientID: String) {
+    func recorded(_ grade: IntegrityVerdict?, for clientID: String) {
         cache.withLock { $0[clientID] = (grade, .now) }
+    }
+
+    /// Forgets the cached standing of `clientID` (an administrator cleared it).
+    func forget(_ clientID: String) {
+        _ = cache.withLock { $0.removeValue(forKey: clientID) }
     }
 
     /// Throws `integrity_refused` when the policy refuses `clientID`'s newest verdict.
@@ -37,14 +43,19 @@ final class IntegrityPolicy: Sendable {
         if let cached {
             grade = cached.grade
         } else {
-            grade = try await store.latestIntegrityVerdict(clientID: clientID)
+            grade = try await store.integrityVerdict(clientID: clientID)
             cache.withLock { cache in
                 if cache.count > 100_000 { cache.removeAll() }
                 cache[clientID] = (grade, now)
             }
         }
         if let grade, refuses(grade) {
-            throw ServerError(.integrityRefused, "this client's last integrity report was \(grade.rawValue)")
+            throw ServerError(
+                .integrityRefused,
+                grade == .compromised
+                    ? "this client is held after a compromised integrity report until an administrator clears it"
+                    : "this client's integrity standing is \(grade.rawValue)"
+            )
         }
     }
 }

@@ -3,11 +3,14 @@ import Hummingbird
 import StrongroomCrypto
 
 /// Notes take TSV1 only. The caller is identified by its key; `uid:` may be empty (anonymous), and when it is
-/// not, it must name a registered client whose signing key signed the request.
+/// not, it must name a registered client whose signing key signed the request. Over mutual TLS the connection's
+/// certificate is checked as on every other route (valid, unrevoked, and naming the signer when the signer is a
+/// client).
 struct NoteAuthenticationMiddleware: RouterMiddleware {
     typealias Context = StrongroomRequestContext
 
     let signatures: TSV1Verifier
+    let certificates: ClientCertificateCheck
 
     func handle(
         _ request: Request,
@@ -21,6 +24,7 @@ struct NoteAuthenticationMiddleware: RouterMiddleware {
         var context = context
         context.clientID = signer.clientID
         context.signerKey = signer.publicKey
+        try await certificates.check(caller: signer.clientID, context: context)
         return try await next(request, context)
     }
 }

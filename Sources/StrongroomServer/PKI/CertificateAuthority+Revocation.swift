@@ -8,8 +8,9 @@ extension CertificateAuthority {
     /// A revocation list signed by the CA naming every revoked certificate still valid at `now`, for relying parties
     /// outside this server (the server itself checks the database at every handshake).
     ///
-    /// Its CRL number is `now` in Unix seconds, so lists increase across instances sharing a database; `nextUpdate`
-    /// is `now + validity`. A renewal's superseded certificate carries the reason `superseded`.
+    /// Its CRL number comes from a counter in the database (``ServerStore/nextRevocationListNumber(atLeast:)``), so
+    /// every list any instance signs has a number above the last one, and never below the clock-based numbers of
+    /// earlier versions; `nextUpdate` is `now + validity`. A renewal's superseded certificate carries the reason `superseded`.
     ///
     /// - Throws: ``ServerError/Code/configuration`` when more certificates are revoked and in force than one list
     ///   holds (shorten certificate lifetimes) or the validity is outside 1 minute to 400 days.
@@ -39,11 +40,12 @@ extension CertificateAuthority {
             )
         }
         let thisUpdate = Date(timeIntervalSince1970: TimeInterval(time))
+        let number = try await store.nextRevocationListNumber(atLeast: max(time, 0))
         return try CertificateRevocationList(
             issuer: certificate,
             key: key,
             entries: entries,
-            number: time,
+            number: number,
             thisUpdate: thisUpdate,
             nextUpdate: thisUpdate.addingTimeInterval(TimeInterval(seconds))
         )

@@ -18,17 +18,32 @@ public enum ClientCertificateMode: String, Sendable, Hashable, CaseIterable {
 /// Checks client certificates during the handshake. The callback replaces all of BoringSSL's checks, so this
 /// does every one: the chain to the configured CA, validity, EKU clientAuth, and revocation in the database (so a
 /// revoked certificate never completes a handshake; ``AuthenticationMiddleware`` also checks per request).
+///
+/// Only the leaf the client sends is used: intermediates it sends are ignored, and the leaf must chain to the
+/// configured CA certificates (`--tls-client-ca`, which must therefore hold every CA that issues client
+/// certificates). Path building then runs over certificates the operator chose, so a handshake costs one parse and
+/// a few signature checks whatever the client sends (a chain of self-made intermediates that all issue each other
+/// once cost factorial time here).
 struct ClientCertificateVerifier: Sendable {
     let anchors: [Certificate]
     let store: any ServerStore
     let clock: ServerClock
     let logger: Logger
 
+    /// The most certificates a client's handshake may carry; the rest of a longer list is never parsed.
+    static let maximumPresented = 8
+
     func verify(_ presented: [NIOSSLCertificate]) async -> NIOSSLVerificationResult {
         do {
-            let chain = try presented.map { try Certificate(derEncoded: try $0.toDERBytes()) }
-            guard let leaf = chain.first else { return .failed }
-            let validator = ChainValidator(anchors: anchors, intermediates: Array(chain.dropFirst()))
+            guard let first = presented.first, presented.count <= Self.maximumPresented else {
+                logger.info(
+                    "client certificate refused",
+                    metadata: ["reason": .string("\(presented.count) certificates presented")]
+                )
+                return .failed
+            }
+            let leaf = try Certificate(derEncoded: try first.toDERBytes())
+            let validator = ChainValidator(anchors: anchors)
             _ = try await validator.validate(leaf, purpose: .clientAuth, at: clock.now)
             if let stored = try await store.certificate(serial: leaf.serialNumber.hex), stored.isRevoked {
                 logger.info(

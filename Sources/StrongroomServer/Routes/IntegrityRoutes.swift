@@ -27,12 +27,18 @@ struct IntegrityRoutes {
         return routes
     }
 
-    /// The admin route: a bearer admin token, compared in constant time; 404 when the server has none.
+    /// The admin routes (behind ``RouteGuard/admin``): the history, and lifting a client's hold.
     var adminRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
         routes.get("/v1/admin/integrity", use: history)
+        routes.post("/v1/admin/integrity/:client_id/clear", use: clear)
         return routes
     }
+
+    /// The reports one page of the history holds by default, and at most.
+    static let (defaultPageSize, maximumPageSize) = (20, 100)
+    /// The most report text one page of the history carries: a page ends early past it (at least one entry).
+    static let maximumPageReportBytes = 4 << 20
 
     func register(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
@@ -127,9 +133,11 @@ struct IntegrityRoutes {
             ),
             keep: limits.integrityReportsPerClient
         )
-        policy.recorded(verdict, for: caller)
+        // The client's standing, not this report's verdict alone: a hold or another instance may refuse it.
+        let standing = try await store.integrityVerdict(clientID: caller)
+        policy.recorded(standing, for: caller)
         return try json(
-            IntegrityCheckInResponse(verdict: verdict, receivedAt: now, refused: policy.refuses(verdict)),
+            IntegrityCheckInResponse(verdict: verdict, receivedAt: now, refused: standing.map(policy.refuses) ?? false),
             status: .created
         )
     }
@@ -146,28 +154,67 @@ struct IntegrityRoutes {
         return summary
     }
 
-    /// GET `?client_id=…&limit=…`: the newest reports (100 by default), of one client or of all.
+    /// GET `?client_id=…&limit=…&before=…`: the newest reports (20 by default, at most 100), of one client or of
+    /// all, older than index `before` when given; a page ends early once it carries 4 MiB of reports.
     func history(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
-        try AdminToken(value: policy.adminToken).require(request)
         let parameters = request.uri.queryParameters
         let clientID = try parameters["client_id"].map { text in
             guard let id = canonicalUUID(String(text)) else { throw ServerError.badRequest("client_id is not a UUID") }
             return id
         }
-        let limit = parameters["limit"].flatMap { Int(String($0)) } ?? 100
-        guard (1...10_000).contains(limit) else { throw ServerError.badRequest("limit is 1 to 10000") }
-        return try json(try await integrityEntries(store: store, clientID: clientID, limit: limit))
+        let limit = try parameters["limit"].map { text in
+            guard let limit = Int(String(text)), (1...Self.maximumPageSize).contains(limit) else {
+                throw ServerError.badRequest("limit is 1 to \(Self.maximumPageSize)")
+            }
+            return limit
+        }
+        let before = try parameters["before"].map { text in
+            guard let index = Int64(String(text)), index > 0 else {
+                throw ServerError.badRequest("before is a positive index")
+            }
+            return index
+        }
+        return try json(
+            try await integrityEntries(
+                store: store,
+                clientID: clientID,
+                limit: limit ?? Self.defaultPageSize,
+                before: before
+            )
+        )
+    }
+
+    /// POST `/v1/admin/integrity/{client_id}/clear`: lifts the client's hold and forgets its instances' verdicts;
+    /// 404 when there was nothing to clear.
+    func clear(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        guard let text = context.parameters.get("client_id"), let clientID = canonicalUUID(text) else {
+            throw ServerError.badRequest("the client ID is not a UUID")
+        }
+        guard try await store.clearIntegrity(clientID: clientID) else {
+            throw ServerError.notFound("this client has no integrity verdict to clear")
+        }
+        policy.forget(clientID)
+        return try json(["client_id": clientID, "cleared": "true"])
     }
 }
 
 /// Stored integrity reports as history entries, newest first: what the admin route and `strongroom-server
-/// integrity` show.
+/// integrity` show. At most `limit` (1 to 100) entries older than index `before`, ending early once they carry
+/// 4 MiB of reports (always at least one).
 public func integrityEntries(
     store: any ServerStore,
     clientID: String?,
-    limit: Int
+    limit: Int,
+    before: Int64? = nil
 ) async throws -> [IntegrityHistoryEntry] {
-    try await store.integrityReports(clientID: clientID, limit: limit).map { report in
+    var budget = IntegrityRoutes.maximumPageReportBytes
+    var reports: [StoredIntegrityReport] = []
+    for report in try await store.integrityReports(clientID: clientID, limit: limit, before: before) {
+        budget -= report.report.utf8.count
+        if budget < 0, !reports.isEmpty { break }
+        reports.append(report)
+    }
+    return reports.map { report in
         IntegrityHistoryEntry(
             clientID: report.clientID,
             instanceID: report.instanceID,
@@ -176,7 +223,8 @@ public func integrityEntries(
             receivedAt: report.received,
             checkedAt: report.checked,
             findings: report.findings.isEmpty ? [] : report.findings.split(separator: ",").map(String.init),
-            report: report.report
+            report: report.report,
+            index: report.index
         )
     }
 }

@@ -20,9 +20,9 @@ struct NoteRoutes {
         return routes
     }
 
-    /// `POST /v2/storage/notes` → 201; a taken `id_string` → 409; a malformed `max_views` or name → 400; past the
-    /// writer key's or the server's note quota → 429. A note without an expiry expires after
-    /// ``ServerLimits/defaultNoteLifetime``.
+    /// `POST /v2/storage/notes` → 201; a taken `id_string` → 409; a malformed `max_views` or name → 400; a note
+    /// above ``ServerLimits/maximumNoteBytes`` → 413; past the writer key's or the server's note quota (count or
+    /// bytes) → 429. A note expires after ``ServerLimits/defaultNoteLifetime`` at the latest.
     func write(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         guard let signer = context.signerKey else { throw ServerError.unauthorized() }
         var body = try await decodeBody([String: JSONValue].self, request, context)
@@ -55,7 +55,13 @@ struct NoteRoutes {
             guard let expiration = Timestamp(iso8601: text) else {
                 throw ServerError.badRequest("expiration is not ISO 8601")
             }
-            expiresAt = expiration
+            // Never later than the server's longest note lifetime: a note cannot hold a quota for good (the stored
+            // note says when it really expires).
+            if expiration > expiresAt {
+                body["expiration"] = .string(expiresAt.description)
+            } else {
+                expiresAt = expiration
+            }
         }
         body["note_id"] = .string(noteID)
         body["created_at"] = .string(created.description)
@@ -73,8 +79,17 @@ struct NoteRoutes {
             recipientSigningKey: recipient,
             writerSigningKey: writer
         )
-        switch try await store.insertNote(note, quota: NoteQuota(perKey: limits.notesPerKey, total: limits.notesTotal))
-        {
+        // The size of what is stored (the body with the server's fields), checked before the database sees it.
+        guard let size = try? JSONEncoder().encode(JSONValue.object(body)).count, size <= limits.maximumNoteBytes else {
+            throw ServerError(.tooLarge, "a note is at most \(limits.maximumNoteBytes) bytes of JSON")
+        }
+        let quota = NoteQuota(
+            perKey: limits.notesPerKey,
+            total: limits.notesTotal,
+            bytesPerKey: limits.noteBytesPerKey,
+            bytesTotal: limits.noteBytesTotal
+        )
+        switch try await store.insertNote(note, quota: quota) {
         case .inserted: return try json(JSONValue.object(body), status: .created)
         case .nameTaken: throw ServerError.conflict("a note with that id_string exists")
         case .quotaExceeded:

@@ -22,11 +22,17 @@ struct PKIRoutes {
     /// check the database directly anyway).
     let revocationLists = RevocationListCache()
 
-    /// Routes anyone may call: the chain, and renewal (authenticated by the TLS client certificate itself).
+    /// Routes anyone may call: the chain and the revocation list.
     var publicRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
         routes.get("/v1/pki/ca", use: chain)
         routes.get("/v1/pki/crl", use: revocationList)
+        return routes
+    }
+
+    /// Renewal, authenticated by the TLS client certificate itself (``RouteGuard/certificate``).
+    var renewalRoutes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
         routes.post("/v1/pki/renew", use: renew)
         return routes
     }
@@ -82,15 +88,13 @@ struct PKIRoutes {
     }
 
     /// POST over mutual TLS: a new certificate for the client the current one names (the key may change); the
-    /// current certificate is revoked as superseded.
+    /// current certificate is revoked as superseded. An expired, revoked or refused certificate renews nothing.
     func renew(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let authority = try requireAuthority()
-        guard let current = await context.peerCertificate(), case .client(let clientID) = CertifiedClient(current)
-        else {
+        // The guard checked the certificate (valid now, unrevoked, naming an enabled client) and the refusal.
+        let clientID = try context.caller()
+        guard let current = await context.peerCertificate() else {
             throw ServerError.unauthorized("renewal needs the current client certificate over mutual TLS")
-        }
-        guard let client = try await store.client(text: clientID), client.enabled else {
-            throw ServerError.unauthorized("the certificate's client is not enabled")
         }
         let body = try await decodeBody(EnrolmentRequest.self, request, context)
         // Everything that can refuse the request is checked before the current certificate is given up; then the

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SQLKit
+import StrongroomCore
 
 /// Client certificates issued by the server's CA.
 extension SQLServerStore {
@@ -72,5 +73,21 @@ extension SQLServerStore {
             revokedAt: try row.decode(column: "revoked_at", as: Int64?.self),
             revocationReason: try row.decode(column: "revocation_reason", as: String?.self)
         )
+    }
+
+    public func nextRevocationListNumber(atLeast minimum: Int64) async throws -> Int64 {
+        // One statement, so instances sharing the database never hand out a number twice.
+        let larger = engine == .postgres ? "GREATEST" : "MAX"
+        let row = try await database.raw(
+            """
+            INSERT INTO settings (key, value) VALUES ('crl_number', \(bind: String(minimum)))
+            ON CONFLICT (key) DO UPDATE SET value = CAST(\(unsafeRaw: larger)(CAST(settings.value AS BIGINT) + 1,
+            \(bind: minimum)) AS TEXT) RETURNING value
+            """
+        ).first()
+        guard let text = try row?.decode(column: "value", as: String.self), let number = Int64(text), number >= 0 else {
+            throw ServerError(.storage, "the stored CRL number is not a number")
+        }
+        return number
     }
 }

@@ -79,38 +79,49 @@ extension SQLServerStore {
     }
 
     public func insertIntegrityReport(_ report: StoredIntegrityReport, keep: Int) async throws {
-        try await database.raw(
-            """
-            INSERT INTO integrity_reports (client_id, instance_id, received, checked, verdict, findings, report)
-            VALUES (\(bind: report.clientID), \(bind: report.instanceID), \(bind: report.received),
-            \(bind: report.checked), \(bind: report.verdict.rawValue), \(bind: report.findings),
-            \(bind: report.report))
-            """
-        ).run()
-        try await database.raw(
-            """
-            DELETE FROM integrity_reports WHERE client_id = \(bind: report.clientID) AND idx NOT IN
-            (SELECT idx FROM integrity_reports WHERE client_id = \(bind: report.clientID)
-            ORDER BY idx DESC LIMIT \(bind: max(1, keep)))
-            """
-        ).run()
+        try await database.transaction { session in
+            try await session.raw(
+                """
+                INSERT INTO integrity_reports (client_id, instance_id, received, checked, verdict, findings, report)
+                VALUES (\(bind: report.clientID), \(bind: report.instanceID), \(bind: report.received),
+                \(bind: report.checked), \(bind: report.verdict.rawValue), \(bind: report.findings),
+                \(bind: report.report))
+                """
+            ).run()
+            try await session.raw(
+                """
+                UPDATE integrity_instances SET verdict = \(bind: report.verdict.rawValue)
+                WHERE instance_id = \(bind: report.instanceID) AND client_id = \(bind: report.clientID)
+                """
+            ).run()
+            if report.verdict == .compromised {
+                try await session.raw(
+                    """
+                    INSERT INTO integrity_holds (client_id, since) VALUES (\(bind: report.clientID),
+                    \(bind: report.received)) ON CONFLICT (client_id) DO NOTHING
+                    """
+                ).run()
+            }
+            try await session.raw(
+                """
+                DELETE FROM integrity_reports WHERE client_id = \(bind: report.clientID) AND idx NOT IN
+                (SELECT idx FROM integrity_reports WHERE client_id = \(bind: report.clientID)
+                ORDER BY idx DESC LIMIT \(bind: max(1, keep)))
+                """
+            ).run()
+        }
     }
 
-    public func integrityReports(clientID: String?, limit: Int) async throws -> [StoredIntegrityReport] {
-        let limit = max(1, min(limit, 10_000))
-        let select = """
+    public func integrityReports(clientID: String?, limit: Int, before: Int64?) async throws -> [StoredIntegrityReport]
+    {
+        let limit = max(1, min(limit, 100))
+        var sql: SQLQueryString = """
             SELECT r.*, COALESCE(i.name, '') AS instance_name FROM integrity_reports r
-            LEFT JOIN integrity_instances i ON i.instance_id = r.instance_id
+            LEFT JOIN integrity_instances i ON i.instance_id = r.instance_id WHERE r.idx < \(bind: before ?? Int64.max)
             """
-        let rows =
-            if let clientID {
-                try await database.raw(
-                    "\(unsafeRaw: select) WHERE r.client_id = \(bind: clientID) ORDER BY r.idx DESC LIMIT \(bind: limit)"
-                ).all()
-            } else {
-                try await database.raw("\(unsafeRaw: select) ORDER BY r.idx DESC LIMIT \(bind: limit)").all()
-            }
-        return try rows.map { row in
+        if let clientID { sql += " AND r.client_id = \(bind: clientID)" }
+        sql += " ORDER BY r.idx DESC LIMIT \(bind: limit)"
+        return try await database.raw(sql).all().map { row in
             StoredIntegrityReport(
                 clientID: try row.decode(column: "client_id", as: String.self),
                 instanceID: try row.decode(column: "instance_id", as: String.self),
@@ -119,20 +130,40 @@ extension SQLServerStore {
                 checked: try row.decode(column: "checked", as: Int64.self),
                 verdict: try Self.verdict(try row.decode(column: "verdict", as: String.self)),
                 findings: try row.decode(column: "findings", as: String.self),
-                report: try row.decode(column: "report", as: String.self)
+                report: try row.decode(column: "report", as: String.self),
+                index: try row.decode(column: "idx", as: Int64.self)
             )
         }
     }
 
-    public func latestIntegrityVerdict(clientID: String) async throws -> IntegrityVerdict? {
-        guard
-            let text = try await database.raw(
+    public func integrityVerdict(clientID: String) async throws -> IntegrityVerdict? {
+        let held =
+            try await database.raw("SELECT since FROM integrity_holds WHERE client_id = \(bind: clientID)")
+            .first() != nil
+        if held { return .compromised }
+        // Instances per client are bounded (`integrityInstancesPerClient`), so this reads a handful of rows.
+        let verdicts = try await database.raw(
+            """
+            SELECT verdict FROM integrity_instances WHERE client_id = \(bind: clientID) AND verdict IS NOT NULL
+            """
+        ).all().map { try Self.verdict(try $0.decode(column: "verdict", as: String.self)) }
+        return verdicts.max()
+    }
+
+    public func clearIntegrity(clientID: String) async throws -> Bool {
+        try await database.transaction { session in
+            let released =
+                try await session.raw(
+                    "DELETE FROM integrity_holds WHERE client_id = \(bind: clientID) RETURNING client_id"
+                ).first() != nil
+            let reset = try await session.raw(
                 """
-                SELECT verdict FROM integrity_reports WHERE client_id = \(bind: clientID) ORDER BY idx DESC LIMIT 1
+                UPDATE integrity_instances SET verdict = NULL WHERE client_id = \(bind: clientID)
+                AND verdict IS NOT NULL RETURNING instance_id
                 """
-            ).first()?.decode(column: "verdict", as: String.self)
-        else { return nil }
-        return try Self.verdict(text)
+            ).all()
+            return released || !reset.isEmpty
+        }
     }
 
     private static func verdict(_ text: String) throws -> IntegrityVerdict {

@@ -156,6 +156,27 @@ extension SQLServerStore {
                     "CREATE INDEX auth_failures_window ON auth_failures (window_start)",
                 ]
             ),
+            (
+                9,
+                [
+                    // Each instance's newest verdict, so the refusal is decided per client over all its instances
+                    // (a new instance with a clean report no longer lifts another's).
+                    "ALTER TABLE integrity_instances ADD COLUMN verdict TEXT",
+                    """
+                    UPDATE integrity_instances SET verdict = (SELECT r.verdict FROM integrity_reports r
+                    WHERE r.instance_id = integrity_instances.instance_id ORDER BY r.idx DESC LIMIT 1)
+                    """,
+                    // A compromised verdict holds the client until an administrator clears it.
+                    "CREATE TABLE integrity_holds (client_id TEXT PRIMARY KEY, since BIGINT NOT NULL)",
+                    """
+                    INSERT INTO integrity_holds (client_id, since) SELECT client_id, MAX(received)
+                    FROM integrity_reports WHERE verdict = 'compromised' GROUP BY client_id
+                    """,
+                    // Notes' sizes, for the byte quotas per writer key and in all.
+                    "ALTER TABLE notes ADD COLUMN size BIGINT NOT NULL DEFAULT 0",
+                    "UPDATE notes SET size = LENGTH(body)",
+                ]
+            ),
         ]
     }
 

@@ -10,15 +10,22 @@ extension SQLServerStore {
     public func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion {
         // Expired notes are gone for readers already; delete them so that they count against no quota.
         try await database.raw("DELETE FROM notes WHERE expires_at <= \(bind: note.created.microseconds)").run()
-        // One statement: the quotas are checked and the note inserted atomically.
+        // One statement: the quotas (counts and bytes, per writer key and in all) are checked and the note inserted
+        // atomically.
+        let body = try json(note.body)
+        let size = Int64(body.utf8.count)
         let inserted = try await database.raw(
             """
             INSERT INTO notes (note_id, id_string, body, created, views, max_views, expires_at, recipient_signing_key,
-            writer_signing_key) SELECT \(bind: note.noteID), \(bind: note.idString), \(bind: try json(note.body)),
+            writer_signing_key, size) SELECT \(bind: note.noteID), \(bind: note.idString), \(bind: body),
             \(bind: note.created.microseconds), \(bind: note.views), \(bind: note.maximumViews),
-            \(bind: note.expiresAt?.microseconds), \(bind: note.recipientSigningKey), \(bind: note.writerSigningKey)
+            \(bind: note.expiresAt?.microseconds), \(bind: note.recipientSigningKey), \(bind: note.writerSigningKey),
+            \(bind: size)
             WHERE (SELECT COUNT(*) FROM notes WHERE writer_signing_key = \(bind: note.writerSigningKey))
             < \(bind: quota.perKey) AND (SELECT COUNT(*) FROM notes) < \(bind: quota.total)
+            AND (SELECT COALESCE(SUM(size), 0) FROM notes WHERE writer_signing_key = \(bind: note.writerSigningKey))
+            + \(bind: size) <= \(bind: quota.bytesPerKey)
+            AND (SELECT COALESCE(SUM(size), 0) FROM notes) + \(bind: size) <= \(bind: quota.bytesTotal)
             ON CONFLICT DO NOTHING RETURNING note_id
             """
         ).first()

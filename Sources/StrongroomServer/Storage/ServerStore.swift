@@ -123,6 +123,9 @@ public protocol ServerStore: Sendable {
     /// Revoked certificates still valid at `time` (Unix seconds), oldest revocation first, at most `limit`: what a
     /// revocation list names (an expired certificate needs no entry).
     func revokedCertificates(validAt time: Int64, limit: Int) async throws -> [StoredCertificate]
+    /// The next revocation list's number: one more than the last one handed out by any instance sharing the
+    /// database, and at least `minimum` (lists numbered by the clock before this counter existed stay below it).
+    func nextRevocationListNumber(atLeast minimum: Int64) async throws -> Int64
 
     // MARK: Integrity check-in
 
@@ -139,12 +142,18 @@ public protocol ServerStore: Sendable {
     func insertIntegrityChallenge(nonce: String, clientID: String, expires: Int64, now: Int64, limit: Int) async throws
     /// Uses up a challenge: true only once, for its client, before it expires.
     func consumeIntegrityChallenge(nonce: String, clientID: String, now: Int64) async throws -> Bool
-    /// Stores a report; the client keeps its newest `keep` reports.
+    /// Stores a report, sets its instance's verdict, and holds the client when the verdict is `compromised`; the
+    /// client keeps its newest `keep` reports.
     func insertIntegrityReport(_ report: StoredIntegrityReport, keep: Int) async throws
-    /// The newest `limit` reports (at most 10 000), of one client or of all, newest first, with instance names.
-    func integrityReports(clientID: String?, limit: Int) async throws -> [StoredIntegrityReport]
-    /// The verdict of the client's newest report, or nil.
-    func latestIntegrityVerdict(clientID: String) async throws -> IntegrityVerdict?
+    /// The newest `limit` reports (at most 100), of one client or of all, newest first, with instance names;
+    /// only reports stored before index `before` when it is given (the next page).
+    func integrityReports(clientID: String?, limit: Int, before: Int64?) async throws -> [StoredIntegrityReport]
+    /// The client's standing: `compromised` while it is held, else the worst of its instances' newest verdicts,
+    /// or nil when none has reported.
+    func integrityVerdict(clientID: String) async throws -> IntegrityVerdict?
+    /// Lifts a client's hold and forgets its instances' verdicts (`strongroom-server integrity clear`); false when
+    /// there was nothing to clear.
+    func clearIntegrity(clientID: String) async throws -> Bool
 }
 
 extension ServerStore {

@@ -42,6 +42,8 @@ public struct StoredIntegrityReport: Sendable, Hashable {
     public var findings: String
     /// The report's JSON as signed.
     public var report: String
+    /// Its place in the order of storage (0 before it is stored): pages of the history go by it.
+    public var index: Int64
 
     /// Creates a row.
     public init(
@@ -52,8 +54,10 @@ public struct StoredIntegrityReport: Sendable, Hashable {
         checked: Int64,
         verdict: IntegrityVerdict,
         findings: String,
-        report: String
+        report: String,
+        index: Int64 = 0
     ) {
+        self.index = index
         self.clientID = clientID
         self.instanceID = instanceID
         self.instanceName = instanceName

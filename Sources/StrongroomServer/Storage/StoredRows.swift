@@ -284,6 +284,8 @@ public struct StoredNote: Sendable, Hashable {
     public var recipientSigningKey: String
     /// The writer's signing key (the TSV1 key that wrote it), for per-key quotas.
     public var writerSigningKey: String
+    /// The bytes of its stored JSON, for the byte quotas (0 when read back: not needed there).
+    public var size: Int64 = 0
 }
 
 /// How a note is looked up: by its `note_id` or by its `id_string` name.
@@ -343,11 +345,17 @@ public struct NoteQuota: Sendable, Hashable {
     public var perKey: Int
     /// Live notes on the server.
     public var total: Int
+    /// Bytes of live notes one writer key may have.
+    public var bytesPerKey: Int64
+    /// Bytes of live notes on the server.
+    public var bytesTotal: Int64
 
     /// Describes a quota.
-    public init(perKey: Int, total: Int) {
+    public init(perKey: Int, total: Int, bytesPerKey: Int64 = .max, bytesTotal: Int64 = .max) {
         self.perKey = perKey
         self.total = total
+        self.bytesPerKey = bytesPerKey
+        self.bytesTotal = bytesTotal
     }
 }
 

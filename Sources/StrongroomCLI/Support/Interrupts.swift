@@ -1,0 +1,54 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Dispatch
+import Foundation
+import StrongroomCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ctrl-C and `kill`: the first SIGINT or SIGTERM cancels the running command, which unwinds and removes what it
+/// staged; whatever is still staged after a short grace (work that could not stop at once) is removed here, and the
+/// process prints `cancelled` and exits 130. A second signal skips the grace. Plaintext being decrypted is in unnamed
+/// files that vanish with the process anyway (`NewFile`).
+enum Interrupts {
+    /// How long a cancelled command may take to unwind before the process ends anyway.
+    static let grace: DispatchTimeInterval = .seconds(2)
+
+    /// Runs `work` with SIGINT and SIGTERM handled as above. Never returns when interrupted.
+    static func run(_ work: @escaping @Sendable () async -> Void) async {
+        let task = Task { await work() }
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)  // delivered to the source below instead of ending the process
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { interrupted(task) }
+            source.resume()
+            return source
+        }
+        await task.value
+        for source in sources { source.cancel() }
+    }
+
+    private static let signals = Mutex(0)
+
+    private static func interrupted(_ task: Task<Void, Never>) {
+        let count = signals.withLock {
+            $0 += 1
+            return $0
+        }
+        guard count == 1 else { finish() }
+        task.cancel()
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace) { finish() }
+    }
+
+    /// Removes what is still staged, says so, and exits 130 (128 + SIGINT, as shells report an interrupt).
+    static func finish() -> Never {
+        StagedFiles.removeAll()
+        FileHandle.standardError.write(Data("\ncancelled\n".utf8))
+        exit(130)
+    }
+
+    /// Whether a signal arrived (a command that failed after one reports `cancelled`, not its own error).
+    static var wasInterrupted: Bool { signals.withLock { $0 > 0 } }
+}
