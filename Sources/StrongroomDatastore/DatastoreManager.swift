@@ -130,6 +130,14 @@ public struct DatastoreManager: Sendable {
         let path = databasePath(name)
         let existed = FileManager.default.fileExists(atPath: path)
         if existed {
+            // Opening never creates: an empty file (and no WAL holding its pages) was truncated, or its creation
+            // never finished; SQLite would silently start a new, empty datastore in it.
+            if Self.size(of: path) == 0, Self.size(of: path + "-wal") ?? 0 == 0 {
+                throw DatastoreError(
+                    .tampered,
+                    "the datastore file is empty (truncated?): restore it from a backup, or remove its folder to start over"
+                )
+            }
             let plaintext = Self.hasPlaintextHeader(path)
             if plaintext && key != nil {
                 throw DatastoreError(.notEncrypted, "the datastore is not encrypted; it was not opened with a key")
@@ -175,6 +183,11 @@ public struct DatastoreManager: Sendable {
         } catch {
             throw DatastoreError(storage: error)
         }
+    }
+
+    /// The size of the file at `path`, or nil when there is none.
+    private static func size(of path: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value  // nil: no file
     }
 
     /// Whether the file starts with SQLite's plaintext magic (an unencrypted database). An empty file is neither.

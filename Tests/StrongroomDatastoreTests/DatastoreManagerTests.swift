@@ -77,6 +77,28 @@ import Testing
         }
     }
 
+    @Test(
+        "a datastore file truncated to 0 bytes is refused (tampered), never silently re-created",
+        arguments: [true, false]
+    )
+    func truncatedToEmpty(encrypted: Bool) async throws {
+        try await withTemporaryDirectory { directory in
+            let manager = try DatastoreManager(directory: directory)
+            func open() async throws -> Datastore {
+                encrypted
+                    ? try await manager.datastore(named: "notes", keyProvider: try Self.provider(4))
+                    : try manager.datastore(named: "notes")
+            }
+            _ = try await open()
+            let file = directory.appending(path: "notes/db.sqlite")
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+            try Data().write(to: file)
+            let error = await #expect(throws: DatastoreError.self) { _ = try await open() }
+            #expect(error?.code == .tampered)
+            #expect(try Data(contentsOf: file).isEmpty, "nothing was written into it")
+        }
+    }
+
     @Test("a deleted datastore is gone; deleting an unknown one is notFound")
     func delete() async throws {
         try await withTemporaryDirectory { directory in
