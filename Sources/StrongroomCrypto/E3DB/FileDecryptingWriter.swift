@@ -18,13 +18,16 @@ import Darwin
 /// Decrypts an E3DB format-"3" file as its ciphertext arrives (a download, say) into a new file, in one pass and
 /// constant memory, and makes it visible only when ``commit()`` finds the whole file authentic.
 ///
-/// The plaintext goes to a hidden temporary file beside the destination (mode 0600) while a second thread writes
-/// it; only authenticated chunks are ever written. ``commit()`` finishes the stream, fsyncs and renames the file
-/// into place; a writer released without a successful commit (an error, a checksum that did not match,
-/// cancellation) removes the temporary file, so the destination never holds a partial or unauthenticated file.
+/// The plaintext goes to an unnamed file (`O_TMPFILE`, mode 0600) in the destination's folder while a second thread
+/// writes it; only authenticated chunks are ever written. ``commit()`` finishes the stream, fsyncs and gives the
+/// file its name; a writer released without a successful commit (an error, a checksum that did not match,
+/// cancellation) leaves nothing, and neither does a killed process: the kernel frees an unnamed file. Where the
+/// file system has no unnamed files, a hidden `.strongroom-<uuid>.partial` registered with `StagedFiles` stands in.
 public final class FileDecryptingWriter {
     private let destinationPath: String
-    private let temporaryPath: String
+    /// The named stand-in, where the file system has no unnamed files (nil otherwise).
+    private let temporaryPath: String?
+    private let staged: UInt64?
     private var file: BlockingFile?
     private let writer: WriteBehind
     private var decryptor: FileDecryptor?
@@ -38,8 +41,16 @@ public final class FileDecryptingWriter {
     public init(creatingFileAt destination: URL, accessKey: AccessKey) throws(CryptoError) {
         destinationPath = destination.path
         guard access(destinationPath, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
-        temporaryPath = FileCipher.temporaryPath(beside: destinationPath)
-        let file = try BlockingFile.createExclusive(temporaryPath)
+        let unnamed = BlockingFile.createUnnamed(beside: destinationPath)
+        let file: BlockingFile
+        if unnamed >= 0 {
+            (temporaryPath, staged) = (nil, nil)
+            file = BlockingFile(descriptor: unnamed)
+        } else {
+            let path = FileCipher.temporaryPath(beside: destinationPath)
+            file = try BlockingFile.createExclusive(path)
+            (temporaryPath, staged) = (path, StagedFiles.register(path))
+        }
         writer = WriteBehind(descriptor: file.descriptor, wipes: true, startsWriteback: true)
         self.file = consume file
         decryptor = FileDecryptor(accessKey: accessKey)
@@ -85,7 +96,11 @@ public final class FileDecryptingWriter {
         try writer.write(&plaintext)
         try writer.finish()
         try file?.sync()
-        try FileCipher.moveIntoPlace(temporaryPath, to: destinationPath)
+        if let temporaryPath {
+            try FileCipher.moveIntoPlace(temporaryPath, to: destinationPath)
+        } else {
+            try file?.link(to: destinationPath)
+        }
         committed = true
         return written
     }
@@ -93,7 +108,8 @@ public final class FileDecryptingWriter {
     deinit {
         writer.waitForPendingWrites()
         Wipe.allocation(&plaintext)
-        file = nil  // closes the descriptor
-        if !committed { unlink(temporaryPath) }
+        file = nil  // closes the descriptor (an unnamed file that was never linked is freed here)
+        if !committed, let temporaryPath { unlink(temporaryPath) }
+        if let staged { StagedFiles.unregister(staged) }
     }
 }
