@@ -325,10 +325,10 @@ extension Client {
                 }
                 progress?(.downloading(received))
                 let total = received
-                md5.update(buffer)
+                await md5.update(buffer)
                 try buffer.withUnsafeReadableBytes { bytes in try write(sink, bytes, total) }
             }
-            let checksum = Data(md5.finalize()).base64EncodedString()
+            let checksum = Data(await md5.finalize()).base64EncodedString()
             guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {
                 throw ClientError(.tampered, "the downloaded file does not match its size and checksum")
             }

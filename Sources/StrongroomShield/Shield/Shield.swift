@@ -73,12 +73,20 @@ public final class Shield: Sendable {
         return try? keychain.retrieve(Self.registrationQuery(server.integrityClientID), as: String.self)
     }
 
+    /// ``instanceID``, read on the blocking executor (the keychain reads a file and may run its KDF).
+    private func storedInstanceID(_ clientID: String) async -> String? {
+        // None or unreadable: not registered (as ``instanceID`` answers).
+        await BlockingExecutor.shared.run { [keychain] _ in
+            try? keychain.retrieve(Self.registrationQuery(clientID), as: String.self)
+        }
+    }
+
     /// Registers the instance unless this keychain registered it already.
     public func register() async throws(ShieldError) {
         let server = try requireServer()
         let clientID = server.integrityClientID
-        if instanceID != nil { return }
-        let key = try instanceKey(clientID)
+        if await storedInstanceID(clientID) != nil { return }
+        let key = try await instanceKey(clientID)
         let instance = UUID().uuidString.lowercased()
         let request = IntegrityInstanceRequest(
             instanceID: instance,
@@ -87,7 +95,9 @@ public final class Shield: Sendable {
         )
         do {
             _ = try await server.registerIntegrityInstance(request)
-            try keychain.store(instance, query: Self.registrationQuery(clientID))
+            try await BlockingExecutor.shared.run { [keychain] _ throws(KeychainError) in
+                try keychain.store(instance, query: Self.registrationQuery(clientID))
+            }
         } catch {
             throw ShieldError(.server, "the instance could not be registered", underlying: error)
         }
@@ -99,8 +109,10 @@ public final class Shield: Sendable {
     public func checkIn() async throws(ShieldError) -> (report: IntegrityReport, answer: IntegrityCheckInResponse) {
         let server = try requireServer()
         let clientID = server.integrityClientID
-        guard let instance = instanceID else { throw ShieldError(.server, "the instance is not registered") }
-        let key = try instanceKey(clientID)
+        guard let instance = await storedInstanceID(clientID) else {
+            throw ShieldError(.server, "the instance is not registered")
+        }
+        let key = try await instanceKey(clientID)
         do {
             let challenge = try await server.integrityChallenge()
             var context = self.context
@@ -148,13 +160,16 @@ public final class Shield: Sendable {
         .credential(for: clientID, service: "strongroom.shield.instance")
     }
 
-    /// The instance key, generated in the keychain the first time.
-    private func instanceKey(_ clientID: String) throws(ShieldError) -> SigningPrivateKey {
+    /// The instance key, generated in the keychain the first time (on the blocking executor: the keychain does file
+    /// I/O and may run its KDF).
+    private func instanceKey(_ clientID: String) async throws(ShieldError) -> SigningPrivateKey {
         do {
-            if let key: SigningPrivateKey = try keychain.retrieve(Self.keyQuery(clientID)) { return key }
-            let key = SigningPrivateKey()
-            try keychain.store(key, query: Self.keyQuery(clientID))
-            return key
+            return try await BlockingExecutor.shared.run { [keychain] _ throws(KeychainError) -> SigningPrivateKey in
+                if let key: SigningPrivateKey = try keychain.retrieve(Self.keyQuery(clientID)) { return key }
+                let key = SigningPrivateKey()
+                try keychain.store(key, query: Self.keyQuery(clientID))
+                return key
+            }
         } catch {
             throw ShieldError(.keyUnavailable, "the instance key is unavailable: \(error.message)", underlying: error)
         }
