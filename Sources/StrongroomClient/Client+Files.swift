@@ -116,10 +116,14 @@ extension Client {
             }
             progress?(.decrypting(received))
         }
-        do throws(StrongroomCrypto.CryptoError) {
-            _ = try output.commit()
-        } catch {
-            throw Self.decryptionFailure(error)
+        // The last chunk's check, the fsync and the naming: blocking work, on the blocking executor.
+        let finished = DownloadSink(output)
+        try await BlockingExecutor.shared.run { _ throws(ClientError) in
+            do throws(StrongroomCrypto.CryptoError) {
+                _ = try finished.value.commit()
+            } catch {
+                throw Self.decryptionFailure(error)
+            }
         }
         return info
     }
@@ -303,38 +307,67 @@ extension Client {
     /// for each attempt (a retried download starts again), checking the body against the record: a server that
     /// sends more than its declared size is cut off before it can fill the disk, and the whole must match the size
     /// and MD5. Returns the sink of the attempt that matched.
+    ///
+    /// The sink's writes (file I/O, decryption, a full write-behind queue) never run on the cooperative pool: the
+    /// pieces are handed over in batches of about ``downloadBatchBytes`` to a serial job on the blocking executor,
+    /// one batch at a time, while the next is received.
     private func download<Sink>(
         _ url: String,
         expecting info: FileInfo,
         progress: (@Sendable (FileTransferProgress) -> Void)?,
         open: () throws(ClientError) -> Sink,
-        write: (Sink, UnsafeRawBufferPointer, Int64) throws(ClientError) -> Void
+        write: @escaping @Sendable (Sink, UnsafeRawBufferPointer, Int64) throws(ClientError) -> Void
     ) async throws(ClientError) -> Sink {
         let request = OutgoingRequest(method: .GET, url: url)
         return try await transport.exchange(request, timeout: transport.options.transferTimeout) { status, body in
             guard status == 200 else {
                 throw ClientError.status(status, message: "the file download was refused (HTTP \(status))")
             }
-            let sink = try open()
+            let sink = DownloadSink(try open())
+            let writer = BlockingExecutor(label: "strongroom.download.sink", serial: true)
             let md5 = BackgroundMD5()
             var received: Int64 = 0
+            var batch: [ByteBuffer] = []
+            var batchBytes = 0
+            var written: Int64 = 0
+            func flush() async throws(ClientError) {
+                guard !batch.isEmpty else { return }
+                let (pieces, start) = (batch, written)
+                written += Int64(batchBytes)
+                (batch, batchBytes) = ([], 0)
+                try await writer.run { _ throws(ClientError) in
+                    var total = start
+                    for piece in pieces {
+                        total += Int64(piece.readableBytes)
+                        let reached = total
+                        try piece.withUnsafeReadableBytes { bytes throws(ClientError) in
+                            try write(sink.value, bytes, reached)
+                        }
+                    }
+                }
+            }
             for try await buffer in body {
                 received += Int64(buffer.readableBytes)
                 guard received <= info.size else {
                     throw ClientError(.tampered, "the download is larger than the file's declared size")
                 }
                 progress?(.downloading(received))
-                let total = received
                 await md5.update(buffer)
-                try buffer.withUnsafeReadableBytes { bytes in try write(sink, bytes, total) }
+                batch.append(buffer)
+                batchBytes += buffer.readableBytes
+                if batchBytes >= Self.downloadBatchBytes { try await flush() }
             }
+            try await flush()
             let checksum = Data(await md5.finalize()).base64EncodedString()
             guard received == info.size, ConstantTime.equals(checksum, info.checksum) else {
                 throw ClientError(.tampered, "the downloaded file does not match its size and checksum")
             }
-            return sink
+            return sink.value
         }
     }
+
+    /// How many received bytes are handed to a download's sink at once (one blocking-executor job per batch).
+    static let downloadBatchBytes = 1 << 20
 
     /// Runs `body` with a fresh temporary file path and removes the file afterwards, whatever happens.
     private func withTemporaryFile<R>(_ body: (URL) async throws(ClientError) -> R) async throws(ClientError) -> R {
@@ -354,4 +387,11 @@ extension FileInfo {
         guard let fileMeta = wire.fileMeta else { throw ClientError(.invalidResponse, "the record is not a file") }
         self.init(meta: try Meta(wire), size: fileMeta.size, checksum: fileMeta.checksum, fileName: fileMeta.fileName)
     }
+}
+
+/// A download's sink (a file handle, a decrypting writer) handed to the blocking executor. `@unchecked`: the
+/// download uses it from one job at a time, in order (a serial executor, then the commit after the last batch).
+private final class DownloadSink<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
