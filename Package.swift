@@ -228,6 +228,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            // The OpenAPI description, compiled into the binary (served at GET /openapi.yaml; no bundle to ship).
+            resources: [.embedInCode("openapi.yaml")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -146,6 +146,13 @@ package func buildApplication(
     operations.get("/health") { _, _ in try json(["status": "ok"]) }
     let readiness = Readiness(store: store, logger: logger)
     operations.get("/ready") { _, _ in try await readiness.respond() }
+    operations.get("/openapi.yaml") { _, _ in
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/yaml"],
+            body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml))
+        )
+    }
     table.mount(operations, guarding: .open)
     let metricsRoutes = RouteCollection(context: StrongroomRequestContext.self)
     metricsRoutes.get("/metrics") { _, _ in

@@ -137,7 +137,8 @@ struct CLIIntegrityTests {
             )
             try #require(signed.status == 0, "\(signed.output)")
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: manifest.path)
-            let verify = ["--manifest", manifest.path, "--manifest-key", publicKey]
+            // `=`: a base64url key may start with "-", which would read as an option.
+            let verify = ["--manifest", manifest.path, "--manifest-key=\(publicKey)"]
 
             let original = try await integrity(verify)
             #expect(original.verdict == "clean", "\(original.output)")
@@ -161,7 +162,7 @@ struct CLIIntegrityTests {
 
             // Another signer's key: the manifest itself is refused.
             let otherKey = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
-            let forged = try await integrity(["--manifest", manifest.path, "--manifest-key", otherKey])
+            let forged = try await integrity(["--manifest", manifest.path, "--manifest-key=\(otherKey)"])
             #expect(forged.verdict == "compromised" && forged.kinds.contains("manifest-invalid"), "\(forged.output)")
         }
     }

@@ -38,11 +38,12 @@ import Testing
         let routes = try await Self.inventory()
         #expect(routes.count > 30, "\(routes)")
         #expect(Set(routes.map { "\($0.method) \($0.path)" }).count == routes.count, "no route is mounted twice")
-        // Open by design: health and readiness, registration and the token exchange (their own credentials), the
+        // Open by design: health and readiness, this API's description, registration and the token exchange (their own credentials), the
         // backup acknowledgement (answers 201 whatever it is sent), presigned blob transfers (their own signed URL),
         // the CA chain and its revocation list.
         let open: Set<String> = [
-            "GET /health", "GET /ready", "POST /v1/account/e3db/clients/register", "POST /v1/auth/token",
+            "GET /health", "GET /ready", "GET /openapi.yaml", "POST /v1/account/e3db/clients/register",
+            "POST /v1/auth/token",
             "POST /v1/account/backup/{token}/{client}", "PUT /v1/storage/blobs/{id}", "GET /v1/storage/blobs/{id}",
             "GET /v1/pki/ca", "GET /v1/pki/crl",
         ]
