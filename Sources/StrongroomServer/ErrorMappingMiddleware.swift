@@ -34,6 +34,12 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
                 metadata: ["error": .string("\(error)"), "path": .string(request.uri.path)]
             )
             throw ServerError.badRequest("the request's HTTP framing is malformed")
+        } catch let error where Self.isDiskFull(error) {
+            context.logger.error(
+                "the disk or database is full",
+                metadata: ["error": .string(String(reflecting: error)), "path": .string(request.uri.path)]
+            )
+            throw ServerError(.storageFull, "the server's storage is full; nothing was written")
         } catch let error where Self.isClientGone(error) {
             // The client went away mid-request (a cut upload): nothing failed here, and nobody reads the answer.
             context.logger.info(
@@ -48,6 +54,16 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
             )
             throw ServerError(.internal, "internal error")
         }
+    }
+
+    /// Whether `error` says the disk or the database is full: SQLite's `SQLITE_FULL` (sqlite-nio's `.full` reason,
+    /// "database or disk is full"), PostgreSQL's SQLSTATE 53100 `disk_full`, or `ENOSPC` from a blob write. The
+    /// drivers' error types are matched by what they print, as neither is a dependency of this module.
+    static func isDiskFull(_ error: any Error) -> Bool {
+        if let io = error as? IOError { return io.errnoCode == ENOSPC }
+        let text = String(reflecting: error)
+        return text.contains("database or disk is full") || text.contains("53100")
+            || text.contains("No space left on device")
     }
 
     /// Whether `error` says the connection closed under the request (end of file, reset, broken pipe).

@@ -49,6 +49,9 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         public static let configuration = Code("configuration", .internalServerError)
         /// The server's own storage failed (500).
         public static let storage = Code("storage", .internalServerError)
+        /// The server's disk (or database) is full: nothing was written; the same request succeeds once an operator
+        /// frees space, without a restart (507).
+        public static let storageFull = Code("storage_full", .init(code: 507, reasonPhrase: "Insufficient Storage"))
         /// Anything else that failed inside the server (500); details are logged, never answered.
         public static let `internal` = Code("internal", .internalServerError)
 
