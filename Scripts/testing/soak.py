@@ -77,7 +77,10 @@ def python_worker(number):
                 if updated is not None:
                     ids[-1] = (updated.meta.record_id, updated.meta.version)
         if step % 7 == 0:
-            timed("query", lambda: list(writer.query(record=[], data=False, plain={"eq": {"name": "k", "value": "v"}})))
+            timed(
+                "query",
+                lambda: list(writer.query(data=False, record_type=[record_type], plain={"eq": {"name": "k", "value": "v"}})),
+            )
         if step % 25 == 0:
             meta = timed("file write", lambda: writer.write_file(record_type + "-file", plain, {"k": "v"}))
             if meta is not None:
@@ -85,6 +88,8 @@ def python_worker(number):
                 timed("file read", lambda: writer.read_file(meta.record_id, out))
                 if os.path.exists(out):
                     os.remove(out)
+                # Files go again, as records do past 200: the data set stays the same size all run long.
+                timed("file delete", lambda: writer.delete(meta.record_id, meta.version))
         if len(ids) > 200:
             doomed, version = ids.pop(0)
             timed("delete", lambda: writer.delete(doomed, version))
