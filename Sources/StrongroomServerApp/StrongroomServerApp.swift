@@ -17,6 +17,7 @@ struct StrongroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom-server",
         abstract: "The Strongroom E3DB-compatible server (SQLite by default).",
+        version: "0.1.0",
         subcommands: [Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self, BlobsCommand.self],
         defaultSubcommand: Serve.self
     )

@@ -11,7 +11,7 @@ import Glibc
 /// it is complete, so no partial plaintext is ever visible, not even to a SIGKILL; SIGINT prints `cancelled` and
 /// exits 130.
 @Suite struct CLIInterruptTests {
-    /// Encrypts a 1 GiB file of zeros (sparse, so it costs no disk to make) with a key file; `body` gets the folder.
+    /// Encrypts a 512 MiB file of zeros (sparse, so it costs no disk to make) with a key file; `body` gets the folder.
     private func withEncryptedFile(_ body: (URL) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
             let environment = ["STRONGROOM_HOME": folder.path]
@@ -25,7 +25,7 @@ import Glibc
             let plain = folder.appending(path: "big.bin")
             try #require(FileManager.default.createFile(atPath: plain.path, contents: nil))
             let handle = try FileHandle(forWritingTo: plain)
-            try handle.truncate(atOffset: 1 << 30)
+            try handle.truncate(atOffset: 512 << 20)
             try handle.close()
             let encrypted = try await ExternalProcess.run(
                 CLISessionTests.CLI.executable,
@@ -80,7 +80,7 @@ import Glibc
             let (status, output, seen) = try await interruptDecryption(in: folder, with: SIGINT)
             #expect(seen.isEmpty, "visible while decrypting: \(seen)")
             if status == 0 {
-                // The machine finished 1 GiB within the first polls: nothing was interrupted, nothing to check.
+                // The machine finished 512 MiB within the first polls: nothing was interrupted, nothing to check.
                 withKnownIssue("decryption finished before the signal") { Issue.record("not interrupted") }
                 return
             }
