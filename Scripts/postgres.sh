@@ -31,7 +31,7 @@ run_server() {
         as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
             -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=500" start \
             >/dev/null </dev/null
-    ) || { cat "$dir/server.log" >&2; exit 1; }
+    )
 }
 
 case "${1:-}" in
@@ -43,17 +43,25 @@ start)
             exit 0
         fi
     fi
-    # The first port from STRONGROOM_PG_PORT on that nothing listens on (another cluster, another checkout).
-    while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
     dir="$(mktemp -d /tmp/strongroom-pg.XXXXXX)"
     chmod 755 "$dir"
     [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
     mkdir -p "$(dirname "$state")"
-    echo "$dir $port" > "$state"
     as_postgres "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
-    run_server
-    echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+    for _ in 1 2 3 4 5; do
+        # The first port from STRONGROOM_PG_PORT on that nothing listens on (another cluster, another checkout).
+        while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+        echo "$dir $port" > "$state"
+        if run_server; then
+            echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+            exit 0
+        fi
+        # Another cluster bound the port between the check and the start: try the next one.
+        port=$((port + 1))
+    done
+    cat "$dir/server.log" >&2
+    exit 1
     ;;
 stop)
     if [ -f "$state" ]; then
@@ -68,7 +76,7 @@ halt)
     ;;
 resume)
     read -r dir port < "$state"
-    run_server
+    run_server || { cat "$dir/server.log" >&2; exit 1; }
     ;;
 *)
     echo "usage: Scripts/postgres.sh start|stop|halt|resume" >&2
