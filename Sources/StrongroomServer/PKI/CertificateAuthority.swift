@@ -140,7 +140,7 @@ public struct CertificateAuthority: Sendable {
 
     /// The chain as PEM, CA certificate first.
     public func chainPEM() throws -> String {
-        try chain.map { try $0.pemString() }.joined()
+        try chain.map { try $0.pemString() + "\n" }.joined()
     }
 
     /// Issues a client certificate for `publicKey`: subject `CN=<clientID>`, SAN URI
@@ -224,7 +224,7 @@ public struct CertificateAuthority: Sendable {
         )
         let pem = try key.serializeAsPEM().pemString
         try AtomicFile.write(Data(pem.utf8), to: folder + "/\(prefix)-key.pem", mode: .createNew)
-        let chainPEM = try chain.map { try $0.pemString() }.joined()
+        let chainPEM = try chain.map { try $0.pemString() + "\n" }.joined()
         try AtomicFile.write(Data(chainPEM.utf8), to: folder + "/\(prefix)-chain.pem", mode: .createNew)
     }
 }
