@@ -111,7 +111,6 @@ package func buildApplication(
     let certificates = ClientCertificateCheck(store: store, clock: clock, mode: mutualTLS)
     let authentication = AuthenticationMiddleware(
         tokens: tokens,
-        store: store,
         clients: clients,
         signatures: signatures,
         clock: clock,

@@ -26,6 +26,7 @@ struct ServerVerifier: Sendable {
         let intermediates: [Certificate]
         do {
             chain = try presented.map { try Certificate(derEncoded: try $0.toDERBytes()) }
+            if let leaf = chain.first { try ChainValidator.requireBoundedKey(leaf) }
             intermediates = try ChainValidator.boundedIntermediates(Array(chain.dropFirst()))
         } catch let error as PKIError {
             return "the server's certificate chain is refused: \(error.message)"
@@ -33,9 +34,6 @@ struct ServerVerifier: Sendable {
             return "the server's certificate does not parse"
         }
         guard let leaf = chain.first else { return "the server presented no certificate" }
-        guard leaf.publicKey.subjectPublicKeyInfo.count <= ChainValidator.maximumPublicKeyBytes else {
-            return "the server's key is larger than 8192-bit RSA"
-        }
         let roots: CertificateStore =
             switch trust.roots {
             case .system: .systemTrustRoots

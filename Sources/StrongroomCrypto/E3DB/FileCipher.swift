@@ -211,50 +211,24 @@ public enum FileCipher {
     /// `body` prepares the next piece; `wipes` for plaintext) that gets the name `path` only when complete. On
     /// failure `path` is untouched and nothing is left.
     ///
-    /// The file is unnamed while it is written (`O_TMPFILE`), so a process killed half-way leaves no partial file
-    /// (and no partial plaintext) behind: the kernel frees it. Where the file system lacks unnamed files, a hidden
-    /// `.strongroom-<uuid>.partial` is used instead, registered with ``StagedFiles`` so an interrupted program can
-    /// remove it.
+    /// The file is a ``StagedOutput``: unnamed while written, so a killed process leaves no partial file behind.
     static func writeAtomically<R>(
         to path: String,
         synchronizes: Bool = true,
         wipes: Bool,
         _ body: (WriteBehind) throws(CryptoError) -> R
     ) throws(CryptoError) -> R {
-        if access(path, F_OK) == 0 { throw CryptoError(.io, "the destination already exists") }
-        let unnamedDescriptor = BlockingFile.createUnnamed(beside: path)
-        if unnamedDescriptor >= 0 {
-            let unnamed = BlockingFile(descriptor: unnamedDescriptor)
-            let result: R
-            do {
-                let writer = WriteBehind(descriptor: unnamed.descriptor, wipes: wipes, startsWriteback: synchronizes)
-                defer { writer.waitForPendingWrites() }  // before the descriptor closes, on every path
-                result = try body(writer)
-                try writer.finish()
-            }
-            if synchronizes { try unnamed.sync() }
-            try unnamed.link(to: path)
-            return result
+        let output = try StagedOutput(creating: path)
+        let result: R
+        do {
+            let writer = WriteBehind(descriptor: output.descriptor, wipes: wipes, startsWriteback: synchronizes)
+            defer { writer.waitForPendingWrites() }  // before the descriptor closes, on every path
+            result = try body(writer)
+            try writer.finish()
         }
-        let temporary = temporaryPath(beside: path)
-        let staged = StagedFiles.register(temporary)
-        defer { StagedFiles.unregister(staged) }
-        do throws(CryptoError) {
-            let result: R
-            do {
-                let file = try BlockingFile.createExclusive(temporary)
-                let writer = WriteBehind(descriptor: file.descriptor, wipes: wipes, startsWriteback: synchronizes)
-                defer { writer.waitForPendingWrites() }  // before the descriptor closes, on every path
-                result = try body(writer)
-                try writer.finish()
-                if synchronizes { try file.sync() }
-            }
-            try moveIntoPlace(temporary, to: path)
-            return result
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        if synchronizes { try output.sync() }
+        try output.commit()
+        return result
     }
 
     /// Moves the complete file at `temporary` to `path`, which must still not exist. A hard link refuses an

@@ -24,35 +24,18 @@ import Darwin
 /// cancellation) leaves nothing, and neither does a killed process: the kernel frees an unnamed file. Where the
 /// file system has no unnamed files, a hidden `.strongroom-<uuid>.partial` registered with `StagedFiles` stands in.
 public final class FileDecryptingWriter {
-    private let destinationPath: String
-    /// The named stand-in, where the file system has no unnamed files (nil otherwise).
-    private let temporaryPath: String?
-    private let staged: UInt64?
-    private var file: BlockingFile?
+    private let output: StagedOutput
     private let writer: WriteBehind
     private var decryptor: FileDecryptor?
     private var plaintext: [UInt8] = []
     private var written: Int64 = 0
-    private var committed = false
 
     /// Prepares to decrypt into a new file at `destination`, which must not exist.
     ///
     /// - Throws: ``CryptoError/Code/io`` when the destination exists or its folder is not writable.
     public init(creatingFileAt destination: URL, accessKey: AccessKey) throws(CryptoError) {
-        destinationPath = destination.path
-        guard access(destinationPath, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
-        let unnamed = BlockingFile.createUnnamed(beside: destinationPath)
-        let file: BlockingFile
-        if unnamed >= 0 {
-            (temporaryPath, staged) = (nil, nil)
-            file = BlockingFile(descriptor: unnamed)
-        } else {
-            let path = FileCipher.temporaryPath(beside: destinationPath)
-            file = try BlockingFile.createExclusive(path)
-            (temporaryPath, staged) = (path, StagedFiles.register(path))
-        }
-        writer = WriteBehind(descriptor: file.descriptor, wipes: true, startsWriteback: true)
-        self.file = consume file
+        output = try StagedOutput(creating: destination.path)
+        writer = WriteBehind(descriptor: output.descriptor, wipes: true, startsWriteback: true)
         decryptor = FileDecryptor(accessKey: accessKey)
     }
 
@@ -95,21 +78,14 @@ public final class FileDecryptingWriter {
         written += Int64(plaintext.count)
         try writer.write(&plaintext)
         try writer.finish()
-        try file?.sync()
-        if let temporaryPath {
-            try FileCipher.moveIntoPlace(temporaryPath, to: destinationPath)
-        } else {
-            try file?.link(to: destinationPath)
-        }
-        committed = true
+        try output.sync()
+        try output.commit()
         return written
     }
 
     deinit {
+        // The writes finish before `output` is released (after this body), which closes or frees the file.
         writer.waitForPendingWrites()
         Wipe.allocation(&plaintext)
-        file = nil  // closes the descriptor (an unnamed file that was never linked is freed here)
-        if !committed, let temporaryPath { unlink(temporaryPath) }
-        if let staged { StagedFiles.unregister(staged) }
     }
 }

@@ -70,6 +70,16 @@ public struct ChainValidator: Sendable {
     /// 8192-bit RSA fits (1,062 bytes), so no certificate can make one signature check arbitrarily expensive.
     public static let maximumPublicKeyBytes = 1_100
 
+    /// Refuses a certificate whose key is above ``maximumPublicKeyBytes`` (one signature check with it could cost
+    /// what the file chooses).
+    ///
+    /// - Throws: ``PKIError/Code/unsupported``.
+    public static func requireBoundedKey(_ certificate: Certificate) throws(PKIError) {
+        guard certificate.publicKey.subjectPublicKeyInfo.count <= maximumPublicKeyBytes else {
+            throw PKIError(.unsupported, "\(certificate.subject) has a public key larger than 8192-bit RSA")
+        }
+    }
+
     /// `presented` made safe to build paths through, so that no input costs more than a small, fixed amount of
     /// work: at most ``maximumIntermediates`` certificates, each (subject, key) pair once (a certificate that
     /// repeats an earlier one's subject and key can only lengthen the search, never complete a chain the first
@@ -92,9 +102,7 @@ public struct ChainValidator: Sendable {
         var seen: [(subject: DistinguishedName, key: Certificate.PublicKey)] = []
         var kept: [Certificate] = []
         for certificate in presented {
-            guard certificate.publicKey.subjectPublicKeyInfo.count <= maximumPublicKeyBytes else {
-                throw PKIError(.unsupported, "\(certificate.subject) has a public key larger than 8192-bit RSA")
-            }
+            try requireBoundedKey(certificate)
             if seen.contains(where: { $0.subject == certificate.subject && $0.key == certificate.publicKey }) {
                 continue
             }
@@ -124,9 +132,7 @@ public struct ChainValidator: Sendable {
         name: ExpectedName? = nil,
         at time: Date = Date()
     ) async throws(PKIError) -> [Certificate] {
-        guard leaf.publicKey.subjectPublicKeyInfo.count <= Self.maximumPublicKeyBytes else {
-            throw PKIError(.unsupported, "\(leaf.subject) has a public key larger than 8192-bit RSA")
-        }
+        try Self.requireBoundedKey(leaf)
         let bounded = try Self.boundedIntermediates(intermediates)
         let roots = CertificateStore(anchors)
         let others = CertificateStore(bounded)

@@ -12,7 +12,6 @@ struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = StrongroomRequestContext
 
     let tokens: TokenIssuer
-    let store: any ServerStore
     /// The caller's client row, cached across requests.
     let clients: ClientCache
     let signatures: TSV1Verifier

@@ -79,19 +79,18 @@ struct NoteRoutes {
             recipientSigningKey: recipient,
             writerSigningKey: writer
         )
-        // The size of what is stored (the body with the server's fields), checked before the database sees it.
-        guard let size = try? JSONEncoder().encode(JSONValue.object(body)).count, size <= limits.maximumNoteBytes else {
-            throw ServerError(.tooLarge, "a note is at most \(limits.maximumNoteBytes) bytes of JSON")
-        }
+        // The store measures what it stores (the body with the server's fields) once, against every byte limit.
         let quota = NoteQuota(
             perKey: limits.notesPerKey,
             total: limits.notesTotal,
             bytesPerKey: limits.noteBytesPerKey,
-            bytesTotal: limits.noteBytesTotal
+            bytesTotal: limits.noteBytesTotal,
+            bytesPerNote: limits.maximumNoteBytes
         )
         switch try await store.insertNote(note, quota: quota) {
         case .inserted: return try json(JSONValue.object(body), status: .created)
         case .nameTaken: throw ServerError.conflict("a note with that id_string exists")
+        case .tooLarge: throw ServerError(.tooLarge, "a note is at most \(limits.maximumNoteBytes) bytes of JSON")
         case .quotaExceeded:
             throw ServerError(.quotaExceeded, "too many live notes; wait for some to expire")
         }

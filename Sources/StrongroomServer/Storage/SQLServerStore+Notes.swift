@@ -13,6 +13,7 @@ extension SQLServerStore {
         // One statement: the quotas (counts and bytes, per writer key and in all) are checked and the note inserted
         // atomically.
         let body = try json(note.body)
+        guard body.utf8.count <= quota.bytesPerNote else { return .tooLarge }
         let size = Int64(body.utf8.count)
         let inserted = try await database.raw(
             """

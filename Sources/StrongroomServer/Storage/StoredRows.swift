@@ -284,8 +284,6 @@ public struct StoredNote: Sendable, Hashable {
     public var recipientSigningKey: String
     /// The writer's signing key (the TSV1 key that wrote it), for per-key quotas.
     public var writerSigningKey: String
-    /// The bytes of its stored JSON, for the byte quotas (0 when read back: not needed there).
-    public var size: Int64 = 0
 }
 
 /// How a note is looked up: by its `note_id` or by its `id_string` name.
@@ -349,13 +347,22 @@ public struct NoteQuota: Sendable, Hashable {
     public var bytesPerKey: Int64
     /// Bytes of live notes on the server.
     public var bytesTotal: Int64
+    /// The largest note, in bytes of its stored JSON.
+    public var bytesPerNote: Int
 
     /// Describes a quota.
-    public init(perKey: Int, total: Int, bytesPerKey: Int64 = .max, bytesTotal: Int64 = .max) {
+    public init(
+        perKey: Int,
+        total: Int,
+        bytesPerKey: Int64 = .max,
+        bytesTotal: Int64 = .max,
+        bytesPerNote: Int = .max
+    ) {
         self.perKey = perKey
         self.total = total
         self.bytesPerKey = bytesPerKey
         self.bytesTotal = bytesTotal
+        self.bytesPerNote = bytesPerNote
     }
 }
 
@@ -365,6 +372,8 @@ public enum NoteInsertion: Sendable, Hashable {
     case inserted
     /// Its `id_string` is taken.
     case nameTaken
-    /// The writer's key, or the server, has as many live notes as the quota allows.
+    /// The writer's key, or the server, has as many live notes (or bytes of them) as the quota allows.
     case quotaExceeded
+    /// The note alone is larger than ``NoteQuota/bytesPerNote``; nothing was stored.
+    case tooLarge
 }
