@@ -277,6 +277,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The strict-pool CI pass: one Swift concurrency thread for the whole test process (Scripts/test.sh).
+        .target(name: "CStrictPool", path: "Tests/CStrictPool"),
         .testTarget(
             name: "StrongroomCoreTests",
             dependencies: ["StrongroomCore", "StrongroomTesting"],
@@ -317,6 +319,7 @@ let package = Package(
         .testTarget(
             name: "StrongroomTransportTests",
             dependencies: [
+                "CStrictPool",
                 "StrongroomTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

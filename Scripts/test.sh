@@ -28,3 +28,8 @@ Scripts/schemathesis.sh 20
 # The keychain's Secret Service tests need a session bus and a real gnome-keyring: the whole run happens inside
 # one private session (its keyring lives in a throw-away folder).
 Scripts/with-keyring.sh swift test --skip-build
+# The file, datastore, keychain and shield suites once more with every Swift concurrency job on ONE thread
+# (Tests/CStrictPool): a blocking call on the cooperative pool stalls this pass instead of hiding behind a second
+# thread. StrictPoolTests checks the pool really is one thread.
+STRONGROOM_STRICT_POOL=1 Scripts/with-keyring.sh swift test --skip-build \
+    --filter 'StrictPoolTests|StrongroomDatastoreTests|StrongroomKeychainTests|StrongroomShieldTests|ClientFile'
