@@ -2,14 +2,20 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
+/// `STRONGROOM_FUZZ=1` (Scripts/fuzz.sh) builds the libFuzzer binary: this package's own modules get libFuzzer's
+/// coverage instrumentation and AddressSanitizer; dependencies are left as they are.
+let fuzzing = Context.environment["STRONGROOM_FUZZ"] == "1"
+let fuzzingSettings: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+
 /// Settings every Strongroom target shares: Swift 6 mode, the upcoming features the conventions ask for, and
 /// warnings as errors (applied to this package's own targets only, never to dependencies).
-let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-    .treatAllWarnings(as: .error),
-]
+let strictSettings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .treatAllWarnings(as: .error),
+    ] + fuzzingSettings
 
 let package = Package(
     name: "Strongroom",
@@ -30,7 +36,7 @@ let package = Package(
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
         .executable(name: "strongroom", targets: ["StrongroomCLI"]),
         .executable(name: "strongroom-server", targets: ["StrongroomServerApp"]),
-    ],
+    ] + (fuzzing ? [.executable(name: "strongroom-fuzz", targets: ["StrongroomFuzz"])] : []),
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -427,3 +433,19 @@ let package = Package(
         ),
     ]
 )
+
+if fuzzing {
+    package.targets.append(
+        .executableTarget(
+            name: "StrongroomFuzz",
+            dependencies: [
+                "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore", "StrongroomKeychain", "StrongroomPKI",
+                "StrongroomServer", "StrongroomShield", "StrongroomWire",
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Fuzz/StrongroomFuzz",
+            swiftSettings: strictSettings,
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+        )
+    )
+}

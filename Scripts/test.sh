@@ -9,7 +9,7 @@ Scripts/install-system-deps.sh --object-store
 STRONGROOM_PYTHON="$(Scripts/python-env.sh)"
 export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
 
-swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources
+swift format lint --strict --recursive Package.swift Sources Tests Fuzz Benchmarks/Package.swift Benchmarks/Sources
 # Every import must be a declared dependency (an incremental build would hide a missing one).
 swift build --build-tests --explicit-target-dependency-import-check error
 # DocC for every library, warnings as errors (broken symbol links, ambiguous references, undocumented parameters).
@@ -33,3 +33,7 @@ Scripts/with-keyring.sh swift test --skip-build
 # thread. StrictPoolTests checks the pool really is one thread.
 STRONGROOM_STRICT_POOL=1 Scripts/with-keyring.sh swift test --skip-build \
     --filter 'StrictPoolTests|StrongroomDatastoreTests|StrongroomKeychainTests|StrongroomShieldTests|ClientFile'
+# libFuzzer on every parser (Fuzz/StrongroomFuzz), last because it recompiles this package's modules with
+# -sanitize=fuzzer,address: 50,000 inputs per target from seed 1, so the run is the same on a busy machine
+# (`Scripts/fuzz.sh TARGET SECONDS` is the long, time-bound run).
+STRONGROOM_FUZZ_RUNS=50000 Scripts/fuzz.sh all 600

@@ -1,0 +1,41 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomShield
+import StrongroomWire
+
+@testable import StrongroomDatastore
+@testable import StrongroomKeychain
+
+/// Files a local store reads back, and queries an app passes through from its users.
+enum FuzzStores {
+    static func keychainFile(_ input: UnsafeBufferPointer<UInt8>) {
+        _ = try? KeychainDocument.decode(Data(input))
+    }
+
+    static func selector(_ input: UnsafeBufferPointer<UInt8>) {
+        guard let selector = try? JSONDecoder().decode([String: JSONValue].self, from: Data(input)),
+            let parsed = try? SelectorParser.parse(selector)
+        else { return }
+        _ = SelectorMatcher.matches(parsed, sampleDocument)
+    }
+
+    /// Built per input: as a lazily initialised global, LeakSanitizer reports its boxes (it cannot see pointers
+    /// kept in an indirect enum's spare bits, so a global JSONValue looks unreachable at exit).
+    private static var sampleDocument: [String: JSONValue] {
+        [
+            "name": "Ada", "age": 36, "tags": ["math", "engines"], "address": ["city": "London", "zip": .null],
+            "score": 9.5, "active": true,
+        ]
+    }
+
+    static func revisionID(_ input: UnsafeBufferPointer<UInt8>) {
+        _ = try? RevisionID.parse(input.text)
+    }
+
+    static func integrityReport(_ input: UnsafeBufferPointer<UInt8>) {
+        let data = Data(input)
+        _ = try? IntegrityReport(jsonRepresentation: data)
+        _ = try? SignedExecutableManifest(jsonRepresentation: data)
+        _ = try? JSONDecoder().decode(IntegrityReportSummary.self, from: data)
+    }
+}
