@@ -31,6 +31,8 @@ package final class Connection {
     let handle: OpaquePointer
     /// Prepared statements by SQL text, reused by ``cached(_:)``.
     private var statements: [String: Statement] = [:]
+    /// Counts virtual-machine instructions while ``startCountingSteps()`` is in effect.
+    private var stepCounter: StepCounter?
 
     /// Opens (creating if needed) the database at `path`, encrypted with `key` (32 bytes) or unencrypted when
     /// `key` is nil, and proves the key by reading the schema.
@@ -197,4 +199,39 @@ package final class Connection {
 
     /// SQLite's message for the last failure, without SQL text or values.
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}
+
+// MARK: - Work counting
+
+/// The instructions counted so far; the progress handler's context (unretained: the connection keeps it alive until
+/// the handler is removed).
+private final class StepCounter {
+    var steps = 0
+}
+
+extension Connection {
+    /// Starts counting the virtual-machine instructions SQLite runs on this connection, over every statement: the
+    /// work a query does, independent of the machine's speed. Complexity tests sum it over an operation at two sizes
+    /// and check it grows linearly (a plan that walks a whole table per page shows as quadratic growth).
+    package func startCountingSteps() {
+        let counter = StepCounter()
+        stepCounter = counter
+        sqlite3_progress_handler(
+            handle,
+            1,
+            { context in
+                guard let context else { return 0 }
+                Unmanaged<StepCounter>.fromOpaque(context).takeUnretainedValue().steps += 1
+                return 0
+            },
+            Unmanaged.passUnretained(counter).toOpaque()
+        )
+    }
+
+    /// Stops counting and returns the instructions counted since ``startCountingSteps()`` (0 if it was not called).
+    package func stopCountingSteps() -> Int {
+        sqlite3_progress_handler(handle, 0, nil, nil)
+        defer { stepCounter = nil }
+        return stepCounter?.steps ?? 0
+    }
 }

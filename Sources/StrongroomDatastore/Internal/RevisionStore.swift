@@ -125,6 +125,9 @@ struct RevisionStore {
     ///
     /// The page's documents are chosen first from the `docs` index (a document is live when it has a live leaf),
     /// and the winner is ranked for those documents only: a page never ranks every revision in the datastore.
+    /// `CROSS JOIN` keeps that order: with a bound `LIMIT` SQLite 3.46 otherwise preferred walking all of `revs`
+    /// through a Bloom filter on the page, once per page — a full scan of n documents cost O(n²/500)
+    /// (DatastoreComplexityTests counts the work).
     private func winners(
         page: String,
         descending: Bool = false,
@@ -139,7 +142,7 @@ struct RevisionStore {
                 SELECT doc_id, docid FROM docs
                 WHERE EXISTS (SELECT 1 FROM revs x WHERE x.doc_id = docs.doc_id AND x.current = 1 AND x.deleted = 0)
                 \(page)
-              ) d JOIN revs r ON r.doc_id = d.doc_id WHERE r.current = 1
+              ) d CROSS JOIN revs r ON r.doc_id = d.doc_id WHERE r.current = 1
             ) WHERE n = 1 ORDER BY docid \(descending ? "DESC" : "ASC")
             """
         )
