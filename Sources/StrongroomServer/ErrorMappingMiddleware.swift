@@ -40,6 +40,12 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
                 metadata: ["error": .string(String(reflecting: error)), "path": .string(request.uri.path)]
             )
             throw ServerError(.storageFull, "the server's storage is full; nothing was written")
+        } catch let error where Self.isDatabaseUnavailable(error) {
+            context.logger.warning(
+                "the database cannot be reached",
+                metadata: ["error": .string(String(reflecting: error)), "path": .string(request.uri.path)]
+            )
+            throw ServerError(.databaseUnavailable, "the database cannot be reached; nothing was written, try again")
         } catch let error where Self.isClientGone(error) {
             // The client went away mid-request (a cut upload): nothing failed here, and nobody reads the answer.
             context.logger.info(
@@ -64,6 +70,19 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
         let text = String(reflecting: error)
         return text.contains("database or disk is full") || text.contains("53100")
             || text.contains("No space left on device")
+    }
+
+    /// Whether `error` says the database server cannot be reached: PostgresNIO's connection failures
+    /// (`connectionError`, `serverClosedConnection`, `uncleanShutdown`; SQLSTATE 57P01–57P03: shutting down, cannot
+    /// connect now) and AsyncKit's pool timeout. Matched by what they print,
+    /// like ``isDiskFull(_:)``: the drivers are not dependencies of this module.
+    static func isDatabaseUnavailable(_ error: any Error) -> Bool {
+        let text = String(reflecting: error)
+        guard text.hasPrefix("PSQLError(") || text.contains("ConnectionPoolTimeoutError") else { return false }
+        return [
+            "code: connectionError", "code: serverClosedConnection", "code: uncleanShutdown", "57P01", "57P02",
+            "57P03", "ConnectionPoolTimeoutError",
+        ].contains { text.contains($0) }
     }
 
     /// Whether `error` says the connection closed under the request (end of file, reset, broken pipe).

@@ -52,6 +52,10 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         /// The server's disk (or database) is full: nothing was written; the same request succeeds once an operator
         /// frees space, without a restart (507).
         public static let storageFull = Code("storage_full", .init(code: 507, reasonPhrase: "Insufficient Storage"))
+        /// The database cannot be reached (PostgreSQL stopped, restarting or refusing connections): nothing was
+        /// written; the same request succeeds once it is back, without a server restart, and `/ready` says so
+        /// meanwhile (503).
+        public static let databaseUnavailable = Code("database_unavailable", .serviceUnavailable)
         /// Anything else that failed inside the server (500); details are logged, never answered.
         public static let `internal` = Code("internal", .internalServerError)
 

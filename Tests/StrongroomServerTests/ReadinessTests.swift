@@ -10,7 +10,7 @@ struct ReadinessTests {
     func readyFollowsTheDatabase() async throws {
         try await withTemporaryDirectory { directory in
             // A cluster of its own: stopping the shared one would fail every other test.
-            let cluster = Cluster(state: directory.appending(path: "postgres.state").path)
+            let cluster = PostgresCluster(state: directory.appending(path: "postgres.state").path, port: 55329)
             let url = try await cluster.run("start")
             do {
                 try await check(url: url, directory: directory, cluster: cluster)
@@ -22,7 +22,7 @@ struct ReadinessTests {
         }
     }
 
-    private func check(url: String, directory: URL, cluster: Cluster) async throws {
+    private func check(url: String, directory: URL, cluster: PostgresCluster) async throws {
         let server = try await ServerProcess(arguments: [
             "--data-directory", directory.appending(path: "data").path, "--database-url", url,
         ])
@@ -47,21 +47,5 @@ struct ReadinessTests {
             try await Task.sleep(for: .milliseconds(200))
         }
         return false
-    }
-
-    /// A throw-away PostgreSQL cluster of `Scripts/postgres.sh`, recorded in `state`.
-    struct Cluster {
-        let state: String
-
-        /// Runs `Scripts/postgres.sh command`; its last line of output.
-        func run(_ command: String) async throws -> String {
-            let outcome = try await ExternalProcess.run(
-                URL(fileURLWithPath: PythonSDK.path("Scripts/postgres.sh")),
-                arguments: [command],
-                environment: ["STRONGROOM_PG_STATE": state, "STRONGROOM_PG_PORT": "55329"]
-            )
-            guard outcome.status == 0 else { throw TestFailure("postgres.sh \(command): \(outcome.output)") }
-            return outcome.output.split(separator: "\n").last.map(String.init) ?? ""
-        }
     }
 }
