@@ -18,50 +18,76 @@ public struct DatastoreManager: Sendable {
     /// The bounds every datastore opened here enforces.
     public let limits: DatastoreLimits
 
-    /// A manager for `directory` (created, owner-only, if missing).
+    /// Whether opening a datastore may create it.
     ///
-    /// - Throws: ``DatastoreError/Code/storage`` when the directory cannot be created.
+    /// CDTDatastore creates a datastore whenever one is opened; ``createIfMissing`` keeps that for code ported from
+    /// it (and is the default of the `datastore(named:…)` methods). ``existing`` is for everything that only reads
+    /// or changes what is there: a mistyped name or folder is then ``DatastoreError/Code/notFound`` instead of a new,
+    /// empty datastore — and no key provider runs, so a password provider writes no wrapped key for it.
+    public enum OpenMode: Sendable, Hashable {
+        /// Open the datastore, creating it (and the directory) when it does not exist.
+        case createIfMissing
+        /// Open the datastore only if it exists; nothing is created.
+        case existing
+    }
+
+    /// A manager for `directory`. Nothing is created until a datastore is: the directory is made (owner-only) with
+    /// the first one.
+    ///
+    /// - Throws: never today; kept so a manager can validate its directory without an API change.
     public init(directory: URL, limits: DatastoreLimits = .default) throws(DatastoreError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw DatastoreError(.storage, "the datastore directory cannot be created", underlying: error)
-        }
         self.directory = directory
         self.limits = limits
     }
 
-    /// Opens (creating if needed) the encrypted datastore `name` with the key `keyProvider` supplies.
+    /// Opens the encrypted datastore `name` with the key `keyProvider` supplies, creating it first when `mode` is
+    /// ``OpenMode/createIfMissing`` (the default, as CDTDatastore) and it does not exist.
     ///
-    /// - Throws: ``DatastoreError/Code/invalidName``; ``DatastoreError/Code/keyRequired`` when the provider
-    ///   returns nil; ``DatastoreError/Code/wrongKey``; ``DatastoreError/Code/notEncrypted`` for an existing
-    ///   unencrypted datastore; ``DatastoreError/Code/storage``.
+    /// - Throws: ``DatastoreError/Code/invalidName``; ``DatastoreError/Code/notFound`` for a missing datastore in
+    ///   ``OpenMode/existing`` mode (before the provider is asked for a key); ``DatastoreError/Code/keyRequired``
+    ///   when the provider returns nil; ``DatastoreError/Code/wrongKey``; ``DatastoreError/Code/notEncrypted`` for
+    ///   an existing unencrypted datastore; ``DatastoreError/Code/storage``.
     public func datastore(
         named name: String,
-        keyProvider: any EncryptionKeyProvider
+        keyProvider: any EncryptionKeyProvider,
+        mode: OpenMode = .createIfMissing
     ) async throws(DatastoreError)
         -> Datastore
     {
         try Self.validate(name)
+        try requireExistence(name, mode)
         let databaseKey = try await Self.databaseKey(from: keyProvider)
-        return try open(name, key: databaseKey)
+        return try open(name, key: databaseKey, mode: mode)
     }
 
-    /// Opens (creating if needed) the unencrypted datastore `name`.
+    /// Opens the unencrypted datastore `name`, creating it first when `mode` is ``OpenMode/createIfMissing`` (the
+    /// default) and it does not exist.
     ///
-    /// - Throws: ``DatastoreError/Code/invalidName``; ``DatastoreError/Code/keyRequired`` when it is encrypted;
+    /// - Throws: ``DatastoreError/Code/invalidName``; ``DatastoreError/Code/notFound`` for a missing datastore in
+    ///   ``OpenMode/existing`` mode; ``DatastoreError/Code/keyRequired`` when it is encrypted;
     ///   ``DatastoreError/Code/storage``.
-    public func datastore(named name: String) throws(DatastoreError) -> Datastore {
+    public func datastore(named name: String, mode: OpenMode = .createIfMissing) throws(DatastoreError) -> Datastore {
         try Self.validate(name)
-        return try open(name, key: nil)
+        try requireExistence(name, mode)
+        return try open(name, key: nil, mode: mode)
     }
 
-    /// The names of the datastores in the directory, sorted.
+    /// Whether the datastore `name` exists (its database file does).
+    ///
+    /// - Throws: ``DatastoreError/Code/invalidName``.
+    public func exists(named name: String) throws(DatastoreError) -> Bool {
+        try Self.validate(name)
+        return isDatastore(name)
+    }
+
+    private func requireExistence(_ name: String, _ mode: OpenMode) throws(DatastoreError) {
+        guard mode == .existing, !isDatastore(name) else { return }
+        throw DatastoreError(.notFound, "there is no datastore '\(name)' in \(directory.path)")
+    }
+
+    /// The names of the datastores in the directory, sorted (none when the directory does not exist yet).
     public func allDatastores() throws(DatastoreError) -> [String] {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
         do {
             return try FileManager.default.contentsOfDirectory(atPath: directory.path)
                 .filter { (try? Self.validate($0)) != nil && isDatastore($0) }  // other entries are not ours
@@ -126,9 +152,12 @@ public struct DatastoreManager: Sendable {
     private func isDatastore(_ name: String) -> Bool { FileManager.default.fileExists(atPath: databasePath(name)) }
 
     /// Opens the database, telling a wrong key from a missing or superfluous one by the file's header.
-    private func open(_ name: String, key: SecureBytes?) throws(DatastoreError) -> Datastore {
+    private func open(_ name: String, key: SecureBytes?, mode: OpenMode) throws(DatastoreError) -> Datastore {
         let path = databasePath(name)
         let existed = FileManager.default.fileExists(atPath: path)
+        if !existed, mode == .existing {
+            throw DatastoreError(.notFound, "there is no datastore '\(name)' in \(directory.path)")
+        }
         if existed {
             // Opening never creates: an empty file (and no WAL holding its pages) was truncated, or its creation
             // never finished; SQLite would silently start a new, empty datastore in it.
@@ -147,6 +176,11 @@ public struct DatastoreManager: Sendable {
             }
         } else {
             do {
+                try FileManager.default.createDirectory(
+                    at: directory,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
                 try FileManager.default.createDirectory(
                     at: folder(name),
                     withIntermediateDirectories: true,

@@ -19,7 +19,7 @@ import Testing
 
             let put = try await ExternalProcess.run(
                 CLISessionTests.CLI.executable,
-                arguments: ["store", "put", "--id", "first"] + store,
+                arguments: ["store", "put", "--create", "--id", "first"] + store,
                 directory: home,
                 input: #"{"title": "Porting", "stars": 5}"#
             )
@@ -105,7 +105,7 @@ import Testing
             let hexStore = [
                 "--directory", home.appending(path: "stores").path, "--name", "hexed", "--key-file", "hex.key",
             ]
-            _ = try await cli.ok(["store", "list"] + hexStore)
+            #expect(try await cli.ok(["store", "create"] + hexStore) == "created hexed, encrypted (key file)")
             _ = try await cli.ok(["store", "list"] + Array(hexStore.dropLast()) + ["raw.key"])  // the same key
             try Data("not a key".utf8).write(to: home.appending(path: "bad.key"))
             try await cli.fails(["store", "list"] + Array(hexStore.dropLast()) + ["bad.key"], status: 5)
@@ -114,6 +114,50 @@ import Testing
                 for: ["Porting", "title", "first", "attached canary"]
             )
             #expect(findings.isEmpty, "\(findings)")
+        }
+    }
+
+    @Test("reading never creates: a missing datastore is 'not found' (7) and leaves no folder and no keychain item")
+    func readingNeverCreates() async throws {
+        try await withTemporaryDirectory { home in
+            let cli = CLISessionTests.CLI(url: "", home: home)
+            _ = try await cli.ok(["keys", "access-key", "--output", "notes.key"])
+            try Data("keychain pass\n".utf8).write(to: home.appending(path: "kc.pass"))
+            try Data("a password\n".utf8).write(to: home.appending(path: "store.pass"))
+            let keychain = ["--keychain-file", "kc", "--passphrase-file", "kc.pass"]
+            _ = try await cli.ok(["keychain", "create", "--kdf", "minimum"] + keychain)
+            let folder = home.appending(path: "stores")
+            let place = ["--directory", folder.path, "--name", "typo"]
+            let sources = [
+                ["--key-file", "notes.key"], ["--unencrypted"],
+                keychain + ["--password-file", "store.pass", "--kdf", "minimum"],
+            ]
+            for source in sources {
+                for command in [
+                    ["list"], ["check"], ["find", "{}"], ["get", "--id", "x"], ["conflicts"], ["compact"],
+                ] {
+                    try await cli.fails(["store"] + command + place + source, status: 7)
+                }
+                let put = try await ExternalProcess.run(
+                    CLISessionTests.CLI.executable,
+                    arguments: ["store", "put"] + place + source,
+                    directory: home,
+                    input: #"{"a": 1}"#
+                )
+                #expect(put.status == 7, "\(put.output)")
+                #expect(put.output.contains("store create"), "\(put.output)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.path), "a read created the datastore folder")
+            #expect(try await cli.ok(["keychain", "list"] + keychain).isEmpty, "a read wrapped a key in the keychain")
+            // --create on put makes it; then reads find it.
+            let created = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["store", "put", "--create", "--id", "one"] + place + ["--key-file", "notes.key"],
+                directory: home,
+                input: #"{"a": 1}"#
+            )
+            #expect(created.status == 0, "\(created.output)")
+            #expect(try await cli.ok(["store", "check"] + place + ["--key-file", "notes.key"]) == "ok 1 documents")
         }
     }
 

@@ -46,7 +46,10 @@ import Glibc
             let process = Process()
             process.executableURL = Self.cli
             process.arguments =
-                ["store", "import", "--directory", directory.appending(path: "stores").path, "--name", "crash"]
+                [
+                    "store", "import", "--create", "--directory", directory.appending(path: "stores").path, "--name",
+                    "crash",
+                ]
                 + keyArguments
             let input = Pipe()
             let output = Pipe()

@@ -54,6 +54,40 @@ import Testing
         }
     }
 
+    /// A provider that records whether it was asked for a key.
+    private final class CountingProvider: EncryptionKeyProvider, @unchecked Sendable {
+        var calls = 0
+        func encryptionKey() async throws -> EncryptionKey? {
+            calls += 1
+            return try EncryptionKey([UInt8](repeating: 7, count: 32))
+        }
+    }
+
+    @Test("opening in .existing mode creates nothing and asks no key; .createIfMissing (the default) creates")
+    func openModes() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.appending(path: "stores")
+            let manager = try DatastoreManager(directory: folder)
+            #expect(!FileManager.default.fileExists(atPath: folder.path), "the manager made its directory")
+            #expect(try manager.allDatastores().isEmpty)
+            let provider = CountingProvider()
+            await #expect(throws: DatastoreError.self) {
+                _ = try await manager.datastore(named: "missing", keyProvider: provider, mode: .existing)
+            }
+            #expect(throws: DatastoreError.self) { _ = try manager.datastore(named: "plain", mode: .existing) }
+            #expect(provider.calls == 0)
+            #expect(!FileManager.default.fileExists(atPath: folder.path))
+            let error = #expect(throws: DatastoreError.self) { _ = try manager.datastore(named: "x", mode: .existing) }
+            #expect(error?.code == .notFound)
+            let created = try await manager.datastore(named: "made", keyProvider: provider)
+            await created.close()
+            #expect(try manager.exists(named: "made"))
+            let opened = try await manager.datastore(named: "made", keyProvider: provider, mode: .existing)
+            await opened.close()
+            #expect(provider.calls == 2)
+        }
+    }
+
     @Test("keys are exactly 32 bytes and never print", arguments: [0, 16, 31, 33, 64])
     func keyLength(count: Int) throws {
         let error = #expect(throws: DatastoreError.self) { try EncryptionKey([UInt8](repeating: 9, count: count)) }

@@ -3,8 +3,8 @@
 /// Supplies a datastore's key when it is opened (CDTDatastore's `CDTEncryptionKeyProvider`).
 ///
 /// - Important: Unlike CDTDatastore, a provider that returns nil does **not** give an unencrypted datastore:
-///   ``DatastoreManager/datastore(named:keyProvider:)`` fails with ``DatastoreError/Code/keyRequired``. Open an
-///   unencrypted datastore explicitly with ``DatastoreManager/datastore(named:)``.
+///   ``DatastoreManager/datastore(named:keyProvider:mode:)`` fails with ``DatastoreError/Code/keyRequired``. Open an
+///   unencrypted datastore explicitly with ``DatastoreManager/datastore(named:mode:)``.
 public protocol EncryptionKeyProvider: Sendable {
     /// The key, or nil when none is available (an error for the caller, never "unencrypted").
     func encryptionKey() async throws -> EncryptionKey?

@@ -18,7 +18,7 @@ extension DatastoreCommand {
                 if try store.manager.allDatastores().contains(store.name) {
                     throw CLIError(description: "error: the datastore \(store.name) exists", exitCode: .init(9))
                 }
-                try await store.withDatastore { datastore in
+                try await store.withDatastore(mode: .createIfMissing) { datastore in
                     let kind = datastore.isEncrypted ? "encrypted" : "unencrypted"
                     let how =
                         switch source {
@@ -66,6 +66,12 @@ extension DatastoreCommand {
                     throw CLIError(
                         description: "error: change-password needs the password key source (--password)",
                         exitCode: .validationFailure
+                    )
+                }
+                guard try store.manager.exists(named: store.name) else {
+                    throw CLIError(
+                        description: "error: there is no datastore '\(store.name)' in \(store.directory)",
+                        exitCode: .init(7)
                     )
                 }
                 let provider = try store.keychainProvider()

@@ -24,11 +24,13 @@ struct DatastoreCommand: AsyncParsableCommand {
         @OptionGroup var store: DatastoreOptions
         @Option(help: "The document ID (generated when absent).") var id: String?
         @Option(help: "The current revision, to update the document.") var rev: String?
+        @Flag(help: "Create the datastore first when it does not exist (otherwise that is an error).")
+        var create = false
 
         func run() async throws {
             try await reportingErrors {
                 let body = try DatastoreCommand.object(from: FileHandle.standardInput.readToEnd() ?? Data())
-                try await store.withDatastore { datastore in
+                try await store.withDatastore(mode: create ? .createIfMissing : .existing) { datastore in
                     let written: DocumentRevision
                     if let rev, let id {
                         written = try await datastore.update(
@@ -67,9 +69,11 @@ struct DatastoreCommand: AsyncParsableCommand {
                 """
         )
         @OptionGroup var store: DatastoreOptions
+        @Flag(help: "Create the datastore first when it does not exist (otherwise that is an error).")
+        var create = false
 
         func run() async throws {
-            try await store.run { datastore in
+            try await store.run(mode: create ? .createIfMissing : .existing) { datastore in
                 var number = 0
                 while let line = readLine(strippingNewline: true) {
                     number += 1

@@ -57,24 +57,40 @@ struct DatastoreOptions: ParsableArguments {
         }
     }
 
-    /// Opens (or creates) the datastore with the chosen key source.
-    func open() async throws -> Datastore {
+    /// Opens the datastore with the chosen key source. Only `store create` and `put`/`import --create` pass
+    /// `.createIfMissing`: everything else on a missing datastore is "not found" (exit 7), so a mistyped
+    /// `--name` or `--directory` creates nothing — no folder, no database, no wrapped key in the keychain.
+    func open(mode: DatastoreManager.OpenMode = .existing) async throws -> Datastore {
+        let manager = try manager
+        if mode == .existing, try !manager.exists(named: name) {
+            throw CLIError(
+                description: "error: there is no datastore '\(name)' in \(directory) "
+                    + "(make one with `strongroom store create`, or pass --create to put and import)",
+                exitCode: .init(7)
+            )
+        }
         switch try keySource {
-        case .file(let path): try await manager.datastore(named: name, keyProvider: try Self.provider(path))
-        case .password: try await manager.datastore(named: name, keyProvider: try keychainProvider())
-        case .none: try manager.datastore(named: name)
+        case .file(let path):
+            return try await manager.datastore(named: name, keyProvider: try Self.provider(path), mode: mode)
+        case .password:
+            return try await manager.datastore(named: name, keyProvider: try keychainProvider(), mode: mode)
+        case .none:
+            return try manager.datastore(named: name, mode: mode)
         }
     }
 
     /// A command's whole run: `body` with the open datastore, failures reported as the CLI reports them (one
     /// line, the exit code of the error).
-    func run(_ body: (Datastore) async throws -> Void) async throws {
-        try await reportingErrors { try await withDatastore(body) }
+    func run(mode: DatastoreManager.OpenMode = .existing, _ body: (Datastore) async throws -> Void) async throws {
+        try await reportingErrors { try await withDatastore(mode: mode, body) }
     }
 
     /// Opens the datastore, runs `body`, and closes it whether `body` succeeds or throws.
-    func withDatastore<R>(_ body: (Datastore) async throws -> R) async throws -> R {
-        let datastore = try await open()
+    func withDatastore<R>(
+        mode: DatastoreManager.OpenMode = .existing,
+        _ body: (Datastore) async throws -> R
+    ) async throws -> R {
+        let datastore = try await open(mode: mode)
         do {
             let result = try await body(datastore)
             await datastore.close()
