@@ -51,13 +51,27 @@ struct DataOptions: ParsableArguments {
     /// The PostgreSQL URL from the option or the environment, or nil for the embedded SQLite database.
     var resolvedDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["STRONGROOM_DATABASE_URL"] }
 
-    /// Runs `body` with the store (migrated), then closes it.
-    func withStore<R>(_ body: (any ServerStore) async throws -> R) async throws -> R {
+    /// Runs `body` with the store (migrated), then closes it. Only a command that sets a deployment up
+    /// (`token create`) passes `creating`: every other one on an embedded database that does not exist fails with
+    /// ``MissingData`` instead of making an empty `strongroom-data` wherever it was run.
+    func withStore<R>(creating: Bool = false, _ body: (any ServerStore) async throws -> R) async throws -> R {
         let logger = Logger(label: "strongroom-server")
         if let url = resolvedDatabaseURL {
             return try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
         }
+        guard creating || FileManager.default.fileExists(atPath: dataDirectory + "/strongroom.sqlite") else {
+            throw MissingData(directory: dataDirectory)
+        }
         return try await EmbeddedDatabase.open(dataDirectory: dataDirectory, logger: logger).withStore(body)
+    }
+}
+
+/// A read or change of a deployment whose data directory holds no database: nothing was created.
+struct MissingData: Error, CustomStringConvertible {
+    var directory: String
+    var description: String {
+        "there is no Strongroom database in \(directory): give the server's --data-directory (or "
+            + "STRONGROOM_DATA_DIR, or --database-url for PostgreSQL); nothing was created"
     }
 }
 
@@ -300,7 +314,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-            try await data.withStore { store in
+            try await data.withStore(creating: true) { store in
                 try await store.createRegistrationToken(
                     StoredRegistrationToken(token: token, name: name, uses: 0, maximumUses: maximumUses, enabled: true)
                 )

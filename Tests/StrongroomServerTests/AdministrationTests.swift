@@ -31,4 +31,34 @@ import Testing
             }
         }
     }
+
+    @Test("read-only commands on a folder with no database fail and create nothing")
+    func readingNeverCreates() async throws {
+        try await withTemporaryDirectory { directory in
+            let missing = directory.appending(path: "strongroom-data")
+            for command in [
+                ["token", "list"], ["token", "revoke", "x"], ["ca", "list"], ["integrity", "list"],
+                ["blobs", "sweep"],
+            ] {
+                let outcome = try await ExternalProcess.run(
+                    ServerProcess.executable,
+                    arguments: command + ["--data-directory", missing.path]
+                )
+                #expect(outcome.status != 0, "\(command): \(outcome.output)")
+                #expect(
+                    outcome.output.contains("no Strongroom database") || outcome.output.contains("holds no CA"),
+                    "\(command): \(outcome.output)"
+                )
+                #expect(!FileManager.default.fileExists(atPath: missing.path), "\(command) created the data directory")
+            }
+            // Run with no --data-directory in a folder: the default ./strongroom-data is not made either.
+            let defaulted = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["token", "list"],
+                directory: directory
+            )
+            #expect(defaulted.status != 0)
+            #expect(!FileManager.default.fileExists(atPath: missing.path), "token list created ./strongroom-data")
+        }
+    }
 }
