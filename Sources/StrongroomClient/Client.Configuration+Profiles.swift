@@ -7,7 +7,7 @@ extension Client.Configuration {
     /// Where profiles live by default: `~/.strongroom`. Pass `~/.tozny` to share profiles with the official SDKs,
     /// which use the same file format.
     public static var defaultProfileDirectory: URL {
-        FileManager.default.homeDirectoryForCurrentUser.appending(path: ".strongroom")
+        HomeDirectory.url.appending(path: ".strongroom")
     }
 
     /// The official SDKs' configuration file (`e3db.json`, version 2).

@@ -27,7 +27,7 @@ extension Keychain {
     public static var defaultURL: URL {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["STRONGROOM_KEYCHAIN"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        let home = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".strongroom/keychain")
+        let home = HomeDirectory.url.appending(path: ".strongroom/keychain")
         if !FileManager.default.fileExists(atPath: home.path), let data = environment["XDG_DATA_HOME"], !data.isEmpty {
             return URL(fileURLWithPath: data).appending(path: "strongroom/keychain")
         }

@@ -103,6 +103,23 @@ import Testing
         }
     }
 
+    @Test("$HOME is honoured: the default keychain goes to $HOME/.strongroom/keychain, not the account's home")
+    func homeIsHonoured() async throws {
+        try await withTemporaryDirectory { home in
+            let outcome = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["keychain", "create", "--kdf", "minimum"],
+                directory: home,
+                environment: [
+                    "HOME": home.path, "XDG_DATA_HOME": "", "STRONGROOM_KEYCHAIN": "",
+                    "STRONGROOM_KEYCHAIN_PASSPHRASE": "default pass",
+                ]
+            )
+            #expect(outcome.status == 0, "\(outcome.output)")
+            #expect(FileManager.default.fileExists(atPath: home.appending(path: ".strongroom/keychain").path))
+        }
+    }
+
     @Test("without --keychain-file the CLI uses Keychain.defaultURL: $XDG_DATA_HOME/strongroom/keychain here")
     func defaultLocation() async throws {
         try await withTemporaryDirectory { home in
