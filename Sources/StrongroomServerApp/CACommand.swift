@@ -20,7 +20,7 @@ struct CACommand: AsyncParsableCommand {
 
     static func authority(_ data: DataOptions) throws -> CertificateAuthority {
         guard let authority = try CertificateAuthority.load(at: data.caFolder) else {
-            throw ValidationError("\(data.caFolder) holds no CA: run `strongroom-server ca init` first")
+            throw CommandFailure("\(data.caFolder) holds no CA: run `strongroom-server ca init` first")
         }
         return authority
     }
@@ -82,7 +82,7 @@ struct CACommand: AsyncParsableCommand {
             let text = try String(contentsOfFile: csr, encoding: .utf8)
             let issued = try await data.withStore { store in
                 guard let registered = try await store.client(id: try Self.clientID(client)), registered.enabled else {
-                    throw ValidationError("no enabled client \(client)")
+                    throw CommandFailure("no enabled client \(client)")
                 }
                 return try await authority.enrol(
                     csr: text,
@@ -136,7 +136,7 @@ struct CACommand: AsyncParsableCommand {
                     reason: "revoked"
                 )
             }
-            guard revoked else { throw ValidationError("no certificate \(serial) in force") }
+            guard revoked else { throw CommandFailure("no certificate \(serial) in force") }
             print("revoked \(serial)")
         }
     }

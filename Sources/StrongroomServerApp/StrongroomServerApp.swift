@@ -66,6 +66,13 @@ struct DataOptions: ParsableArguments {
     }
 }
 
+/// A command that ran and could not do what it was asked (no such token, no such certificate): one line, no usage
+/// text (ArgumentParser's `ValidationError` is for arguments that do not parse).
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// A read or change of a deployment whose data directory holds no database: nothing was created.
 struct MissingData: Error, CustomStringConvertible {
     var directory: String
@@ -345,7 +352,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard try await data.withStore({ try await $0.revokeRegistrationToken(token) }) else {
-                throw ValidationError("no such token")
+                throw CommandFailure("no such token")
             }
             print("revoked")
         }

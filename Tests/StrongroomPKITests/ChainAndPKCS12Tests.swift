@@ -84,6 +84,15 @@ import X509
         #expect(wrong?.code == .wrongPassphrase)
     }
 
+    @Test("a serial prints as two hex digits per byte, as ca list prints and ca revoke reads it")
+    func serialFormat() throws {
+        let serial = Certificate.SerialNumber(bytes: [0xCC, 0x0F, 0x87, 0x00])
+        #expect(serial.hexString == "cc0f8700")
+        #expect(String(describing: serial) != serial.hexString)  // swift-certificates' own form drops the zero
+        let certificate = try #require(try CertificateBundle.certificates(from: try Self.fixture("ca.pem")).first)
+        #expect(certificate.summary.contains("serial:      \(certificate.serialNumber.hexString)\n"))
+    }
+
     @Test("garbage is not PKCS#12; a mismatched key and certificate never reach BoringSSL")
     func refusals() throws {
         let garbage = #expect(throws: PKIError.self) { try PKCS12.import(Array("not a p12".utf8), passphrase: "x") }

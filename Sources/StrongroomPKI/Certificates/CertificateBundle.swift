@@ -83,7 +83,7 @@ extension Certificate {
         var lines = [
             "subject:     \(subject)",
             "issuer:      \(issuer)",
-            "serial:      \(serialNumber)",
+            "serial:      \(serialNumber.hexString)",
             "not before:  \(formatter.string(from: notValidBefore))",
             "not after:   \(formatter.string(from: notValidAfter))",
             "key:         \(key)",
@@ -97,4 +97,11 @@ extension Certificate {
         }
         return lines.joined(separator: "\n")
     }
+}
+
+extension Certificate.SerialNumber {
+    /// The serial as Strongroom prints it everywhere (`pki show`, `enroll`, `ca list`) and `ca revoke` reads it:
+    /// lowercase hex, two digits per byte, no separators (swift-certificates' own description drops each byte's
+    /// leading zero, `cc:f:87` for `cc:0f:87`, which cannot be pasted back).
+    public var hexString: String { bytes.hexString }
 }

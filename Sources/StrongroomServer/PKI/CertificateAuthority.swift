@@ -230,6 +230,6 @@ public struct CertificateAuthority: Sendable {
 }
 
 extension Certificate.SerialNumber {
-    /// The serial as lowercase hex without separators (how the server stores and answers it).
-    var hex: String { bytes.hexString }
+    /// The serial as lowercase hex without separators (how the server stores and answers it): `hexString`.
+    var hex: String { hexString }
 }
