@@ -159,7 +159,10 @@ import Testing
             _ = try await cli.ok(["register", "--token", "tok", "--url", cli.url])
             try await cli.fails(["register", "--token", "tok", "--url", cli.url], status: 64)
             let id = try await cli.ok(["write", "--type", "t", "k=v"])
-            try await cli.fails(["update", id, "--version", UUID().uuidString.lowercased(), "k=lost"], status: 9)
+            try await cli.fails(
+                ["update", id, "--record-version", UUID().uuidString.lowercased(), "k=lost"],
+                status: 9
+            )
             #expect(try await cli.ok(["read", id]) == "k=v")
             try await cli.fails(["read", UUID().uuidString], status: 7)
             try await cli.fails(["read", "not-a-uuid"], status: 64)

@@ -57,16 +57,17 @@ struct ReadCommand: AsyncParsableCommand {
     }
 }
 
-/// `strongroom update`: replaces a record's fields, refusing if it changed since `--version`.
+/// `strongroom update`: replaces a record's fields, refusing if it changed since `--record-version`.
 struct UpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
-        abstract: "Replace a record's fields (exit 9 if it changed since --version)."
+        abstract: "Replace a record's fields (exit 9 if it changed since --record-version)."
     )
 
     @OptionGroup var profile: ProfileOptions
     @Argument(help: "The record ID.") var recordID: String
-    @Option(help: "The version you read (default: the current one).") var version: String?
+    @Option(help: "The record version you read (default: the current one).")
+    var recordVersion: String?
     @Option(name: .customLong("plain"), help: "New plaintext metadata, name=value; repeatable (default: keep).")
     var plain: [String] = []
     @Option(help: "The new fields as one JSON object of strings (- reads standard input).") var json: String?
@@ -76,7 +77,7 @@ struct UpdateCommand: AsyncParsableCommand {
         try await reportingErrors {
             let client = try profile.client()
             var meta = try await client.read(recordID: try Fields.uuid(recordID, "record ID"), fields: []).meta
-            if let version { meta.version = version }
+            if let recordVersion { meta.version = recordVersion }
             let data = try Fields.parse(fields, json: json)
             guard !data.isEmpty else {
                 throw CLIError(description: "error: no fields given", exitCode: .validationFailure)
@@ -95,20 +96,21 @@ struct UpdateCommand: AsyncParsableCommand {
 struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete a record (exit 9 if it changed since --version)."
+        abstract: "Delete a record (exit 9 if it changed since --record-version)."
     )
 
     @OptionGroup var profile: ProfileOptions
     @Argument(help: "The record ID.") var recordID: String
-    @Option(help: "The version you read (default: the current one).") var version: String?
+    @Option(help: "The record version you read (default: the current one).")
+    var recordVersion: String?
 
     func run() async throws {
         try await reportingErrors {
             let client = try profile.client()
             let id = try Fields.uuid(recordID, "record ID")
             let current: String
-            if let version {
-                current = version
+            if let recordVersion {
+                current = recordVersion
             } else {
                 current = try await client.read(recordID: id, fields: []).meta.version
             }
