@@ -118,7 +118,12 @@ def sample():
     with open(f"/proc/{pid}/status") as handle:
         rss = next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
     descriptors = os.listdir(f"/proc/{pid}/fd")
-    sockets = sum(1 for fd in descriptors if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:"))
+    sockets = 0
+    for fd in descriptors:
+        try:
+            sockets += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except FileNotFoundError:  # closed between the listing and the look (the server is busy, not broken)
+            pass
     return rss, len(descriptors), sockets
 
 
