@@ -61,7 +61,12 @@ struct ReadCommand: AsyncParsableCommand {
 struct UpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
-        abstract: "Replace a record's fields (exit 9 if it changed since --record-version)."
+        abstract: "Change a record's fields (exit 9 if it changed since --record-version).",
+        discussion: """
+            The fields you name are set and the others kept; --replace makes the fields you name the record's only \
+            ones (E3DB itself replaces a record's data on every update). Prints the new version, and on standard \
+            error which fields were kept.
+            """
     )
 
     @OptionGroup var profile: ProfileOptions
@@ -72,22 +77,35 @@ struct UpdateCommand: AsyncParsableCommand {
     var plain: [String] = []
     @Option(help: "The new fields as one JSON object of strings (- reads standard input).") var json: String?
     @Argument(help: "The new fields as name=value.") var fields: [String] = []
+    @Flag(help: "Make the given fields the record's only ones (default: keep the fields not named).")
+    var replace = false
 
     func run() async throws {
         try await reportingErrors {
             let client = try profile.client()
-            var meta = try await client.read(recordID: try Fields.uuid(recordID, "record ID"), fields: []).meta
-            if let recordVersion { meta.version = recordVersion }
+            let id = try Fields.uuid(recordID, "record ID")
             let data = try Fields.parse(fields, json: json)
             guard !data.isEmpty else {
                 throw CLIError(description: "error: no fields given", exitCode: .validationFailure)
             }
+            // Keeping fields needs the current ones, decrypted; with --record-version, a newer record is refused
+            // by the server as a conflict, so nothing read here is written over a change made since.
+            let current = replace ? nil : try await client.read(recordID: id)
+            var meta: Meta
+            if let current { meta = current.meta } else { meta = try await client.read(recordID: id, fields: []).meta }
+            if let recordVersion { meta.version = recordVersion }
+            let kept = (current?.data ?? [:]).filter { data[$0.key] == nil }
             let updated = try await client.update(
                 meta: meta,
-                newData: data,
+                newData: kept.merging(data) { _, new in new },
                 plain: plain.isEmpty ? meta.plain : try Fields.parse(plain, json: nil)
             )
             print(updated.meta.version)
+            let note =
+                replace
+                ? "replaced: the record now holds only \(data.keys.sorted().joined(separator: ", "))"
+                : kept.isEmpty ? "" : "kept \(kept.keys.sorted().joined(separator: ", "))"
+            if !note.isEmpty { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         }
     }
 }
