@@ -7,6 +7,19 @@ struct Strongroom: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom",
         abstract: "End-to-end encrypted storage and sharing, E3DB-compatible.",
+        discussion: """
+            Exit codes: 0 done; 1 other failure; 3 wrong key, passphrase or password, or altered data; 4 malformed \
+            input; 5 invalid key or configuration; 6 a file cannot be read or written; 7 not found; 8 not allowed \
+            (unauthorised, forbidden, locked, integrity refused); 9 conflict or already exists; 10 the server cannot \
+            be reached or is not trusted; 11 the server failed; 20/21 integrity suspicious/compromised; 64 bad \
+            arguments; 130 cancelled (Ctrl-C).
+
+            Environment: STRONGROOM_PROFILE (the profile to use), STRONGROOM_HOME (where profiles live, default \
+            ~/.strongroom), STRONGROOM_KEYCHAIN (the keychain file), STRONGROOM_KEYCHAIN_PASSPHRASE and \
+            STRONGROOM_KEYCHAIN_PASSPHRASE_FILE (unlock it), STRONGROOM_DATASTORE_PASSWORD and \
+            STRONGROOM_DATASTORE_NEW_PASSWORD (datastore passwords), STRONGROOM_P12_PASSPHRASE (PKCS#12 files), \
+            STRONGROOM_REGISTRATION_TOKEN (register), HOME and XDG_DATA_HOME.
+            """,
         version: "0.1.0",
         subcommands: [
             RegisterCommand.self, WhoAmICommand.self, ProfilesCommand.self,

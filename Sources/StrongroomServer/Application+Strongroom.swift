@@ -189,9 +189,10 @@ package func buildApplication(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "strongroom"
         ),
-        onServerRunning: { [portFile = configuration.portFile] channel in
+        onServerRunning: { [portFile = configuration.portFile, mode = ListeningMode(configuration)] channel in
             guard let port = channel.localAddress?.port else { return }
             baseURL.bound(port: port)
+            logger.notice("serving \(mode.scheme)://\(configuration.host):\(port)\(mode.clientCertificates)")
             if let portFile {
                 do {
                     try AtomicFile.write(Data("\(port)\n".utf8), to: portFile)
@@ -202,6 +203,23 @@ package func buildApplication(
         },
         logger: logger
     )
+}
+
+/// How the start-up line describes the listener: `http` or `https`, and whether clients present certificates.
+private struct ListeningMode {
+    var scheme: String
+    var clientCertificates: String
+
+    init(_ configuration: ServerConfiguration) {
+        guard let tls = configuration.tls else {
+            (scheme, clientCertificates) = ("http", " (plain HTTP: put TLS in front of it, or pass --tls-*)")
+            return
+        }
+        scheme = "https"
+        clientCertificates =
+            tls.clientCertificateAuthorityPath == nil
+            ? " (TLS; no client certificates)" : " (TLS; client certificates \(tls.clientCertificates.rawValue))"
+    }
 }
 
 /// Plain HTTP, TLS, or mutual TLS with the server's own client-certificate verifier.
