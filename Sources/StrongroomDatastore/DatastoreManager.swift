@@ -155,9 +155,7 @@ public struct DatastoreManager: Sendable {
     private func open(_ name: String, key: SecureBytes?, mode: OpenMode) throws(DatastoreError) -> Datastore {
         let path = databasePath(name)
         let existed = FileManager.default.fileExists(atPath: path)
-        if !existed, mode == .existing {
-            throw DatastoreError(.notFound, "there is no datastore '\(name)' in \(directory.path)")
-        }
+        if !existed { try requireExistence(name, mode) }
         if existed {
             // Opening never creates: an empty file (and no WAL holding its pages) was truncated, or its creation
             // never finished; SQLite would silently start a new, empty datastore in it.

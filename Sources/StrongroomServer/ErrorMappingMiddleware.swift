@@ -78,10 +78,10 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
     /// like ``isDiskFull(_:)``: the drivers are not dependencies of this module.
     static func isDatabaseUnavailable(_ error: any Error) -> Bool {
         let text = String(reflecting: error)
-        guard text.hasPrefix("PSQLError(") || text.contains("ConnectionPoolTimeoutError") else { return false }
+        if text.contains("ConnectionPoolTimeoutError") { return true }
+        guard text.hasPrefix("PSQLError(") else { return false }
         return [
-            "code: connectionError", "code: serverClosedConnection", "code: uncleanShutdown", "57P01", "57P02",
-            "57P03", "ConnectionPoolTimeoutError",
+            "code: connectionError", "code: serverClosedConnection", "code: uncleanShutdown", "57P01", "57P02", "57P03",
         ].contains { text.contains($0) }
     }
 

@@ -59,7 +59,8 @@ struct DataOptions: ParsableArguments {
         if let url = resolvedDatabaseURL {
             return try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
         }
-        guard creating || FileManager.default.fileExists(atPath: dataDirectory + "/strongroom.sqlite") else {
+        guard creating || FileManager.default.fileExists(atPath: EmbeddedDatabase.databasePath(in: dataDirectory))
+        else {
             throw MissingData(directory: dataDirectory)
         }
         return try await EmbeddedDatabase.open(dataDirectory: dataDirectory, logger: logger).withStore(body)

@@ -21,14 +21,8 @@ struct PostgresRestartTests {
     @Test("a PostgreSQL restart under load: 503s while it is down, recovery without a server restart, nothing lost")
     func restartUnderLoad() async throws {
         try await withTemporaryDirectory { directory in
-            let cluster = PostgresCluster(state: directory.appending(path: "postgres.state").path, port: 55339)
-            let url = try await cluster.run("start")
-            do {
+            try await PostgresCluster.with(in: directory, port: 55339) { url, cluster in
                 try await check(url: url, directory: directory, cluster: cluster)
-                _ = try await cluster.run("stop")
-            } catch {
-                _ = try? await cluster.run("stop")  // the test's own error matters more
-                throw error
             }
         }
     }

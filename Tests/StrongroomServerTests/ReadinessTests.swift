@@ -10,14 +10,8 @@ struct ReadinessTests {
     func readyFollowsTheDatabase() async throws {
         try await withTemporaryDirectory { directory in
             // A cluster of its own: stopping the shared one would fail every other test.
-            let cluster = PostgresCluster(state: directory.appending(path: "postgres.state").path, port: 55329)
-            let url = try await cluster.run("start")
-            do {
+            try await PostgresCluster.with(in: directory, port: 55329) { url, cluster in
                 try await check(url: url, directory: directory, cluster: cluster)
-                _ = try await cluster.run("stop")
-            } catch {
-                _ = try? await cluster.run("stop")  // the test's own error matters more
-                throw error
             }
         }
     }

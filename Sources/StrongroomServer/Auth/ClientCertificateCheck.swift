@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import StrongroomPKI
 import X509
 
 /// The per-request checks of a connection's TLS client certificate, run by every route that identifies a client
@@ -61,7 +62,7 @@ struct ClientCertificateCheck: Sendable {
                 "the TLS client certificate is not valid before \(certificate.notValidBefore)"
             )
         }
-        if try await store.certificate(serial: certificate.serialNumber.hex)?.isRevoked == true {
+        if try await store.certificate(serial: certificate.serialNumber.hexString)?.isRevoked == true {
             throw ServerError.unauthorized("the TLS client certificate was revoked or renewed")
         }
     }

@@ -41,7 +41,7 @@ extension CertificateAuthority {
         let notAfter = Int64(certificate.notValidAfter.timeIntervalSince1970.rounded(.down))
         try await store.insertCertificate(
             StoredCertificate(
-                serial: certificate.serialNumber.hex,
+                serial: certificate.serialNumber.hexString,
                 clientID: clientID,
                 notBefore: Int64(certificate.notValidBefore.timeIntervalSince1970.rounded(.down)),
                 notAfter: notAfter,
@@ -52,7 +52,7 @@ extension CertificateAuthority {
         return EnrolmentResponse(
             certificate: try certificate.pemString(),
             chain: try chainPEM(),
-            serial: certificate.serialNumber.hex,
+            serial: certificate.serialNumber.hexString,
             notAfter: notAfter
         )
     }

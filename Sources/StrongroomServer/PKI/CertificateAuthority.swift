@@ -228,8 +228,3 @@ public struct CertificateAuthority: Sendable {
         try AtomicFile.write(Data(chainPEM.utf8), to: folder + "/\(prefix)-chain.pem", mode: .createNew)
     }
 }
-
-extension Certificate.SerialNumber {
-    /// The serial as lowercase hex without separators (how the server stores and answers it): `hexString`.
-    var hex: String { hexString }
-}

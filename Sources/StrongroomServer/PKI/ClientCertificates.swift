@@ -45,7 +45,7 @@ struct ClientCertificateVerifier: Sendable {
             let leaf = try Certificate(derEncoded: try first.toDERBytes())
             let validator = ChainValidator(anchors: anchors)
             _ = try await validator.validate(leaf, purpose: .clientAuth, at: clock.now)
-            if let stored = try await store.certificate(serial: leaf.serialNumber.hex), stored.isRevoked {
+            if let stored = try await store.certificate(serial: leaf.serialNumber.hexString), stored.isRevoked {
                 logger.info(
                     "client certificate refused: revoked",
                     metadata: ["serial": .string(stored.serial), "client": .string(stored.clientID)]

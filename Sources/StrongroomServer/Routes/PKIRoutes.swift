@@ -104,7 +104,7 @@ struct PKIRoutes {
         let key = try EnrolmentRules.check(body.csr, for: clientID)
         guard
             try await store.revokeCertificate(
-                serial: current.serialNumber.hex,
+                serial: current.serialNumber.hexString,
                 at: clock.unixSeconds,
                 reason: "superseded"
             )

@@ -32,10 +32,13 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
         self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, prepared: statements)
     }
 
+    /// The database file in `dataDirectory` (whether a deployment exists there).
+    public static func databasePath(in dataDirectory: String) -> String { dataDirectory + "/strongroom.sqlite" }
+
     /// Opens (creating if needed) the database in `dataDirectory` and migrates it.
     public static func open(dataDirectory: String, logger: Logger) async throws -> EmbeddedDatabase {
         try DataDirectory.prepare(dataDirectory, logger: logger)
-        let path = dataDirectory + "/strongroom.sqlite"
+        let path = databasePath(in: dataDirectory)
         // SQLite creates the -wal and -shm files with the database file's mode: create it owner-only first, and
         // tighten files an older version left behind.
         try DataDirectory.createOwnerOnly(path)

@@ -18,4 +18,22 @@ struct PostgresCluster {
         guard outcome.status == 0 else { throw TestFailure("postgres.sh \(command): \(outcome.output)") }
         return outcome.output.split(separator: "\n").last.map(String.init) ?? ""
     }
+
+    /// Starts a cluster of its own in `directory` (first port tried: `port`), runs `body` with its URL, and stops
+    /// it whatever happens (a failing stop after a failing body is not reported: the body's error matters more).
+    static func with(
+        in directory: URL,
+        port: Int,
+        _ body: (String, PostgresCluster) async throws -> Void
+    ) async throws {
+        let cluster = PostgresCluster(state: directory.appending(path: "postgres.state").path, port: port)
+        let url = try await cluster.run("start")
+        do {
+            try await body(url, cluster)
+        } catch {
+            _ = try? await cluster.run("stop")
+            throw error
+        }
+        _ = try await cluster.run("stop")
+    }
 }

@@ -62,6 +62,7 @@ struct DatastoreOptions: ParsableArguments {
     /// `--name` or `--directory` creates nothing — no folder, no database, no wrapped key in the keychain.
     func open(mode: DatastoreManager.OpenMode = .existing) async throws -> Datastore {
         let manager = try manager
+        // Checked here too, before the key source runs: a password prompt for a mistyped name would come first.
         if mode == .existing, try !manager.exists(named: name) {
             throw CLIError(
                 description: "error: there is no datastore '\(name)' in \(directory) "
