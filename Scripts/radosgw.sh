@@ -4,6 +4,8 @@
 # one-node Ceph cluster (one monitor, one in-memory OSD) on loopback.
 #   Scripts/radosgw.sh start   → prints http://ACCESS_KEY:SECRET_KEY@127.0.0.1:PORT (region us-east-1; no bucket)
 #   Scripts/radosgw.sh stop
+#   Scripts/radosgw.sh halt | resume   → kills / restarts the gateway alone, keeping the cluster, its objects, its
+#                                        unfinished uploads and its port (the object-store fault tests)
 # State lives in a temporary directory recorded, with its ports and keys, in STRONGROOM_RGW_STATE (default
 # .build/radosgw.dir). The OSD keeps objects in memory (at most 2 GiB), so stopping the cluster discards them.
 set -euo pipefail
@@ -142,8 +144,27 @@ stop)
         rm -f "$state"
     fi
     ;;
+halt)
+    read -r dir _ < "$state"
+    pid="$(cat "$dir/run/client.rgw.a.pid" 2>/dev/null || true)"
+    [ -n "$pid" ] || { echo "error: radosgw is not running" >&2; exit 1; }
+    kill -s KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then echo "error: radosgw did not stop" >&2; exit 1; fi
+    rm -f "$dir/run/client.rgw.a.pid"
+    ;;
+resume)
+    read -r dir rgw_port access secret < "$state"
+    daemon radosgw -c "$dir/ceph.conf" -n client.rgw.a || { echo "error: radosgw did not start" >&2; exit 1; }
+    for _ in $(seq 1 240); do
+        curl -s -o /dev/null "http://127.0.0.1:$rgw_port/" && break
+        sleep 0.5
+    done
+    curl -s -o /dev/null "http://127.0.0.1:$rgw_port/" || { echo "error: radosgw does not answer" >&2; exit 1; }
+    echo "http://$access:$secret@127.0.0.1:$rgw_port"
+    ;;
 *)
-    echo "usage: Scripts/radosgw.sh start|stop" >&2
+    echo "usage: Scripts/radosgw.sh start|stop|halt|resume" >&2
     exit 2
     ;;
 esac

@@ -56,6 +56,10 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         /// written; the same request succeeds once it is back, without a server restart, and `/ready` says so
         /// meanwhile (503).
         public static let databaseUnavailable = Code("database_unavailable", .serviceUnavailable)
+        /// The S3 object store holding file bodies cannot be reached, or answers with its own server error: the
+        /// upload or download failed and nothing became visible; the same request succeeds once the store is back,
+        /// without a server restart (503). `/ready` does not follow it: record routes still work meanwhile.
+        public static let objectStoreUnavailable = Code("object_store_unavailable", .serviceUnavailable)
         /// Anything else that failed inside the server (500); details are logged, never answered.
         public static let `internal` = Code("internal", .internalServerError)
 

@@ -46,10 +46,10 @@ import Testing
             // Two chunks (S3: parts of a multipart upload) and one byte: the last one is short.
             let size = 2 * (storage == .s3 ? S3Configuration.minimumPartSize : 1 << 20) + 1
             let body = SecureRandom.bytes(count: size).withUnsafeBytes { Array($0) }
-            let file = try await createFile(api, as: client, body: body)
+            let file = try await api.createFile(as: client, body: body)
             let id = file.id
-            #expect(try await upload(api, file, body: body) == .ok)
-            #expect(try await upload(api, file, body: body) == .ok, "a retried upload replaces the first")
+            #expect(try await api.upload(file, body: body) == .ok)
+            #expect(try await api.upload(file, body: body) == .ok, "a retried upload replaces the first")
             if let url = api.databaseURL, storage == .database {
                 #expect(try await rowCount("blob_uploads", in: url) == 1)
             }
@@ -59,7 +59,7 @@ import Testing
                 authorization: "Bearer \(client.token)"
             )
             #expect(commit.status == .created)
-            #expect(try await download(api, id: id, as: client) == body)
+            #expect(try await api.download(id: id, as: client) == body)
 
             let record = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: commit.body))
             let deleted = try await api.request(
@@ -90,11 +90,11 @@ import Testing
             // S3: more than one part, so that the multipart upload is what gets refused.
             let size = storage == .s3 ? S3Configuration.minimumPartSize + 70_000 : 70_000
             let body = SecureRandom.bytes(count: size).withUnsafeBytes { Array($0) }
-            let file = try await createFile(api, as: client, body: body)
+            let file = try await api.createFile(as: client, body: body)
             let id = file.id
-            let tooLarge = try await upload(api, file, body: body + [0])
+            let tooLarge = try await api.upload(file, body: body + [0])
             #expect(tooLarge == .contentTooLarge)
-            #expect(try await upload(api, file, body: Array(body.dropLast())) == .badRequest)
+            #expect(try await api.upload(file, body: Array(body.dropLast())) == .badRequest)
             let commit = try await api.request(
                 .patch,
                 "/v1/storage/files/\(id)",
@@ -163,7 +163,7 @@ import Testing
             let pending = try await api.request(.post, "/v1/storage/files", token: client.token, json: create)
             try #require(pending.status == .accepted)
             let file = try JSONDecoder().decode(PendingFileResponse.self, from: Data(buffer: pending.body))
-            #expect(try await upload(api, file, body: [1, 2, 3]) == .contentTooLarge)
+            #expect(try await api.upload(file, body: [1, 2, 3]) == .contentTooLarge)
             let left = try await bucket.contents()
             #expect(left.keys.isEmpty && left.uploads == 0, "\(left)")
         }
@@ -176,44 +176,5 @@ import Testing
             #expect(response.status == .ok)
             #expect(String(buffer: response.body).contains("\"ready\""))
         }
-    }
-
-    /// A pending file record declaring `body`'s size and MD5: its ID and upload URL.
-    private func createFile(_ api: API, as client: TestClient, body: [UInt8]) async throws -> PendingFileResponse {
-        let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
-        let create = FileWriteRequest(
-            meta: .init(
-                writerID: client.clientID,
-                userID: client.clientID,
-                type: "blob",
-                plain: [:],
-                fileMeta: FileMeta(checksum: md5, compression: "raw", size: Int64(body.count))
-            )
-        )
-        let pending = try await api.request(.post, "/v1/storage/files", token: client.token, json: create)
-        try #require(pending.status == .accepted)
-        return try JSONDecoder().decode(PendingFileResponse.self, from: Data(buffer: pending.body))
-    }
-
-    /// PUTs `body` to the presigned upload URL of `file`; the status.
-    private func upload(_ api: API, _ file: PendingFileResponse, body: [UInt8]) async throws -> HTTPResponse.Status {
-        let url = try #require(URLComponents(string: file.fileURL))
-        return try await api.client.execute(
-            uri: url.path + "?" + (url.percentEncodedQuery ?? ""),
-            method: .put,
-            body: ByteBuffer(bytes: body)
-        ).status
-    }
-
-    /// The body served at the file's presigned download URL.
-    private func download(_ api: API, id: String, as client: TestClient) async throws -> [UInt8] {
-        let file = try await api.request(.get, "/v1/storage/files/\(id)", authorization: "Bearer \(client.token)")
-        try #require(file.status == .ok)
-        let record = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: file.body))
-        let fileURL = try #require(record.meta.fileMeta?.fileURL)
-        let url = try #require(URLComponents(string: fileURL))
-        let response = try await api.client.execute(uri: url.path + "?" + (url.percentEncodedQuery ?? ""), method: .get)
-        try #require(response.status == .ok)
-        return Array(buffer: response.body)
     }
 }

@@ -25,6 +25,12 @@ struct TestBucket {
             url,
             "no object store: run `Scripts/radosgw.sh start` and set STRONGROOM_TEST_S3_URL (Scripts/test.sh does)"
         )
+        return try await make(in: url, partSize: partSize)
+    }
+
+    /// Creates a bucket with a random name in the object store at `url` (`http://ACCESS:SECRET@host:port`).
+    static func make(in url: URLComponents, partSize: Int = S3Configuration.minimumPartSize) async throws -> TestBucket
+    {
         let endpoint = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
         let configuration = try S3Configuration(
             endpoint: endpoint,

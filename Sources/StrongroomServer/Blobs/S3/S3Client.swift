@@ -269,12 +269,15 @@ struct S3Client: Sendable {
         do {
             response = try await Self.http.execute(request, deadline: .distantFuture)
         } catch {
-            throw ServerError.storage("the object store could not be reached to \(operation)")
+            throw ServerError(.objectStoreUnavailable, "the object store could not be reached to \(operation)")
         }
         guard statuses.contains(response.status.code) else {
             let text = (try? await Self.text(of: response, limit: 16 << 10)) ?? ""
             let code = S3XML.value(of: "Code", in: text[...]).map { " \($0)" } ?? ""
-            throw ServerError.storage("the object store refused to \(operation): \(response.status.code)\(code)")
+            // Its own failures (500 InternalError, 503 SlowDown, a gateway without its cluster) pass; the rest is
+            // a configuration or a bug of ours.
+            let failure: ServerError.Code = response.status.code >= 500 ? .objectStoreUnavailable : .storage
+            throw ServerError(failure, "the object store refused to \(operation): \(response.status.code)\(code)")
         }
         // An answer read to its end lets the connection serve the next request.
         if !keepingBody { _ = try await Self.text(of: response, limit: 64 << 10) }
@@ -285,8 +288,10 @@ struct S3Client: Sendable {
         let buffer: ByteBuffer
         do {
             buffer = try await response.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw ServerError.storage("the object store's answer was too long")
         } catch {
-            throw ServerError.storage("the object store's answer was too long or cut off")
+            throw ServerError(.objectStoreUnavailable, "the object store's answer was cut off")
         }
         return String(buffer: buffer)
     }

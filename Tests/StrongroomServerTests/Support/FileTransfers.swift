@@ -1,0 +1,51 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import StrongroomWire
+import Testing
+
+/// The E3DB file flow by hand: a pending record, the presigned upload, the presigned download.
+extension API {
+    /// A pending file record declaring `body`'s size and MD5: its ID and upload URL.
+    func createFile(as client: TestClient, body: [UInt8]) async throws -> PendingFileResponse {
+        let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
+        let create = FileWriteRequest(
+            meta: .init(
+                writerID: client.clientID,
+                userID: client.clientID,
+                type: "blob",
+                plain: [:],
+                fileMeta: FileMeta(checksum: md5, compression: "raw", size: Int64(body.count))
+            )
+        )
+        let pending = try await request(.post, "/v1/storage/files", token: client.token, json: create)
+        try #require(pending.status == .accepted)
+        return try JSONDecoder().decode(PendingFileResponse.self, from: Data(buffer: pending.body))
+    }
+
+    /// PUTs `body` to the presigned upload URL of `file`; the status.
+    func upload(_ file: PendingFileResponse, body: [UInt8]) async throws -> HTTPResponse.Status {
+        let url = try #require(URLComponents(string: file.fileURL))
+        return try await client.execute(
+            uri: url.path + "?" + (url.percentEncodedQuery ?? ""),
+            method: .put,
+            body: ByteBuffer(bytes: body)
+        ).status
+    }
+
+    /// The body served at the file's presigned download URL.
+    func download(id: String, as client: TestClient) async throws -> [UInt8] {
+        let file = try await request(.get, "/v1/storage/files/\(id)", authorization: "Bearer \(client.token)")
+        try #require(file.status == .ok)
+        let record = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: file.body))
+        let fileURL = try #require(record.meta.fileMeta?.fileURL)
+        let url = try #require(URLComponents(string: fileURL))
+        let uri = url.path + "?" + (url.percentEncodedQuery ?? "")
+        let response = try await self.client.execute(uri: uri, method: .get)
+        try #require(response.status == .ok)
+        return Array(buffer: response.body)
+    }
+}
