@@ -6,8 +6,10 @@ public import Foundation
 public enum ExternalProcess {
     /// What a finished process left behind.
     public struct Outcome: Sendable {
-        /// The exit status.
+        /// The exit status (the signal's number when one ended it).
         public var status: Int32
+        /// Whether a signal ended the process (SIGKILL: `status` is 9).
+        public var signalled = false
         /// Standard output and standard error, interleaved.
         public var output: String
     }
@@ -42,8 +44,10 @@ public enum ExternalProcess {
         } else {
             process.standardInput = FileHandle.nullDevice
         }
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        let (status, signalled): (Int32, Bool) = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = {
+                continuation.resume(returning: ($0.terminationStatus, $0.terminationReason == .uncaughtSignal))
+            }
             do {
                 try process.run()
             } catch {
@@ -52,6 +56,10 @@ public enum ExternalProcess {
             }
         }
         try handle.close()
-        return Outcome(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        return Outcome(
+            status: status,
+            signalled: signalled,
+            output: (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        )
     }
 }

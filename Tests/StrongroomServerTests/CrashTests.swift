@@ -35,23 +35,13 @@ import FoundationNetworking
             for writer in 0..<Self.writers {
                 group.addTask {
                     var index = 0
-                    while true {
-                        let data = FieldCipher.encrypt(fields: ["n": "\(writer)-\(index)"], with: key)
-                        let body = RecordWriteRequest(
-                            meta: .init(writerID: client.id, userID: client.id, type: "crash", plain: nil),
-                            data: data
-                        )
-                        guard
-                            let (status, response) = try? await http.send(
-                                "POST",
-                                "/v1/storage/records",
-                                token: client.token,
-                                json: body
-                            ),  // the server died
-                            status == 201
-                        else { return }
-                        let record = try JSONDecoder().decode(RecordResponse.self, from: response)
-                        await acknowledged.add(record.meta.recordID, data)
+                    while let (id, data) = await http.writeEncrypted(
+                        ["n": "\(writer)-\(index)"],
+                        type: "crash",
+                        key: key,
+                        as: client
+                    ) {  // until the server dies
+                        await acknowledged.add(id, data)
                         index += 1
                     }
                 }

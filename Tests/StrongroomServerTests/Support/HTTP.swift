@@ -36,6 +36,26 @@ struct HTTP: Sendable {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
+    /// Writes a record of `type` holding `fields` encrypted under `key`: its ID and the ciphertext sent on 201, nil on
+    /// any other answer or when the server cannot be reached (crash tests write until it dies).
+    func writeEncrypted(
+        _ fields: [String: String],
+        type: String,
+        key: AccessKey,
+        as client: Client
+    ) async -> (id: String, data: [String: String])? {
+        let data = FieldCipher.encrypt(fields: fields, with: key)
+        let body = RecordWriteRequest(
+            meta: .init(writerID: client.id, userID: client.id, type: type, plain: nil),
+            data: data
+        )
+        guard let (status, response) = try? await send("POST", "/v1/storage/records", token: client.token, json: body),
+            status == 201,
+            let record = try? JSONDecoder().decode(RecordResponse.self, from: response)
+        else { return nil }
+        return (record.meta.recordID, data)
+    }
+
     func register(token: String) async throws -> Client {
         let keys = ClientKeys.generate()
         let registration = RegistrationRequest(
