@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import StrongroomCrypto
 import StrongroomTesting
@@ -73,6 +74,67 @@ struct DiskFullTests {
             defer { restarted.stop() }
             let again = HTTP(base: restarted.baseURL)
             try await readAll(again, token: try await again.token(client))
+        }
+    }
+
+    @Test("a file upload on a full disk: 507 storage_full, nothing visible or left behind; space freed: it succeeds")
+    func uploadOnAFullDisk() async throws {
+        try await SmallFileSystem.with(bytes: 6 << 20) { mount in
+            let token = "disk-full-token"
+            let data = mount.appending(path: "data")
+            let server = try await ServerProcess(arguments: [
+                "--data-directory", data.path, "--registration-token", token, "--blob-store", "folder",
+            ])
+            defer { server.stop() }
+            let http = HTTP(base: server.baseURL)
+            let client = try await http.register(token: token)
+            let body = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            let create = FileWriteRequest(
+                meta: .init(
+                    writerID: client.id,
+                    userID: client.id,
+                    type: "full-file",
+                    plain: [:],
+                    fileMeta: FileMeta(
+                        checksum: Data(Insecure.MD5.hash(data: body)).base64EncodedString(),
+                        compression: "raw",
+                        size: Int64(body.count)
+                    )
+                )
+            )
+            let (created, pendingBody) = try await http.send(
+                "POST",
+                "/v1/storage/files",
+                token: client.token,
+                json: create
+            )
+            try #require(created == 202)
+            let pending = try JSONDecoder().decode(PendingFileResponse.self, from: pendingBody)
+            let upload = try #require(URLComponents(string: pending.fileURL))
+            let uploadPath = upload.path + "?" + (upload.percentEncodedQuery ?? "")
+
+            SmallFileSystem.fill(mount)
+            let (refused, answer) = try await http.send("PUT", uploadPath, body: body)
+            #expect(refused == 507 && String(decoding: answer, as: UTF8.self).contains("storage_full"))
+            let commit = try await http.send(
+                "PATCH",
+                "/v1/storage/files/\(pending.id)",
+                token: client.token,
+                json: String?.none
+            )
+            #expect(commit.0 == 400, "nothing was uploaded")
+            let left = try FileManager.default.contentsOfDirectory(atPath: data.appending(path: "blobs").path)
+            #expect(left.isEmpty, "a refused upload leaves nothing: \(left)")
+
+            try FileManager.default.removeItem(at: mount.appending(path: "filler"))
+            #expect(try await http.send("PUT", uploadPath, body: body).0 == 200, "no restart needed")
+            let committed = try await http.send(
+                "PATCH",
+                "/v1/storage/files/\(pending.id)",
+                token: client.token,
+                json: String?.none
+            )
+            #expect(committed.0 == 201)
         }
     }
 }

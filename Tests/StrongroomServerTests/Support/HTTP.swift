@@ -36,6 +36,16 @@ struct HTTP: Sendable {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
+    /// Sends `body` as is (a file body to a presigned URL; `pathAndQuery` starts with `/`).
+    func send(_ method: String, _ pathAndQuery: String, body: Data) async throws -> (Int, Data) {
+        guard let url = URL(string: base + pathAndQuery) else { throw TestFailure("bad URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
     /// Writes a record of `type` holding `fields` encrypted under `key`: its ID and the ciphertext sent on 201, nil on
     /// any other answer or when the server cannot be reached (crash tests write until it dies).
     func writeEncrypted(
