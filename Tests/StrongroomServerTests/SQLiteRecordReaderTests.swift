@@ -14,6 +14,23 @@ import Testing
 @Suite struct SQLiteRecordReaderTests {
     static let record = PreparedStatementTests.records[1]
 
+    @Test("the reader calls the very SQLite library sqlite-nio's connections use")
+    func symbols() async throws {
+        let connection = try await SQLiteConnection.open(storage: .memory)
+        let rows = try await connection.query("SELECT sqlite_version() AS version")
+        try await connection.close()
+        let serving = try #require(rows.first?.column("version")?.string)
+        #expect(
+            SQLiteRecordReader.libraryVersion == serving,
+            """
+            the in-place reader (SQLiteRecordReader.swift, through sqlite-nio's VaporCSQLite) links SQLite \
+            \(SQLiteRecordReader.libraryVersion) but sqlite-nio's connections use \(serving): a sqlite-nio update \
+            changed its bundled library or its sqlite_nio_ symbol prefix; re-check that file before moving the pin \
+            in Package.swift
+            """
+        )
+    }
+
     @Test("reads in place what the serving connection just committed, and nil for an unknown ID")
     func readsCommittedRows() async throws {
         try await withDatabase { database in

@@ -1,9 +1,10 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Logging
 import Synchronization
-// sqlite-nio's vendored SQLite, the very library copy its connections use (the module behind SQLiteNIO, reached
-// through the SQLiteKit dependency): one copy per process keeps SQLite's POSIX locks on the file consistent; a second
-// SQLite library on the same file would not (SQLite's "How To Corrupt", 2.2.1).
+// sqlite-nio's vendored SQLite, the very library copy its connections use (the module behind SQLiteNIO, which
+// Package.swift pins to a minor version because of this import; this is the one file that reaches it): one copy per
+// process keeps SQLite's POSIX locks on the file consistent; a second SQLite library on the same file would not
+// (SQLite's "How To Corrupt", 2.2.1).
 import VaporCSQLite
 
 /// The record read on the embedded engine, run on the caller's thread over read-only connections of its own.
@@ -28,6 +29,10 @@ final class SQLiteRecordReader: Sendable {
         /// the serving connection.
         case unavailable
     }
+
+    /// The version of the SQLite library this file calls (`sqlite3_libversion`): the same as the serving
+    /// connection's `sqlite_version()` as long as both are sqlite-nio's one copy (SQLiteRecordReaderTests checks).
+    static var libraryVersion: String { String(cString: sqlite_nio_sqlite3_libversion()) }
 
     let path: String
     /// Connections open at most: one per thread that may read at the same time, with room to spare.
