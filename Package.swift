@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "StrongroomShield", targets: ["StrongroomShield"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
+        .library(name: "StrongroomServerS3", targets: ["StrongroomServerS3"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
         .executable(name: "strongroom", targets: ["StrongroomCLI"]),
         .executable(name: "strongroom-server", targets: ["StrongroomServerApp"]),
@@ -242,7 +243,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // The OpenAPI description, compiled into the binary (served at GET /openapi.yaml; no bundle to ship).
@@ -262,6 +262,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // File bodies in an S3-compatible bucket, apart so that AsyncHTTPClient stays out of the server module.
+        .target(
+            name: "StrongroomServerS3",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomServer",
+                "StrongroomWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrongroomTesting",
             swiftSettings: strictSettings
@@ -273,6 +288,7 @@ let package = Package(
                 "StrongroomPKI",
                 "StrongroomServer",
                 "StrongroomServerPostgres",
+                "StrongroomServerS3",
                 "StrongroomWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -432,6 +448,7 @@ let package = Package(
                 "StrongroomRegex",
                 "StrongroomServer",
                 "StrongroomServerPostgres",
+                "StrongroomServerS3",
                 "StrongroomTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -44,8 +44,9 @@ public struct ServerConfiguration: Sendable {
     /// Where file bodies live; nil picks the engine's default: ``BlobStorage/folder`` on SQLite,
     /// ``BlobStorage/database`` on PostgreSQL.
     public var blobStorage: BlobStorage?
-    /// The bucket for ``BlobStorage/s3``; required with it, ignored otherwise.
-    public var objectStore: S3Configuration?
+    /// The object store for ``BlobStorage/s3`` (`ObjectStore.s3(_:)` from `StrongroomServerS3`); required with it,
+    /// ignored otherwise.
+    public var objectStore: ObjectStore?
     /// The folder of the client-certificate CA's files (`--ca-directory`); nil is `<data directory>/ca`. Every
     /// instance of a deployment names the same files (e.g. one secret mounted on each host).
     public var caDirectory: String?
@@ -76,7 +77,7 @@ public struct ServerConfiguration: Sendable {
         adminToken: String? = nil,
         tokenKey: SecureBytes? = nil,
         blobStorage: BlobStorage? = nil,
-        objectStore: S3Configuration? = nil,
+        objectStore: ObjectStore? = nil,
         singleInstance: Bool = false
     ) {
         self.dataDirectory = dataDirectory

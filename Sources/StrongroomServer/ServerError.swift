@@ -90,8 +90,8 @@ public struct ServerError: StrongroomError, HTTPResponseError {
     static func forbidden(_ message: String = "not allowed") -> ServerError { ServerError(.forbidden, message) }
     static func notFound(_ message: String = "not found") -> ServerError { ServerError(.notFound, message) }
     static func conflict(_ message: String) -> ServerError { ServerError(.conflict, message) }
-    static func tooLarge(_ message: String) -> ServerError { ServerError(.tooLarge, message) }
+    package static func tooLarge(_ message: String) -> ServerError { ServerError(.tooLarge, message) }
     /// A start-up or storage failure of the server's own (its message may name the server's paths; it is never a
     /// response to a request body).
-    static func storage(_ message: String) -> ServerError { ServerError(.storage, message) }
+    package static func storage(_ message: String) -> ServerError { ServerError(.storage, message) }
 }

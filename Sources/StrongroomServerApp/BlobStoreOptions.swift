@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import StrongroomServer
+import StrongroomServerS3
 
 /// Where file bodies live (`serve` and `blobs sweep` share these).
 struct BlobStoreOptions: ParsableArguments {
@@ -34,15 +35,17 @@ struct BlobStoreOptions: ParsableArguments {
         guard (5...512).contains(s3PartSizeMib) else { throw ValidationError("--s3-part-size-mib is 5 to 512") }
     }
 
-    /// The object-store configuration, with credentials from the environment, when `--blob-store s3`.
-    func objectStore() throws -> S3Configuration? {
+    /// The object store, with credentials from the environment, when `--blob-store s3`.
+    func objectStore() throws -> ObjectStore? {
         guard blobStore == .s3, let s3Endpoint, let s3Bucket else { return nil }
-        return try S3Configuration.fromEnvironment(
-            endpoint: s3Endpoint,
-            bucket: s3Bucket,
-            region: s3Region,
-            keyPrefix: s3Prefix,
-            partSize: s3PartSizeMib << 20
+        return .s3(
+            try S3Configuration.fromEnvironment(
+                endpoint: s3Endpoint,
+                bucket: s3Bucket,
+                region: s3Region,
+                keyPrefix: s3Prefix,
+                partSize: s3PartSizeMib << 20
+            )
         )
     }
 }

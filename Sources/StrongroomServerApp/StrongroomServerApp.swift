@@ -3,13 +3,10 @@ public import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import StrongroomCore
 import StrongroomServer
 import StrongroomServerPostgres
 import StrongroomWire
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `strongroom-server`: the E3DB-compatible service.
 @main
@@ -271,11 +268,10 @@ struct Serve: AsyncParsableCommand {
 /// `--tls-private-key`), refused like the data directory's own `token.key` when group or others may read it, and
 /// read only up to 64 KiB.
 func readSecretFile(_ path: String, option: String) throws -> String {
-    var status = stat()
-    guard stat(path, &status) == 0 else {
+    guard let permissions = AtomicFile.permissions(of: path) else {
         throw ValidationError("\(option): \(path) does not exist or cannot be read")
     }
-    guard status.st_mode & 0o077 == 0 else {
+    guard permissions & 0o077 == 0 else {
         throw ValidationError(
             "\(option): \(path) is readable by group or others; it may have leaked: chmod 600 it (or replace it)"
         )

@@ -11,6 +11,7 @@ import StrongroomWire
 import Testing
 
 @testable import StrongroomServer
+@testable import StrongroomServerS3
 
 /// The server's files never hold user plaintext, private keys or API secrets.
 @Suite struct NoPlaintextAtRestTests {

@@ -11,6 +11,7 @@ import StrongroomWire
 import Testing
 
 @testable import StrongroomServer
+@testable import StrongroomServerS3
 
 /// The S3 object store (Ceph's RADOS Gateway, a cluster of the test's own) killed and restarted before and in the
 /// middle of uploads and downloads: each fails with 503 `object_store_unavailable` or a cut connection — never a

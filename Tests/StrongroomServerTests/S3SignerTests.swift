@@ -4,6 +4,7 @@ import StrongroomCore
 import Testing
 
 @testable import StrongroomServer
+@testable import StrongroomServerS3
 
 /// Signature V4 against botocore's `S3SigV4Auth` (`Vectors/s3-sigv4.json`, made by `Scripts/vectors/s3_sigv4.py`),
 /// and the object-store configuration's checks.

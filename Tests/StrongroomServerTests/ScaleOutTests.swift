@@ -6,6 +6,7 @@ import StrongroomWire
 import Testing
 
 @testable import StrongroomServer
+@testable import StrongroomServerS3
 
 /// Several instances of the real server behind one PostgreSQL database, each with its own data directory: nothing
 /// they share lives on a disk of their own.

@@ -1,11 +1,11 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Hummingbird
-import NIOCore
-import StrongroomWire
+package import Hummingbird
+package import NIOCore
+package import StrongroomWire
 
 /// Where encrypted file contents live. The server only ever sees ciphertext here. Every backend streams both ways
 /// in constant memory and makes a blob visible only once its whole body has arrived and been made durable.
-protocol BlobStore: Sendable {
+package protocol BlobStore: Sendable {
     /// Streams `body` into the blob `id`, refusing more than `maximumSize` bytes. Returns the size and the
     /// standard-base64 MD5 of what was stored. Nothing is visible under `id` unless the whole body arrived; a new
     /// complete body replaces an older one.

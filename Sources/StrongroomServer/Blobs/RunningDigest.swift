@@ -1,11 +1,11 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
-import NIOCore
+package import NIOCore
 import Synchronization
 
 /// MD5 and size of a stream as it passes, with a size limit.
-final class RunningDigest: Sendable {
+package final class RunningDigest: Sendable {
     private struct State {
         var md5 = Insecure.MD5()
         var size: Int64 = 0
@@ -15,9 +15,9 @@ final class RunningDigest: Sendable {
     private let state = Mutex(State())
     private let limit: Int64
 
-    init(limit: Int64) { self.limit = limit }
+    package init(limit: Int64) { self.limit = limit }
 
-    func update(_ buffer: ByteBuffer) throws -> ByteBuffer {
+    package func update(_ buffer: ByteBuffer) throws -> ByteBuffer {
         try state.withLock { state in
             state.size += Int64(buffer.readableBytes)
             guard state.size <= limit else {
@@ -33,9 +33,9 @@ final class RunningDigest: Sendable {
     static let overLimit = ServerError.tooLarge("the upload is larger than the declared size")
 
     /// Whether the stream went past the limit (a file writer may wrap the error ``update(_:)`` threw).
-    var isOverLimit: Bool { state.withLock { $0.isOverLimit } }
+    package var isOverLimit: Bool { state.withLock { $0.isOverLimit } }
 
-    func finish() -> (size: Int64, checksum: String) {
+    package func finish() -> (size: Int64, checksum: String) {
         state.withLock { state in (state.size, Data(state.md5.finalize()).base64EncodedString()) }
     }
 }

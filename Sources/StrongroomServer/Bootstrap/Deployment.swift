@@ -9,8 +9,8 @@ struct Deployment {
     let blobStorage: BlobStorage
     /// Whether other instances may serve the same database (PostgreSQL).
     let isShareable: Bool
-    /// The bucket, for ``BlobStorage/s3``.
-    let objectStore: S3Configuration?
+    /// The object store, for ``BlobStorage/s3``.
+    let objectStore: ObjectStore?
     /// The configured CA folder; nil keeps the CA (if any) in the data directory, which no other instance sees.
     let caDirectory: String?
     let dataDirectory: String
@@ -67,9 +67,7 @@ struct Deployment {
             guard let objectStore else {
                 throw ServerError(.configuration, "--blob-store s3 needs --s3-endpoint and --s3-bucket")
             }
-            let blobs = S3BlobStore(configuration: objectStore)
-            try await blobs.checkBucket()
-            return blobs
+            return try await objectStore.open()
         }
     }
 }
@@ -81,13 +79,13 @@ struct Deployment {
 /// - Parameters:
 ///   - store: the server's store.
 ///   - blobStorage: where file bodies live; nil picks the engine's default.
-///   - objectStore: the bucket, for ``BlobStorage/s3``.
+///   - objectStore: the object store, for ``BlobStorage/s3``.
 ///   - dataDirectory: the data directory (for the folder store).
 ///   - age: how old an unfinished upload must be; zero also removes uploads in progress on a running server.
 public func removeAbandonedUploads(
     store: any ServerStore,
     blobStorage: BlobStorage?,
-    objectStore: S3Configuration? = nil,
+    objectStore: ObjectStore? = nil,
     dataDirectory: String,
     olderThan age: Duration
 ) async throws -> Int {

@@ -4,6 +4,7 @@ import StrongroomCore
 import Testing
 
 @testable import StrongroomServer
+@testable import StrongroomServerS3
 
 /// A fresh bucket in the test object store: Ceph's RADOS Gateway started by `Scripts/radosgw.sh start`, whose URL
 /// (`http://ACCESS:SECRET@host:port`) is in `STRONGROOM_TEST_S3_URL` (`Scripts/test.sh` sets it).

@@ -8,6 +8,7 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
 import StrongroomServerPostgres
+import StrongroomServerS3
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -45,7 +46,7 @@ enum TestServer {
                 blobStorage: blobStorage
             )
             configuration.adminToken = adminToken
-            configuration.objectStore = objectStore
+            configuration.objectStore = objectStore.map(ObjectStore.s3)
             switch engine {
             case .sqlite:
                 let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import StrongroomCore
+import StrongroomServer
 import StrongroomWire
 
 /// Blobs as objects in an S3-compatible bucket (`--blob-store s3`), so that every instance of a deployment serves

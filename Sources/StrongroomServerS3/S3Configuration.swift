@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Foundation
 public import StrongroomCore
+import StrongroomServer
 
 /// Where `--blob-store s3` keeps file bodies: one bucket of an S3-compatible object store (AWS S3, Ceph's RADOS
 /// Gateway, …), addressed path-style (`endpoint/bucket/key`) and signed with AWS Signature Version 4.

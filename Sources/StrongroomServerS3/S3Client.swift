@@ -5,6 +5,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import StrongroomCore
+import StrongroomServer
 import StrongroomWire
 
 /// The S3 operations the blob store uses, over AsyncHTTPClient with Signature V4, path-style addressing. Every
