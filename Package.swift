@@ -196,7 +196,6 @@ let package = Package(
                 "StrongroomKeychain",
                 "StrongroomRegex",
                 "StrongroomSQLite",
-                "StrongroomWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

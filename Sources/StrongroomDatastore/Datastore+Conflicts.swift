@@ -1,7 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import StrongroomCore
+public import StrongroomCore
 import StrongroomSQLite
-public import StrongroomWire
 
 extension Datastore {
     /// Adds a revision as a replicator receives it: with its ID and its history, newest first (`history[0]` is

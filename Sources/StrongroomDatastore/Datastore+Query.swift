@@ -1,7 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import StrongroomCore
+public import StrongroomCore
 import StrongroomSQLite
-public import StrongroomWire
 
 /// A sort key of ``Datastore/find(selector:fields:sort:skip:limit:)``.
 public struct SortField: Sendable, Hashable {

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import StrongroomDatastore
 import StrongroomWire
 import Testing

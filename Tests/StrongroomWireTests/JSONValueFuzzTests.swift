@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import PropertyBased
+import StrongroomCore
 import StrongroomWire
 import Testing
 

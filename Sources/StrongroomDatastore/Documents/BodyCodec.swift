@@ -2,7 +2,6 @@
 
 import Foundation  // JSONSerialization and NSNumber, for decoding
 import StrongroomCore
-import StrongroomWire
 
 /// Checks bodies and turns them into the stored JSON and back.
 ///

@@ -1,6 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import StrongroomCore
-public import StrongroomWire
+public import StrongroomCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

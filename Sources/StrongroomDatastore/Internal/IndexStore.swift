@@ -1,7 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 import StrongroomSQLite
-import StrongroomWire
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

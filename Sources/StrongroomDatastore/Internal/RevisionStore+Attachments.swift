@@ -1,6 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import StrongroomSQLite
-import StrongroomWire
 
 /// An attachment row: the metadata and the body file's name.
 struct AttachmentRow: Sendable {

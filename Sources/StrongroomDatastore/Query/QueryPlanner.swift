@@ -1,6 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
-import StrongroomWire
 
 /// Turns a parsed selector and sort into SQL over the query indexes: which documents can match (a superset the
 /// matcher then checks) and, when every sort field is indexed, their order.

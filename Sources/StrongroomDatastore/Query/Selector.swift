@@ -1,7 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 import StrongroomRegex
-import StrongroomWire
 
 /// A parsed Cloudant Query (Mango) selector.
 indirect enum Selector: Sendable, Hashable {

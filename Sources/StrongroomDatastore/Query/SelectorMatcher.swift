@@ -1,6 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import StrongroomRegex
-import StrongroomWire
 
 /// Evaluates a ``Selector`` against a document, with CDTQ's semantics: a condition on an array field holds when it
 /// holds for the array or for any element (CDTQ indexes one row per element); range operators compare numbers with

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SQLKit
+import StrongroomCore
 public import StrongroomWire
 
 /// Notes, with their quotas, views and expiry.

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomCore
 public import StrongroomWire
 
 /// A registered client as the server stores it: public keys and a hash of the API secret, nothing private.

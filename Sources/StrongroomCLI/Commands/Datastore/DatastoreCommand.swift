@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import StrongroomCore
 import StrongroomDatastore
 import StrongroomWire
 
