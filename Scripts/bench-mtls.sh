@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Strongroom — SPDX-License-Identifier: Apache-2.0
 # Mutual-TLS benchmark (not a test): one release server's data served by two instances — plain HTTP, and HTTPS with
-# the server's CA asking for client certificates — then enrolments per second (p50/p99) and the same record read
+# the server's CA asking for client certificates — then enrollments per second (p50/p99) and the same record read
 # over plain HTTP, server-only TLS and mutual TLS, side by side.
 # Usage: Scripts/bench-mtls.sh [operations, default 500]
 set -euo pipefail

@@ -10,7 +10,7 @@ extension Client {
     /// The transport options this client was made with (trust, timeouts, retries, client identity).
     public var transportOptions: TransportOptions { transport.options }
 
-    /// Enrols this client for mutual TLS (ConfidoIOS's flow, end to end): generates a key pair of `algorithm` in
+    /// Enrolls this client for mutual TLS (ConfidoIOS's flow, end to end): generates a key pair of `algorithm` in
     /// `keychain` under `label`, sends a CSR signed inside the keychain module, stores the issued certificate with
     /// its key as the identity `label` (the CA chain under `label.chain.N`), and returns a client that presents it
     /// on every request.
@@ -32,9 +32,9 @@ extension Client {
         let issued = try await authenticated(
             .POST,
             "/v1/pki/enroll",
-            body: EnrolmentRequest(csr: try signingRequest(signer: pair)),
+            body: EnrollmentRequest(csr: try signingRequest(signer: pair)),
             success: [201],
-            as: EnrolmentResponse.self
+            as: EnrollmentResponse.self
         )
         let key: Certificate.PrivateKey?
         do {
@@ -74,10 +74,10 @@ extension Client {
             .POST,
             "/v1/pki/renew",
             authorization: nil,
-            body: EnrolmentRequest(csr: try signingRequest(signer: InMemorySigner(key))),
+            body: EnrollmentRequest(csr: try signingRequest(signer: InMemorySigner(key))),
             success: [201]
         )
-        let issued = try Transport.decode(EnrolmentResponse.self, from: data)
+        let issued = try Transport.decode(EnrollmentResponse.self, from: data)
         return try switchingTo(try store(issued, key: key, in: keychain, label: label, replacing: true))
     }
 
@@ -95,7 +95,7 @@ extension Client {
 
     /// Stores the issued certificate with `key` as the identity `label` and returns it as a TLS identity.
     private func store(
-        _ issued: EnrolmentResponse,
+        _ issued: EnrollmentResponse,
         key: Certificate.PrivateKey,
         in keychain: Keychain,
         label: String,

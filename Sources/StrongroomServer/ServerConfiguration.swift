@@ -31,7 +31,7 @@ public struct ServerConfiguration: Sendable {
     public var portFile: String?
     /// Where the server reads the time (token expiry, TSV1 windows, timestamps, note and file expiry).
     public var clock: any WallClock
-    /// How long a client certificate issued at enrolment or renewal is valid (never past the CA's own end).
+    /// How long a client certificate issued at enrollment or renewal is valid (never past the CA's own end).
     public var clientCertificateLifetime: Duration
     /// Refuse the requests of a client whose newest integrity report is at least this grade (`--refuse-integrity`);
     /// nil refuses none. The integrity routes themselves stay open, so a client can check in a better report.

@@ -41,7 +41,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// Failed registrations, token requests and credential-backup acknowledgements a source address may make in
     /// one minute before it is answered 429.
     public var authenticationFailuresPerMinute: Int = 30
-    /// Client certificates one client may be issued (enrolment and renewal) in 24 hours before it is answered 429;
+    /// Client certificates one client may be issued (enrollment and renewal) in 24 hours before it is answered 429;
     /// operators' `ca issue` is not counted against it.
     public var certificatesPerClientPerDay: Int = 24
     /// Integrity check-in: app instances one client may register (more is 429).

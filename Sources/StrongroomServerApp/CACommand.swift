@@ -84,7 +84,7 @@ struct CACommand: AsyncParsableCommand {
                 guard let registered = try await store.client(id: try Self.clientID(client)), registered.enabled else {
                     throw CommandFailure("no enabled client \(client)")
                 }
-                return try await authority.enrol(
+                return try await authority.enroll(
                     csr: text,
                     clientID: registered.clientID,
                     lifetime: .seconds(hours * 3600),

@@ -135,9 +135,9 @@ struct Serve: AsyncParsableCommand {
     var tlsClientCA: String?
     @Option(help: "With --tls-client-ca: optional (the default) or required.")
     var clientCertificates: ClientCertificateMode = .optional
-    @Option(help: "Hours a client certificate issued at enrolment or renewal is valid (default 24).")
+    @Option(help: "Hours a client certificate issued at enrollment or renewal is valid (default 24).")
     var clientCertificateHours: Int64 = 24
-    @Option(help: "Certificates a client may obtain by enrolment or renewal in 24 hours (default 24).")
+    @Option(help: "Certificates a client may obtain by enrollment or renewal in 24 hours (default 24).")
     var certificatesPerClientPerDay: Int = ServerLimits().certificatesPerClientPerDay
     @Option(
         help:

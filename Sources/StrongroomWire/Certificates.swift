@@ -2,7 +2,7 @@
 
 /// `POST /v1/pki/enroll` and `POST /v1/pki/renew` body: a PKCS#10 request for a client certificate (Strongroom's
 /// extension to the E3DB API).
-public struct EnrolmentRequest: Codable, Sendable, Hashable {
+public struct EnrollmentRequest: Codable, Sendable, Hashable {
     /// The CSR as PEM (`-----BEGIN CERTIFICATE REQUEST-----`).
     public var csr: String
 
@@ -10,8 +10,8 @@ public struct EnrolmentRequest: Codable, Sendable, Hashable {
     public init(csr: String) { self.csr = csr }
 }
 
-/// The answer to an enrolment or renewal: the certificate bound to the client, and the CA chain that issued it.
-public struct EnrolmentResponse: Codable, Sendable, Hashable {
+/// The answer to an enrollment or renewal: the certificate bound to the client, and the CA chain that issued it.
+public struct EnrollmentResponse: Codable, Sendable, Hashable {
     /// The issued certificate as PEM.
     public var certificate: String
     /// The issuing CA's chain as PEM, issuer first.

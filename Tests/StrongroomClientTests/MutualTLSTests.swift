@@ -12,7 +12,7 @@ import SwiftASN1
 import Testing
 import X509
 
-/// The server's CA, enrolment and mutual TLS, against the real server executable, with `curl` and `openssl` as the
+/// The server's CA, enrollment and mutual TLS, against the real server executable, with `curl` and `openssl` as the
 /// independent clients.
 @Suite struct MutualTLSTests {
     /// A running mutual-TLS server and what a test needs around it.
@@ -66,8 +66,8 @@ import X509
         }
 
         /// openssl makes `<name>.key` and `<name>.csr` for `clientID`, the server issues `<name>.pem` to the client
-        /// `token` authenticates; the enrolment answer.
-        func enrolWithOpenSSL(_ name: String, clientID: String, token: String) async throws -> EnrolmentResponse {
+        /// `token` authenticates; the enrollment answer.
+        func enrollWithOpenSSL(_ name: String, clientID: String, token: String) async throws -> EnrollmentResponse {
             let made = try await ExternalProcess.run(
                 URL(fileURLWithPath: "/usr/bin/openssl"),
                 arguments: [
@@ -78,9 +78,9 @@ import X509
             )
             try #require(made.status == 0, "\(made.output)")
             let csr = try String(contentsOf: directory.appending(path: "\(name).csr"), encoding: .utf8)
-            let enrolled = try await enrol(csr, token: token)
+            let enrolled = try await enroll(csr, token: token)
             try #require(enrolled.status == 201, "\(enrolled)")
-            let issued = try JSONDecoder().decode(EnrolmentResponse.self, from: Data(enrolled.body.utf8))
+            let issued = try JSONDecoder().decode(EnrollmentResponse.self, from: Data(enrolled.body.utf8))
             try issued.certificate.write(
                 to: directory.appending(path: "\(name).pem"),
                 atomically: true,
@@ -89,10 +89,10 @@ import X509
             return issued
         }
 
-        /// POSTs `csr` to the enrolment route with `token`.
-        func enrol(_ csr: String, token: String?) async throws -> (status: Int, body: String) {
-            let body = directory.appending(path: "enrol-\(UUID().uuidString).json")
-            try JSONEncoder().encode(EnrolmentRequest(csr: csr)).write(to: body)
+        /// POSTs `csr` to the enrollment route with `token`.
+        func enroll(_ csr: String, token: String?) async throws -> (status: Int, body: String) {
+            let body = directory.appending(path: "enroll-\(UUID().uuidString).json")
+            try JSONEncoder().encode(EnrollmentRequest(csr: csr)).write(to: body)
             return try await curl(
                 "/v1/pki/enroll",
                 ["-d", "@\(body.lastPathComponent)", "-H", "Content-Type: application/json"]
@@ -165,7 +165,7 @@ import X509
     }
 
     @Test(
-        "mutual TLS end to end: ca init, enrol by CSR, curl --cert reads a record, another client's token with this certificate is refused, revocation ends it at the next handshake",
+        "mutual TLS end to end: ca init, enroll by CSR, curl --cert reads a record, another client's token with this certificate is refused, revocation ends it at the next handshake",
         arguments: TestEngine.available
     )
     func endToEnd(engine: TestEngine) async throws {
@@ -188,7 +188,7 @@ import X509
             #expect(chain.status == 200 && chain.body.contains("BEGIN CERTIFICATE"))
 
             // openssl makes the key and CSR; the server issues a certificate bound to alice.
-            let issued = try await setup.enrolWithOpenSSL("alice", clientID: aliceID, token: aliceToken)
+            let issued = try await setup.enrollWithOpenSSL("alice", clientID: aliceID, token: aliceToken)
             let certificate = try Certificate(pemEncoded: issued.certificate)
             #expect(
                 try certificate.extensions.subjectAlternativeNames?.contains(
@@ -230,17 +230,17 @@ import X509
     }
 
     @Test(
-        "enrolment faults: no credentials, another client's CSR, extra names, serverAuth, a tampered CSR, the daily quota"
+        "enrollment faults: no credentials, another client's CSR, extra names, serverAuth, a tampered CSR, the daily quota"
     )
-    func enrolmentFaults() async throws {
+    func enrollmentFaults() async throws {
         let quota = ["--certificates-per-client-per-day", "2"]
         try await Self.withMutualTLS(engine: .sqlite, serverArguments: quota) { setup in
             let alice = try await setup.register("alice")
             let token = try await setup.token(for: alice)
             let aliceID = alice.clientID.uuidString.lowercased()
             let good = try Self.request { $0.uris = ["urn:strongroom:client:\(aliceID)"] }
-            #expect(try await setup.enrol(good.csr, token: nil).status == 401)
-            #expect(try await setup.enrol(good.csr, token: "not-a-token").status == 401)
+            #expect(try await setup.enroll(good.csr, token: nil).status == 401)
+            #expect(try await setup.enroll(good.csr, token: "not-a-token").status == 401)
 
             let other = UUID().uuidString.lowercased()
             let cases: [(String, Int, (inout SigningRequestTemplate) -> Void)] = [
@@ -252,7 +252,7 @@ import X509
                 ("clientAuth and serverAuth", 400, { $0.extendedKeyUsage = [.clientAuth, .serverAuth] }),
             ]
             for (name, status, configure) in cases {
-                let answer = try await setup.enrol(try Self.request(configure).csr, token: token)
+                let answer = try await setup.enroll(try Self.request(configure).csr, token: token)
                 #expect(answer.status == status, "\(name): \(answer)")
             }
             // A flipped byte inside the signed part: the signature no longer verifies.
@@ -260,12 +260,12 @@ import X509
             var tampered = der
             tampered[tampered.count / 3] ^= 0x01
             let tamperedPEM = PEMDocument(type: "CERTIFICATE REQUEST", derBytes: tampered).pemString
-            #expect(try await setup.enrol(tamperedPEM, token: token).status == 400)
-            #expect(try await setup.enrol("not a CSR", token: token).status == 400)
-            // The good one still enrols: nothing above left state behind. Two a day, then 429.
-            #expect(try await setup.enrol(good.csr, token: token).status == 201)
-            #expect(try await setup.enrol(good.csr, token: token).status == 201)
-            let third = try await setup.enrol(good.csr, token: token)
+            #expect(try await setup.enroll(tamperedPEM, token: token).status == 400)
+            #expect(try await setup.enroll("not a CSR", token: token).status == 400)
+            // The good one still enrolls: nothing above left state behind. Two a day, then 429.
+            #expect(try await setup.enroll(good.csr, token: token).status == 201)
+            #expect(try await setup.enroll(good.csr, token: token).status == 201)
+            let third = try await setup.enroll(good.csr, token: token)
             #expect(third.status == 429 && third.body.contains("try again later"), "\(third)")
         }
     }
@@ -544,7 +544,7 @@ import X509
             )
             #expect(refused.status == 10, "\(refused.output)")
 
-            // Register through an optional-mode instance on the same data, then enrol there.
+            // Register through an optional-mode instance on the same data, then enroll there.
             let optional = try await ServerProcess(
                 arguments: setup.storage
                     + setup.certificates.serverArguments(

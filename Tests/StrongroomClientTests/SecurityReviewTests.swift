@@ -145,7 +145,7 @@ import X509
             )
             let body = setup.directory.appending(path: "renew.json")
             let csr = try MutualTLSTests.request { $0.commonName = aliceID }.csr
-            try JSONEncoder().encode(EnrolmentRequest(csr: csr)).write(to: body)
+            try JSONEncoder().encode(EnrollmentRequest(csr: csr)).write(to: body)
             // One curl, one connection: a read while the certificate is valid, then (20 s later, past its expiry, on
             // the same kept-alive connection) a read and a renewal.
             let identity = ["--cert", "short.pem", "--key", "short.key", "--cacert", "server-ca.pem"]
@@ -206,7 +206,7 @@ import X509
             let alice = try await setup.register("alice")
             let bob = try await setup.register("bob")
             let aliceID = alice.clientID.uuidString.lowercased()
-            let issued = try await setup.enrolWithOpenSSL(
+            let issued = try await setup.enrollWithOpenSSL(
                 "alice",
                 clientID: aliceID,
                 token: try await setup.token(for: alice)

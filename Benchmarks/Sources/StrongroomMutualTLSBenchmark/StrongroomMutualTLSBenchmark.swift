@@ -1,6 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 // The Swift half of Scripts/bench-mtls.sh (not a test). Against two instances of one server (plain HTTP, and HTTPS
-// asking for client certificates) it times enrolments (key + CSR + verify + issue + record + store, one at a time),
+// asking for client certificates) it times enrollments (key + CSR + verify + issue + record + store, one at a time),
 // then the same record read N times over plain HTTP, server-only TLS and mutual TLS, printed side by side.
 import Foundation
 import StrongroomClient
@@ -53,7 +53,7 @@ enum StrongroomMutualTLSBenchmark {
 
         print("Mutual TLS (release, \(count) operations each, one at a time, loopback, SQLite)")
         print(
-            "  enrolments (P-256 key + CSR + verify + issue + record + keychain): "
+            "  enrollments (P-256 key + CSR + verify + issue + record + keychain): "
                 + "\(rate(Double(count) / enrolling.seconds))/s, p50 \(ms(latencies[count / 2])), "
                 + "p99 \(ms(latencies[min(count - 1, count * 99 / 100)]))"
         )

@@ -147,7 +147,7 @@ extension Keychain {
         return KeychainKeyPair(keychain: self, tag: tag, publicKey: publicKey, algorithm: algorithm)
     }
 
-    /// Stores an identity with its chain in one call (from `PKCS12.import(_:passphrase:)`, or an enrolment): the
+    /// Stores an identity with its chain in one call (from `PKCS12.import(_:passphrase:)`, or an enrollment): the
     /// identity under `label`, each chain certificate under `label.chain.N`. With `replacing`, an existing identity
     /// and chain are replaced in place (the identity is never missing in between) and chain entries the new chain
     /// no longer has are removed.

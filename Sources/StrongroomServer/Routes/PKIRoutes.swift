@@ -9,7 +9,7 @@ import SwiftASN1
 import Synchronization
 import X509
 
-/// `/v1/pki/…`: the CA chain (public), enrolment (an authenticated client sends a CSR) and renewal (over mutual TLS
+/// `/v1/pki/…`: the CA chain (public), enrollment (an authenticated client sends a CSR) and renewal (over mutual TLS
 /// with the current certificate). Strongroom's extension to the E3DB API.
 struct PKIRoutes {
     let store: any ServerStore
@@ -83,8 +83,8 @@ struct PKIRoutes {
     func enroll(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let authority = try requireAuthority()
-        let body = try await decodeBody(EnrolmentRequest.self, request, context)
-        return try json(try await enrol(body.csr, for: caller, by: authority), status: .created)
+        let body = try await decodeBody(EnrollmentRequest.self, request, context)
+        return try json(try await enroll(body.csr, for: caller, by: authority), status: .created)
     }
 
     /// POST over mutual TLS: a new certificate for the client the current one names (the key may change); the
@@ -96,12 +96,12 @@ struct PKIRoutes {
         guard let current = await context.peerCertificate() else {
             throw ServerError.unauthorized("renewal needs the current client certificate over mutual TLS")
         }
-        let body = try await decodeBody(EnrolmentRequest.self, request, context)
+        let body = try await decodeBody(EnrollmentRequest.self, request, context)
         // Everything that can refuse the request is checked before the current certificate is given up; then the
         // revocation is the atomic step, so one certificate is renewed once (a kept-alive connection or two
         // concurrent renewals with it get a 401).
         try await requireIssuanceQuota(clientID)
-        let key = try EnrolmentRules.check(body.csr, for: clientID)
+        let key = try EnrollmentRules.check(body.csr, for: clientID)
         guard
             try await store.revokeCertificate(
                 serial: current.serialNumber.hexString,
@@ -110,7 +110,7 @@ struct PKIRoutes {
             )
         else { throw ServerError.unauthorized("this client certificate was renewed or revoked already") }
         revocationLists.clear()
-        let issued = try await authority.enrol(
+        let issued = try await authority.enroll(
             publicKey: key,
             clientID: clientID,
             lifetime: lifetime,
@@ -132,15 +132,21 @@ struct PKIRoutes {
         }
     }
 
-    private func enrol(
+    private func enroll(
         _ csr: String,
         for clientID: String,
         by authority: CertificateAuthority
     ) async throws
-        -> EnrolmentResponse
+        -> EnrollmentResponse
     {
         try await requireIssuanceQuota(clientID)
-        return try await authority.enrol(csr: csr, clientID: clientID, lifetime: lifetime, store: store, now: clock.now)
+        return try await authority.enroll(
+            csr: csr,
+            clientID: clientID,
+            lifetime: lifetime,
+            store: store,
+            now: clock.now
+        )
     }
 }
 

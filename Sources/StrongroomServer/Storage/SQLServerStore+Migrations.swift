@@ -78,7 +78,7 @@ extension SQLServerStore {
             (
                 4,
                 [
-                    // Client certificates issued by the server's CA (enrolment, renewal, revocation).
+                    // Client certificates issued by the server's CA (enrollment, renewal, revocation).
                     """
                     CREATE TABLE client_certificates (serial TEXT PRIMARY KEY, client_id TEXT NOT NULL,
                     not_before BIGINT NOT NULL, not_after BIGINT NOT NULL, issued BIGINT NOT NULL,

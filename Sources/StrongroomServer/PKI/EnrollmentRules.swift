@@ -7,7 +7,7 @@ import X509
 
 /// What a CSR must satisfy before the CA signs it for a client: it parses, its signature verifies, its key is a
 /// supported type, and it names this client and nothing else, for client authentication only.
-enum EnrolmentRules {
+enum EnrollmentRules {
     /// The checked CSR's public key.
     ///
     /// - Throws: 400 for a CSR that does not parse, does not verify, has an unsupported key, asks for names other

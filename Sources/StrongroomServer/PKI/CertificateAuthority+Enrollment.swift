@@ -8,19 +8,19 @@ import X509
 
 extension CertificateAuthority {
     /// Checks `csr` for `clientID` (it verifies, has a supported key, names this client only, asks for clientAuth
-    /// only), issues the certificate and records it in `store`: what enrolment, renewal and `ca issue` share.
+    /// only), issues the certificate and records it in `store`: what enrollment, renewal and `ca issue` share.
     ///
     /// - Throws: ``ServerError`` 400 for a CSR that is malformed or asks for too much, 403 for a CSR naming another
     ///   client.
-    public func enrol(
+    public func enroll(
         csr: String,
         clientID: String,
         lifetime: Duration,
         store: any ServerStore,
         now: Date
-    ) async throws -> EnrolmentResponse {
-        try await enrol(
-            publicKey: try EnrolmentRules.check(csr, for: clientID),
+    ) async throws -> EnrollmentResponse {
+        try await enroll(
+            publicKey: try EnrollmentRules.check(csr, for: clientID),
             clientID: clientID,
             lifetime: lifetime,
             store: store,
@@ -28,14 +28,14 @@ extension CertificateAuthority {
         )
     }
 
-    /// Issues and records a certificate for a key whose CSR ``EnrolmentRules`` already accepted.
-    func enrol(
+    /// Issues and records a certificate for a key whose CSR ``EnrollmentRules`` already accepted.
+    func enroll(
         publicKey key: Certificate.PublicKey,
         clientID: String,
         lifetime: Duration,
         store: any ServerStore,
         now: Date
-    ) async throws -> EnrolmentResponse {
+    ) async throws -> EnrollmentResponse {
         let certificate = try issueClientCertificate(for: key, clientID: clientID, lifetime: lifetime, now: now)
         let der = try certificate.derBytes()
         let notAfter = Int64(certificate.notValidAfter.timeIntervalSince1970.rounded(.down))
@@ -49,7 +49,7 @@ extension CertificateAuthority {
                 fingerprint: SHA256.hash(data: der).hexString
             )
         )
-        return EnrolmentResponse(
+        return EnrollmentResponse(
             certificate: try certificate.pemString(),
             chain: try chainPEM(),
             serial: certificate.serialNumber.hexString,
