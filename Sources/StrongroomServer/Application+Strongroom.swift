@@ -117,7 +117,7 @@ package func buildApplication(
         certificates: certificates
     )
     let refusal = IntegrityRefusalMiddleware(policy: integrityPolicy, store: store)
-    let integrity = IntegrityRoutes(store: store, clock: clock, policy: integrityPolicy, limits: limits)
+    let integrity = IntegrityRoutes(store: store, authorization: authorization, clock: clock, policy: integrityPolicy, limits: limits)
     let pki = PKIRoutes(
         store: store,
         authority: try CertificateAuthority.load(at: configuration.caFolder),

@@ -8,6 +8,8 @@ import StrongroomWire
 /// - a record is read by its writer or user, or by a reader with an allow-read policy, checked on every read, so a
 ///   revoke takes effect at once;
 /// - only the writer (or user) changes or deletes a record, and `writer_id`/`user_id` a client sends name itself;
+/// - only the writer commits an uploaded file;
+/// - an integrity instance checks in only for the client that registered it;
 /// - an access-key slot is managed by its writer, or by an active authorizer for *another* reader's slot (never the
 ///   writer's own key, never its own);
 /// - a policy is changed by its writer; an authorizer may set or clear read for other readers only;
@@ -21,11 +23,30 @@ struct Authorization: Sendable {
         return try await store.policy(for: record.slot(reader: caller))?.canRead == true
     }
 
+    /// Whether `caller` may change or delete `record`: its writer or user.
+    func mayChange(_ record: StoredRecord, caller: String) -> Bool {
+        caller == record.writerID || caller == record.userID
+    }
+
     /// 403 unless `caller` is the record's writer or user.
     func requireWriter(of record: StoredRecord, caller: String, _ action: String) throws {
-        guard caller == record.writerID || caller == record.userID else {
+        guard mayChange(record, caller: caller) else {
             throw ServerError.forbidden("only the writer may \(action) a record")
         }
+    }
+
+    /// 403 unless `caller` wrote the pending file `record` (only its writer commits it; its user does not).
+    func requireFileWriter(of record: StoredRecord, caller: String) throws {
+        guard caller == record.writerID else { throw ServerError.forbidden("only the writer may commit a file") }
+    }
+
+    /// The integrity instance, when it exists and belongs to `caller`; 403 otherwise (a client cannot tell another
+    /// client's instance from a missing one).
+    func requireOwner(of instance: StoredIntegrityInstance?, caller: String) throws -> StoredIntegrityInstance {
+        guard let instance, instance.clientID == caller else {
+            throw ServerError.forbidden("no such instance registered for this client")
+        }
+        return instance
     }
 
     /// The `writer_id` and `user_id` a client sends must name the caller itself (403 otherwise); absent is fine.

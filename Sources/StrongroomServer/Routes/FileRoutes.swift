@@ -145,7 +145,7 @@ struct FileRoutes {
         guard let record = try await store.record(id: recordID), record.fileMeta != nil else {
             throw ServerError.notFound("no such file")
         }
-        guard caller == record.writerID else { throw ServerError.forbidden("only the writer may commit a file") }
+        try authorization.requireFileWriter(of: record, caller: caller)
         guard record.isPending else { return try json(response(record), status: .created) }
         guard try await blobs.size(id: id) == record.fileMeta?.size else {
             throw ServerError.badRequest("the file has not been uploaded yet")

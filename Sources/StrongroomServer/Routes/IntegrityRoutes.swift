@@ -10,6 +10,7 @@ public import StrongroomWire
 /// the E3DB API).
 struct IntegrityRoutes {
     let store: any ServerStore
+    let authorization: Authorization
     let clock: ServerClock
     let policy: IntegrityPolicy
     let limits: ServerLimits
@@ -98,9 +99,12 @@ struct IntegrityRoutes {
     func checkIn(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
         let body = try await decodeBody(IntegrityCheckInRequest.self, request, context)
-        guard let instanceID = canonicalUUID(body.instanceID),
-            let instance = try await store.integrityInstance(id: instanceID), instance.clientID == caller
-        else { throw ServerError.forbidden("no such instance registered for this client") }
+        var registered: StoredIntegrityInstance?
+        if let instanceID = canonicalUUID(body.instanceID) {
+            registered = try await store.integrityInstance(id: instanceID)
+        }
+        let instance = try authorization.requireOwner(of: registered, caller: caller)
+        let instanceID = instance.instanceID
         guard body.nonce.utf8.count <= 128, body.signature.utf8.count <= 128,
             body.report.utf8.count <= Base64URL.encodedLength(of: limits.maximumIntegrityReportBytes),
             let report = try? Base64URL.decode(body.report), let signature = try? Base64URL.decode(body.signature),

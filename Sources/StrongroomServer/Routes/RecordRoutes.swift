@@ -129,8 +129,7 @@ struct RecordRoutes {
     }
 
     private func delete(id: RecordID, version: String, caller: String) async throws {
-        guard let existing = try await store.record(id: id), caller == existing.writerID || caller == existing.userID
-        else {
+        guard let existing = try await store.record(id: id), authorization.mayChange(existing, caller: caller) else {
             throw ServerError.forbidden("not your record")
         }
         switch try await store.deleteRecord(id: id, expectedVersion: version) {
