@@ -31,7 +31,7 @@ extension Client {
         )
         try await authenticated(
             .DELETE,
-            "/v1/storage/access_keys/\(clientID)/\(clientID)/\(authorizer)/\(segment(type))",
+            E3DBPath.accessKey.render(clientID, clientID, authorizer, type),
             success: [200, 204]
         )
     }
@@ -44,7 +44,7 @@ extension Client {
         for type in types.sorted() { try await remove(authorizerID: authorizerID, type: type) }
         try await authenticated(
             .DELETE,
-            "/v1/storage/policy/\(clientID)/\(clientID)/\(authorizerID.uuidString.lowercased())",
+            E3DBPath.readerPolicies.render(clientID, clientID, authorizerID.uuidString.lowercased()),
             success: [200, 204]
         )
     }
@@ -72,7 +72,7 @@ extension Client {
         try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
         try await authenticated(
             .DELETE,
-            "/v1/storage/access_keys/\(writer)/\(writer)/\(reader)/\(segment(type))",
+            E3DBPath.accessKey.render(writer, writer, reader, type),
             success: [200, 204]
         )
     }
@@ -81,7 +81,7 @@ extension Client {
     public func outgoingSharing() async throws(ClientError) -> [OutgoingSharingPolicy] {
         let entries = try await authenticated(
             .GET,
-            "/v1/storage/policy/outgoing",
+            E3DBPath.outgoingPolicies.render(),
             success: [200],
             as: [OutgoingShare].self
         )
@@ -98,7 +98,7 @@ extension Client {
     public func incomingSharing() async throws(ClientError) -> [IncomingSharingPolicy] {
         let entries = try await authenticated(
             .GET,
-            "/v1/storage/policy/incoming",
+            E3DBPath.incomingPolicies.render(),
             success: [200],
             as: [IncomingShare].self
         )
@@ -113,12 +113,12 @@ extension Client {
 
     /// The authorizers this client has granted.
     public func authorizers() async throws(ClientError) -> [AuthorizerPolicy] {
-        try await grants("/v1/storage/policy/proxies")
+        try await grants(E3DBPath.proxies.render())
     }
 
     /// The writers that made this client their authorizer.
     public func authorizedBy() async throws(ClientError) -> [AuthorizerPolicy] {
-        try await grants("/v1/storage/policy/granted")
+        try await grants(E3DBPath.granted.render())
     }
 
     private func grants(_ path: String) async throws(ClientError) -> [AuthorizerPolicy] {

@@ -31,7 +31,7 @@ extension Client {
         }
         let issued = try await authenticated(
             .POST,
-            "/v1/pki/enroll",
+            E3DBPath.enroll.render(),
             body: EnrollmentRequest(csr: try signingRequest(signer: pair)),
             success: [201],
             as: EnrollmentResponse.self
@@ -72,7 +72,7 @@ extension Client {
         let mutual = try Transport(apiURL: configuration.apiURL, http: Client.defaultHTTPClient, options: options)
         let data = try await mutual.expect(
             .POST,
-            "/v1/pki/renew",
+            E3DBPath.renew.render(),
             authorization: nil,
             body: EnrollmentRequest(csr: try signingRequest(signer: InMemorySigner(key))),
             success: [201]

@@ -60,7 +60,7 @@ extension Client {
             )
             let pending = try await authenticated(
                 .POST,
-                "/v1/storage/files",
+                E3DBPath.files.render(),
                 body: request,
                 success: [202],
                 as: PendingFileResponse.self
@@ -74,7 +74,7 @@ extension Client {
             )
             let committed = try await authenticated(
                 .PATCH,
-                "/v1/storage/files/\(segment(pending.id))",
+                E3DBPath.file.render(pending.id),
                 success: [200, 201],
                 as: RecordResponse.self
             )
@@ -153,7 +153,7 @@ extension Client {
     private func fileRecord(_ recordID: UUID) async throws(ClientError) -> (RecordResponse, FileInfo, String) {
         let response = try await authenticated(
             .GET,
-            "/v1/storage/files/\(recordID.uuidString.lowercased())",
+            E3DBPath.file.render(recordID.uuidString.lowercased()),
             success: [200],
             as: RecordResponse.self
         )

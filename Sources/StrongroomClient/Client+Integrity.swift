@@ -12,7 +12,7 @@ extension Client: IntegrityServer {
     ) async throws -> IntegrityInstanceResponse {
         try await authenticated(
             .POST,
-            "/v1/integrity/instances",
+            E3DBPath.integrityInstances.render(),
             body: request,
             success: [200, 201],
             as: IntegrityInstanceResponse.self
@@ -22,7 +22,7 @@ extension Client: IntegrityServer {
     public func integrityChallenge() async throws -> IntegrityChallengeResponse {
         try await authenticated(
             .POST,
-            "/v1/integrity/challenge",
+            E3DBPath.integrityChallenge.render(),
             success: [200],
             as: IntegrityChallengeResponse.self
         )
@@ -31,7 +31,7 @@ extension Client: IntegrityServer {
     public func checkInIntegrityReport(_ request: IntegrityCheckInRequest) async throws -> IntegrityCheckInResponse {
         try await authenticated(
             .POST,
-            "/v1/integrity/reports",
+            E3DBPath.integrityReports.render(),
             body: request,
             success: [201],
             as: IntegrityCheckInResponse.self

@@ -9,7 +9,7 @@ extension Client {
     public func query(_ params: QueryParams) async throws(ClientError) -> QueryResult {
         let response = try await authenticated(
             .POST,
-            "/v1/storage/search",
+            E3DBPath.search.render(),
             body: params.wire,
             success: [200],
             as: SearchResponse.self

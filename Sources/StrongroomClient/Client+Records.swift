@@ -29,7 +29,7 @@ extension Client {
         )
         let response = try await authenticated(
             .POST,
-            "/v1/storage/records",
+            E3DBPath.records.render(),
             body: request,
             success: [201],
             as: RecordResponse.self
@@ -42,7 +42,7 @@ extension Client {
     /// - Throws: ``ClientError/Code/notFound``, ``ClientError/Code/forbidden`` (not shared with this client),
     ///   ``ClientError/Code/tampered`` when any field does not decrypt (nothing is returned then).
     public func read(recordID: UUID, fields: [String]? = nil) async throws(ClientError) -> Record {
-        var path = "/v1/storage/records/\(recordID.uuidString.lowercased())"
+        var path = E3DBPath.record.render(recordID.uuidString.lowercased())
         if let fields, !fields.isEmpty {
             path += "?" + fields.map { "field=\(segment($0))" }.joined(separator: "&")
         }
@@ -71,7 +71,7 @@ extension Client {
             data: FieldCipher.encrypt(fields: newData, with: key),
             recordSignature: recordSignature(type: meta.type, plain: plain ?? meta.plain, data: newData)
         )
-        let path = "/v1/storage/records/safe/\(meta.recordID.uuidString.lowercased())/\(segment(meta.version))"
+        let path = E3DBPath.recordVersion.render(meta.recordID.uuidString.lowercased(), meta.version)
         let response = try await authenticated(.PUT, path, body: request, success: [200], as: RecordResponse.self)
         return Record(meta: try Meta(response.meta), data: newData)
     }
@@ -83,7 +83,7 @@ extension Client {
     public func delete(recordID: UUID, version: String) async throws(ClientError) {
         try await authenticated(
             .DELETE,
-            "/v1/storage/records/safe/\(recordID.uuidString.lowercased())/\(segment(version))",
+            E3DBPath.recordVersion.render(recordID.uuidString.lowercased(), version),
             success: [204]
         )
     }

@@ -24,7 +24,7 @@ extension Client {
         try await setPolicy(writerID: clientID, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
         try await authenticated(
             .DELETE,
-            "/v1/storage/access_keys/\(clientID)/\(clientID)/\(reader)/\(segment(type))",
+            E3DBPath.accessKey.render(clientID, clientID, reader, type),
             success: [200, 204]
         )
     }
@@ -38,7 +38,7 @@ extension Client {
 
     /// Another client's public information (keys), from the server.
     private func clientInfo(_ clientID: String) async throws(ClientError) -> ClientInfo {
-        try await authenticated(.GET, "/v1/storage/clients/\(clientID)", success: [200], as: ClientInfo.self)
+        try await authenticated(.GET, E3DBPath.client.render(clientID), success: [200], as: ClientInfo.self)
     }
 
     /// Another client's public keys and status, from the server: what you need to verify a document it signed
@@ -99,7 +99,7 @@ extension Client {
     {
         try await authenticated(
             .PUT,
-            "/v1/storage/policy/\(writerID)/\(writerID)/\(readerID)/\(segment(type))",
+            E3DBPath.policy.render(writerID, writerID, readerID, type),
             body: policy,
             success: [200, 201]
         )

@@ -75,7 +75,7 @@ public final class Client: Sendable {
         )
         let data = try await transport.expect(
             .POST,
-            "/v1/account/e3db/clients/register",
+            E3DBPath.register.render(),
             authorization: nil,
             body: request,
             success: [200, 201]

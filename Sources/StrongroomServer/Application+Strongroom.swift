@@ -117,7 +117,13 @@ package func buildApplication(
         certificates: certificates
     )
     let refusal = IntegrityRefusalMiddleware(policy: integrityPolicy, store: store)
-    let integrity = IntegrityRoutes(store: store, authorization: authorization, clock: clock, policy: integrityPolicy, limits: limits)
+    let integrity = IntegrityRoutes(
+        store: store,
+        authorization: authorization,
+        clock: clock,
+        policy: integrityPolicy,
+        limits: limits
+    )
     let pki = PKIRoutes(
         store: store,
         authority: try CertificateAuthority.load(at: configuration.caFolder),
@@ -164,15 +170,15 @@ package func buildApplication(
     table.mount(files.presignedRoutes, guarding: .open)
     table.mount(pki.publicRoutes, guarding: .open)
     table.mount(pki.renewalRoutes, guarding: .certificate)
-    table.mount(pki.routes, at: "/v1/pki", guarding: .client)
+    table.mount(pki.routes, guarding: .client)
     // Never refused by the integrity policy: a refused client must be able to check in a better report.
-    table.mount(integrity.routes, at: "/v1/integrity", guarding: .integrityCheckIn)
+    table.mount(integrity.routes, guarding: .integrityCheckIn)
     table.mount(integrity.adminRoutes, guarding: .admin)
     for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
-        table.mount(collection, at: "/v1/storage", guarding: .client)
+        table.mount(collection, guarding: .client)
     }
-    table.mount(searchV2.routes, at: "/v2", guarding: .client)
-    table.mount(notes.routes, at: "/v2/storage/notes", guarding: .note)
+    table.mount(searchV2.routes, guarding: .client)
+    table.mount(notes.routes, guarding: .note)
     routeInventory?(table.inventory)
 
     let connections = configuration.connections

@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StrongroomServer
+import StrongroomWire
 import Testing
 
 /// `GET /openapi.yaml` describes exactly the routes the application mounts, both ways, and each operation's
@@ -63,5 +64,25 @@ import Testing
         }
         // No secret in it: it is served to anyone.
         for word in ["BEGIN PRIVATE", "token_key", "secret:"] { #expect(!document.contains(word)) }
+    }
+
+    @Test("the E3DB path list the SDK renders its requests from is exactly the API the server mounts")
+    func onePathList() async throws {
+        let mounted = Set(
+            try await SecurityReviewServerTests.inventory().map(\.path).filter {
+                $0.hasPrefix("/v1/") || $0.hasPrefix("/v2/")
+            }
+        )
+        // The inventory spells a parameter as OpenAPI does ({id}); a template as the router reads it (:id).
+        let listed = Set(
+            E3DBPath.all.map { path in
+                path.template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                    segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+                }.joined(separator: "/")
+            }
+        )
+        #expect(E3DBPath.all.count == listed.count, "a path is listed twice")
+        #expect(listed.subtracting(mounted).isEmpty, "listed, not mounted: \(listed.subtracting(mounted).sorted())")
+        #expect(mounted.subtracting(listed).isEmpty, "mounted, not listed: \(mounted.subtracting(listed).sorted())")
     }
 }

@@ -12,7 +12,7 @@ extension Client {
         if let cached = await accessKeys.key(writerID: writerID, userID: userID, type: type) { return cached }
         let response = try await authenticated(
             .GET,
-            "/v1/storage/access_keys/\(writerID)/\(userID)/\(clientID)/\(segment(type))",
+            E3DBPath.accessKey.render(writerID, userID, clientID, type),
             success: [200],
             as: AccessKeyResponse.self
         )
@@ -64,7 +64,7 @@ extension Client {
         do {
             try await authenticated(
                 .PUT,
-                "/v1/storage/access_keys/\(writerID)/\(writerID)/\(readerID)/\(segment(type))",
+                E3DBPath.accessKey.render(writerID, writerID, readerID, type),
                 body: AccessKeyPutRequest(eak: eak.wireFormat),
                 success: [201]
             )

@@ -49,7 +49,7 @@ actor TokenProvider {
     private static func fetch(_ transport: Transport, credentials: Data) async throws -> (String, Date) {
         let (status, body) = try await transport.send(
             .POST,
-            "/v1/auth/token",
+            E3DBPath.token.render(),
             headers: [
                 ("Authorization", "Basic \(credentials.base64EncodedString())"),
                 ("Content-Type", "application/x-www-form-urlencoded"),

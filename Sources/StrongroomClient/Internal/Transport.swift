@@ -124,11 +124,7 @@ struct Transport: Sendable {
 }
 
 /// A percent-encoded path segment (record types may hold any character).
-func segment(_ text: String) -> String {
-    var allowed = CharacterSet.urlPathAllowed
-    allowed.remove(charactersIn: "/?#")
-    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-}
+func segment(_ text: String) -> String { E3DBPath.encodeSegment(text) }
 
 extension String {
     fileprivate func prepending(_ prefix: String) -> String { prefix + self }

@@ -10,12 +10,12 @@ struct AccessKeyRoutes {
     let results: RecordResults
     let limits: ServerLimits
 
-    /// Its paths, under the authenticated `/v1/storage` group.
+    /// Its paths, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.get("access_keys/:writer/:user/:reader/:type", use: get)
-        routes.put("access_keys/:writer/:user/:reader/:type", use: put)
-        routes.delete("access_keys/:writer/:user/:reader/:type", use: delete)
+        routes.get(RouterPath(.accessKey), use: get)
+        routes.put(RouterPath(.accessKey), use: put)
+        routes.delete(RouterPath(.accessKey), use: delete)
         return routes
     }
 

@@ -23,15 +23,15 @@ struct AccountRoutes {
     /// The unauthenticated paths: registration, tokens and the credential-backup acknowledgement.
     var publicRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.post("/v1/account/e3db/clients/register", use: register)
-        routes.post("/v1/auth/token", use: token)
-        routes.post("/v1/account/backup/:token/:client", use: backup)
+        routes.post(RouterPath(.register), use: register)
+        routes.post(RouterPath(.token), use: token)
+        routes.post(RouterPath(.backup), use: backup)
         return routes
     }
 
-    /// Client lookup, under the authenticated `/v1/storage` group.
+    /// Client lookup, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
-        RouteCollection(context: StrongroomRequestContext.self).get("clients/:id", use: clientInfo)
+        RouteCollection(context: StrongroomRequestContext.self).get(RouterPath(.client), use: clientInfo)
     }
 
     /// `POST /v1/account/e3db/clients/register` → 201 + `X-Backup-Client`.

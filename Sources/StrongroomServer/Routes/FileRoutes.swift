@@ -26,17 +26,17 @@ struct FileRoutes {
     /// The authenticated paths, under `/v1/storage`.
     var routes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.post("files", use: create)
-        routes.patch("files/:id", use: commit)
-        routes.get("files/:id", use: get)
+        routes.post(RouterPath(.files), use: create)
+        routes.patch(RouterPath(.file), use: commit)
+        routes.get(RouterPath(.file), use: get)
         return routes
     }
 
     /// The presigned paths (`/v1/storage/blobs/{id}`): their signature is the credential.
     var presignedRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.put("/v1/storage/blobs/:id", use: upload)
-        routes.get("/v1/storage/blobs/:id", use: download)
+        routes.put(RouterPath(.blob), use: upload)
+        routes.get(RouterPath(.blob), use: download)
         return routes
     }
 

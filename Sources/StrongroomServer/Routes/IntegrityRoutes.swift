@@ -22,17 +22,17 @@ struct IntegrityRoutes {
     /// check in a clean report).
     var routes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.post("instances", use: register)
-        routes.post("challenge", use: challenge)
-        routes.post("reports", use: checkIn)
+        routes.post(RouterPath(.integrityInstances), use: register)
+        routes.post(RouterPath(.integrityChallenge), use: challenge)
+        routes.post(RouterPath(.integrityReports), use: checkIn)
         return routes
     }
 
     /// The admin routes (behind ``RouteGuard/admin``): the history, and lifting a client's hold.
     var adminRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.get("/v1/admin/integrity", use: history)
-        routes.post("/v1/admin/integrity/:client_id/clear", use: clear)
+        routes.get(RouterPath(.integrityHistory), use: history)
+        routes.post(RouterPath(.integrityClear), use: clear)
         return routes
     }
 

@@ -12,11 +12,11 @@ struct NoteRoutes {
     let clock: ServerClock
     let limits: ServerLimits
 
-    /// Its paths, under the TSV1-authenticated `/v2/storage/notes` group.
+    /// Its paths, behind TSV1 authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.post(use: write)
-        routes.get(use: read)
+        routes.post(RouterPath(.notes), use: write)
+        routes.get(RouterPath(.notes), use: read)
         return routes
     }
 

@@ -25,22 +25,22 @@ struct PKIRoutes {
     /// Routes anyone may call: the chain and the revocation list.
     var publicRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.get("/v1/pki/ca", use: chain)
-        routes.get("/v1/pki/crl", use: revocationList)
+        routes.get(RouterPath(.certificateAuthority), use: chain)
+        routes.get(RouterPath(.revocationList), use: revocationList)
         return routes
     }
 
     /// Renewal, authenticated by the TLS client certificate itself (``RouteGuard/certificate``).
     var renewalRoutes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.post("/v1/pki/renew", use: renew)
+        routes.post(RouterPath(.renew), use: renew)
         return routes
     }
 
     /// Routes behind bearer or TSV1 authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.post("enroll", use: enroll)
+        routes.post(RouterPath(.enroll), use: enroll)
         return routes
     }
 

@@ -8,15 +8,15 @@ struct PolicyRoutes {
     let authorization: Authorization
     let limits: ServerLimits
 
-    /// Its paths, under the authenticated `/v1/storage` group.
+    /// Its paths, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.get("policy/outgoing", use: outgoing)
-        routes.get("policy/incoming", use: incoming)
-        routes.get("policy/proxies", use: proxies)
-        routes.get("policy/granted", use: granted)
-        routes.put("policy/:user/:writer/:reader/:type", use: put)
-        routes.delete("policy/:user/:writer/:reader", use: delete)
+        routes.get(RouterPath(.outgoingPolicies), use: outgoing)
+        routes.get(RouterPath(.incomingPolicies), use: incoming)
+        routes.get(RouterPath(.proxies), use: proxies)
+        routes.get(RouterPath(.granted), use: granted)
+        routes.put(RouterPath(.policy), use: put)
+        routes.delete(RouterPath(.readerPolicies), use: delete)
         return routes
     }
 

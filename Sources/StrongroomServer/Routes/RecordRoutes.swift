@@ -13,15 +13,15 @@ struct RecordRoutes {
     let blobs: any BlobStore
     let limits: ServerLimits
 
-    /// Its paths, under the authenticated `/v1/storage` group.
+    /// Its paths, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
-        routes.post("records", use: write)
-        routes.get("records/:id", use: read)
-        routes.delete("records/:id", use: deleteUnconditionally)
-        routes.put("records/safe/:id/:version", use: update)
-        routes.delete("records/safe/:id/:version", use: delete)
-        routes.post("search", use: search)
+        routes.post(RouterPath(.records), use: write)
+        routes.get(RouterPath(.record), use: read)
+        routes.delete(RouterPath(.record), use: deleteUnconditionally)
+        routes.put(RouterPath(.recordVersion), use: update)
+        routes.delete(RouterPath(.recordVersion), use: delete)
+        routes.post(RouterPath(.search), use: search)
         return routes
     }
 

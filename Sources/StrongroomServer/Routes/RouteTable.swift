@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import HTTPTypes
 import Hummingbird
+import StrongroomWire
 
 /// The checks a route runs before its handler. Every route is mounted through ``RouteTable`` with one of these,
 /// and a test asserts the guard of every route the application serves, so a new route cannot skip the checks.
@@ -49,13 +50,13 @@ struct RouteTable {
         self.middleware = middleware
     }
 
-    /// Mounts `collection` at `prefix` behind `guarding`'s middleware.
-    mutating func mount(_ collection: RouteCollection<Context>, at prefix: String = "", guarding: RouteGuard) {
-        let group = router.group(RouterPath(prefix))
+    /// Mounts `collection` (full paths, from `E3DBPath`) behind `guarding`'s middleware.
+    mutating func mount(_ collection: RouteCollection<Context>, guarding: RouteGuard) {
+        let group = router.group()
         for layer in middleware[guarding] ?? [] { group.add(middleware: layer) }
         group.addRoutes(collection)
         let recorder = RouteRecorder()
-        recorder.addRoutes(collection, atPath: RouterPath(prefix))
+        recorder.addRoutes(collection)
         inventory += recorder.routes.map { RouteInventoryEntry(method: $0.method, path: $0.path, guarding: guarding) }
     }
 }
@@ -76,4 +77,9 @@ private final class RouteRecorder: RouterMethods, @unchecked Sendable {
     }
 
     func add(middleware: any MiddlewareProtocol<Request, Response, Context>) -> Self { self }
+}
+
+extension RouterPath {
+    /// The route template of an E3DB path (the SDK renders its requests from the same list).
+    init(_ path: E3DBPath) { self.init(path.template) }
 }

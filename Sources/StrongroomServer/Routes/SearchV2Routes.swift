@@ -18,9 +18,9 @@ struct SearchV2Routes {
     let results: RecordResults
     let limits: ServerLimits
 
-    /// Its path, under the authenticated `/v2` group.
+    /// Its path, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
-        RouteCollection(context: StrongroomRequestContext.self).post("search", use: search)
+        RouteCollection(context: StrongroomRequestContext.self).post(RouterPath(.searchV2), use: search)
     }
 
     func search(_ request: Request, context: StrongroomRequestContext) async throws -> Response {

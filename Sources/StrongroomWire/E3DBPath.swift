@@ -1,0 +1,128 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// One path of the E3DB API, written once: the SDK renders its requests from it (``render(_:)``) and the server
+/// registers its route with the same template (``template``), so the two cannot drift apart.
+///
+/// A template is a sequence of `/`-separated segments; a segment starting with `:` is a parameter
+/// (`/v1/storage/records/:id`), the syntax Hummingbird's router matches.
+public struct E3DBPath: Sendable, Hashable, CustomStringConvertible {
+    /// The route template, `:name` for each parameter.
+    public let template: String
+
+    /// A path from its template.
+    public init(_ template: StaticString) { self.template = template.description }
+
+    /// The parameters' names, in order.
+    public var parameters: [String] {
+        template.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
+    }
+
+    /// The request path: each parameter replaced, in order, by a value percent-encoded as one path segment (a `/`,
+    /// `?` or `#` in a value cannot change the path's shape).
+    ///
+    /// - Precondition: as many values as ``parameters`` (a mismatch is a programming error of the caller, not
+    ///   input: every call site names its path and passes literal arguments).
+    public func render(_ values: String...) -> String {
+        precondition(values.count == parameters.count, "\(template) takes \(parameters.count) values")
+        var remaining = values[...]
+        let segments = template.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            guard segment.hasPrefix(":"), let value = remaining.popFirst() else { return String(segment) }
+            return Self.encodeSegment(value)
+        }
+        return segments.joined(separator: "/")
+    }
+
+    public var description: String { template }
+
+    /// `value` percent-encoded as one path segment.
+    public static func encodeSegment(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? value
+    }
+
+    private static let segmentAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return allowed
+    }()
+}
+
+extension E3DBPath {
+    // MARK: Accounts and tokens
+
+    /// `POST`: register a client with a registration token.
+    public static let register = E3DBPath("/v1/account/e3db/clients/register")
+    /// `POST`: exchange API credentials for a bearer token.
+    public static let token = E3DBPath("/v1/auth/token")
+    /// `POST`: a client's credential backup (the Go SDK's), for a registration token.
+    public static let backup = E3DBPath("/v1/account/backup/:token/:client")
+    /// `GET`: a client's public keys.
+    public static let client = E3DBPath("/v1/storage/clients/:id")
+
+    // MARK: Records, files and search
+
+    /// `POST`: write a record.
+    public static let records = E3DBPath("/v1/storage/records")
+    /// `GET`: read a record; `DELETE`: delete it whatever its version.
+    public static let record = E3DBPath("/v1/storage/records/:id")
+    /// `PUT`: update a record at a version; `DELETE`: delete it at a version.
+    public static let recordVersion = E3DBPath("/v1/storage/records/safe/:id/:version")
+    /// `POST`: the v1 search.
+    public static let search = E3DBPath("/v1/storage/search")
+    /// `POST`: the v2 search.
+    public static let searchV2 = E3DBPath("/v2/search")
+    /// `POST`: start a file upload.
+    public static let files = E3DBPath("/v1/storage/files")
+    /// `PATCH`: commit an uploaded file; `GET`: a file record with its download URL.
+    public static let file = E3DBPath("/v1/storage/files/:id")
+    /// `PUT` and `GET` through a presigned URL: a file body.
+    public static let blob = E3DBPath("/v1/storage/blobs/:id")
+
+    // MARK: Sharing
+
+    /// `GET`, `PUT`, `DELETE`: the access key of a (writer, user, reader, type) slot.
+    public static let accessKey = E3DBPath("/v1/storage/access_keys/:writer/:user/:reader/:type")
+    /// `PUT`: a policy on a (user, writer, reader, type) slot.
+    public static let policy = E3DBPath("/v1/storage/policy/:user/:writer/:reader/:type")
+    /// `DELETE`: every policy of a (user, writer, reader) slot (removing an authorizer).
+    public static let readerPolicies = E3DBPath("/v1/storage/policy/:user/:writer/:reader")
+    /// `GET`: what the caller shares.
+    public static let outgoingPolicies = E3DBPath("/v1/storage/policy/outgoing")
+    /// `GET`: what is shared with the caller.
+    public static let incomingPolicies = E3DBPath("/v1/storage/policy/incoming")
+    /// `GET`: the caller's authorizers.
+    public static let proxies = E3DBPath("/v1/storage/policy/proxies")
+    /// `GET`: whom the caller is an authorizer for.
+    public static let granted = E3DBPath("/v1/storage/policy/granted")
+
+    // MARK: Notes, certificates, integrity
+
+    /// `POST`: write a note; `GET`: read one.
+    public static let notes = E3DBPath("/v2/storage/notes")
+    /// `POST`: a certificate for a CSR.
+    public static let enroll = E3DBPath("/v1/pki/enroll")
+    /// `POST` over mutual TLS: a new certificate for the presented one.
+    public static let renew = E3DBPath("/v1/pki/renew")
+    /// `GET`: the CA chain.
+    public static let certificateAuthority = E3DBPath("/v1/pki/ca")
+    /// `GET`: the certificate revocation list.
+    public static let revocationList = E3DBPath("/v1/pki/crl")
+    /// `POST`: register an integrity instance's key.
+    public static let integrityInstances = E3DBPath("/v1/integrity/instances")
+    /// `POST`: a check-in challenge.
+    public static let integrityChallenge = E3DBPath("/v1/integrity/challenge")
+    /// `POST`: a signed integrity report.
+    public static let integrityReports = E3DBPath("/v1/integrity/reports")
+    /// `GET` (admin): integrity history.
+    public static let integrityHistory = E3DBPath("/v1/admin/integrity")
+    /// `POST` (admin): clear a client's integrity hold.
+    public static let integrityClear = E3DBPath("/v1/admin/integrity/:client_id/clear")
+
+    /// Every path above (the server's route-inventory test checks that it registers exactly these).
+    public static let all: [E3DBPath] = [
+        .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
+        .blob, .accessKey, .policy, .readerPolicies, .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
+        .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
+        .integrityReports, .integrityHistory, .integrityClear,
+    ]
+}
