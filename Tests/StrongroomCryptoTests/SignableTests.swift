@@ -104,4 +104,25 @@ import Testing
         #expect(error?.code == .invalidSignature)
         #expect(throws: CryptoError.self) { try signed.verify(with: SigningPrivateKey().publicKey) }
     }
+
+    @Test("a JSON document becomes signable as the CLI reads it: integers within ±2^53, fractions refused")
+    func fromJSON() throws {
+        let document: StrongroomCore.JSONValue = [
+            "n": 9_007_199_254_740_992, "list": [true, .null, "s", -3], "nested": ["x": 1],
+        ]
+        let signable = try SignableValue(json: document)
+        #expect(
+            signable
+                == .object([
+                    "n": .integer(9_007_199_254_740_992),
+                    "list": .array([.bool(true), .null, .string("s"), .integer(-3)]),
+                    "nested": .object(["x": .integer(1)]),
+                ])
+        )
+        for refused: StrongroomCore.JSONValue in [
+            1.5, .number(9_007_199_254_740_994), ["deep": [.number(-0.25)]], .number(.infinity),
+        ] {
+            #expect(throws: CryptoError.self, "\(refused)") { try SignableValue(json: refused) }
+        }
+    }
 }

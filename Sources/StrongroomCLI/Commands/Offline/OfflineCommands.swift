@@ -96,7 +96,7 @@ struct SignCommand: AsyncParsableCommand {
             guard let document = try? JSONDecoder().decode(JSONValue.self, from: try Fields.read(input)) else {
                 throw CLIError(description: "error: \(input) is not JSON", exitCode: ExitCode(4))
             }
-            let signed = try profile.client().sign(document: try SignableValue(json: document))
+            let signed = try profile.client().sign(document: try SignableValue.cli(document))
             try printJSON(SignedJSON(document: document, signature: Base64URL.encode(signed.signature)))
         }
     }
@@ -149,7 +149,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 throw CLIError(description: "error: the signature is not base64url", exitCode: ExitCode(4))
             }
             try Client(configuration: configuration).verify(
-                signed: SignedDocument(document: try SignableValue(json: signed.document), signature: signature),
+                signed: SignedDocument(document: try SignableValue.cli(signed.document), signature: signature),
                 publicSigningKey: key
             )
             print("verified")
