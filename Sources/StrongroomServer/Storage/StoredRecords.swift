@@ -1,0 +1,151 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomWire
+
+/// A record row: ciphertext only, plus the plaintext `plain` metadata the protocol puts in the clear.
+public struct StoredRecord: Sendable, Hashable {
+    /// The search index (increasing; `last_index` in v1 search).
+    public var index: Int64
+    /// The record ID (lowercase UUID).
+    public var recordID: String
+    /// The writer (lowercase UUID).
+    public var writerID: String
+    /// The user (lowercase UUID).
+    public var userID: String
+    /// The record type.
+    public var type: String
+    /// The plaintext metadata, visible to the server by design.
+    public var plain: [String: String]
+    /// The field ciphertexts (`{}` for files).
+    public var data: [String: String]
+    /// The optional `rec_sig` a client attached.
+    public var recordSignature: String?
+    /// When it was created.
+    public var created: Timestamp
+    /// When it last changed.
+    public var lastModified: Timestamp
+    /// The version, new on every update.
+    public var version: String
+    /// Present for file records.
+    public var fileMeta: FileMeta?
+    /// A file record whose upload has not been committed: invisible to reads and searches.
+    public var isPending: Bool
+    /// The ciphertext's size in bytes (`data` and `rec_sig`), filled when a query reads metadata only.
+    public var dataSize: Int = 0
+
+    /// The wire form of the meta, identical on every endpoint.
+    public var meta: RecordMeta {
+        RecordMeta(
+            recordID: recordID,
+            writerID: writerID,
+            userID: userID,
+            type: type,
+            plain: plain,
+            created: created,
+            lastModified: lastModified,
+            version: version,
+            fileMeta: fileMeta
+        )
+    }
+}
+
+/// A record as a single read answers it: the row, with its field ciphertexts left as the JSON object text the
+/// store keeps, so the answer can carry them without decoding and encoding every ciphertext again.
+public struct StoredRecordText: Sendable, Hashable {
+    /// The row; its `data` is empty.
+    public var record: StoredRecord
+    /// The field ciphertexts as stored: a JSON object of strings, written by this server.
+    public var dataJSON: String
+
+    /// A record (its `data` moved into `dataJSON`) and its data as the store keeps it.
+    public init(record: StoredRecord) {
+        self.dataJSON = encodeStringMap(record.data)
+        self.record = record
+        self.record.data = [:]
+    }
+
+    /// A row read with its data as text.
+    init(record: StoredRecord, dataJSON: String) {
+        self.record = record
+        self.dataJSON = dataJSON
+    }
+
+    /// The field ciphertexts, decoded.
+    public func decodedData() throws -> [String: String] {
+        try decodeStringMap(dataJSON)
+    }
+}
+
+extension StoredRecord {
+    /// The slot through which `reader` would read this record.
+    func slot(reader: String) -> AccessKeySlot {
+        AccessKeySlot(writerID: writerID, userID: userID, readerID: reader, type: type)
+    }
+}
+
+/// What a version-checked update or delete found.
+public enum VersionedOutcome<Value: Sendable>: Sendable {
+    /// It happened; here is the result.
+    case done(Value)
+    /// The record exists at another version (HTTP 409).
+    case conflict
+    /// There is no such record.
+    case notFound
+}
+
+/// Which records a search may see and the filters it applies.
+public struct RecordQuery: Sendable, Hashable {
+    /// Whose records a search covers.
+    public enum Scope: Sendable, Hashable {
+        /// Only records the caller wrote.
+        case writtenBy(String)
+        /// The caller's own records plus records shared with it through an allow-read policy.
+        case readableBy(String)
+    }
+
+    /// Which records the caller may see.
+    public var scope: Scope
+    /// Only records after this index.
+    public var afterIndex: Int64
+    /// At most this many records.
+    public var limit: Int
+    /// Only these writers (empty: any).
+    public var writerIDs: [String]
+    /// Only these users (empty: any).
+    public var userIDs: [String]
+    /// Only these records (empty: any).
+    public var recordIDs: [String]
+    /// Only these types (empty: any).
+    public var types: [String]
+    /// Whether to read `data` and `rec_sig`; metadata-only queries leave them empty and fill
+    /// ``StoredRecord/dataSize`` instead.
+    public var includesData: Bool = true
+}
+
+/// The new contents of a record for a version-checked update.
+public struct RecordUpdate: Sendable, Hashable {
+    /// The version the record gets.
+    public var newVersion: String
+    /// The new `meta.plain`.
+    public var plain: [String: String]
+    /// The new encrypted fields.
+    public var data: [String: String]
+    /// The writer's new `rec_sig`, if any.
+    public var recordSignature: String?
+    /// The modification time.
+    public var lastModified: Timestamp
+
+    /// Describes an update.
+    public init(
+        newVersion: String,
+        plain: [String: String],
+        data: [String: String],
+        recordSignature: String?,
+        lastModified: Timestamp
+    ) {
+        self.newVersion = newVersion
+        self.plain = plain
+        self.data = data
+        self.recordSignature = recordSignature
+        self.lastModified = lastModified
+    }
+}

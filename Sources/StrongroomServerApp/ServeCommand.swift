@@ -1,0 +1,232 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import StrongroomCore
+import StrongroomServer
+import StrongroomServerPostgres
+import StrongroomWire
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server until SIGINT or SIGTERM.")
+
+    @OptionGroup var data: DataOptions
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks one).") var port = 8000
+    @Option(help: "Create this registration token at start-up if missing. Env: STRONGROOM_REGISTRATION_TOKEN.")
+    var registrationToken: String?
+    @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
+    @Option(help: "Write the bound port to this file once listening (useful with --port 0).") var portFile: String?
+    @Option(
+        help:
+            "The URL clients reach this server at, for presigned file URLs. Required unless --host is loopback (then http(s)://host:port)."
+    )
+    var publicURL: String?
+    @Option(help: "The largest file a client may upload, in bytes (default 5 GiB).")
+    var maximumFileSize: Int64 = ServerLimits().maximumFileSize
+    @Option(help: "Seconds a presigned file URL stays valid (default 60).")
+    var presignedURLLifetime: Int64 = ServerLimits().presignedURLLifetime.components.seconds
+    @Option(help: "Live notes one signing key may have (default 100).")
+    var notesPerKey: Int = ServerLimits().notesPerKey
+    @Option(help: "Live notes on the server (default 100000).")
+    var notesTotal: Int = ServerLimits().notesTotal
+    @Option(
+        help:
+            "Days a note lives at most: notes without an expiry expire then, later expirations are brought forward (default 30)."
+    )
+    var noteLifetimeDays: Int64 = ServerLimits().defaultNoteLifetime.components.seconds / 86_400
+    @Option(help: "The largest note, in bytes of JSON (default 1 MiB).")
+    var maximumNoteBytes: Int = ServerLimits().maximumNoteBytes
+    @Option(help: "Bytes of live notes one signing key may have (default 16 MiB).")
+    var noteBytesPerKey: Int64 = ServerLimits().noteBytesPerKey
+    @Option(help: "Bytes of live notes on the server (default 1 GiB).")
+    var noteBytesTotal: Int64 = ServerLimits().noteBytesTotal
+    @Option(help: "Failed credential attempts per source address and minute before 429 (default 30).")
+    var authenticationFailuresPerMinute: Int = ServerLimits().authenticationFailuresPerMinute
+    @Option(help: "Connections held open at most (default: half the file-descriptor limit, 16 to 4096).")
+    var maximumConnections: Int = ConnectionLimits.defaultMaximumConnections
+    @Option(help: "Seconds before an idle connection is closed (default 60).")
+    var idleTimeout: Int64 = ConnectionLimits().idleTimeout.components.seconds
+    @Option(help: "Seconds a request head may take to arrive (default 10).")
+    var headerTimeout: Int64 = ConnectionLimits().headerTimeout.components.seconds
+    @Option(help: "Seconds a request body gets, plus one per --body-minimum-rate bytes received (default 30).")
+    var bodyTimeout: Int64 = ConnectionLimits().bodyTimeout.components.seconds
+    @Option(help: "Bytes per second a request body must average to earn more time (default 1024).")
+    var bodyMinimumRate: Int = ConnectionLimits().bodyMinimumRate
+    @Option(help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-private-key.")
+    var tlsCertificateChain: String?
+    @Option(help: "The PEM private key of --tls-certificate-chain.") var tlsPrivateKey: String?
+    @Option(
+        help: "Ask TLS clients for certificates chaining to this PEM CA (e.g. <data>/ca/ca-chain.pem); needs TLS."
+    )
+    var tlsClientCA: String?
+    @Option(help: "With --tls-client-ca: optional (the default) or required.")
+    var clientCertificates: ClientCertificateMode = .optional
+    @Option(help: "Hours a client certificate issued at enrollment or renewal is valid (default 24).")
+    var clientCertificateHours: Int64 = 24
+    @Option(help: "Certificates a client may obtain by enrollment or renewal in 24 hours (default 24).")
+    var certificatesPerClientPerDay: Int = ServerLimits().certificatesPerClientPerDay
+    @Option(
+        help:
+            "Refuse the requests of clients whose newest integrity report is compromised (or suspicious and worse) with integrity_refused."
+    )
+    var refuseIntegrity: String?
+    @Option(
+        help: "A file whose first line is the bearer token of GET /v1/admin/integrity. Env: STRONGROOM_ADMIN_TOKEN."
+    )
+    var adminTokenFile: String?
+    @Option(
+        help:
+            "A file holding the token key (unpadded base64url of 32 bytes), the same for every instance. Env: STRONGROOM_TOKEN_KEY. Default: token.key in the data directory."
+    )
+    var tokenKeyFile: String?
+    @OptionGroup var blobs: BlobStoreOptions
+    @Flag(
+        help:
+            "This is the only instance on its PostgreSQL database: allow a local blob folder and a per-instance token key."
+    )
+    var singleInstance = false
+
+    func validate() throws {
+        if let refuseIntegrity, !["compromised", "suspicious"].contains(refuseIntegrity) {
+            throw ValidationError("--refuse-integrity is compromised or suspicious")
+        }
+        if (tlsCertificateChain == nil) != (tlsPrivateKey == nil) {
+            throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
+        }
+        guard (1...87_600).contains(clientCertificateHours) else {
+            throw ValidationError("--client-certificate-hours is 1 to 87600 (ten years)")
+        }
+        if tlsClientCA != nil, tlsCertificateChain == nil {
+            throw ValidationError("--tls-client-ca needs --tls-certificate-chain and --tls-private-key")
+        }
+        if publicURL == nil, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")) {
+            throw ValidationError("--public-url is required when --host is not a loopback address")
+        }
+        // Days become seconds: bounded so that the product cannot overflow.
+        guard (1...36_500).contains(noteLifetimeDays) else {
+            throw ValidationError("--note-lifetime-days is 1 to 36500")
+        }
+        for (name, value) in [
+            ("--maximum-file-size", maximumFileSize), ("--presigned-url-lifetime", presignedURLLifetime),
+            ("--idle-timeout", idleTimeout),
+            ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout),
+            ("--note-bytes-per-key", noteBytesPerKey), ("--note-bytes-total", noteBytesTotal),
+        ] where !(1...(Int64(1) << 50)).contains(value) {
+            throw ValidationError("\(name) must be a positive number")
+        }
+        for (name, value) in [
+            ("--notes-per-key", notesPerKey), ("--notes-total", notesTotal),
+            ("--authentication-failures-per-minute", authenticationFailuresPerMinute),
+            ("--certificates-per-client-per-day", certificatesPerClientPerDay),
+            ("--maximum-connections", maximumConnections), ("--body-minimum-rate", bodyMinimumRate),
+            ("--maximum-note-bytes", maximumNoteBytes),
+        ] where !(1...(1 << 30)).contains(value) {
+            throw ValidationError("\(name) must be a positive number")
+        }
+    }
+
+    func run() async throws {
+        // Everything the server creates (database, WAL, blobs, keys) is owner-only.
+        umask(0o077)
+        var logger = Logger(label: "strongroom-server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var limits = ServerLimits()
+        limits.maximumFileSize = maximumFileSize
+        limits.presignedURLLifetime = .seconds(presignedURLLifetime)
+        limits.notesPerKey = notesPerKey
+        limits.notesTotal = notesTotal
+        limits.defaultNoteLifetime = .seconds(noteLifetimeDays * 86_400)
+        limits.maximumNoteBytes = maximumNoteBytes
+        limits.noteBytesPerKey = noteBytesPerKey
+        limits.noteBytesTotal = noteBytesTotal
+        limits.authenticationFailuresPerMinute = authenticationFailuresPerMinute
+        limits.certificatesPerClientPerDay = certificatesPerClientPerDay
+        var connections = ConnectionLimits()
+        connections.maximumConnections = maximumConnections
+        connections.idleTimeout = .seconds(idleTimeout)
+        connections.headerTimeout = .seconds(headerTimeout)
+        connections.bodyTimeout = .seconds(bodyTimeout)
+        connections.bodyMinimumRate = bodyMinimumRate
+        // Checked like every secret file before anything starts (the TLS layer reads it again itself).
+        if let tlsPrivateKey { _ = try readSecretFile(tlsPrivateKey, option: "--tls-private-key") }
+        var configuration = ServerConfiguration(
+            dataDirectory: data.dataDirectory,
+            host: host,
+            port: port,
+            registrationToken: registrationToken
+                ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
+            publicURL: publicURL,
+            tls: tlsCertificateChain.flatMap { chain in
+                tlsPrivateKey.map {
+                    ServerTLS(
+                        certificateChainPath: chain,
+                        privateKeyPath: $0,
+                        clientCertificateAuthorityPath: tlsClientCA,
+                        clientCertificates: clientCertificates
+                    )
+                }
+            },
+            limits: limits,
+            connections: connections,
+            portFile: portFile,
+            clientCertificateLifetime: .seconds(clientCertificateHours * 3600),
+            integrityRefusal: refuseIntegrity.flatMap(IntegrityVerdict.init(rawValue:)),
+            adminToken: try adminToken(),
+            tokenKey: try tokenKeyFile.map {
+                try parseTokenKey(try readSecretFile($0, option: "--token-key-file"), source: "--token-key-file")
+            },
+            blobStorage: blobs.blobStore,
+            objectStore: try blobs.objectStore(),
+            singleInstance: singleInstance
+        )
+        configuration.caDirectory = data.resolvedCADirectory
+        if let url = data.resolvedDatabaseURL {
+            let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
+            try await app.runService()
+        } else {
+            let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
+            try await app.runService()
+        }
+    }
+}
+
+/// The text of a secret file named on the command line (`--token-key-file`, `--admin-token-file`,
+/// `--tls-private-key`), refused like the data directory's own `token.key` when group or others may read it, and
+/// read only up to 64 KiB.
+func readSecretFile(_ path: String, option: String) throws -> String {
+    guard let permissions = AtomicFile.permissions(of: path) else {
+        throw ValidationError("\(option): \(path) does not exist or cannot be read")
+    }
+    guard permissions & 0o077 == 0 else {
+        throw ValidationError(
+            "\(option): \(path) is readable by group or others; it may have leaked: chmod 600 it (or replace it)"
+        )
+    }
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw ValidationError("\(option): \(path) cannot be read")
+    }
+    defer { try? handle.close() }  // read-only: closing loses nothing
+    let data = try handle.read(upToCount: 64 << 10) ?? Data()
+    guard let text = String(data: data, encoding: .utf8) else {
+        throw ValidationError("\(option): \(path) is not UTF-8 text")
+    }
+    return text
+}
+
+extension Serve {
+    /// The admin token from `--admin-token-file` or the environment (at least 32 characters), or nil.
+    func adminToken() throws -> String? {
+        var token = ProcessInfo.processInfo.environment["STRONGROOM_ADMIN_TOKEN"]
+        if let adminTokenFile {
+            let text = try readSecretFile(adminTokenFile, option: "--admin-token-file")
+            token = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+        }
+        guard let token, !token.isEmpty else { return nil }
+        guard token.utf8.count >= 32, token.utf8.count <= 512 else {
+            throw ValidationError("the admin token is 32 to 512 characters")
+        }
+        return token
+    }
+}
