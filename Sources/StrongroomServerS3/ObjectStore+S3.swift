@@ -1,5 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
 public import StrongroomServer
 
 extension ObjectStore {
@@ -7,7 +6,7 @@ extension ObjectStore {
     /// S3…), requests signed with AWS Signature V4, large bodies as multipart uploads. Opening checks that the
     /// bucket exists and the credentials may use it.
     public static func s3(_ configuration: S3Configuration) -> ObjectStore {
-        ObjectStore(description: "S3 bucket \(configuration.bucket) at \(configuration.endpoint.absoluteString)") {
+        ObjectStore {
             let blobs = S3BlobStore(configuration: configuration)
             try await blobs.checkBucket()
             return blobs

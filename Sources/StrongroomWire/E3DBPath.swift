@@ -9,14 +9,17 @@ import Foundation
 public struct E3DBPath: Sendable, Hashable, CustomStringConvertible {
     /// The route template, `:name` for each parameter.
     public let template: String
+    /// The template's segments, split once (every request renders from them).
+    private let segments: [Substring]
 
     /// A path from its template.
-    public init(_ template: StaticString) { self.template = template.description }
+    public init(_ template: StaticString) {
+        self.template = template.description
+        segments = self.template.split(separator: "/", omittingEmptySubsequences: false)
+    }
 
     /// The parameters' names, in order.
-    public var parameters: [String] {
-        template.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
-    }
+    public var parameters: [String] { segments.filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) } }
 
     /// The request path: each parameter replaced, in order, by a value percent-encoded as one path segment (a `/`,
     /// `?` or `#` in a value cannot change the path's shape).
@@ -24,13 +27,14 @@ public struct E3DBPath: Sendable, Hashable, CustomStringConvertible {
     /// - Precondition: as many values as ``parameters`` (a mismatch is a programming error of the caller, not
     ///   input: every call site names its path and passes literal arguments).
     public func render(_ values: String...) -> String {
-        precondition(values.count == parameters.count, "\(template) takes \(parameters.count) values")
         var remaining = values[...]
-        let segments = template.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
-            guard segment.hasPrefix(":"), let value = remaining.popFirst() else { return String(segment) }
+        let path = segments.map { segment -> String in
+            guard segment.hasPrefix(":") else { return String(segment) }
+            guard let value = remaining.popFirst() else { preconditionFailure("\(template): too few values") }
             return Self.encodeSegment(value)
         }
-        return segments.joined(separator: "/")
+        precondition(remaining.isEmpty, "\(template): too many values")
+        return path.joined(separator: "/")
     }
 
     public var description: String { template }

@@ -26,21 +26,21 @@ struct HTTP: Sendable {
         authorization: String? = nil,
         json: (some Encodable)?
     ) async throws -> (Int, Data) {
+        let authorization = token.map { "Bearer \($0)" } ?? authorization
+        return try await send(
+            method,
+            path,
+            authorization: authorization,
+            body: try json.map { try JSONEncoder().encode($0) }
+        )
+    }
+
+    /// Sends `body` as is (a file body to a presigned URL; `path` may hold a query and starts with `/`).
+    func send(_ method: String, _ path: String, authorization: String? = nil, body: Data?) async throws -> (Int, Data) {
         guard let url = URL(string: base + path) else { throw TestFailure("bad URL") }
         var request = URLRequest(url: url)
         request.httpMethod = method
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        if let json { request.httpBody = try JSONEncoder().encode(json) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
-    }
-
-    /// Sends `body` as is (a file body to a presigned URL; `pathAndQuery` starts with `/`).
-    func send(_ method: String, _ pathAndQuery: String, body: Data) async throws -> (Int, Data) {
-        guard let url = URL(string: base + pathAndQuery) else { throw TestFailure("bad URL") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
         request.httpBody = body
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
