@@ -6,58 +6,43 @@ import HummingbirdCore
 import HummingbirdTLS
 public import Logging
 import NIOCore
-public import StrongroomCore
+package import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
 
 /// Builds the Strongroom server over `store`: routes, authentication, and the start-up work (account backup
-/// client, preset registration token).
+/// client, preset registration token); hands `routeInventory` every route it mounts with its ``RouteGuard`` (the
+/// route-guard test reads it).
 ///
 /// - Parameters:
 ///   - configuration: address, limits and token lifetime.
-///   - store: where everything is kept.
+///   - store: where everything is kept; it knows its engine (which decides what a deployment may share) and counts
+///     its statements for `GET /metrics`.
 ///   - tokenKey: the 32-byte HMAC key for bearer tokens (every instance sharing `store` must use the same one).
 ///   - logger: where the server logs (the SQL layer never below `info`).
-public func buildApplication(
-    configuration: ServerConfiguration,
-    store: any ServerStore,
-    tokenKey: SecureBytes,
-    logger: Logger
-) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
-    try await buildApplication(
-        configuration: configuration,
-        store: store,
-        tokenKey: tokenKey,
-        logger: logger,
-        routeInventory: nil
-    )
-}
-
-/// ``buildApplication(configuration:store:tokenKey:logger:)``, handing `routeInventory` every route it mounts with
-/// its ``RouteGuard`` (the route-guard test reads it).
 package func buildApplication(
     configuration: ServerConfiguration,
-    store: any ServerStore,
+    store: SQLServerStore,
     tokenKey: SecureBytes,
     logger: Logger,
-    routeInventory: (([RouteInventoryEntry]) -> Void)?
+    routeInventory: (([RouteInventoryEntry]) -> Void)? = nil
 ) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
     let clock = ServerClock(configuration.clock)
     try await prepare(store: store, configuration: configuration, clock: clock, logger: logger)
     let limits = configuration.limits
-    let metrics = ServerMetrics(databaseUse: (store as? SQLServerStore)?.use)
+    let metrics = ServerMetrics(databaseUse: store.use)
     let tokens = TokenIssuer(key: tokenKey)
     let authorization = Authorization(store: store)
     let results = RecordResults(store: store, limits: limits)
-    let deployment = Deployment(configuration: configuration, store: store)
+    let deployment = Deployment(configuration: configuration, engine: store.engine)
     let blobs =
         try await deployment
         .makeBlobStore(store: store, dataDirectory: configuration.dataDirectory, clock: clock)
     // Instances sharing a database share the failed-credential count; one instance counts in memory.
     let failures: any FailureCounting =
-        if deployment.isShareable, let sqlStore = store as? SQLServerStore {
+        if deployment.isShareable {
             SharedFailureRateLimiter(
-                store: sqlStore,
+                store: store,
                 clock: clock,
                 failuresPerMinute: limits.authenticationFailuresPerMinute
             )
@@ -232,7 +217,7 @@ private struct ListeningMode {
 private func serverBuilder(
     _ http1: HTTPServerBuilder,
     configuration: ServerConfiguration,
-    store: any ServerStore,
+    store: any CertificateStore,
     clock: ServerClock,
     logger: Logger
 ) throws -> HTTPServerBuilder {
@@ -274,7 +259,7 @@ public func buildApplication(
             configured: configuration.tokenKey,
             dataDirectory: configuration.dataDirectory
         )
-        try Deployment(configuration: configuration, store: database.store)
+        try Deployment(configuration: configuration, engine: database.store.engine)
             .check(tokenKeyIsShared: tokenKey.shared, singleInstance: configuration.singleInstance)
         var app = try await buildApplication(
             configuration: configuration,

@@ -39,7 +39,7 @@ struct DataOptions: ParsableArguments {
     /// Runs `body` with the store (migrated), then closes it. Only a command that sets a deployment up
     /// (`token create`) passes `creating`: every other one on an embedded database that does not exist fails with
     /// ``MissingData`` instead of making an empty `strongroom-data` wherever it was run.
-    func withStore<R>(creating: Bool = false, _ body: (any ServerStore) async throws -> R) async throws -> R {
+    func withStore<R>(creating: Bool = false, _ body: (SQLServerStore) async throws -> R) async throws -> R {
         let logger = Logger(label: "strongroom-server")
         if let url = resolvedDatabaseURL {
             return try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)

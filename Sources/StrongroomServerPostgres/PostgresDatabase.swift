@@ -25,7 +25,7 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
         self.store = SQLServerStore(
             database: pool.database(logger: logger).sql(),
             engine: .postgres,
-            prepared: PostgresRecordStatements(pool: pool, logger: logger)
+            records: PostgresRecordTable(pool: pool, logger: logger)
         )
     }
 

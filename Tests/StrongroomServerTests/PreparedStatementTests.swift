@@ -93,7 +93,7 @@ import Testing
             _ = try await store.insertRecord(StoredRecordText(record: record))
             try await store.database.raw("UPDATE records SET created = 'yesterday'").run()
             let id = try Self.id(record.recordID)
-            let error = await #expect(throws: SQLiteRecordError.self) { _ = try await store.recordText(id: id) }
+            let error = await #expect(throws: RecordTableError.self) { _ = try await store.recordText(id: id) }
             #expect(error?.description == "records.created: expected an integer")
         }
     }

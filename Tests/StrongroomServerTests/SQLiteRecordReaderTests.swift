@@ -35,7 +35,7 @@ import Testing
     func readsCommittedRows() async throws {
         try await withDatabase { database in
             let stored = try await database.store.insertRecord(StoredRecordText(record: Self.record))
-            guard case .read(let row) = try database.reader.row(recordID: Self.record.recordID) else {
+            guard case .read(let row) = try database.records.reader.row(recordID: Self.record.recordID) else {
                 Issue.record("the read did not run in place")
                 return
             }
@@ -44,12 +44,13 @@ import Testing
             let text = try database.store.recordText(try #require(row))
             #expect(text.record == StoredRecordText(record: expected).record)
             #expect(try text.decodedData() == Self.record.data)
-            guard case .read(nil) = try database.reader.row(recordID: "00000000-0000-4000-8000-00000000000f") else {
+            guard case .read(nil) = try database.records.reader.row(recordID: "00000000-0000-4000-8000-00000000000f")
+            else {
                 Issue.record("an unknown ID did not read as nil in place")
                 return
             }
             // One connection opened, and it is idle again.
-            #expect(database.reader.openConnections == 1)
+            #expect(database.records.reader.openConnections == 1)
         }
     }
 
@@ -104,7 +105,11 @@ import Testing
     func boundedConnections() async throws {
         try await withDatabase { database in
             _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
-            let reader = SQLiteRecordReader(path: database.reader.path, logger: Self.logger, maximumConnections: 2)
+            let reader = SQLiteRecordReader(
+                path: database.records.reader.path,
+                logger: Self.logger,
+                maximumConnections: 2
+            )
             defer { reader.close() }
             let first = try #require(reader.take())
             let second = try #require(reader.take())
@@ -126,7 +131,7 @@ import Testing
     func closes() async throws {
         try await withDatabase { database in
             _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
-            let reader = SQLiteRecordReader(path: database.reader.path, logger: Self.logger)
+            let reader = SQLiteRecordReader(path: database.records.reader.path, logger: Self.logger)
             let inUse = try #require(reader.take())
             _ = try reader.row(recordID: Self.record.recordID)
             #expect(reader.openConnections == 2)
@@ -146,11 +151,11 @@ import Testing
         try await withDatabase { database in
             _ = try await database.store.insertRecord(StoredRecordText(record: Self.record))
             try await database.store.database.raw("UPDATE records SET rec_sig = x'07'").run()
-            let error = #expect(throws: SQLiteRecordError.self) {
-                _ = try database.reader.row(recordID: Self.record.recordID)
+            let error = #expect(throws: RecordTableError.self) {
+                _ = try database.records.reader.row(recordID: Self.record.recordID)
             }
             #expect(error?.description == "records.rec_sig: expected text or NULL")
-            #expect(database.reader.openConnections == 0)
+            #expect(database.records.reader.openConnections == 0)
         }
     }
 

@@ -30,7 +30,7 @@ import Testing
         try await withTemporaryDirectory { directory in
             let database = try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: Self.logger())
             try await database.withStore { store in
-                var checkpointer = database.checkpointer
+                var checkpointer = database.records.checkpointer
                 checkpointer.restartFrames = 64
                 for number in 0..<60 { _ = try await store.insertRecord(StoredRecordText(record: Self.record(number))) }
                 let restarted = try await checkpointer.checkpointAndRestart()
@@ -60,7 +60,7 @@ import Testing
             try await database.withStore { _ in
                 let row = try await database.connection.query("PRAGMA wal_autocheckpoint").first
                 #expect(row?.column("wal_autocheckpoint") == .integer(EmbeddedDatabase.fallbackCheckpointPages))
-                let mode = try await database.checkpointer.connection.query("PRAGMA journal_mode").first
+                let mode = try await database.records.checkpointer.connection.query("PRAGMA journal_mode").first
                 #expect(mode?.column("journal_mode") == .text("wal"))
             }
         }
@@ -72,7 +72,7 @@ import Testing
             let database = try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: Self.logger())
             let path = directory.path + "/strongroom.sqlite"
             func fileSize() throws -> Int { try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 }
-            _ = try await database.checkpointer.checkpoint(.passive)
+            _ = try await database.records.checkpointer.checkpoint(.passive)
             let before = try fileSize()
             let service = Task { try await database.run() }
             for number in 0..<20 {
@@ -88,7 +88,7 @@ import Testing
             #expect(caughtUp)
             service.cancel()
             try await service.value
-            await #expect(throws: (any Error).self) { _ = try await database.checkpointer.checkpoint(.passive) }
+            await #expect(throws: (any Error).self) { _ = try await database.records.checkpointer.checkpoint(.passive) }
         }
     }
 }

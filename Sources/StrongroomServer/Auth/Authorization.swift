@@ -15,7 +15,7 @@ import StrongroomWire
 /// - a policy is changed by its writer; an authorizer may set or clear read for other readers only;
 /// - only the writer removes its authorizers.
 struct Authorization: Sendable {
-    let store: any ServerStore
+    let store: any SharingStore
 
     /// Whether `caller` may read `record`.
     func mayRead(_ record: StoredRecord, caller: String) async throws -> Bool {

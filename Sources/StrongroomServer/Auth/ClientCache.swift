@@ -15,12 +15,12 @@ final class ClientCache: Sendable {
         var fetched: ContinuousClock.Instant
     }
 
-    private let store: any ServerStore
+    private let store: any ClientStore
     private let ttl: Duration
     private let capacity: Int
     private let entries = Mutex<[ClientID: Entry]>([:])
 
-    init(store: any ServerStore, ttl: Duration = .seconds(10), capacity: Int = 50_000) {
+    init(store: any ClientStore, ttl: Duration = .seconds(10), capacity: Int = 50_000) {
         self.store = store
         self.ttl = ttl
         self.capacity = capacity

@@ -10,7 +10,7 @@ import X509
 /// caller. The handshake checked the chain once, but a kept-alive or resumed connection outlives that moment: a
 /// certificate that expires or is revoked stops working at the next request, not at the next handshake.
 struct ClientCertificateCheck: Sendable {
-    let store: any ServerStore
+    let store: any CertificateStore
     let clock: ServerClock
     /// The listener's client-certificate mode, or nil when it asks for none (then there is nothing to check).
     let mode: ClientCertificateMode?

@@ -35,7 +35,7 @@ final class IntegrityPolicy: Sendable {
     }
 
     /// Throws `integrity_refused` when the policy refuses `clientID`'s newest verdict.
-    func check(_ clientID: String, store: any ServerStore) async throws {
+    func check(_ clientID: String, store: any IntegrityStore) async throws {
         guard refusal != nil else { return }
         let now = ContinuousClock.now
         let cached = cache.withLock { cache in cache[clientID].flatMap { now - $0.at < Self.ttl ? $0 : nil } }
@@ -65,7 +65,7 @@ final class IntegrityPolicy: Sendable {
 struct IntegrityRefusalMiddleware: RouterMiddleware {
     typealias Context = StrongroomRequestContext
     let policy: IntegrityPolicy
-    let store: any ServerStore
+    let store: any IntegrityStore
 
     func handle(
         _ request: Request,

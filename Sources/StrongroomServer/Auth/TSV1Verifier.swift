@@ -16,7 +16,7 @@ struct TSV1Verifier: Sendable {
         var publicKey: String
     }
 
-    let store: any ServerStore
+    let store: any ClientStore
     /// The signer's client row, cached across requests.
     let clients: ClientCache
     let window: Duration

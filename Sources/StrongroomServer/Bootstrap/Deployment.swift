@@ -15,8 +15,7 @@ struct Deployment {
     let caDirectory: String?
     let dataDirectory: String
 
-    init(configuration: ServerConfiguration, store: any ServerStore) {
-        let engine = (store as? SQLServerStore)?.engine
+    init(configuration: ServerConfiguration, engine: SQLServerStore.Engine) {
         blobStorage = configuration.blobStorage ?? (engine == .postgres ? .database : .folder)
         isShareable = engine == .postgres
         objectStore = configuration.objectStore
@@ -53,15 +52,11 @@ struct Deployment {
     }
 
     /// The blob store this deployment uses, checked: an object store's bucket must exist.
-    func makeBlobStore(store: any ServerStore, dataDirectory: String, clock: ServerClock) async throws -> any BlobStore
-    {
+    func makeBlobStore(store: SQLServerStore, dataDirectory: String, clock: ServerClock) async throws -> any BlobStore {
         switch blobStorage {
         case .folder:
             return try FileBlobStore(directory: dataDirectory + "/blobs")
         case .database:
-            guard let store = store as? SQLServerStore else {
-                throw ServerError(.configuration, "--blob-store database needs a SQL store")
-            }
             return SQLBlobStore(store: store, clock: clock)
         case .s3:
             guard let objectStore else {
@@ -82,8 +77,8 @@ struct Deployment {
 ///   - objectStore: the object store, for ``BlobStorage/s3``.
 ///   - dataDirectory: the data directory (for the folder store).
 ///   - age: how old an unfinished upload must be; zero also removes uploads in progress on a running server.
-public func removeAbandonedUploads(
-    store: any ServerStore,
+package func removeAbandonedUploads(
+    store: SQLServerStore,
     blobStorage: BlobStorage?,
     objectStore: ObjectStore? = nil,
     dataDirectory: String,
@@ -93,7 +88,7 @@ public func removeAbandonedUploads(
     configuration.blobStorage = blobStorage
     configuration.objectStore = objectStore
     let clock = ServerClock(configuration.clock)
-    let blobs = try await Deployment(configuration: configuration, store: store)
+    let blobs = try await Deployment(configuration: configuration, engine: store.engine)
         .makeBlobStore(store: store, dataDirectory: dataDirectory, clock: clock)
     let cutoff = clock.timestamp().microseconds.addingSaturating(-age.microseconds)
     return try await blobs.removeAbandonedUploads(startedBefore: Timestamp(microseconds: cutoff))

@@ -7,7 +7,7 @@ import StrongroomWire
 
 /// Start-up work every instance may repeat safely.
 func prepare(
-    store: any ServerStore,
+    store: any ClientStore,
     configuration: ServerConfiguration,
     clock: ServerClock,
     logger: Logger

@@ -1,9 +1,9 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
-public import Foundation
+package import Foundation
 import StrongroomCore
 import StrongroomPKI
-public import StrongroomWire
+package import StrongroomWire
 import X509
 
 extension CertificateAuthority {
@@ -12,11 +12,11 @@ extension CertificateAuthority {
     ///
     /// - Throws: ``ServerError`` 400 for a CSR that is malformed or asks for too much, 403 for a CSR naming another
     ///   client.
-    public func enroll(
+    package func enroll(
         csr: String,
         clientID: String,
         lifetime: Duration,
-        store: any ServerStore,
+        store: any CertificateStore,
         now: Date
     ) async throws -> EnrollmentResponse {
         try await enroll(
@@ -33,7 +33,7 @@ extension CertificateAuthority {
         publicKey key: Certificate.PublicKey,
         clientID: String,
         lifetime: Duration,
-        store: any ServerStore,
+        store: any CertificateStore,
         now: Date
     ) async throws -> EnrollmentResponse {
         let certificate = try issueClientCertificate(for: key, clientID: clientID, lifetime: lifetime, now: now)

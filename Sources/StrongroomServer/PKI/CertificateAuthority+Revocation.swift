@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-public import Foundation
+package import Foundation
 import StrongroomCore
-public import StrongroomPKI
+package import StrongroomPKI
 import X509
 
 extension CertificateAuthority {
@@ -14,8 +14,8 @@ extension CertificateAuthority {
     ///
     /// - Throws: ``ServerError/Code/configuration`` when more certificates are revoked and in force than one list
     ///   holds (shorten certificate lifetimes) or the validity is outside 1 minute to 400 days.
-    public func revocationList(
-        store: any ServerStore,
+    package func revocationList(
+        store: any CertificateStore,
         now: Date,
         validity: Duration = .seconds(3600)
     ) async throws -> CertificateRevocationList {

@@ -26,7 +26,7 @@ public enum ClientCertificateMode: String, Sendable, Hashable, CaseIterable {
 /// once cost factorial time here).
 struct ClientCertificateVerifier: Sendable {
     let anchors: [Certificate]
-    let store: any ServerStore
+    let store: any CertificateStore
     let clock: ServerClock
     let logger: Logger
 

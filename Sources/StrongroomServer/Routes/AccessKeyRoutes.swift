@@ -5,7 +5,7 @@ import StrongroomWire
 
 /// `/v1/storage/access_keys/{writer}/{user}/{reader}/{type}`.
 struct AccessKeyRoutes {
-    let store: any ServerStore
+    let store: any SharingStore & ClientStore
     let authorization: Authorization
     let results: RecordResults
     let limits: ServerLimits

@@ -10,7 +10,7 @@ import StrongroomWire
 
 /// Registration, tokens and client lookup.
 struct AccountRoutes {
-    let store: any ServerStore
+    let store: any ClientStore
     let tokens: TokenIssuer
     let tokenLifetime: Duration
     let limits: ServerLimits

@@ -8,7 +8,7 @@ import StrongroomWire
 
 /// Large files: pending record → presigned PUT of the ciphertext → PATCH commit → presigned GET.
 struct FileRoutes {
-    let store: any ServerStore
+    let store: any RecordStore
     let blobs: any BlobStore
     let signer: BlobURLSigner
     let clock: ServerClock

@@ -3,13 +3,13 @@ import Foundation
 import Hummingbird
 import StrongroomCore
 import StrongroomCrypto
-public import StrongroomWire
+package import StrongroomWire
 
 /// `/v1/integrity/…`: app instances register an Ed25519 key, fetch a single-use challenge and check in signed
 /// integrity reports; `/v1/admin/integrity` shows the history to the service provider (Strongroom's extension to
 /// the E3DB API).
 struct IntegrityRoutes {
-    let store: any ServerStore
+    let store: any IntegrityStore
     let authorization: Authorization
     let clock: ServerClock
     let policy: IntegrityPolicy
@@ -205,8 +205,8 @@ struct IntegrityRoutes {
 /// Stored integrity reports as history entries, newest first: what the admin route and `strongroom-server
 /// integrity` show. At most `limit` (1 to 100) entries older than index `before`, ending early once they carry
 /// 4 MiB of reports (always at least one).
-public func integrityEntries(
-    store: any ServerStore,
+package func integrityEntries(
+    store: any IntegrityStore,
     clientID: String?,
     limit: Int,
     before: Int64? = nil

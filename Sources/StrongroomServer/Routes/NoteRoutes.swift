@@ -8,7 +8,7 @@ import StrongroomWire
 /// Notes (`/v2/storage/notes`): one-off encrypted messages addressed to a signing key, written and read with
 /// TSV1. The server stores the note's JSON as sent (ciphertext, public keys, options) and adds its own fields.
 struct NoteRoutes {
-    let store: any ServerStore
+    let store: any NoteStore
     let clock: ServerClock
     let limits: ServerLimits
 

@@ -12,7 +12,7 @@ import X509
 /// `/v1/pki/…`: the CA chain (public), enrollment (an authenticated client sends a CSR) and renewal (over mutual TLS
 /// with the current certificate). Strongroom's extension to the E3DB API.
 struct PKIRoutes {
-    let store: any ServerStore
+    let store: any CertificateStore
     let authority: CertificateAuthority?
     let clock: ServerClock
     let lifetime: Duration

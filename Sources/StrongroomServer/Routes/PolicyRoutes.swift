@@ -4,7 +4,7 @@ import StrongroomWire
 
 /// Sharing policies, authorizers and the four listings.
 struct PolicyRoutes {
-    let store: any ServerStore
+    let store: any SharingStore & ClientStore
     let authorization: Authorization
     let limits: ServerLimits
 

@@ -5,7 +5,7 @@ import StrongroomWire
 /// How records and access keys go out: search hits with their ciphertext within the response budget, and access
 /// keys with their authorizer's and signer's public keys. Shared by the record, file and search routes.
 struct RecordResults: Sendable {
-    let store: any ServerStore
+    let store: any RecordStore & SharingStore & ClientStore
     let limits: ServerLimits
 
     /// The longest prefix of `page` whose ciphertext fits the response budget (at least one record), read in

@@ -6,7 +6,7 @@ import StrongroomWire
 
 /// Records: write, read, version-checked update and delete, and v1 search.
 struct RecordRoutes {
-    let store: any ServerStore
+    let store: any RecordStore
     let clock: ServerClock
     let authorization: Authorization
     let results: RecordResults

@@ -14,7 +14,7 @@ import StrongroomWire
 struct SearchV2Routes {
     static let batchSize = 200
 
-    let store: any ServerStore
+    let store: any RecordStore
     let results: RecordResults
     let limits: ServerLimits
 

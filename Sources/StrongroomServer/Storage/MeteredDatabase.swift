@@ -6,7 +6,7 @@ import Synchronization
 
 /// How much of the database the server is using right now, and has used: what `GET /metrics` reports as pool use.
 /// A query holds a connection while it runs, a session (a transaction) for as long as it lasts.
-final class DatabaseUse: Sendable {
+package final class DatabaseUse: Sendable {
     /// A moment's reading.
     struct Reading: Equatable {
         /// Statements running now (outside sessions, and inside them).

@@ -1,11 +1,12 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
-import SQLKit
 import StrongroomWire
 
 /// A `records` row exactly as the columns hold it: `plain`, `data` and `file_meta` as their JSON text, times in
-/// microseconds. What an engine's prepared statements read and write; ``SQLServerStore`` turns it into a
-/// ``StoredRecordText`` and back, so both paths share one decoder.
+/// microseconds. What every engine's record table reads and writes; ``SQLServerStore`` turns it into a
+/// ``StoredRecordText`` and back, so every path shares one decoder.
+///
+/// ``RecordColumn`` is the one list of its columns: every statement's column list and every engine's row codec are
+/// rendered from it, so a new column is a property here, a case there, and a migration.
 package struct RecordRow: Sendable, Hashable {
     package var index: Int64
     package var recordID: String
@@ -52,104 +53,180 @@ package struct RecordRow: Sendable, Hashable {
     }
 }
 
-extension RecordRow {
-    /// `SELECT` of every column, in the order of this type's properties, of the record whose ID is parameter 1,
-    /// written with the engine's `placeholder` for a parameter number. Both engines' statements come from here.
-    package static func selectStatement(placeholder: (Int) -> String) -> String {
-        """
-        SELECT idx, record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified, version,
-        file_meta, pending FROM records WHERE record_id = \(placeholder(1))
-        """
+/// The columns of `records`, in the order every statement lists them.
+package enum RecordColumn: Int, CaseIterable, Sendable {
+    case index, recordID, writerID, userID, type, plain, data, recordSignature, created, lastModified, version
+    case fileMeta, isPending
+
+    /// What a column holds.
+    package enum Kind: Sendable {
+        case integer, text, optionalText, boolean
     }
 
-    /// The columns an insert binds per row.
-    package static let insertedColumns = 12
+    /// The column's name in SQL.
+    package var name: String {
+        switch self {
+        case .index: "idx"
+        case .recordID: "record_id"
+        case .writerID: "writer_id"
+        case .userID: "user_id"
+        case .type: "type"
+        case .plain: "plain"
+        case .data: "data"
+        case .recordSignature: "rec_sig"
+        case .created: "created"
+        case .lastModified: "last_modified"
+        case .version: "version"
+        case .fileMeta: "file_meta"
+        case .isPending: "pending"
+        }
+    }
 
-    /// `INSERT` of `rows` rows of every column but `idx`, in that order, as parameters 1 to 12 for the first row,
-    /// 13 to 24 for the second and so on; returns each new row's `record_id` and `idx`.
+    package var kind: Kind {
+        switch self {
+        case .index, .created, .lastModified: .integer
+        case .recordID, .writerID, .userID, .type, .plain, .data, .version: .text
+        case .recordSignature, .fileMeta: .optionalText
+        case .isPending: .boolean
+        }
+    }
+
+    /// Whether a metadata-only read leaves the column out (it reads the body's size instead).
+    package var isBody: Bool { self == .data || self == .recordSignature }
+
+    /// The columns an insert binds, in order: every one but `idx`, which the database assigns.
+    package static let inserted = allCases.filter { $0 != .index }
+}
+
+/// One column's value, as an engine's codec reads and binds it.
+package enum RecordValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case boolean(Bool)
+}
+
+/// A `records` column that did not hold what the schema puts there, or a record statement that failed.
+package struct RecordTableError: Error, CustomStringConvertible {
+    package let column: String
+    package let problem: String
+
+    package init(column: String, problem: String) {
+        self.column = column
+        self.problem = problem
+    }
+
+    package var description: String { "records.\(column): \(problem)" }
+
+    /// `column` held a value of another kind than the schema puts there.
+    package static func unexpectedValue(in column: RecordColumn) -> RecordTableError {
+        let expected =
+            switch column.kind {
+            case .integer: "an integer"
+            case .text: "text"
+            case .optionalText: "text or NULL"
+            case .boolean: "a boolean"
+            }
+        return RecordTableError(column: column.name, problem: "expected \(expected)")
+    }
+}
+
+extension RecordRow {
+    /// The value of `column`.
+    package subscript(column: RecordColumn) -> RecordValue {
+        switch column {
+        case .index: .integer(index)
+        case .recordID: .text(recordID)
+        case .writerID: .text(writerID)
+        case .userID: .text(userID)
+        case .type: .text(type)
+        case .plain: .text(plain)
+        case .data: .text(data)
+        case .recordSignature: recordSignature.map(RecordValue.text) ?? .null
+        case .created: .integer(created)
+        case .lastModified: .integer(lastModified)
+        case .version: .text(version)
+        case .fileMeta: fileMeta.map(RecordValue.text) ?? .null
+        case .isPending: .boolean(isPending)
+        }
+    }
+
+    /// A row from an engine's codec, which answers each column's value; a value of the wrong kind is refused.
+    package init(reading value: (RecordColumn) throws -> RecordValue) throws {
+        func integer(_ column: RecordColumn) throws -> Int64 {
+            guard case .integer(let number) = try value(column) else {
+                throw RecordTableError.unexpectedValue(in: column)
+            }
+            return number
+        }
+        func text(_ column: RecordColumn) throws -> String {
+            guard case .text(let text) = try value(column) else { throw RecordTableError.unexpectedValue(in: column) }
+            return text
+        }
+        func optionalText(_ column: RecordColumn) throws -> String? {
+            switch try value(column) {
+            case .null: return nil
+            case .text(let text): return text
+            default: throw RecordTableError.unexpectedValue(in: column)
+            }
+        }
+        func boolean(_ column: RecordColumn) throws -> Bool {
+            switch try value(column) {
+            case .boolean(let flag): return flag
+            case .integer(let number): return number != 0  // SQLite's booleans
+            default: throw RecordTableError.unexpectedValue(in: column)
+            }
+        }
+        self.init(
+            index: try integer(.index),
+            recordID: try text(.recordID),
+            writerID: try text(.writerID),
+            userID: try text(.userID),
+            type: try text(.type),
+            plain: try text(.plain),
+            data: try text(.data),
+            recordSignature: try optionalText(.recordSignature),
+            created: try integer(.created),
+            lastModified: try integer(.lastModified),
+            version: try text(.version),
+            fileMeta: try optionalText(.fileMeta),
+            isPending: try boolean(.isPending)
+        )
+    }
+
+    /// The bytes of its text columns, as a batched insert counts them.
+    package var textSize: Int {
+        plain.utf8.count + data.utf8.count + (recordSignature?.utf8.count ?? 0) + (fileMeta?.utf8.count ?? 0)
+    }
+}
+
+extension RecordRow {
+    /// `SELECT` of every column, in ``RecordColumn`` order, of the record whose ID is parameter 1, written with the
+    /// engine's `placeholder` for a parameter number. Every engine's read comes from here.
+    package static func selectStatement(placeholder: (Int) -> String) -> String {
+        "SELECT \(RecordColumn.allCases.map(\.name).joined(separator: ", ")) FROM records WHERE record_id = \(placeholder(1))"
+    }
+
+    /// `INSERT` of `rows` rows of ``RecordColumn/inserted``, as parameters 1 to 12 for the first row, 13 to 24 for
+    /// the second and so on; returns each new row's `record_id` and `idx`.
     package static func insertStatement(rows: Int = 1, placeholder: (Int) -> String) -> String {
+        let width = RecordColumn.inserted.count
         let values = (0..<max(rows, 1)).map { row in
-            let first = row * insertedColumns + 1
-            return "(" + (first..<first + insertedColumns).map(placeholder).joined(separator: ", ") + ")"
+            let first = row * width + 1
+            return "(" + (first..<first + width).map(placeholder).joined(separator: ", ") + ")"
         }
         return """
-            INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
-            version, file_meta, pending) VALUES \(values.joined(separator: ", ")) RETURNING record_id, idx
+            INSERT INTO records (\(RecordColumn.inserted.map(\.name).joined(separator: ", "))) \
+            VALUES \(values.joined(separator: ", ")) RETURNING record_id, idx
             """
     }
-}
 
-/// The two statements every record read and write runs, written for one engine's driver instead of going through
-/// SQLKit: PostgreSQL prepares them once per connection (SQLKit sends each query as an unnamed statement, parsed
-/// and planned every time); SQLite runs them as fixed text through sqlite-nio and reads columns without a
-/// `Decoder`. Each call is one statement, as the SQL path's; ``SQLServerStore`` counts it the same way.
-package protocol PreparedRecordStatements: Sendable {
-    /// `SELECT` of every column of the record `recordID`, or nil when there is none.
-    func row(recordID: String) async throws -> RecordRow?
-    /// `INSERT` of `row` (its `index` ignored), returning the index the database gave it.
-    func insert(_ row: RecordRow) async throws -> Int64
-}
-
-extension SQLServerStore {
-    /// The columns of `text`, ready to insert.
-    func recordRow(_ text: StoredRecordText) throws -> RecordRow {
-        let record = text.record
-        return RecordRow(
-            index: record.index,
-            recordID: record.recordID,
-            writerID: record.writerID,
-            userID: record.userID,
-            type: record.type,
-            plain: encodeStringMap(record.plain),
-            data: text.dataJSON,
-            recordSignature: record.recordSignature,
-            created: record.created.microseconds,
-            lastModified: record.lastModified.microseconds,
-            version: record.version,
-            fileMeta: try record.fileMeta.map(json),
-            isPending: record.isPending
-        )
-    }
-
-    /// A row's columns as SQLKit read them; a metadata-only row (``metadataColumns``) has no `data` or `rec_sig`,
-    /// which are left empty.
-    func recordRow(_ row: any SQLRow, includesData: Bool = true) throws -> RecordRow {
-        RecordRow(
-            index: try row.decode(column: "idx", as: Int64.self),
-            recordID: try row.decode(column: "record_id", as: String.self),
-            writerID: try row.decode(column: "writer_id", as: String.self),
-            userID: try row.decode(column: "user_id", as: String.self),
-            type: try row.decode(column: "type", as: String.self),
-            plain: try row.decode(column: "plain", as: String.self),
-            data: includesData ? try row.decode(column: "data", as: String.self) : "",
-            recordSignature: includesData ? try row.decode(column: "rec_sig", as: String?.self) : nil,
-            created: try row.decode(column: "created", as: Int64.self),
-            lastModified: try row.decode(column: "last_modified", as: Int64.self),
-            version: try row.decode(column: "version", as: String.self),
-            fileMeta: try row.decode(column: "file_meta", as: String?.self),
-            isPending: try row.decode(column: "pending", as: Bool.self)
-        )
-    }
-
-    /// The record in `row`, its data left as the stored JSON text.
-    func recordText(_ row: RecordRow) throws -> StoredRecordText {
-        StoredRecordText(
-            record: StoredRecord(
-                index: row.index,
-                recordID: row.recordID,
-                writerID: row.writerID,
-                userID: row.userID,
-                type: row.type,
-                plain: try decodeStringMap(row.plain),
-                data: [:],
-                recordSignature: row.recordSignature,
-                created: Timestamp(microseconds: row.created),
-                lastModified: Timestamp(microseconds: row.lastModified),
-                version: row.version,
-                fileMeta: try row.fileMeta.map { try decodeJSON(FileMeta.self, $0) },
-                isPending: row.isPending
-            ),
-            dataJSON: row.data
-        )
+    /// The column list of a metadata-only read of `records` aliased `alias`: every column but the body's, then the
+    /// body's size as `data_size`.
+    package static func metadataColumns(alias: String) -> String {
+        let columns = RecordColumn.allCases.filter { !$0.isBody }.map { "\(alias).\($0.name)" }
+        let size =
+            "CAST(octet_length(\(alias).data) + COALESCE(octet_length(\(alias).rec_sig), 0) AS BIGINT) AS data_size"
+        return (columns + [size]).joined(separator: ", ")
     }
 }

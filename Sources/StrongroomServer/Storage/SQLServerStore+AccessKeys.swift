@@ -7,7 +7,7 @@ import StrongroomWire
 extension SQLServerStore {
     // MARK: Access keys
 
-    public func accessKey(in slot: AccessKeySlot) async throws -> StoredAccessKey? {
+    package func accessKey(in slot: AccessKeySlot) async throws -> StoredAccessKey? {
         try await database.raw(
             """
             SELECT * FROM access_keys WHERE writer_id = \(bind: slot.writerID) AND user_id = \(bind: slot.userID)
@@ -25,7 +25,7 @@ extension SQLServerStore {
         }
     }
 
-    public func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool {
+    package func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool {
         try await database.raw(
             """
             INSERT INTO access_keys (writer_id, user_id, reader_id, type, eak, authorizer_id)
@@ -36,7 +36,7 @@ extension SQLServerStore {
         ).first() != nil
     }
 
-    public func replaceAccessKey(_ key: StoredAccessKey) async throws {
+    package func replaceAccessKey(_ key: StoredAccessKey) async throws {
         try await database.raw(
             """
             INSERT INTO access_keys (writer_id, user_id, reader_id, type, eak, authorizer_id)
@@ -48,7 +48,7 @@ extension SQLServerStore {
         ).run()
     }
 
-    public func deleteAccessKey(in slot: AccessKeySlot) async throws {
+    package func deleteAccessKey(in slot: AccessKeySlot) async throws {
         try await database.raw(
             """
             DELETE FROM access_keys WHERE writer_id = \(bind: slot.writerID) AND user_id = \(bind: slot.userID)

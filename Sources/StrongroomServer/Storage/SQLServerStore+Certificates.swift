@@ -5,7 +5,7 @@ import StrongroomCore
 
 /// Client certificates issued by the server's CA.
 extension SQLServerStore {
-    public func insertCertificate(_ certificate: StoredCertificate) async throws {
+    package func insertCertificate(_ certificate: StoredCertificate) async throws {
         try await database.raw(
             """
             INSERT INTO client_certificates (serial, client_id, not_before, not_after, issued, fingerprint)
@@ -15,12 +15,12 @@ extension SQLServerStore {
         ).run()
     }
 
-    public func certificate(serial: String) async throws -> StoredCertificate? {
+    package func certificate(serial: String) async throws -> StoredCertificate? {
         try await database.raw("SELECT * FROM client_certificates WHERE serial = \(bind: serial)").first()
             .map(Self.storedCertificate)
     }
 
-    public func certificates(clientID: String?, limit: Int) async throws -> [StoredCertificate] {
+    package func certificates(clientID: String?, limit: Int) async throws -> [StoredCertificate] {
         let limit = max(1, min(limit, 10_000))
         if let clientID {
             return try await database.raw(
@@ -35,7 +35,7 @@ extension SQLServerStore {
         ).all().map(Self.storedCertificate)
     }
 
-    public func certificateCount(clientID: String, issuedSince time: Int64) async throws -> Int {
+    package func certificateCount(clientID: String, issuedSince time: Int64) async throws -> Int {
         try await database.raw(
             """
             SELECT COUNT(*) AS issued FROM client_certificates WHERE client_id = \(bind: clientID)
@@ -44,7 +44,7 @@ extension SQLServerStore {
         ).first()?.decode(column: "issued", as: Int.self) ?? 0
     }
 
-    public func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool {
+    package func revokeCertificate(serial: String, at time: Int64, reason: String) async throws -> Bool {
         try await database.raw(
             """
             UPDATE client_certificates SET revoked_at = \(bind: time), revocation_reason = \(bind: reason)
@@ -53,7 +53,7 @@ extension SQLServerStore {
         ).first() != nil
     }
 
-    public func revokedCertificates(validAt time: Int64, limit: Int) async throws -> [StoredCertificate] {
+    package func revokedCertificates(validAt time: Int64, limit: Int) async throws -> [StoredCertificate] {
         try await database.raw(
             """
             SELECT * FROM client_certificates WHERE revoked_at IS NOT NULL AND not_after > \(bind: time)
@@ -75,7 +75,7 @@ extension SQLServerStore {
         )
     }
 
-    public func nextRevocationListNumber(atLeast minimum: Int64) async throws -> Int64 {
+    package func nextRevocationListNumber(atLeast minimum: Int64) async throws -> Int64 {
         // One statement, so instances sharing the database never hand out a number twice.
         let larger = engine == .postgres ? "GREATEST" : "MAX"
         let row = try await database.raw(

@@ -2,11 +2,11 @@
 import Foundation
 import SQLKit
 import StrongroomCore
-public import StrongroomWire
+package import StrongroomWire
 
 /// Integrity check-in: instances, challenges and reports, each bounded per client.
 extension SQLServerStore {
-    public func registerIntegrityInstance(
+    package func registerIntegrityInstance(
         _ instance: StoredIntegrityInstance,
         limit: Int
     ) async throws -> (instance: StoredIntegrityInstance, inserted: Bool)? {
@@ -32,7 +32,7 @@ extension SQLServerStore {
         return (existing, false)
     }
 
-    public func integrityInstance(id: String) async throws -> StoredIntegrityInstance? {
+    package func integrityInstance(id: String) async throws -> StoredIntegrityInstance? {
         guard
             let row = try await database.raw("SELECT * FROM integrity_instances WHERE instance_id = \(bind: id)")
                 .first()
@@ -46,7 +46,7 @@ extension SQLServerStore {
         )
     }
 
-    public func insertIntegrityChallenge(
+    package func insertIntegrityChallenge(
         nonce: String,
         clientID: String,
         expires: Int64,
@@ -69,7 +69,7 @@ extension SQLServerStore {
         ).run()
     }
 
-    public func consumeIntegrityChallenge(nonce: String, clientID: String, now: Int64) async throws -> Bool {
+    package func consumeIntegrityChallenge(nonce: String, clientID: String, now: Int64) async throws -> Bool {
         try await database.raw(
             """
             DELETE FROM integrity_challenges WHERE nonce = \(bind: nonce) AND client_id = \(bind: clientID)
@@ -78,7 +78,7 @@ extension SQLServerStore {
         ).first() != nil
     }
 
-    public func insertIntegrityReport(_ report: StoredIntegrityReport, keep: Int) async throws {
+    package func insertIntegrityReport(_ report: StoredIntegrityReport, keep: Int) async throws {
         try await database.transaction { session in
             try await session.raw(
                 """
@@ -112,7 +112,7 @@ extension SQLServerStore {
         }
     }
 
-    public func integrityReports(clientID: String?, limit: Int, before: Int64?) async throws -> [StoredIntegrityReport]
+    package func integrityReports(clientID: String?, limit: Int, before: Int64?) async throws -> [StoredIntegrityReport]
     {
         let limit = max(1, min(limit, 100))
         var sql: SQLQueryString = """
@@ -136,7 +136,7 @@ extension SQLServerStore {
         }
     }
 
-    public func integrityVerdict(clientID: String) async throws -> IntegrityVerdict? {
+    package func integrityVerdict(clientID: String) async throws -> IntegrityVerdict? {
         let held =
             try await database.raw("SELECT since FROM integrity_holds WHERE client_id = \(bind: clientID)")
             .first() != nil
@@ -150,7 +150,7 @@ extension SQLServerStore {
         return verdicts.max()
     }
 
-    public func clearIntegrity(clientID: String) async throws -> Bool {
+    package func clearIntegrity(clientID: String) async throws -> Bool {
         try await database.transaction { session in
             let released =
                 try await session.raw(

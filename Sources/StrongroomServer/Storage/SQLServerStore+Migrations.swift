@@ -182,13 +182,13 @@ extension SQLServerStore {
 
     /// Whether the database answers and its schema is the one this build expects (`GET /ready`). Throws when the
     /// database cannot be reached.
-    public func isSchemaCurrent() async throws -> Bool {
+    package func isSchemaCurrent() async throws -> Bool {
         try await Self.schemaVersion(in: database) == migrations.last?.version
     }
 
     /// Applies every migration step above the stored schema version, each step in a transaction with its version
     /// bump. On PostgreSQL an advisory lock lets several instances start at once.
-    public func migrate() async throws {
+    package func migrate() async throws {
         try await database.raw("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)").run()
         for step in migrations {
             try await database.transaction { [engine] session in

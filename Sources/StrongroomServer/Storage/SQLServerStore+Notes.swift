@@ -2,13 +2,13 @@
 import Foundation
 import SQLKit
 import StrongroomCore
-public import StrongroomWire
+package import StrongroomWire
 
 /// Notes, with their quotas, views and expiry.
 extension SQLServerStore {
     // MARK: Notes
 
-    public func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion {
+    package func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion {
         // Expired notes are gone for readers already; delete them so that they count against no quota.
         try await database.raw("DELETE FROM notes WHERE expires_at <= \(bind: note.created.microseconds)").run()
         // One statement: the quotas (counts and bytes, per writer key and in all) are checked and the note inserted
@@ -40,7 +40,7 @@ extension SQLServerStore {
         return .quotaExceeded
     }
 
-    public func viewNote(_ lookup: NoteLookup, recipientSigningKey: String, now: Timestamp) async throws -> StoredNote?
+    package func viewNote(_ lookup: NoteLookup, recipientSigningKey: String, now: Timestamp) async throws -> StoredNote?
     {
         // One statement counts the view and refuses exhausted or expired notes.
         var sql: SQLQueryString = "UPDATE notes SET views = views + 1 WHERE "

@@ -1,13 +1,13 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SQLKit
-public import StrongroomWire
+package import StrongroomWire
 
 /// Sharing policies and authorizers, and the four listings.
 extension SQLServerStore {
     // MARK: Policies
 
-    public func policy(for slot: AccessKeySlot) async throws -> StoredPolicy? {
+    package func policy(for slot: AccessKeySlot) async throws -> StoredPolicy? {
         try await database.raw(
             """
             SELECT * FROM policies WHERE user_id = \(bind: slot.userID) AND writer_id = \(bind: slot.writerID)
@@ -16,7 +16,7 @@ extension SQLServerStore {
         ).first().map(decodePolicy)
     }
 
-    public func savePolicy(_ policy: StoredPolicy) async throws {
+    package func savePolicy(_ policy: StoredPolicy) async throws {
         try await database.raw(
             """
             INSERT INTO policies (user_id, writer_id, reader_id, type, can_read, is_authorizer, authorized_by,
@@ -30,7 +30,7 @@ extension SQLServerStore {
         ).run()
     }
 
-    public func clearAuthorizer(writerID: ClientID, userID: ClientID, authorizerID: ClientID) async throws {
+    package func clearAuthorizer(writerID: ClientID, userID: ClientID, authorizerID: ClientID) async throws {
         let (writerID, userID, readerID) = (writerID.description, userID.description, authorizerID.description)
         try await database.transaction { session in
             try await session.raw(
@@ -50,19 +50,19 @@ extension SQLServerStore {
         }
     }
 
-    public func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+    package func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await listing(.byWriter(writerID), flag: "can_read", page: page)
     }
 
-    public func readPolicies(readerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+    package func readPolicies(readerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await listing(.byReader(readerID), flag: "can_read", page: page)
     }
 
-    public func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+    package func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await listing(.byWriter(writerID), flag: "is_authorizer", page: page)
     }
 
-    public func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy] {
+    package func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy] {
         try await listing(.byReader(authorizerID), flag: "is_authorizer", page: page)
     }
 

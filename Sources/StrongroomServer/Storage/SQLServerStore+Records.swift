@@ -1,48 +1,32 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SQLKit
-public import StrongroomWire
+package import StrongroomWire
 
 /// Records, file records and searches.
 extension SQLServerStore {
     // MARK: Records
 
-    public func insertRecord(_ text: StoredRecordText) async throws -> StoredRecordText {
+    package func insertRecord(_ text: StoredRecordText) async throws -> StoredRecordText {
         let row = try recordRow(text)
         var stored = text
-        if let prepared {
-            stored.record.index = try await use.query { try await prepared.insert(row) }
-            return stored
-        }
-        let inserted = try await database.raw(
-            """
-            INSERT INTO records (record_id, writer_id, user_id, type, plain, data, rec_sig, created, last_modified,
-            version, file_meta, pending) VALUES (\(bind: row.recordID), \(bind: row.writerID), \(bind: row.userID),
-            \(bind: row.type), \(bind: row.plain), \(bind: row.data), \(bind: row.recordSignature),
-            \(bind: row.created), \(bind: row.lastModified), \(bind: row.version), \(bind: row.fileMeta),
-            \(bind: row.isPending)) RETURNING idx
-            """
-        ).first()
-        stored.record.index = try inserted?.decode(column: "idx", as: Int64.self) ?? 0
+        stored.record.index = try await use.query { try await records.insert(row) }
         return stored
     }
 
-    public func record(id: RecordID) async throws -> StoredRecord? {
-        try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
-            try decodeRecord($0)
+    package func record(id: RecordID) async throws -> StoredRecord? {
+        try await recordText(id: id).map { text in
+            var record = text.record
+            record.data = try text.decodedData()
+            return record
         }
     }
 
-    public func recordText(id: RecordID) async throws -> StoredRecordText? {
-        if let prepared {
-            return try await use.query { try await prepared.row(recordID: id.description) }.map(recordText)
-        }
-        return try await database.raw("SELECT * FROM records WHERE record_id = \(bind: id.description)").first().map {
-            try recordText(try recordRow($0))
-        }
+    package func recordText(id: RecordID) async throws -> StoredRecordText? {
+        try await use.query { try await records.row(recordID: id.description) }.map(recordText)
     }
 
-    public func updateRecord(
+    package func updateRecord(
         id: RecordID,
         expectedVersion: String,
         with update: RecordUpdate
@@ -60,7 +44,7 @@ extension SQLServerStore {
         return try await record(id: id) == nil ? .notFound : .conflict
     }
 
-    public func commitFile(id: RecordID, lastModified: Timestamp) async throws -> StoredRecord? {
+    package func commitFile(id: RecordID, lastModified: Timestamp) async throws -> StoredRecord? {
         try await database.raw(
             """
             UPDATE records SET pending = \(bind: false), last_modified = \(bind: lastModified.microseconds)
@@ -69,7 +53,7 @@ extension SQLServerStore {
         ).first().map { try decodeRecord($0) }
     }
 
-    public func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String] {
+    package func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String] {
         try await database.raw(
             """
             DELETE FROM records WHERE pending = \(bind: true) AND created < \(bind: time.microseconds)
@@ -78,7 +62,7 @@ extension SQLServerStore {
         ).all().map { try $0.decode(column: "record_id", as: String.self) }
     }
 
-    public func deleteRecord(id: RecordID, expectedVersion: String) async throws -> VersionedOutcome<Void> {
+    package func deleteRecord(id: RecordID, expectedVersion: String) async throws -> VersionedOutcome<Void> {
         let deleted = try await database.raw(
             "DELETE FROM records WHERE record_id = \(bind: id.description) AND version = \(bind: expectedVersion) RETURNING record_id"
         ).first()
@@ -86,14 +70,8 @@ extension SQLServerStore {
         return try await record(id: id) == nil ? .notFound : .conflict
     }
 
-    /// The columns of a metadata-only read: `data` and `rec_sig` are left out and their size is read instead.
-    static let metadataColumns = """
-        r.idx, r.record_id, r.writer_id, r.user_id, r.type, r.plain, r.created, r.last_modified, r.version,
-        r.file_meta, r.pending, CAST(octet_length(r.data) + COALESCE(octet_length(r.rec_sig), 0) AS BIGINT) AS data_size
-        """
-
-    public func records(matching query: RecordQuery) async throws -> [StoredRecord] {
-        let columns = query.includesData ? "r.*" : Self.metadataColumns
+    package func records(matching query: RecordQuery) async throws -> [StoredRecord] {
+        let columns = query.includesData ? "r.*" : RecordRow.metadataColumns(alias: "r")
         var sql: SQLQueryString =
             "SELECT \(unsafeRaw: columns) FROM records r WHERE r.idx > \(bind: query.afterIndex) AND r.pending = \(bind: false)"
         func list(_ values: [String]) -> [any Encodable & Sendable] { values.map { $0 as any Encodable & Sendable } }
@@ -116,7 +94,7 @@ extension SQLServerStore {
         return try rows.map { try decodeRecord($0, includesData: query.includesData) }
     }
 
-    public func records(ids: [RecordID]) async throws -> [StoredRecord] {
+    package func records(ids: [RecordID]) async throws -> [StoredRecord] {
         guard !ids.isEmpty else { return [] }
         let list = ids.map { $0.description as any Encodable & Sendable }
         return try await database.raw(
@@ -124,7 +102,7 @@ extension SQLServerStore {
         ).all().map { try decodeRecord($0) }
     }
 
-    /// A full row, or (`includesData: false`) a metadata-only row from ``metadataColumns``.
+    /// A full row, or (`includesData: false`) a metadata-only row from ``RecordRow/metadataColumns(alias:)``.
     func decodeRecord(_ row: any SQLRow, includesData: Bool = true) throws -> StoredRecord {
         let text = try recordText(try recordRow(row, includesData: includesData))
         var record = text.record

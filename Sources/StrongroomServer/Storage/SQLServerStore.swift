@@ -1,53 +1,52 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
-public import SQLKit
-public import StrongroomWire
+package import SQLKit
+package import StrongroomWire
 
-/// The ``ServerStore`` written once in SQL (SQLKit) for every engine. Each method is one statement, or a
-/// statement whose outcome is decided atomically by the database (`RETURNING`, `ON CONFLICT`).
+/// Everything the server keeps, over one SQLite or PostgreSQL database: the server's store, written once in SQL
+/// (SQLKit) for both engines, with the `records` table's read and insert in the engine's own ``RecordStatements``.
+/// Each method is one statement, or a statement whose outcome is decided atomically by the database (`RETURNING`,
+/// `ON CONFLICT`).
+///
+/// Get one from a ``ServerDatabase``; its operations are the server's own.
 public struct SQLServerStore: ServerStore {
     /// The SQL dialects whose schema differs.
-    public enum Engine: Sendable {
+    package enum Engine: Sendable {
         case sqlite
         case postgres
     }
 
     let database: any SQLDatabase
-    let engine: Engine
+    /// Which engine `database` runs on.
+    package let engine: Engine
     /// Statements and sessions running through this store (the pool use `GET /metrics` reports).
-    let use: DatabaseUse
-    /// The engine's own record read and insert (prepared on PostgreSQL, straight through sqlite-nio on SQLite), when
-    /// it has them; otherwise they go through `database`.
-    let prepared: (any PreparedRecordStatements)?
+    package let use: DatabaseUse
+    /// The engine's `records` table: the record read and insert.
+    let records: any RecordStatements
 
-    /// Wraps a database connection or pool.
-    public init(database: any SQLDatabase, engine: Engine) {
-        self.init(database: database, engine: engine, prepared: nil)
-    }
-
-    /// Wraps a database connection or pool whose engine runs the record read and insert through `prepared`.
-    package init(database: any SQLDatabase, engine: Engine, prepared: (any PreparedRecordStatements)?) {
+    /// Wraps a database connection or pool whose engine reads and inserts records through `records`.
+    package init(database: any SQLDatabase, engine: Engine, records: any RecordStatements) {
         let use = DatabaseUse()
         self.database = MeteredDatabase(base: database, use: use)
         self.engine = engine
         self.use = use
-        self.prepared = prepared
+        self.records = records
     }
 
     // MARK: Settings and tokens
 
-    public func setting(_ key: String) async throws -> String? {
+    package func setting(_ key: String) async throws -> String? {
         try await database.raw("SELECT value FROM settings WHERE key = \(bind: key)").first()?
             .decode(column: "value", as: String.self)
     }
 
-    public func setSettingIfAbsent(_ key: String, value: String) async throws {
+    package func setSettingIfAbsent(_ key: String, value: String) async throws {
         try await database.raw(
             "INSERT INTO settings (key, value) VALUES (\(bind: key), \(bind: value)) ON CONFLICT (key) DO NOTHING"
         ).run()
     }
 
-    public func createRegistrationToken(_ token: StoredRegistrationToken) async throws {
+    package func createRegistrationToken(_ token: StoredRegistrationToken) async throws {
         try await database.raw(
             """
             INSERT INTO registration_tokens (token, name, uses, maximum_uses, enabled)
@@ -57,7 +56,7 @@ public struct SQLServerStore: ServerStore {
         ).run()
     }
 
-    public func registrationTokens() async throws -> [StoredRegistrationToken] {
+    package func registrationTokens() async throws -> [StoredRegistrationToken] {
         try await database.raw("SELECT * FROM registration_tokens ORDER BY name, token").all().map { row in
             StoredRegistrationToken(
                 token: try row.decode(column: "token", as: String.self),
@@ -69,7 +68,7 @@ public struct SQLServerStore: ServerStore {
         }
     }
 
-    public func useRegistrationToken(_ token: String) async throws -> Bool {
+    package func useRegistrationToken(_ token: String) async throws -> Bool {
         try await database.raw(
             """
             UPDATE registration_tokens SET uses = uses + 1 WHERE token = \(bind: token) AND enabled = \(bind: true)
@@ -78,7 +77,7 @@ public struct SQLServerStore: ServerStore {
         ).first() != nil
     }
 
-    public func revokeRegistrationToken(_ token: String) async throws -> Bool {
+    package func revokeRegistrationToken(_ token: String) async throws -> Bool {
         try await database.raw(
             "UPDATE registration_tokens SET enabled = \(bind: false) WHERE token = \(bind: token) RETURNING token"
         ).first() != nil
@@ -86,7 +85,7 @@ public struct SQLServerStore: ServerStore {
 
     // MARK: Clients
 
-    public func insertClient(_ client: StoredClient) async throws {
+    package func insertClient(_ client: StoredClient) async throws {
         try await database.raw(
             """
             INSERT INTO clients (client_id, name, public_key, signing_key, api_key_id, api_secret_hash, enabled, created,
@@ -97,17 +96,17 @@ public struct SQLServerStore: ServerStore {
         ).run()
     }
 
-    public func client(id: ClientID) async throws -> StoredClient? {
+    package func client(id: ClientID) async throws -> StoredClient? {
         try await database.raw("SELECT * FROM clients WHERE client_id = \(bind: id.description)").first().map(
             decodeClient
         )
     }
 
-    public func client(apiKeyID: String) async throws -> StoredClient? {
+    package func client(apiKeyID: String) async throws -> StoredClient? {
         try await database.raw("SELECT * FROM clients WHERE api_key_id = \(bind: apiKeyID)").first().map(decodeClient)
     }
 
-    public func clientNames(ids: [String]) async throws -> [String: String] {
+    package func clientNames(ids: [String]) async throws -> [String: String] {
         guard !ids.isEmpty else { return [:] }
         let rows = try await database.raw(
             "SELECT client_id, name FROM clients WHERE client_id IN (\(binds: ids.map { $0 as any Encodable & Sendable }))"
@@ -140,7 +139,7 @@ public struct SQLServerStore: ServerStore {
 
     // MARK: TSV1 nonces
 
-    public func rememberNonce(publicKey: String, nonce: String, timestamp: Int64) async throws -> Bool {
+    package func rememberNonce(publicKey: String, nonce: String, timestamp: Int64) async throws -> Bool {
         try await database.raw(
             """
             INSERT INTO tsv1_nonces (public_key, nonce, seen_at) VALUES (\(bind: publicKey), \(bind: nonce),
@@ -149,7 +148,7 @@ public struct SQLServerStore: ServerStore {
         ).first() != nil
     }
 
-    public func forgetNonces(olderThan timestamp: Int64) async throws {
+    package func forgetNonces(olderThan timestamp: Int64) async throws {
         try await database.raw("DELETE FROM tsv1_nonces WHERE seen_at < \(bind: timestamp)").run()
     }
 

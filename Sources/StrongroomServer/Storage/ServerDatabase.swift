@@ -12,7 +12,7 @@ public protocol ServerDatabase: Service {
 
 extension ServerDatabase {
     /// Runs `body` with the store, then closes the database, whether `body` succeeded or not.
-    public func withStore<R>(_ body: (SQLServerStore) async throws -> R) async throws -> R {
+    package func withStore<R>(_ body: (SQLServerStore) async throws -> R) async throws -> R {
         do {
             let result = try await body(store)
             try await close()

@@ -1,17 +1,21 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-public import StrongroomWire
+package import StrongroomWire
 
-/// Everything the server keeps. Implementations must make each method atomic; the server itself holds no state,
-/// so several instances can share one store. ``SQLServerStore`` implements it once for SQLite and PostgreSQL.
+/// Everything the server keeps, one part per aggregate: each route collection takes only the part it uses.
+/// Implementations must make each method atomic; the server itself holds no state, so several instances can share one
+/// store. ``SQLServerStore`` implements every part once for SQLite and PostgreSQL.
 ///
 /// Identifiers are typed (`ClientID`, `RecordID`, ``AccessKeySlot``) wherever two could be swapped; stored rows
 /// keep their wire text.
-public protocol ServerStore: Sendable {
+package protocol ServerStore: ClientStore, SharingStore, RecordStore, NoteStore, CertificateStore, IntegrityStore {
     /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
     /// Whether the database answers and its schema is current (throws when it cannot be reached).
     func isSchemaCurrent() async throws -> Bool
+}
 
+/// Settings, registration tokens, clients and the TSV1 replay cache.
+package protocol ClientStore: Sendable {
     // MARK: Settings and registration tokens
 
     /// A server-wide setting (such as the backup client's ID), or nil.
@@ -44,7 +48,10 @@ public protocol ServerStore: Sendable {
     func rememberNonce(publicKey: String, nonce: String, timestamp: Int64) async throws -> Bool
     /// Forgets nonces older than `timestamp` (Unix seconds): their signatures fail the time window anyway.
     func forgetNonces(olderThan timestamp: Int64) async throws
+}
 
+/// Access keys and the policies that share a writer's records.
+package protocol SharingStore: Sendable {
     // MARK: Access keys
 
     /// The EAK in `slot`, or nil.
@@ -72,8 +79,10 @@ public protocol ServerStore: Sendable {
     func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy]
     /// One page of the writers an authorizer acts for, ordered by writer and type.
     func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy]
+}
 
-    // MARK: Records
+/// Records and file records.
+package protocol RecordStore: Sendable {
 
     /// Inserts a record and returns it with its index.
     func insertRecord(_ record: StoredRecordText) async throws -> StoredRecordText
@@ -98,8 +107,10 @@ public protocol ServerStore: Sendable {
     func records(ids: [RecordID]) async throws -> [StoredRecord]
     /// Deletes pending file records created before `time` and returns their IDs (their blobs go next).
     func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String]
+}
 
-    // MARK: Notes
+/// Notes, their quotas and views.
+package protocol NoteStore: Sendable {
 
     /// Stores a note within `quota` (expired notes are deleted first and count against nothing).
     func insertNote(_ note: StoredNote, quota: NoteQuota) async throws -> NoteInsertion
@@ -107,8 +118,10 @@ public protocol ServerStore: Sendable {
     /// addressed to another key, used up or expired (nothing is counted then). A note whose last view this was is
     /// deleted.
     func viewNote(_ lookup: NoteLookup, recipientSigningKey: String, now: Timestamp) async throws -> StoredNote?
+}
 
-    // MARK: Client certificates
+/// The certificates the CA issued and revoked.
+package protocol CertificateStore: Sendable {
 
     /// Records a certificate the CA issued.
     func insertCertificate(_ certificate: StoredCertificate) async throws
@@ -126,8 +139,10 @@ public protocol ServerStore: Sendable {
     /// The next revocation list's number: one more than the last one handed out by any instance sharing the
     /// database, and at least `minimum` (lists numbered by the clock before this counter existed stay below it).
     func nextRevocationListNumber(atLeast minimum: Int64) async throws -> Int64
+}
 
-    // MARK: Integrity check-in
+/// Integrity check-in: instances, challenges, reports and verdicts.
+package protocol IntegrityStore: Sendable {
 
     /// Registers an instance unless its client has `limit` already; returns the stored instance (an existing
     /// instance ID is never rebound or rekeyed) and whether this call inserted it, or nil when over the limit.
@@ -156,7 +171,7 @@ public protocol ServerStore: Sendable {
     func clearIntegrity(clientID: String) async throws -> Bool
 }
 
-extension ServerStore {
+extension ClientStore {
     /// The client whose stored ID text is `text`, or nil (also for text that is not a UUID).
     func client(text: String) async throws -> StoredClient? {
         guard let id = ClientID(text) else { return nil }

@@ -1,26 +1,26 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
 /// A client certificate the server's CA issued: who it is bound to, when it is valid, and whether it was revoked.
-public struct StoredCertificate: Sendable, Hashable {
+package struct StoredCertificate: Sendable, Hashable {
     /// The serial number, lowercase hex.
-    public var serial: String
+    package var serial: String
     /// The client it is bound to (lowercase UUID).
-    public var clientID: String
+    package var clientID: String
     /// Start of validity, Unix seconds.
-    public var notBefore: Int64
+    package var notBefore: Int64
     /// End of validity, Unix seconds.
-    public var notAfter: Int64
+    package var notAfter: Int64
     /// When it was issued, Unix seconds.
-    public var issued: Int64
+    package var issued: Int64
     /// SHA-256 of the DER certificate, lowercase hex.
-    public var fingerprint: String
+    package var fingerprint: String
     /// When it was revoked (Unix seconds), or nil while it is in force.
-    public var revokedAt: Int64?
+    package var revokedAt: Int64?
     /// Why: `revoked` by an operator, `superseded` by a renewal.
-    public var revocationReason: String?
+    package var revocationReason: String?
 
     /// Describes an issued certificate.
-    public init(
+    package init(
         serial: String,
         clientID: String,
         notBefore: Int64,
@@ -41,5 +41,5 @@ public struct StoredCertificate: Sendable, Hashable {
     }
 
     /// Whether it was revoked.
-    public var isRevoked: Bool { revokedAt != nil }
+    package var isRevoked: Bool { revokedAt != nil }
 }

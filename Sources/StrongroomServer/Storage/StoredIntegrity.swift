@@ -1,21 +1,21 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-public import StrongroomWire
+package import StrongroomWire
 
 /// An app instance registered for integrity check-in: its Ed25519 key, bound to one client.
-public struct StoredIntegrityInstance: Sendable, Hashable {
+package struct StoredIntegrityInstance: Sendable, Hashable {
     /// The instance ID (a UUID's text).
-    public var instanceID: String
+    package var instanceID: String
     /// The client it belongs to.
-    public var clientID: String
+    package var clientID: String
     /// Its Ed25519 public key, base64url.
-    public var publicKey: String
+    package var publicKey: String
     /// A name for people.
-    public var name: String
+    package var name: String
     /// When it was registered (Unix seconds).
-    public var registered: Int64
+    package var registered: Int64
 
     /// Creates a row.
-    public init(instanceID: String, clientID: String, publicKey: String, name: String, registered: Int64) {
+    package init(instanceID: String, clientID: String, publicKey: String, name: String, registered: Int64) {
         self.instanceID = instanceID
         self.clientID = clientID
         self.publicKey = publicKey
@@ -25,28 +25,28 @@ public struct StoredIntegrityInstance: Sendable, Hashable {
 }
 
 /// A report an instance checked in.
-public struct StoredIntegrityReport: Sendable, Hashable {
+package struct StoredIntegrityReport: Sendable, Hashable {
     /// The client.
-    public var clientID: String
+    package var clientID: String
     /// The instance.
-    public var instanceID: String
+    package var instanceID: String
     /// The instance's name (read with the report; not stored with it).
-    public var instanceName: String
+    package var instanceName: String
     /// When the server received it (Unix seconds).
-    public var received: Int64
+    package var received: Int64
     /// When the client ran the checks.
-    public var checked: Int64
+    package var checked: Int64
     /// The recorded verdict.
-    public var verdict: IntegrityVerdict
+    package var verdict: IntegrityVerdict
     /// The findings, `kind:severity`, comma-separated.
-    public var findings: String
+    package var findings: String
     /// The report's JSON as signed.
-    public var report: String
+    package var report: String
     /// Its place in the order of storage (0 before it is stored): pages of the history go by it.
-    public var index: Int64
+    package var index: Int64
 
     /// Creates a row.
-    public init(
+    package init(
         clientID: String,
         instanceID: String,
         instanceName: String = "",

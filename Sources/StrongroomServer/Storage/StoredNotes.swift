@@ -1,31 +1,31 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-public import StrongroomCore
-public import StrongroomWire
+package import StrongroomCore
+package import StrongroomWire
 
 /// A note: its JSON exactly as the writer sent it (ciphertext, public keys, options), plus the server's fields.
-public struct StoredNote: Sendable, Hashable {
+package struct StoredNote: Sendable, Hashable {
     /// The note ID (lowercase UUID).
-    public var noteID: String
+    package var noteID: String
     /// Unique when set; nil for anonymous notes.
-    public var idString: String?
+    package var idString: String?
     /// The note's JSON as stored and returned.
-    public var body: [String: JSONValue]
+    package var body: [String: JSONValue]
     /// When it was created.
-    public var created: Timestamp
+    package var created: Timestamp
     /// How many times it was read.
-    public var views: Int64
+    package var views: Int64
     /// -1 (or 0) for unlimited.
-    public var maximumViews: Int64
+    package var maximumViews: Int64
     /// When it stops being readable, if ever.
-    public var expiresAt: Timestamp?
+    package var expiresAt: Timestamp?
     /// The signing key that may read it.
-    public var recipientSigningKey: String
+    package var recipientSigningKey: String
     /// The writer's signing key (the TSV1 key that wrote it), for per-key quotas.
-    public var writerSigningKey: String
+    package var writerSigningKey: String
 }
 
 /// How a note is looked up: by its `note_id` or by its `id_string` name.
-public enum NoteLookup: Sendable, Hashable {
+package enum NoteLookup: Sendable, Hashable {
     /// By `note_id` (lowercase UUID).
     case id(String)
     /// By `id_string`.
@@ -33,20 +33,20 @@ public enum NoteLookup: Sendable, Hashable {
 }
 
 /// The bounds on live notes.
-public struct NoteQuota: Sendable, Hashable {
+package struct NoteQuota: Sendable, Hashable {
     /// Live notes one writer key may have.
-    public var perKey: Int
+    package var perKey: Int
     /// Live notes on the server.
-    public var total: Int
+    package var total: Int
     /// Bytes of live notes one writer key may have.
-    public var bytesPerKey: Int64
+    package var bytesPerKey: Int64
     /// Bytes of live notes on the server.
-    public var bytesTotal: Int64
+    package var bytesTotal: Int64
     /// The largest note, in bytes of its stored JSON.
-    public var bytesPerNote: Int
+    package var bytesPerNote: Int
 
     /// Describes a quota.
-    public init(
+    package init(
         perKey: Int,
         total: Int,
         bytesPerKey: Int64 = .max,
@@ -62,7 +62,7 @@ public struct NoteQuota: Sendable, Hashable {
 }
 
 /// What storing a note did.
-public enum NoteInsertion: Sendable, Hashable {
+package enum NoteInsertion: Sendable, Hashable {
     /// It was stored.
     case inserted
     /// Its `id_string` is taken.

@@ -1,39 +1,39 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-public import StrongroomWire
+package import StrongroomWire
 
 /// A record row: ciphertext only, plus the plaintext `plain` metadata the protocol puts in the clear.
-public struct StoredRecord: Sendable, Hashable {
+package struct StoredRecord: Sendable, Hashable {
     /// The search index (increasing; `last_index` in v1 search).
-    public var index: Int64
+    package var index: Int64
     /// The record ID (lowercase UUID).
-    public var recordID: String
+    package var recordID: String
     /// The writer (lowercase UUID).
-    public var writerID: String
+    package var writerID: String
     /// The user (lowercase UUID).
-    public var userID: String
+    package var userID: String
     /// The record type.
-    public var type: String
+    package var type: String
     /// The plaintext metadata, visible to the server by design.
-    public var plain: [String: String]
+    package var plain: [String: String]
     /// The field ciphertexts (`{}` for files).
-    public var data: [String: String]
+    package var data: [String: String]
     /// The optional `rec_sig` a client attached.
-    public var recordSignature: String?
+    package var recordSignature: String?
     /// When it was created.
-    public var created: Timestamp
+    package var created: Timestamp
     /// When it last changed.
-    public var lastModified: Timestamp
+    package var lastModified: Timestamp
     /// The version, new on every update.
-    public var version: String
+    package var version: String
     /// Present for file records.
-    public var fileMeta: FileMeta?
+    package var fileMeta: FileMeta?
     /// A file record whose upload has not been committed: invisible to reads and searches.
-    public var isPending: Bool
+    package var isPending: Bool
     /// The ciphertext's size in bytes (`data` and `rec_sig`), filled when a query reads metadata only.
-    public var dataSize: Int = 0
+    package var dataSize: Int = 0
 
     /// The wire form of the meta, identical on every endpoint.
-    public var meta: RecordMeta {
+    package var meta: RecordMeta {
         RecordMeta(
             recordID: recordID,
             writerID: writerID,
@@ -50,14 +50,14 @@ public struct StoredRecord: Sendable, Hashable {
 
 /// A record as a single read answers it: the row, with its field ciphertexts left as the JSON object text the
 /// store keeps, so the answer can carry them without decoding and encoding every ciphertext again.
-public struct StoredRecordText: Sendable, Hashable {
+package struct StoredRecordText: Sendable, Hashable {
     /// The row; its `data` is empty.
-    public var record: StoredRecord
+    package var record: StoredRecord
     /// The field ciphertexts as stored: a JSON object of strings, written by this server.
-    public var dataJSON: String
+    package var dataJSON: String
 
     /// A record (its `data` moved into `dataJSON`) and its data as the store keeps it.
-    public init(record: StoredRecord) {
+    package init(record: StoredRecord) {
         self.dataJSON = encodeStringMap(record.data)
         self.record = record
         self.record.data = [:]
@@ -70,7 +70,7 @@ public struct StoredRecordText: Sendable, Hashable {
     }
 
     /// The field ciphertexts, decoded.
-    public func decodedData() throws -> [String: String] {
+    package func decodedData() throws -> [String: String] {
         try decodeStringMap(dataJSON)
     }
 }
@@ -83,7 +83,7 @@ extension StoredRecord {
 }
 
 /// What a version-checked update or delete found.
-public enum VersionedOutcome<Value: Sendable>: Sendable {
+package enum VersionedOutcome<Value: Sendable>: Sendable {
     /// It happened; here is the result.
     case done(Value)
     /// The record exists at another version (HTTP 409).
@@ -93,9 +93,9 @@ public enum VersionedOutcome<Value: Sendable>: Sendable {
 }
 
 /// Which records a search may see and the filters it applies.
-public struct RecordQuery: Sendable, Hashable {
+package struct RecordQuery: Sendable, Hashable {
     /// Whose records a search covers.
-    public enum Scope: Sendable, Hashable {
+    package enum Scope: Sendable, Hashable {
         /// Only records the caller wrote.
         case writtenBy(String)
         /// The caller's own records plus records shared with it through an allow-read policy.
@@ -103,39 +103,39 @@ public struct RecordQuery: Sendable, Hashable {
     }
 
     /// Which records the caller may see.
-    public var scope: Scope
+    package var scope: Scope
     /// Only records after this index.
-    public var afterIndex: Int64
+    package var afterIndex: Int64
     /// At most this many records.
-    public var limit: Int
+    package var limit: Int
     /// Only these writers (empty: any).
-    public var writerIDs: [String]
+    package var writerIDs: [String]
     /// Only these users (empty: any).
-    public var userIDs: [String]
+    package var userIDs: [String]
     /// Only these records (empty: any).
-    public var recordIDs: [String]
+    package var recordIDs: [String]
     /// Only these types (empty: any).
-    public var types: [String]
+    package var types: [String]
     /// Whether to read `data` and `rec_sig`; metadata-only queries leave them empty and fill
     /// ``StoredRecord/dataSize`` instead.
-    public var includesData: Bool = true
+    package var includesData: Bool = true
 }
 
 /// The new contents of a record for a version-checked update.
-public struct RecordUpdate: Sendable, Hashable {
+package struct RecordUpdate: Sendable, Hashable {
     /// The version the record gets.
-    public var newVersion: String
+    package var newVersion: String
     /// The new `meta.plain`.
-    public var plain: [String: String]
+    package var plain: [String: String]
     /// The new encrypted fields.
-    public var data: [String: String]
+    package var data: [String: String]
     /// The writer's new `rec_sig`, if any.
-    public var recordSignature: String?
+    package var recordSignature: String?
     /// The modification time.
-    public var lastModified: Timestamp
+    package var lastModified: Timestamp
 
     /// Describes an update.
-    public init(
+    package init(
         newVersion: String,
         plain: [String: String],
         data: [String: String],

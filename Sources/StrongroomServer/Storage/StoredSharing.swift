@@ -1,35 +1,35 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
 /// An EAK slot `(writer, user, reader, type)`.
-public struct StoredAccessKey: Sendable, Hashable {
+package struct StoredAccessKey: Sendable, Hashable {
     /// The writer (lowercase UUID).
-    public var writerID: String
+    package var writerID: String
     /// The user (lowercase UUID).
-    public var userID: String
+    package var userID: String
     /// The reader (lowercase UUID).
-    public var readerID: String
+    package var readerID: String
     /// The record type.
-    public var type: String
+    package var type: String
     /// The access key sealed to the reader (`ciphertext.nonce`).
-    public var eak: String
+    package var eak: String
     /// The client that stored this EAK (whose key sealed it).
-    public var authorizerID: String
+    package var authorizerID: String
 }
 
 /// Where an encrypted access key and its sharing policy live: one writer's (and user's) records of one type, as one
 /// reader sees them. Store functions take a slot instead of four adjacent strings that a swap would mix up.
-public struct AccessKeySlot: Sendable, Hashable {
+package struct AccessKeySlot: Sendable, Hashable {
     /// The writer (lowercase UUID).
-    public var writerID: String
+    package var writerID: String
     /// The user (lowercase UUID).
-    public var userID: String
+    package var userID: String
     /// The reader (lowercase UUID).
-    public var readerID: String
+    package var readerID: String
     /// The record type.
-    public var type: String
+    package var type: String
 
     /// Names a slot.
-    public init(writerID: String, userID: String, readerID: String, type: String) {
+    package init(writerID: String, userID: String, readerID: String, type: String) {
         self.writerID = writerID
         self.userID = userID
         self.readerID = readerID
@@ -37,17 +37,19 @@ public struct AccessKeySlot: Sendable, Hashable {
     }
 
     /// The same writer, user and type, for another reader.
-    public func withReader(_ readerID: String) -> AccessKeySlot {
+    package func withReader(_ readerID: String) -> AccessKeySlot {
         AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type)
     }
 }
 
 extension StoredAccessKey {
     /// The slot this key fills.
-    public var slot: AccessKeySlot { AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type) }
+    package var slot: AccessKeySlot {
+        AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type)
+    }
 
     /// A key for `slot`, stored by `authorizerID`.
-    public init(slot: AccessKeySlot, eak: String, authorizerID: String) {
+    package init(slot: AccessKeySlot, eak: String, authorizerID: String) {
         self.init(
             writerID: slot.writerID,
             userID: slot.userID,
@@ -61,10 +63,12 @@ extension StoredAccessKey {
 
 extension StoredPolicy {
     /// The slot this policy governs.
-    public var slot: AccessKeySlot { AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type) }
+    package var slot: AccessKeySlot {
+        AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type)
+    }
 
     /// No flags yet, for `slot`.
-    public init(slot: AccessKeySlot) {
+    package init(slot: AccessKeySlot) {
         self.init(
             userID: slot.userID,
             writerID: slot.writerID,
@@ -79,34 +83,34 @@ extension StoredPolicy {
 }
 
 /// The sharing flags of `(user, writer, reader, type)`.
-public struct StoredPolicy: Sendable, Hashable {
+package struct StoredPolicy: Sendable, Hashable {
     /// The user (lowercase UUID).
-    public var userID: String
+    package var userID: String
     /// The writer (lowercase UUID).
-    public var writerID: String
+    package var writerID: String
     /// The reader (lowercase UUID).
-    public var readerID: String
+    package var readerID: String
     /// The record type.
-    public var type: String
+    package var type: String
     /// Whether the reader may read records of the type.
-    public var canRead: Bool
+    package var canRead: Bool
     /// Whether the reader may share the type on the writer's behalf.
-    public var isAuthorizer: Bool
+    package var isAuthorizer: Bool
     /// Who granted the authorizer flag.
-    public var authorizedBy: String?
+    package var authorizedBy: String?
     /// Who last granted `canRead` (the writer, or an authorizer on its behalf).
-    public var readGrantedBy: String?
+    package var readGrantedBy: String?
 }
 
 /// One page of a listing.
-public struct ListingPage: Sendable, Hashable {
+package struct ListingPage: Sendable, Hashable {
     /// Entries at most.
-    public var limit: Int
+    package var limit: Int
     /// Entries skipped.
-    public var offset: Int
+    package var offset: Int
 
     /// Describes a page.
-    public init(limit: Int, offset: Int) {
+    package init(limit: Int, offset: Int) {
         self.limit = limit
         self.offset = offset
     }

@@ -3,10 +3,11 @@ import Logging
 import PostgresKit
 import StrongroomServer
 
-/// The record read and insert as named prepared statements: each pooled connection parses and plans them once (on
-/// first use) and then only binds and executes them, and rows are decoded by position instead of by column name.
+/// The `records` table on PostgreSQL: the record read and insert as named prepared statements. Each pooled
+/// connection parses and plans them once (on first use) and then only binds and executes them, and rows are decoded
+/// by position instead of by column name. Statements and codec come from ``RecordColumn``.
 // @unchecked: as PostgresServerDatabase — immutable, and the pool synchronises itself.
-final class PostgresRecordStatements: PreparedRecordStatements, @unchecked Sendable {
+final class PostgresRecordTable: RecordStatements, @unchecked Sendable {
     private let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
     private let logger: Logger
 
@@ -31,7 +32,9 @@ final class PostgresRecordStatements: PreparedRecordStatements, @unchecked Senda
             for try await inserted in try await connection.execute(InsertRecord(row: row), logger: logger) {
                 index = inserted
             }
-            guard let index else { throw PostgresStatementError.noRowReturned(InsertRecord.name) }
+            guard let index else {
+                throw RecordTableError(column: "idx", problem: "\(InsertRecord.name) returned no row")
+            }
             return index
         }
     }
@@ -44,18 +47,7 @@ final class PostgresRecordStatements: PreparedRecordStatements, @unchecked Senda
     }
 }
 
-/// A statement that must return a row did not.
-enum PostgresStatementError: Error, CustomStringConvertible {
-    case noRowReturned(String)
-
-    var description: String {
-        switch self {
-        case .noRowReturned(let name): "\(name) returned no row"
-        }
-    }
-}
-
-/// Every column of one record, in ``RecordRow``'s order.
+/// Every column of one record, in ``RecordColumn`` order.
 private struct SelectRecord: PostgresPreparedStatement {
     static let name = "strongroom_select_record"
     static let sql = RecordRow.selectStatement { "$\($0)" }
@@ -70,34 +62,24 @@ private struct SelectRecord: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> RecordRow {
-        let (
-            index, recordID, writerID, userID, type, plain, data, signature, created, modified, version, file, pending
-        ) =
-            try row.decode(
-                (
-                    Int64, String, String, String, String, String, String, String?, Int64, Int64, String, String?,
-                    Bool
-                ).self
-            )
-        return RecordRow(
-            index: index,
-            recordID: recordID,
-            writerID: writerID,
-            userID: userID,
-            type: type,
-            plain: plain,
-            data: data,
-            recordSignature: signature,
-            created: created,
-            lastModified: modified,
-            version: version,
-            fileMeta: file,
-            isPending: pending
-        )
+        let cells = row.makeRandomAccess()
+        guard cells.count == RecordColumn.allCases.count else {
+            throw RecordTableError(column: "*", problem: "\(Self.name) answered \(cells.count) columns")
+        }
+        return try RecordRow { column in
+            let cell = cells[column.rawValue]
+            switch column.kind {
+            case .integer: return .integer(try cell.decode(Int64.self))
+            case .text: return .text(try cell.decode(String.self))
+            case .optionalText: return try cell.decode(String?.self).map(RecordValue.text) ?? .null
+            case .boolean: return .boolean(try cell.decode(Bool.self))
+            }
+        }
     }
 }
 
-/// A new record; returns its index (the statement answers its ID and index).
+/// A new record, its ``RecordColumn/inserted`` columns in order; returns its index (the statement answers its ID
+/// and index).
 private struct InsertRecord: PostgresPreparedStatement {
     static let name = "strongroom_insert_record"
     static let sql = RecordRow.insertStatement { "$\($0)" }
@@ -106,19 +88,15 @@ private struct InsertRecord: PostgresPreparedStatement {
     var row: RecordRow
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 12)
-        bindings.append(row.recordID)
-        bindings.append(row.writerID)
-        bindings.append(row.userID)
-        bindings.append(row.type)
-        bindings.append(row.plain)
-        bindings.append(row.data)
-        bindings.append(row.recordSignature)
-        bindings.append(row.created)
-        bindings.append(row.lastModified)
-        bindings.append(row.version)
-        bindings.append(row.fileMeta)
-        bindings.append(row.isPending)
+        var bindings = PostgresBindings(capacity: RecordColumn.inserted.count)
+        for column in RecordColumn.inserted {
+            switch row[column] {
+            case .null: bindings.appendNull()
+            case .integer(let number): bindings.append(number)
+            case .text(let text): bindings.append(text)
+            case .boolean(let flag): bindings.append(flag)
+            }
+        }
         return bindings
     }
 

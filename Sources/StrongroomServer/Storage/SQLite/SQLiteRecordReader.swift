@@ -60,7 +60,7 @@ final class SQLiteRecordReader: Sendable {
 
     /// Reads the row of `recordID` on this thread, or says it cannot now.
     ///
-    /// - Throws: ``SQLiteRecordError`` when a read fails other than with "busy" (the connection is closed, not
+    /// - Throws: ``RecordTableError`` when a read fails other than with "busy" (the connection is closed, not
     ///   kept), or a column does not hold what the schema puts there.
     func row(recordID: String) throws -> Outcome {
         guard let connection = take() else { return .unavailable }
@@ -162,7 +162,7 @@ final class ReaderConnection: @unchecked Sendable {
         var statement: OpaquePointer?
         let prepared = sqlite_nio_sqlite3_prepare_v3(
             handle,
-            SQLiteRecordStatements.select,
+            SQLiteRecordTable.select,
             -1,
             UInt32(SQLITE_PREPARE_PERSISTENT),
             &statement,
@@ -194,7 +194,7 @@ final class ReaderConnection: @unchecked Sendable {
 
     /// The row of `recordID` (nil when there is none), or unavailable when SQLite was busy.
     func row(recordID: String) throws -> SQLiteRecordReader.Outcome {
-        guard let select else { throw SQLiteRecordError(column: "*", problem: "the reader connection is closed") }
+        guard let select else { throw RecordTableError(column: "*", problem: "the reader connection is closed") }
         defer {
             sqlite_nio_sqlite3_reset(select)
             sqlite_nio_sqlite3_clear_bindings(select)
@@ -211,51 +211,31 @@ final class ReaderConnection: @unchecked Sendable {
         }
     }
 
-    /// The current row of `select` (its columns in ``RecordRow/selectStatement(placeholder:)``'s order).
+    /// The current row of `select` (its columns in ``RecordColumn`` order, as ``RecordRow/selectStatement(placeholder:)``
+    /// lists them).
     private static func record(_ select: OpaquePointer) throws -> RecordRow {
-        RecordRow(
-            index: try integer(select, 0, "idx"),
-            recordID: try text(select, 1, "record_id"),
-            writerID: try text(select, 2, "writer_id"),
-            userID: try text(select, 3, "user_id"),
-            type: try text(select, 4, "type"),
-            plain: try text(select, 5, "plain"),
-            data: try text(select, 6, "data"),
-            recordSignature: try optionalText(select, 7, "rec_sig"),
-            created: try integer(select, 8, "created"),
-            lastModified: try integer(select, 9, "last_modified"),
-            version: try text(select, 10, "version"),
-            fileMeta: try optionalText(select, 11, "file_meta"),
-            isPending: try integer(select, 12, "pending") != 0
-        )
-    }
-
-    private static func integer(_ select: OpaquePointer, _ column: Int32, _ name: String) throws -> Int64 {
-        guard sqlite_nio_sqlite3_column_type(select, column) == SQLITE_INTEGER else {
-            throw SQLiteRecordError(column: name, problem: "expected an integer")
-        }
-        return sqlite_nio_sqlite3_column_int64(select, column)
-    }
-
-    private static func text(_ select: OpaquePointer, _ column: Int32, _ name: String) throws -> String {
-        guard sqlite_nio_sqlite3_column_type(select, column) == SQLITE_TEXT,
-            let bytes = sqlite_nio_sqlite3_column_text(select, column)
-        else { throw SQLiteRecordError(column: name, problem: "expected text") }
-        // column_bytes after column_text: the length of the UTF-8 text just produced.
-        let count = Int(sqlite_nio_sqlite3_column_bytes(select, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-    }
-
-    private static func optionalText(_ select: OpaquePointer, _ column: Int32, _ name: String) throws -> String? {
-        switch sqlite_nio_sqlite3_column_type(select, column) {
-        case SQLITE_NULL: return nil
-        case SQLITE_TEXT: return try text(select, column, name)
-        default: throw SQLiteRecordError(column: name, problem: "expected text or NULL")
+        try RecordRow { column in
+            let position = Int32(column.rawValue)
+            switch sqlite_nio_sqlite3_column_type(select, position) {
+            case SQLITE_NULL:
+                return .null
+            case SQLITE_INTEGER:
+                return .integer(sqlite_nio_sqlite3_column_int64(select, position))
+            case SQLITE_TEXT:
+                guard let bytes = sqlite_nio_sqlite3_column_text(select, position) else {
+                    throw RecordTableError(column: column.name, problem: "out of memory reading text")
+                }
+                // column_bytes after column_text: the length of the UTF-8 text just produced.
+                let count = Int(sqlite_nio_sqlite3_column_bytes(select, position))
+                return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+            default:
+                throw RecordTableError.unexpectedValue(in: column)
+            }
         }
     }
 
-    private func failure(_ operation: String) -> SQLiteRecordError {
+    private func failure(_ operation: String) -> RecordTableError {
         let message = database.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "out of memory"
-        return SQLiteRecordError(column: "*", problem: "\(operation) failed: \(message)")
+        return RecordTableError(column: "*", problem: "\(operation) failed: \(message)")
     }
 }

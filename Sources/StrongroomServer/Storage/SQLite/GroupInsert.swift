@@ -143,13 +143,6 @@ final class GroupInsert: Sendable {
     }
 }
 
-extension RecordRow {
-    /// The bytes of its text columns, as a batch counts them.
-    fileprivate var textSize: Int {
-        plain.utf8.count + data.utf8.count + (recordSignature?.utf8.count ?? 0) + (fileMeta?.utf8.count ?? 0)
-    }
-}
-
 extension Result where Failure == any Error {
     fileprivate init(catching body: () async throws -> Success) async {
         do { self = .success(try await body()) } catch { self = .failure(error) }

@@ -79,7 +79,7 @@ struct WALCheckpointer: Sendable {
     func checkpoint(_ mode: Mode) async throws -> Progress {
         guard let row = try await connection.query("PRAGMA wal_checkpoint(\(mode.rawValue))").first,
             case .integer(let frames) = row.column("log"), case .integer(let done) = row.column("checkpointed")
-        else { throw SQLiteRecordError(column: "wal_checkpoint", problem: "no log and checkpointed counts") }
+        else { throw RecordTableError(column: "wal_checkpoint", problem: "no log and checkpointed counts") }
         return Progress(logFrames: Int(frames), checkpointedFrames: Int(done))
     }
 
@@ -87,7 +87,7 @@ struct WALCheckpointer: Sendable {
     private func dataVersion() async throws -> Int64 {
         guard let row = try await connection.query("PRAGMA data_version").first,
             case .integer(let version) = row.column("data_version")
-        else { throw SQLiteRecordError(column: "data_version", problem: "no data version") }
+        else { throw RecordTableError(column: "data_version", problem: "no data version") }
         return Int64(version)
     }
 }

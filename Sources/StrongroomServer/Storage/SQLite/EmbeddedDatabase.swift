@@ -14,8 +14,8 @@ import StrongroomCore
 /// service (``run()``).
 public final class EmbeddedDatabase: ServerDatabase, Sendable {
     let connection: SQLiteConnection
-    let reader: SQLiteRecordReader
-    let checkpointer: WALCheckpointer
+    /// The records table, with the in-place reader and the checkpointer.
+    let records: SQLiteRecordTable
     /// The store over this database.
     public let store: SQLServerStore
 
@@ -24,12 +24,15 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
     static let fallbackCheckpointPages = 16_384
 
     private init(path: String, connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
-        let reader = SQLiteRecordReader(path: path, logger: logger)
-        let statements = SQLiteRecordStatements(connection: connection, reader: reader)
+        let records = SQLiteRecordTable(
+            path: path,
+            connection: connection,
+            checkpointing: checkpointing,
+            logger: logger
+        )
         self.connection = connection
-        self.reader = reader
-        self.checkpointer = WALCheckpointer(connection: checkpointing, inserts: statements.group, logger: logger)
-        self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, prepared: statements)
+        self.records = records
+        self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, records: records)
     }
 
     /// The database file in `dataDirectory` (whether a deployment exists there).
@@ -76,8 +79,7 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
 
     /// Closes the database's connections.
     public func close() async throws {
-        reader.close()
-        do { try await checkpointer.connection.close() } catch {
+        do { try await records.close() } catch {
             try await connection.close()
             throw error
         }
@@ -87,7 +89,7 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
     /// Checkpoints the log in the background until graceful shutdown (or cancellation), then closes the database.
     public func run() async throws {
         // Cancellation also means "shut down".
-        await cancelWhenGracefulShutdown { await self.checkpointer.run() }
+        await cancelWhenGracefulShutdown { await self.records.checkpointer.run() }
         // Close in a task of its own, so that a cancelled service group still closes the connection.
         try await Task { try await self.close() }.value
     }
