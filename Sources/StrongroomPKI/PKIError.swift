@@ -9,6 +9,7 @@ public struct PKIError: StrongroomError {
         enum Kind: String {
             case invalidEncoding, invalidParameters, unsupported, badSignature, keyMismatch, wrongPassphrase
             case expired, notYetValid, untrustedIssuer, wrongUsage, revoked, nameMismatch, chainTooLong, tooExpensive
+            case exposedKey
         }
         let kind: Kind
 
@@ -42,6 +43,8 @@ public struct PKIError: StrongroomError {
         /// A file asks for more work than this library does for it (PKCS#12 key-derivation iterations or bags
         /// beyond ``PKCS12/maximumIterations`` and ``PKCS12/maximumBags``).
         public static let tooExpensive = Code(kind: .tooExpensive)
+        /// A private key's file can be read by others than its owner, so the key may have leaked and is not used.
+        public static let exposedKey = Code(kind: .exposedKey)
 
         public var description: String { kind.rawValue }
     }

@@ -8,6 +8,7 @@ public import Logging
 import NIOCore
 package import StrongroomCore
 import StrongroomCrypto
+import StrongroomPKI
 import StrongroomWire
 
 /// Builds the Strongroom server over `store`: routes, authentication, and the start-up work (account backup
@@ -111,7 +112,7 @@ package func buildApplication(
     )
     let pki = PKIRoutes(
         store: store,
-        authority: try CertificateAuthority.load(at: configuration.caFolder),
+        authority: try loadCertificateAuthority(at: configuration.caFolder),
         clock: clock,
         lifetime: configuration.clientCertificateLifetime,
         limits: limits
@@ -194,6 +195,15 @@ package func buildApplication(
         },
         logger: logger
     )
+}
+
+/// The CA in `folder`, or nil; a CA that cannot be used is a configuration error.
+private func loadCertificateAuthority(at folder: String) throws(ServerError) -> CertificateAuthority? {
+    do {
+        return try CertificateAuthority.load(at: folder)
+    } catch {
+        throw ServerError(.configuration, error.context.message, underlying: error)
+    }
 }
 
 /// How the start-up line describes the listener: `http` or `https`, and whether clients present certificates.

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import StrongroomCore
+import StrongroomPKI
 public import StrongroomWire
 
 /// How a Strongroom server runs.

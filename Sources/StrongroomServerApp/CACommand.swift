@@ -45,24 +45,14 @@ struct CACommand: AsyncParsableCommand {
                 throw ValidationError("--algorithm is p256 or p384")
             }
             umask(0o077)
-            let authority =
-                if let folder = data.resolvedCADirectory {
-                    try CertificateAuthority.initialize(
-                        at: folder,
-                        algorithm: algorithm,
-                        name: name,
-                        days: days,
-                        offlineRoot: offlineRoot
-                    )
-                } else {
-                    try CertificateAuthority.initialize(
-                        in: data.dataDirectory,
-                        algorithm: algorithm,
-                        name: name,
-                        days: days,
-                        offlineRoot: offlineRoot
-                    )
-                }
+            if data.resolvedCADirectory == nil { try DataDirectory.prepare(data.dataDirectory) }
+            let authority = try CertificateAuthority.initialize(
+                at: data.caFolder,
+                algorithm: algorithm,
+                name: name,
+                days: days,
+                offlineRoot: offlineRoot
+            )
             print(try authority.chainPEM(), terminator: "")
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StrongroomCore
+import StrongroomPKI
 import StrongroomServer
 import StrongroomServerPostgres
 import StrongroomWire

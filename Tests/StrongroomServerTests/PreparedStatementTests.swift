@@ -62,10 +62,36 @@ import Testing
                 #expect(try text.decodedData() == record.data)
                 #expect(try await store.record(id: id) == expected)
             }
-            // `records(ids:)` leaves pending rows out.
+            // `records(ids:)` (SQLKit's codec) reads the same rows, and leaves pending ones out.
             let listed = try await store.records(ids: try Self.records.map { try Self.id($0.recordID) })
-            #expect(listed.map(\.recordID) == Self.records.filter { !$0.isPending }.map(\.recordID))
+            let expected = zip(Self.records, indexes).filter { !$0.0.isPending }.map { record, index in
+                var stored = record
+                stored.index = index
+                return stored
+            }
+            #expect(listed.sorted { $0.index < $1.index } == expected)
             #expect(try await store.recordText(id: try Self.id("00000000-0000-4000-8000-00000000000f")) == nil)
+        }
+    }
+
+    @Test(
+        "RecordColumn, which every record statement and codec is rendered from, is exactly the records table's columns",
+        arguments: TestEngine.available
+    )
+    func columnListIsTheSchema(engine: TestEngine) async throws {
+        try await withStore(engine) { store in
+            let query: SQLQueryString =
+                switch engine {
+                case .sqlite: "SELECT name FROM pragma_table_info('records')"
+                case .postgres:
+                    """
+                    SELECT column_name AS name FROM information_schema.columns
+                    WHERE table_name = 'records' AND table_schema = current_schema()
+                    """
+                }
+            let names = try await store.database.raw(query).all().map { try $0.decode(column: "name", as: String.self) }
+            #expect(names.count == RecordColumn.allCases.count)
+            #expect(Set(names) == Set(RecordColumn.allCases.map(\.name)))
         }
     }
 

@@ -1,6 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
-import Logging
+package import Logging
 import StrongroomCore
 
 #if canImport(Glibc)
@@ -9,8 +9,8 @@ import Glibc
 
 /// The data directory: created 0700 (an existing one open to group or others is tightened, with a warning);
 /// holds the database and the token key (0600).
-enum DataDirectory {
-    static func prepare(_ path: String, logger: Logger? = nil) throws {
+package enum DataDirectory {
+    package static func prepare(_ path: String, logger: Logger? = nil) throws {
         try FileManager.default.createDirectory(
             atPath: path,
             withIntermediateDirectories: true,

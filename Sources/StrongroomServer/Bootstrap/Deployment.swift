@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
+import StrongroomPKI
 import StrongroomWire
 
 /// What a server's configuration means for sharing one database with other instances.

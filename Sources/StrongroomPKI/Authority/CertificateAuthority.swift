@@ -1,64 +1,35 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Foundation
 import StrongroomCore
-public import StrongroomPKI
-import StrongroomWire
 import SwiftASN1
 public import X509
 
-/// The server's certificate authority for client certificates: a P-256 or P-384 key in the data directory (mode
-/// 0600, refused when group or others can read it) and its certificate, self-signed or issued by an offline root.
+/// A certificate authority for client certificates: a P-256 or P-384 key in a folder (mode 0600, refused when group
+/// or others can read it) and its certificate, self-signed or issued by an offline root. The Strongroom server's CA
+/// (`strongroom-server ca init`) is one; the server adds its enrolment rules and store-backed revocation.
 ///
-/// Files under `<data>/ca/`: `ca-key.pem` (PKCS#8), `ca-chain.pem` (the CA certificate, then its root when it is an
+/// Files in its folder: `ca-key.pem` (PKCS#8), `ca-chain.pem` (the CA certificate, then its root when it is an
 /// intermediate).
 public struct CertificateAuthority: Sendable {
     /// The CA's signing key.
-    let key: Certificate.PrivateKey
+    package let key: Certificate.PrivateKey
     /// The CA certificate first, then its issuers up to the root.
     public let chain: [Certificate]
 
     /// The CA certificate.
     public var certificate: Certificate { chain[0] }
 
-    /// The directory of the CA's files inside `dataDirectory`.
-    public static func directory(in dataDirectory: String) -> String { dataDirectory + "/ca" }
-
-    /// Whether `dataDirectory` holds a CA.
-    public static func exists(in dataDirectory: String) -> Bool { exists(at: directory(in: dataDirectory)) }
-
     /// Whether `folder` holds a CA's files.
     public static func exists(at folder: String) -> Bool {
         FileManager.default.fileExists(atPath: folder + "/ca-key.pem")
     }
 
-    /// Creates a CA in `dataDirectory`: a new key of `algorithm` (P-256 or P-384) and a certificate named `name`,
-    /// valid for `days`. With `offlineRoot`, a root CA is created there (its key never enters the data directory)
-    /// and the server's CA is an intermediate under it (path length 0).
+    /// Creates a CA whose files go to `folder` (created with mode 0700): a new key of `algorithm` (P-256 or P-384)
+    /// and a certificate named `name`, valid for `days`. With `offlineRoot`, a root CA is created there (its key never
+    /// enters `folder`) and this CA is an intermediate under it (path length 0).
     ///
-    /// - Throws: ``ServerError/Code/configuration`` when a CA exists already or the algorithm is not P-256/P-384.
-    public static func initialize(
-        in dataDirectory: String,
-        algorithm: KeyAlgorithm = .p256,
-        name: String = "Strongroom client CA",
-        days: Int = 3650,
-        offlineRoot: String? = nil,
-        now: Date = Date()
-    ) throws -> CertificateAuthority {
-        try DataDirectory.prepare(dataDirectory)
-        return try initialize(
-            at: directory(in: dataDirectory),
-            algorithm: algorithm,
-            name: name,
-            days: days,
-            offlineRoot: offlineRoot,
-            now: now
-        )
-    }
-
-    /// Creates a CA whose files go to `folder` (created with mode 0700): what every instance of a deployment is then
-    /// given (`--ca-directory`). Otherwise as ``initialize(in:algorithm:name:days:offlineRoot:now:)``.
-    ///
-    /// - Throws: ``ServerError/Code/configuration`` when a CA exists already or the algorithm is not P-256/P-384.
+    /// - Throws: ``PKIError/Code/unsupported`` for an algorithm other than P-256/P-384,
+    ///   ``PKIError/Code/invalidParameters`` when `folder` holds a CA already or `days` is outside 1 to 36 500.
     public static func initialize(
         at folder: String,
         algorithm: KeyAlgorithm = .p256,
@@ -68,10 +39,10 @@ public struct CertificateAuthority: Sendable {
         now: Date = Date()
     ) throws -> CertificateAuthority {
         guard algorithm == .p256 || algorithm == .p384 else {
-            throw ServerError(.configuration, "the CA key is P-256 or P-384")
+            throw PKIError(.unsupported, "the CA key is P-256 or P-384")
         }
-        guard (1...36_500).contains(days) else { throw ServerError(.configuration, "--days is 1 to 36500") }
-        guard !exists(at: folder) else { throw ServerError(.configuration, "\(folder) already holds a CA") }
+        guard (1...36_500).contains(days) else { throw PKIError(.invalidParameters, "--days is 1 to 36500") }
+        guard !exists(at: folder) else { throw PKIError(.invalidParameters, "\(folder) already holds a CA") }
         let notAfter = now.addingTimeInterval(TimeInterval(days) * 86_400)
         let key = try algorithm.generatePrivateKey()
         // With an offline root, the root is made and written there first; the server's CA is then its intermediate.
@@ -102,25 +73,18 @@ public struct CertificateAuthority: Sendable {
         return CertificateAuthority(key: key, chain: chain)
     }
 
-    /// Loads the CA in `dataDirectory`, or nil when there is none.
+    /// Loads the CA whose files are in `folder`, or nil when there is none.
     ///
-    /// - Throws: ``ServerError/Code/configuration`` when the key file is readable by group or others (it may have
-    ///   leaked), or a file does not parse or the key does not match the certificate.
-    public static func load(from dataDirectory: String) throws -> CertificateAuthority? {
-        try load(at: directory(in: dataDirectory))
-    }
-
-    /// Loads the CA whose files are in `folder`, or nil when there is none; otherwise as ``load(from:)``.
-    public static func load(at folder: String) throws -> CertificateAuthority? {
+    /// - Throws: ``PKIError/Code/exposedKey`` when the key file is readable by group or others (it may have leaked),
+    ///   ``PKIError/Code/invalidEncoding`` when a file does not parse, ``PKIError/Code/keyMismatch`` when the key
+    ///   does not match the certificate.
+    public static func load(at folder: String) throws(PKIError) -> CertificateAuthority? {
         let keyPath = folder + "/ca-key.pem"
         switch AtomicFile.privacy(of: keyPath) {
         case .missing: return nil
         case .ownerOnly: break
         case .exposed(let reason):
-            throw ServerError(
-                .configuration,
-                "the CA key is refused: \(reason) (treat the CA as compromised if it leaked)"
-            )
+            throw PKIError(.exposedKey, "the CA key is refused: \(reason) (treat the CA as compromised if it leaked)")
         }
         do {
             let key = try Certificate.PrivateKey(pemEncoded: try String(contentsOfFile: keyPath, encoding: .utf8))
@@ -128,13 +92,13 @@ public struct CertificateAuthority: Sendable {
                 from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/ca-chain.pem")))
             )
             guard chain[0].publicKey == key.publicKey else {
-                throw ServerError(.configuration, "the CA key does not match ca-chain.pem")
+                throw PKIError(.keyMismatch, "the CA key does not match ca-chain.pem")
             }
             return CertificateAuthority(key: key, chain: chain)
-        } catch let error as ServerError {
+        } catch let error as PKIError {
             throw error
         } catch {
-            throw ServerError(.configuration, "the CA in \(folder) cannot be read: \(error)")
+            throw PKIError(.invalidEncoding, "the CA in \(folder) cannot be read: \(error)")
         }
     }
 
@@ -146,6 +110,8 @@ public struct CertificateAuthority: Sendable {
     /// Issues a client certificate for `publicKey`: subject `CN=<clientID>`, SAN URI
     /// `urn:strongroom:client:<clientID>`, EKU clientAuth only, valid from a minute before `now` for `lifetime`
     /// (never past the CA's own end).
+    ///
+    /// - Throws: ``PKIError/Code/expired`` once the CA certificate has expired.
     public func issueClientCertificate(
         for publicKey: Certificate.PublicKey,
         clientID: String,
@@ -154,7 +120,7 @@ public struct CertificateAuthority: Sendable {
     ) throws -> Certificate {
         let notBefore = now.addingTimeInterval(-60)
         let notAfter = min(now.addingTimeInterval(TimeInterval(lifetime.components.seconds)), certificate.notValidAfter)
-        guard notAfter > now else { throw ServerError(.configuration, "the CA certificate has expired") }
+        guard notAfter > now else { throw PKIError(.expired, "the CA certificate has expired") }
         let authorityKey = try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
         return try Certificate(
             version: .v3,
