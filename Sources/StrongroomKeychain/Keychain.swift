@@ -51,7 +51,7 @@ public final class Keychain: Sendable {
 
     // MARK: Passwords
 
-    /// Stores a secret as a generic password.
+    /// Stores a secret as a generic or internet password.
     ///
     /// - Parameters:
     ///   - value: the secret.
@@ -60,24 +60,9 @@ public final class Keychain: Sendable {
     ///   - replacing: when true, an existing item with this identity is replaced (its creation date kept) in the
     ///     same step, under one lock; when false (the default) an existing item is
     ///     ``KeychainError/Code/duplicateItem``.
-    public func store(
+    public func store<Class: PasswordClass>(
         _ value: some KeychainDataConvertible,
-        query: ItemQuery<GenericPassword>,
-        accessPolicy: AccessPolicy = .default,
-        replacing: Bool = false
-    ) throws(KeychainError) {
-        try put(
-            StoredValue(kind: "data", bytes: value.keychainData),
-            query: query,
-            policy: accessPolicy,
-            mode: replacing ? .upsert : .add
-        )
-    }
-
-    /// Stores a secret as an internet password (`replacing` as for generic passwords).
-    public func store(
-        _ value: some KeychainDataConvertible,
-        query: ItemQuery<InternetPassword>,
+        query: ItemQuery<Class>,
         accessPolicy: AccessPolicy = .default,
         replacing: Bool = false
     ) throws(KeychainError) {
@@ -113,29 +98,17 @@ public final class Keychain: Sendable {
         try backend.store(contentsOf: operations)
     }
 
-    /// Replaces the secret of an existing generic password (its creation date is kept).
-    public func update(_ value: some KeychainDataConvertible, query: ItemQuery<GenericPassword>) throws(KeychainError) {
+    /// Replaces the secret of an existing generic or internet password (its creation date is kept).
+    public func update<Class: PasswordClass>(
+        _ value: some KeychainDataConvertible,
+        query: ItemQuery<Class>
+    ) throws(KeychainError) {
         try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: nil)
     }
 
-    /// Replaces the secret of an existing internet password.
-    public func update(_ value: some KeychainDataConvertible, query: ItemQuery<InternetPassword>) throws(KeychainError)
-    {
-        try put(StoredValue(kind: "data", bytes: value.keychainData), query: query, policy: nil)
-    }
-
-    /// A generic password, or nil when there is none.
-    public func retrieve<Value: KeychainDataConvertible>(
-        _ query: ItemQuery<GenericPassword>,
-        as type: Value.Type = Value.self
-    ) throws(KeychainError) -> Value? {
-        guard let value = try get(query, kind: "data") else { return nil }
-        return try Value(keychainData: value)
-    }
-
-    /// An internet password, or nil when there is none.
-    public func retrieve<Value: KeychainDataConvertible>(
-        _ query: ItemQuery<InternetPassword>,
+    /// A generic or internet password, or nil when there is none.
+    public func retrieve<Value: KeychainDataConvertible, Class: PasswordClass>(
+        _ query: ItemQuery<Class>,
         as type: Value.Type = Value.self
     ) throws(KeychainError) -> Value? {
         guard let value = try get(query, kind: "data") else { return nil }

@@ -30,142 +30,21 @@ package func buildApplication(
 ) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
     let clock = ServerClock(configuration.clock)
     try await prepare(store: store, configuration: configuration, clock: clock, logger: logger)
-    let limits = configuration.limits
     let metrics = ServerMetrics(databaseUse: store.use)
-    let tokens = TokenIssuer(key: tokenKey)
-    let authorization = Authorization(store: store)
-    let results = RecordResults(store: store, limits: limits)
-    let deployment = Deployment(configuration: configuration, engine: store.engine)
-    let blobs =
-        try await deployment
-        .makeBlobStore(store: store, dataDirectory: configuration.dataDirectory, clock: clock)
-    // Instances sharing a database share the failed-credential count; one instance counts in memory.
-    let failures: any FailureCounting =
-        if deployment.isShareable {
-            SharedFailureRateLimiter(
-                store: store,
-                clock: clock,
-                failuresPerMinute: limits.authenticationFailuresPerMinute
-            )
-        } else {
-            FailureRateLimiter(failuresPerMinute: limits.authenticationFailuresPerMinute)
-        }
-    let baseURL = try PublicBaseURL(
-        publicURL: configuration.publicURL,
-        scheme: configuration.tls == nil ? "http" : "https",
-        host: configuration.host
-    )
-    let account = AccountRoutes(
+    let routes = try await ServerRoutes(
+        configuration: configuration,
         store: store,
-        tokens: tokens,
-        tokenLifetime: configuration.tokenLifetime,
-        limits: limits,
-        failures: failures,
-        clock: clock
-    )
-    let accessKeys = AccessKeyRoutes(store: store, authorization: authorization, results: results, limits: limits)
-    let records = RecordRoutes(
-        store: store,
+        tokenKey: tokenKey,
         clock: clock,
-        authorization: authorization,
-        results: results,
-        blobs: blobs,
-        limits: limits
+        metrics: metrics,
+        logger: logger
     )
-    let policies = PolicyRoutes(store: store, authorization: authorization, limits: limits)
-    let files = FileRoutes(
-        store: store,
-        blobs: blobs,
-        signer: try BlobURLSigner(tokenKey: tokenKey, lifetime: limits.presignedURLLifetime.wholeSeconds),
-        clock: clock,
-        authorization: authorization,
-        limits: limits,
-        baseURL: baseURL,
-        metrics: metrics
-    )
-    let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
-    let notes = NoteRoutes(store: store, clock: clock, limits: limits)
-    let clients = ClientCache(store: store)
-    let signatures = TSV1Verifier(
-        store: store,
-        clients: clients,
-        window: configuration.signatureWindow,
-        clock: clock
-    )
-    let mutualTLS = configuration.tls.flatMap { $0.isMutual ? $0.clientCertificates : nil }
-    let integrityPolicy = IntegrityPolicy(refusal: configuration.integrityRefusal, adminToken: configuration.adminToken)
-    let certificates = ClientCertificateCheck(store: store, clock: clock, mode: mutualTLS)
-    let authentication = AuthenticationMiddleware(
-        tokens: tokens,
-        clients: clients,
-        signatures: signatures,
-        clock: clock,
-        certificates: certificates
-    )
-    let refusal = IntegrityRefusalMiddleware(policy: integrityPolicy, store: store)
-    let integrity = IntegrityRoutes(
-        store: store,
-        authorization: authorization,
-        clock: clock,
-        policy: integrityPolicy,
-        limits: limits
-    )
-    let pki = PKIRoutes(
-        store: store,
-        authority: try loadCertificateAuthority(at: configuration.caFolder),
-        clock: clock,
-        lifetime: configuration.clientCertificateLifetime,
-        limits: limits
-    )
-
+    let baseURL = routes.baseURL
     let router = Router(context: StrongroomRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: ErrorMappingMiddleware())
-    let admin = AdminToken(value: configuration.adminToken)
-    var table = RouteTable(
-        router: router,
-        middleware: [
-            .open: [],
-            .admin: [AdminTokenMiddleware(token: admin)],
-            .client: [authentication, refusal],
-            .integrityCheckIn: [authentication],
-            .note: [NoteAuthenticationMiddleware(signatures: signatures, certificates: certificates), refusal],
-            .certificate: [CertificateAuthenticationMiddleware(certificates: certificates, clients: clients), refusal],
-        ]
-    )
-    let operations = RouteCollection(context: StrongroomRequestContext.self)
-    operations.get("/health") { _, _ in try json(["status": "ok"]) }
-    let readiness = Readiness(store: store, logger: logger)
-    operations.get("/ready") { _, _ in try await readiness.respond() }
-    operations.get("/openapi.yaml") { _, _ in
-        Response(
-            status: .ok,
-            headers: [.contentType: "application/yaml"],
-            body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml))
-        )
-    }
-    table.mount(operations, guarding: .open)
-    let metricsRoutes = RouteCollection(context: StrongroomRequestContext.self)
-    metricsRoutes.get("/metrics") { _, _ in
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; version=0.0.4"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
-    }
-    table.mount(metricsRoutes, guarding: .admin)
-    table.mount(account.publicRoutes, guarding: .open)
-    table.mount(files.presignedRoutes, guarding: .open)
-    table.mount(pki.publicRoutes, guarding: .open)
-    table.mount(pki.renewalRoutes, guarding: .certificate)
-    table.mount(pki.routes, guarding: .client)
-    // Never refused by the integrity policy: a refused client must be able to check in a better report.
-    table.mount(integrity.routes, guarding: .integrityCheckIn)
-    table.mount(integrity.adminRoutes, guarding: .admin)
-    for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
-        table.mount(collection, guarding: .client)
-    }
-    table.mount(searchV2.routes, guarding: .client)
-    table.mount(notes.routes, guarding: .note)
-    routeInventory?(table.inventory)
+    let inventory = routes.mount(on: router)
+    routeInventory?(inventory)
 
     let connections = configuration.connections
     let registry = ConnectionRegistry(maximum: connections.maximumConnections)
@@ -195,15 +74,6 @@ package func buildApplication(
         },
         logger: logger
     )
-}
-
-/// The CA in `folder`, or nil; a CA that cannot be used is a configuration error.
-private func loadCertificateAuthority(at folder: String) throws(ServerError) -> CertificateAuthority? {
-    do {
-        return try CertificateAuthority.load(at: folder)
-    } catch {
-        throw ServerError(.configuration, error.context.message, underlying: error)
-    }
 }
 
 /// How the start-up line describes the listener: `http` or `https`, and whether clients present certificates.

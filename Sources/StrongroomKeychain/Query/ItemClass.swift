@@ -7,13 +7,17 @@ public protocol ItemClass: Sendable {
     static var name: String { get }
 }
 
+/// The classes whose items hold a secret as bytes: ``GenericPassword`` and ``InternetPassword``, which store,
+/// update and retrieve alike.
+public protocol PasswordClass: ItemClass {}
+
 /// A password or other secret for a service and account (`kSecClassGenericPassword`).
-public enum GenericPassword: ItemClass {
+public enum GenericPassword: PasswordClass {
     public static let name = "genp"
 }
 
 /// A password for a web protection space: host, port, protocol (`kSecClassInternetPassword`).
-public enum InternetPassword: ItemClass {
+public enum InternetPassword: PasswordClass {
     public static let name = "inet"
 }
 

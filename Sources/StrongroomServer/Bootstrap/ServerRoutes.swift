@@ -1,0 +1,162 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomPKI
+import StrongroomWire
+
+/// Every route collection of the server with the checks its kind runs (``RouteGuard``), built over one store: the
+/// composition root of the routes. ``mount(on:)`` puts them on a router.
+struct ServerRoutes {
+    /// Each collection with the guard it is mounted behind, in mounting order.
+    private(set) var mounts: [(collection: RouteCollection<StrongroomRequestContext>, guarding: RouteGuard)] = []
+    /// The middleware each guard runs before a route.
+    let middleware: [RouteGuard: [any MiddlewareProtocol<Request, Response, StrongroomRequestContext>]]
+    /// The URL presigned transfers point at (it learns the port once the server listens).
+    let baseURL: PublicBaseURL
+
+    /// Builds every part over `store`.
+    init(
+        configuration: ServerConfiguration,
+        store: SQLServerStore,
+        tokenKey: SecureBytes,
+        clock: ServerClock,
+        metrics: ServerMetrics,
+        logger: Logger
+    ) async throws {
+        let limits = configuration.limits
+        let tokens = TokenIssuer(key: tokenKey)
+        let authorization = Authorization(store: store)
+        let results = RecordResults(store: store, limits: limits)
+        let deployment = Deployment(configuration: configuration, engine: store.engine)
+        let blobs =
+            try await deployment
+            .makeBlobStore(store: store, dataDirectory: configuration.dataDirectory, clock: clock)
+        // Instances sharing a database share the failed-credential count; one instance counts in memory.
+        let failures: any FailureCounting =
+            if deployment.isShareable {
+                SharedFailureRateLimiter(
+                    store: store,
+                    clock: clock,
+                    failuresPerMinute: limits.authenticationFailuresPerMinute
+                )
+            } else {
+                FailureRateLimiter(failuresPerMinute: limits.authenticationFailuresPerMinute)
+            }
+        baseURL = try PublicBaseURL(
+            publicURL: configuration.publicURL,
+            scheme: configuration.tls == nil ? "http" : "https",
+            host: configuration.host
+        )
+        let account = AccountRoutes(
+            store: store,
+            tokens: tokens,
+            tokenLifetime: configuration.tokenLifetime,
+            limits: limits,
+            failures: failures,
+            clock: clock
+        )
+        let accessKeys = AccessKeyRoutes(store: store, authorization: authorization, results: results, limits: limits)
+        let records = RecordRoutes(
+            store: store,
+            clock: clock,
+            authorization: authorization,
+            results: results,
+            blobs: blobs,
+            limits: limits
+        )
+        let policies = PolicyRoutes(store: store, authorization: authorization, limits: limits)
+        let files = FileRoutes(
+            store: store,
+            blobs: blobs,
+            signer: try BlobURLSigner(tokenKey: tokenKey, lifetime: limits.presignedURLLifetime.wholeSeconds),
+            clock: clock,
+            authorization: authorization,
+            limits: limits,
+            baseURL: baseURL,
+            metrics: metrics
+        )
+        let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
+        let notes = NoteRoutes(store: store, clock: clock, limits: limits)
+        let clients = ClientCache(store: store)
+        let signatures = TSV1Verifier(
+            store: store,
+            clients: clients,
+            window: configuration.signatureWindow,
+            clock: clock
+        )
+        let mutualTLS = configuration.tls.flatMap { $0.isMutual ? $0.clientCertificates : nil }
+        let integrityPolicy = IntegrityPolicy(
+            refusal: configuration.integrityRefusal,
+            adminToken: configuration.adminToken
+        )
+        let certificates = ClientCertificateCheck(store: store, clock: clock, mode: mutualTLS)
+        let authentication = AuthenticationMiddleware(
+            tokens: tokens,
+            clients: clients,
+            signatures: signatures,
+            clock: clock,
+            certificates: certificates
+        )
+        let refusal = IntegrityRefusalMiddleware(policy: integrityPolicy, store: store)
+        let integrity = IntegrityRoutes(
+            store: store,
+            authorization: authorization,
+            clock: clock,
+            policy: integrityPolicy,
+            limits: limits
+        )
+        let pki = PKIRoutes(
+            store: store,
+            authority: try Self.loadCertificateAuthority(at: configuration.caFolder),
+            clock: clock,
+            lifetime: configuration.clientCertificateLifetime,
+            limits: limits
+        )
+
+        let admin = AdminToken(value: configuration.adminToken)
+        middleware = [
+            .open: [],
+            .admin: [AdminTokenMiddleware(token: admin)],
+            .client: [authentication, refusal],
+            .integrityCheckIn: [authentication],
+            .note: [NoteAuthenticationMiddleware(signatures: signatures, certificates: certificates), refusal],
+            .certificate: [CertificateAuthenticationMiddleware(certificates: certificates, clients: clients), refusal],
+        ]
+        mounts.append((OperationRoutes.health(readiness: Readiness(store: store, logger: logger)), .open))
+        mounts.append((OperationRoutes.metrics(metrics), .admin))
+        mounts.append((account.publicRoutes, .open))
+        mounts.append((files.presignedRoutes, .open))
+        mounts.append((pki.publicRoutes, .open))
+        mounts.append((pki.renewalRoutes, .certificate))
+        mounts.append((pki.routes, .client))
+        // Never refused by the integrity policy: a refused client must be able to check in a better report.
+        mounts.append((integrity.routes, .integrityCheckIn))
+        mounts.append((integrity.adminRoutes, .admin))
+        for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
+            mounts.append((collection, .client))
+        }
+        mounts.append((searchV2.routes, .client))
+        mounts.append((notes.routes, .note))
+    }
+
+    /// Mounts every collection on `router` behind its guard's middleware; returns what it mounted.
+    func mount(on router: Router<StrongroomRequestContext>) -> [RouteInventoryEntry] {
+        var table = RouteTable(router: router, middleware: middleware)
+        for (collection, guarding) in mounts { table.mount(collection, guarding: guarding) }
+        return table.inventory
+    }
+
+    /// The CA in `folder`, or nil; a CA that cannot be used is a configuration error.
+    private static func loadCertificateAuthority(at folder: String) throws(ServerError) -> CertificateAuthority? {
+        do {
+            return try CertificateAuthority.load(at: folder)
+        } catch {
+            throw ServerError(.configuration, error.context.message, underlying: error)
+        }
+    }
+}
