@@ -278,6 +278,11 @@ let package = Package(
         ),
         .target(
             name: "StrongroomTesting",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -356,6 +361,7 @@ let package = Package(
             dependencies: [
                 "CStrictPool",
                 "StrongroomCore",
+                "StrongroomTesting",
                 "StrongroomTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

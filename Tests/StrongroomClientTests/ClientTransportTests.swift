@@ -202,12 +202,10 @@ import Glibc
             requestTimeout: .milliseconds(300),
             maximumAttempts: 1
         )
-        let started = ContinuousClock.now
+        // Without the bound the handshake would wait forever, into the test's time limit.
         let error = await #expect(throws: ClientError.self) {
             try await Client.register(token: "t", clientName: "x", apiURL: url, options: options)
         }
-        // Without the bound the handshake would wait forever; the margin is for a loaded CI machine.
-        #expect(ContinuousClock.now - started < .seconds(90))
         #expect(error?.code == .timedOut || error?.code == .transport, "\(String(describing: error))")
     }
 

@@ -1,11 +1,13 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
+import StrongroomTesting
 import SwiftASN1
 import X509
 
 /// A throw-away private CA with a server certificate for `localhost`/`127.0.0.1` and a rogue one: same CA, same
-/// names, another key — what a mis-issuing or compromised CA would hand an attacker.
+/// names, another key — what a mis-issuing or compromised CA would hand an attacker. Made by ``TestPKI`` at the
+/// current time, since the TLS peers these go to check them against their own clocks.
 struct TestCertificates {
     let caKey: P256.Signing.PrivateKey
     let ca: Certificate
@@ -15,50 +17,12 @@ struct TestCertificates {
     let rogue: Certificate
 
     init() throws {
-        let now = Date()
-        let caKey = P256.Signing.PrivateKey()
-        self.caKey = caKey
-        let caName = try DistinguishedName { CommonName("Strongroom Test CA") }
-        ca = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: .init(caKey.publicKey),
-            notValidBefore: now - 60,
-            notValidAfter: now + 3600,
-            issuer: caName,
-            subject: caName,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: .init(caKey)
-        )
-        func leaf(_ key: P256.Signing.PrivateKey) throws -> Certificate {
-            try Certificate(
-                version: .v3,
-                serialNumber: .init(),
-                publicKey: .init(key.publicKey),
-                notValidBefore: now - 60,
-                notValidAfter: now + 3600,
-                issuer: caName,
-                subject: try DistinguishedName { CommonName("localhost") },
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames([
-                        .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                    ])
-                },
-                issuerPrivateKey: .init(caKey)
-            )
-        }
-        serverKey = P256.Signing.PrivateKey()
-        server = try leaf(serverKey)
-        rogueKey = P256.Signing.PrivateKey()
-        rogue = try leaf(rogueKey)
+        let pki = try TestPKI(referenceTime: Date())
+        (caKey, ca) = (pki.root.key, pki.root.certificate)
+        let server = try pki.localhost()
+        (serverKey, self.server) = (server.key, server.certificate)
+        let rogue = try pki.localhost()
+        (rogueKey, self.rogue) = (rogue.key, rogue.certificate)
     }
 
     /// Writes `certificate` and `key` as PEM files in `directory` and returns the server arguments that use them.

@@ -27,9 +27,14 @@ import X509
         let csr = try template.signingRequest(signer: InMemorySigner(key))
         let leaf = try ca.issue(csr)
         let validator = ChainValidator(anchors: [ca.certificate])
-        let chain = try await validator.validate(leaf, purpose: .clientAuth, name: .uri("urn:strongroom:client:1"))
+        let chain = try await validator.validate(
+            leaf,
+            purpose: .clientAuth,
+            name: .uri("urn:strongroom:client:1"),
+            at: TestCA.referenceTime
+        )
         #expect(chain.count == 2 && chain.last == ca.certificate)
-        _ = try await validator.validate(leaf, name: .host("client.example.com"))
+        _ = try await validator.validate(leaf, name: .host("client.example.com"), at: TestCA.referenceTime)
 
         func failure(_ body: () async throws -> Void) async -> PKIError.Code? {
             do {
@@ -42,28 +47,37 @@ import X509
                 return nil
             }
         }
-        let expired = try ca.issue(csr, start: Date().addingTimeInterval(-7200), lifetime: 3600)
-        #expect(await failure { _ = try await validator.validate(expired) } == .expired)
-        let early = try ca.issue(csr, start: Date().addingTimeInterval(3600))
-        #expect(await failure { _ = try await validator.validate(early) } == .notYetValid)
+        let expired = try ca.issue(csr, start: TestCA.referenceTime.addingTimeInterval(-7200), lifetime: 3600)
+        #expect(await failure { _ = try await validator.validate(expired, at: TestCA.referenceTime) } == .expired)
+        let early = try ca.issue(csr, start: TestCA.referenceTime.addingTimeInterval(3600))
+        #expect(await failure { _ = try await validator.validate(early, at: TestCA.referenceTime) } == .notYetValid)
         let stranger = try TestCA(name: "Somebody else")
         #expect(
-            await failure { _ = try await ChainValidator(anchors: [stranger.certificate]).validate(leaf) }
+            await failure {
+                _ = try await ChainValidator(anchors: [stranger.certificate]).validate(leaf, at: TestCA.referenceTime)
+            }
                 == .untrustedIssuer
         )
-        #expect(await failure { _ = try await validator.validate(leaf, purpose: .serverAuth) } == .wrongUsage)
         #expect(
-            await failure { _ = try await validator.validate(leaf, name: .uri("urn:strongroom:client:2")) }
+            await failure { _ = try await validator.validate(leaf, purpose: .serverAuth, at: TestCA.referenceTime) }
+                == .wrongUsage
+        )
+        #expect(
+            await failure {
+                _ = try await validator.validate(leaf, name: .uri("urn:strongroom:client:2"), at: TestCA.referenceTime)
+            }
                 == .nameMismatch
         )
         #expect(
-            await failure { _ = try await validator.validate(leaf, name: .host("other.example.com")) } == .nameMismatch
+            await failure {
+                _ = try await validator.validate(leaf, name: .host("other.example.com"), at: TestCA.referenceTime)
+            } == .nameMismatch
         )
         let revoking = ChainValidator(
             anchors: [ca.certificate],
             revoked: [.init(issuer: leaf.issuer, serialNumber: leaf.serialNumber)]
         )
-        #expect(await failure { _ = try await revoking.validate(leaf) } == .revoked)
+        #expect(await failure { _ = try await revoking.validate(leaf, at: TestCA.referenceTime) } == .revoked)
     }
 
     @Test(
@@ -136,11 +150,18 @@ import X509
             try Data(try ca.certificate.pemString().utf8).write(to: directory.appending(path: "ca.pem"))
             try Data(try certificate.pemString().utf8).write(to: directory.appending(path: "device.pem"))
             let chain = try await openssl(
-                ["verify", "-purpose", "sslclient", "-CAfile", "ca.pem", "device.pem"],
+                [
+                    "verify", "-purpose", "sslclient", "-attime", "\(Int(TestCA.referenceTime.timeIntervalSince1970))",
+                    "-CAfile", "ca.pem", "device.pem",
+                ],
                 in: directory
             )
             #expect(chain.status == 0, "\(chain.output)")
-            _ = try await ChainValidator(anchors: [ca.certificate]).validate(certificate, purpose: .clientAuth)
+            _ = try await ChainValidator(anchors: [ca.certificate]).validate(
+                certificate,
+                purpose: .clientAuth,
+                at: TestCA.referenceTime
+            )
 
             let key = try #require(try keychain.retrieve(.privateKey(for: "device"), as: Certificate.PrivateKey.self))
             let identity = try PKCS12Identity(certificate: certificate, chain: [ca.certificate], privateKey: key)

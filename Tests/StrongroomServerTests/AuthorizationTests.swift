@@ -56,8 +56,10 @@ import Testing
 
     @Test("an expired token → 401", arguments: TestEngine.available)
     func expiredToken(engine: TestEngine) async throws {
-        try await TestServer.run(engine: engine, tokenLifetime: .seconds(-120)) { api in
+        let clock = AdvancingWallClock()
+        try await TestServer.run(engine: engine, tokenLifetime: .seconds(3600), clock: clock) { api in
             let client = try await api.register()
+            clock.advance(by: 3600 + 120)
             let response = try await api.request(
                 .get,
                 "/v1/storage/policy/outgoing",

@@ -3,6 +3,7 @@
 import Crypto
 import Foundation
 import StrongroomCore
+import StrongroomTesting
 import StrongroomTransport
 import SwiftASN1
 import Testing
@@ -10,25 +11,10 @@ import X509
 
 /// Trust configuration from text: PEM bundles and pins, with typed errors for anything else.
 @Suite struct ServerTrustTests {
+    /// A self-signed CA certificate named `name`, and its key.
     static func certificate(_ name: String) throws -> (Certificate, P256.Signing.PrivateKey) {
-        let key = P256.Signing.PrivateKey()
-        let subject = try DistinguishedName { CommonName(name) }
-        let now = Date()
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: .init(key.publicKey),
-            notValidBefore: now - 60,
-            notValidAfter: now + 3600,
-            issuer: subject,
-            subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            },
-            issuerPrivateKey: .init(key)
-        )
-        return (certificate, key)
+        let root = try TestPKI(referenceTime: Date(timeIntervalSince1970: 1_800_000_000), rootName: name).root
+        return (root.certificate, root.key)
     }
 
     @Test("a PEM bundle of two certificates gives two roots; garbage and empty text are typed errors")

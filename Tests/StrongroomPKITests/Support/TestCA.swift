@@ -5,8 +5,12 @@ import StrongroomTesting
 import SwiftASN1
 import X509
 
-/// A throw-away CA for tests: issues leaf certificates for CSRs, as the server CA will.
+/// A throw-away CA for tests of any key algorithm: issues leaf certificates for CSRs, as the server CA will. Its
+/// certificates are valid around ``referenceTime``, a fixed instant, so validate them `at:` it.
 struct TestCA {
+    /// The instant every certificate here is made around.
+    static let referenceTime = Date(timeIntervalSince1970: 1_800_000_000)
+
     let key: Certificate.PrivateKey
     let certificate: Certificate
 
@@ -14,7 +18,7 @@ struct TestCA {
         let key = try algorithm.generatePrivateKey()
         self.key = key
         let subject = try DistinguishedName { CommonName(name) }
-        let now = Date()
+        let now = Self.referenceTime
         certificate = try Certificate(
             version: .v3,
             serialNumber: .init(),
@@ -37,7 +41,7 @@ struct TestCA {
     func issue(
         _ csr: CertificateSigningRequest,
         usage: [ExtendedKeyUsage.Usage] = [.clientAuth],
-        start: Date = Date().addingTimeInterval(-60),
+        start: Date = TestCA.referenceTime.addingTimeInterval(-60),
         lifetime: TimeInterval = 3600
     ) throws -> Certificate {
         let requested = csr.requestedExtensions

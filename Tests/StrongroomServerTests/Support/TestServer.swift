@@ -11,6 +11,7 @@ import StrongroomServerPostgres
 import StrongroomServerS3
 import StrongroomTesting
 import StrongroomWire
+import Synchronization
 import Testing
 
 /// A real Strongroom server on a free loopback port: embedded SQLite in a temporary directory, or PostgreSQL in a
@@ -26,6 +27,7 @@ enum TestServer {
         blobStorage: BlobStorage? = nil,
         objectStore: S3Configuration? = nil,
         adminToken: String? = nil,
+        clock: any WallClock = SystemWallClock(),
         logger: Logger? = nil,
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
@@ -45,6 +47,7 @@ enum TestServer {
                 tokenKey: engine == .postgres ? SecureRandom.bytes(count: 32) : nil,
                 blobStorage: blobStorage
             )
+            configuration.clock = clock
             configuration.adminToken = adminToken
             configuration.objectStore = objectStore.map(ObjectStore.s3)
             switch engine {
@@ -67,6 +70,16 @@ enum TestServer {
             }
         }
     }
+}
+
+/// A wall clock a test moves forward: the server under test sees time pass without the test waiting for it.
+final class AdvancingWallClock: WallClock {
+    private let offset = Mutex<TimeInterval>(0)
+
+    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+
+    /// Moves the clock `interval` forward.
+    func advance(by interval: TimeInterval) { offset.withLock { $0 += interval } }
 }
 
 /// A registered client of the test server, with its keys.
