@@ -255,6 +255,7 @@ extension Datastore {
     /// committed (a `.partial` file is removed only when no writer holds its lock). Runs inside the write
     /// transaction, so no concurrent commit can be adding a reference meanwhile.
     static func sweepAttachmentFiles(in folder: URL, keeping referenced: Set<String>) {
+        // Sweeping leftovers: a folder that cannot be listed has none to sweep.
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where !referenced.contains(name) {
             let url = folder.appending(path: name)

@@ -38,6 +38,7 @@ public struct Credential<Value: KeychainDataConvertible>: Sendable {
 
     /// The stored value, nil when there is none or the keychain failed; setting nil removes the item.
     public var wrappedValue: Value? {
+        // The non-throwing wrapper, as documented above: `$value.load()` and `$value.save(_:)` throw.
         get { try? load() }
         nonmutating set { try? save(newValue) }
     }

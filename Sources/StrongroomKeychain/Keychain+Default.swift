@@ -95,6 +95,7 @@ extension Keychain {
                 if case .exposed(let reason) = AtomicFile.privacy(of: url.path) {
                     throw KeychainError(.invalidParameters, "the passphrase file is refused: \(reason)")
                 }
+                // An unreadable passphrase file: try the next source.
                 guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
                 return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
             case .prompt(let prompt):

@@ -153,6 +153,8 @@ public final class Keychain: Sendable {
         replacing: Bool = false
     ) throws(KeychainError) {
         let der = try certificate.keychainCertificateDER()
+        // Search attributes only: a certificate this call just encoded parses; none would leave the value stored
+        // but not searchable by name.
         let attributes = (try? Certificate(keychainCertificateDER: der)).map(CertificateAttributes.of) ?? [:]
         try put(
             StoredValue(kind: "certificate", bytes: SecureBytes(copying: der), attributes: attributes),

@@ -120,6 +120,8 @@ public final class SecretServiceBackend: KeychainBackend {
         var found: [ItemInfo] = []
         var index = 0
         while let secret = secrets?[index], let info = infos?[index] {
+            // Listing: an item under our schema that does not decode is not one of ours (or is damaged); reading it
+            // by its identity reports it.
             if let stored = try? Stored(secret: secret, info: info) { found.append(stored.item.info) }
             index += 1
         }

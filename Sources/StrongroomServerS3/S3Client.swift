@@ -104,6 +104,7 @@ struct S3Client: Sendable {
             keepingBody: true
         )
         guard response.status == .ok else {
+            // Draining the body so the connection can be reused; its text is not needed.
             _ = try? await Self.text(of: response, limit: 64 << 10)
             return nil
         }
@@ -273,6 +274,7 @@ struct S3Client: Sendable {
             throw ServerError(.objectStoreUnavailable, "the object store could not be reached to \(operation)")
         }
         guard statuses.contains(response.status.code) else {
+            // The error body only adds detail to a message about a status already known.
             let text = (try? await Self.text(of: response, limit: 16 << 10)) ?? ""
             let code = S3XML.value(of: "Code", in: text[...]).map { " \($0)" } ?? ""
             // Its own failures (500 InternalError, 503 SlowDown, a gateway without its cluster) pass; the rest is

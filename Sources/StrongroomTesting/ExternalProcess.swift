@@ -59,6 +59,7 @@ public enum ExternalProcess {
         return Outcome(
             status: status,
             signalled: signalled,
+            // Test support: a missing log reads as no output.
             output: (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         )
     }

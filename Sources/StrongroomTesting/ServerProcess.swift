@@ -109,6 +109,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// Waits (off the cooperative pool) until the process has exited, at most `limit`; whether it exited.
     public func waitForExit(within limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
+        // Test support: polling until exit; cancellation just ends the poll.
         while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
         return !process.isRunning
     }
@@ -122,6 +123,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// CPU time the server has used so far (user and system, from `/proc/<pid>/stat`), in seconds; nil when it
     /// cannot be read.
     public var cpuSeconds: Double? {
+        // Test support: a process that has exited has no stat.
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }

@@ -136,6 +136,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             let applicationProtocol = try await handshakeDone.get()
             return Connection(connection: connection, record: record, applicationProtocol: applicationProtocol)
         } catch {
+            // Closing a channel being abandoned: the request's own error is the one to report.
             try? await channel.close()
             if let reason = record.reason.withLock({ $0 }) {
                 throw TransportError(.untrustedServer, reason, underlying: error)
@@ -156,9 +157,11 @@ struct NIOHTTPExecutor: HTTPExecutor {
         do {
             version = try await channel.nioSSL_tlsVersion().get()
         } catch {
+            // Closing a channel being abandoned: the request's own error is the one to report.
             try? await channel.close()
             throw error
         }
+        // Closing a channel being abandoned: the request's own error is the one to report.
         try? await channel.close()
         let chain = try opened.record.chain.withLock { $0 }.map {
             try Certificate(derEncoded: try $0.toDERBytes())

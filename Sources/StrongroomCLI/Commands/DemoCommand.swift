@@ -40,6 +40,7 @@ struct DemoCommand: AsyncParsableCommand {
                 path: "strongroom-demo-\(UUID().uuidString)"
             )
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // Best-effort cleanup of the demo's temporary folder; the demo's outcome is already decided.
             defer { try? FileManager.default.removeItem(at: directory) }
             let plain = directory.appending(path: "plain.bin")
             let sealed = directory.appending(path: "plain.bin.e3db")

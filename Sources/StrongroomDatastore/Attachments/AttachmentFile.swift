@@ -136,6 +136,7 @@ final class AttachmentWriter: @unchecked Sendable {
     /// Removes whatever was written.
     func discard() {
         try? handle.close()  // best effort: the files are removed below
+        // Cleanup after a failure already being thrown: that error is the one to report.
         try? FileManager.default.removeItem(at: partialURL)
         try? FileManager.default.removeItem(at: finalURL)
     }

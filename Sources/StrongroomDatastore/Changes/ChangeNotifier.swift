@@ -43,6 +43,7 @@ final class ChangeNotifier: Sendable {
                     continuation.resume()
                 } else {
                     Task { [weak self] in
+                        // Cancellation ends the wait early, which is what a cancelled waiter wants.
                         try? await Task.sleep(for: timeout)
                         self?.resume(id)
                     }

@@ -63,6 +63,7 @@ struct IndexStore {
 
     /// Records a definition (and makes the text index's FTS5 table); the caller catches it up.
     func create(_ definition: QueryIndex) throws(DatastoreError) {
+        // Cannot fail: an array of strings always encodes.
         let fields = String(decoding: (try? JSONEncoder().encode(definition.fields)) ?? Data("[]".utf8), as: UTF8.self)
         try store.sql { () throws(SQLiteError) in
             let statement = try connection.prepare(

@@ -72,6 +72,7 @@ extension EncryptedFileBackend {
     }
 
     static func open(_ slot: KeychainDocument.Slot, passphrase: String, storeID: String) -> SecureBytes? {
+        // Trial opening: nil means this passphrase does not open this slot; the caller tries the next.
         guard let kek = try? passphraseKey(passphrase, slot.kdf) else { return nil }
         return try? XChaCha20Poly1305.open(
             slot.wrappedKey,

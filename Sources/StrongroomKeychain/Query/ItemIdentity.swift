@@ -18,6 +18,7 @@ public struct ItemIdentity: Sendable, Hashable, Codable, CustomStringConvertible
     /// `class` then the attributes sorted by name, as a JSON array (unambiguous whatever the characters).
     public var canonical: String {
         let pairs = attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+        // Cannot fail: an array of strings is always valid JSON (the fallback is never taken).
         let data = (try? JSONSerialization.data(withJSONObject: [itemClass] + pairs, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

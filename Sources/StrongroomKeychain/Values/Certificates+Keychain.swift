@@ -90,6 +90,7 @@ public struct DigitalIdentity: KeychainIdentityConvertible, Hashable {
             let object = [
                 "certificate": Data(try certificate.keychainCertificateDER()).base64EncodedString(), "key": pem,
             ]
+            // Cannot fail: a dictionary of strings always encodes.
             let data = (try? JSONEncoder().encode(object)) ?? Data()
             return SecureBytes(copying: data)
         }

@@ -44,6 +44,7 @@ extension Certificate.PublicKey: KeychainKeyConvertible {
 extension KeyAttributes {
     /// The attributes of a swift-certificates key, or nil for a type outside ``KeyAlgorithm``.
     init?(_ publicKey: Certificate.PublicKey, keyClass: KeyClass) {
+        // A key type outside KeyAlgorithm has no attributes (documented nil).
         guard let algorithm = try? KeyAlgorithm(of: publicKey) else { return nil }
         let type: KeyType =
             switch algorithm {

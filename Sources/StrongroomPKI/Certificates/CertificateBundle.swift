@@ -56,14 +56,17 @@ extension Certificate {
     /// The PEM encoding (`-----BEGIN CERTIFICATE-----`).
     public func pemString() throws(PKIError) -> String { try encodedPEM(naming: "certificate") }
 
-    /// SHA-256 of the DER encoding, as `openssl x509 -fingerprint -sha256` prints it (colon-separated hex).
+    /// SHA-256 of the DER encoding, as `openssl x509 -fingerprint -sha256` prints it (colon-separated hex), or
+    /// `unavailable` when the certificate cannot be encoded (never the digest of something else).
     public var sha256Fingerprint: String {
-        let der = (try? derBytes()) ?? []
+        // Display: a certificate that cannot be encoded has no fingerprint to show.
+        guard let der = try? derBytes() else { return "unavailable" }
         return SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 
     /// The subject alternative names as text: `DNS:…`, `email:…`, `URI:…`, `IP:…` (OpenSSL's spelling).
     public var alternativeNameStrings: [String] {
+        // For display: a malformed SAN extension shows no names (validation refuses it separately).
         guard let names = try? extensions.subjectAlternativeNames else { return [] }
         return names.compactMap { name in
             switch name {
@@ -79,7 +82,7 @@ extension Certificate {
     /// A readable summary: subject, issuer, serial, validity, SANs, key, SHA-256 fingerprint and SPKI pin.
     public var summary: String {
         let formatter = ISO8601DateFormatter()
-        let key = (try? KeyAlgorithm(of: publicKey).description) ?? "unknown"
+        let key = (try? KeyAlgorithm(of: publicKey).description) ?? "unknown"  // display: a key type we do not use
         var lines = [
             "subject:     \(subject)",
             "issuer:      \(issuer)",
@@ -92,7 +95,7 @@ extension Certificate {
         ]
         let names = alternativeNameStrings
         if !names.isEmpty { lines.insert("names:       \(names.joined(separator: ", "))", at: 5) }
-        if let usages = try? extensions.extendedKeyUsage {
+        if let usages = try? extensions.extendedKeyUsage {  // display: a malformed one shows as absent
             lines.append("usage:       \(usages.map { "\($0)" }.joined(separator: ", "))")
         }
         return lines.joined(separator: "\n")

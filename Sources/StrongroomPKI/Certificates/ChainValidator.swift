@@ -224,7 +224,11 @@ struct UsagePolicy: VerifierPolicy {
 
     func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         let leaf = chain.leaf
-        if let keyUsage = try? leaf.extensions.keyUsage, !keyUsage.digitalSignature {
+        let keyUsage: KeyUsage?
+        do { keyUsage = try leaf.extensions.keyUsage } catch {
+            return .failsToMeetPolicy(reason: "its key usage extension is malformed")
+        }
+        if let keyUsage, !keyUsage.digitalSignature {
             return .failsToMeetPolicy(reason: "its key usage does not include digitalSignature")
         }
         let wanted: ExtendedKeyUsage.Usage
@@ -233,7 +237,11 @@ struct UsagePolicy: VerifierPolicy {
         case .clientAuth: wanted = .clientAuth
         case .serverAuth: wanted = .serverAuth
         }
-        guard let usages = try? leaf.extensions.extendedKeyUsage else {
+        let extendedUsage: ExtendedKeyUsage?
+        do { extendedUsage = try leaf.extensions.extendedKeyUsage } catch {
+            return .failsToMeetPolicy(reason: "its extended key usage extension is malformed")
+        }
+        guard let usages = extendedUsage else {
             return .failsToMeetPolicy(reason: "it has no extended key usage")
         }
         guard usages.contains(wanted) || usages.contains(.any) else {
@@ -252,6 +260,7 @@ struct NamePolicy: VerifierPolicy {
 
     func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
         guard let name else { return .meetsPolicy }
+        // A malformed SAN extension names nothing, so no expected name matches it: the policy fails.
         let names = (try? chain.leaf.extensions.subjectAlternativeNames).map { Array($0) } ?? []
         switch name {
         case .host(let host):

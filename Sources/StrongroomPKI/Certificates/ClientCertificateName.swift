@@ -19,6 +19,7 @@ public enum ClientCertificateName {
 
     /// The one client `certificate` names, or nil when it names none or several.
     public static func clientID(of certificate: Certificate) -> String? {
+        // A malformed SAN extension names no client: the certificate is not a client certificate.
         let names = (try? certificate.extensions.subjectAlternativeNames) ?? nil
         let clients = Set(
             (names ?? SubjectAlternativeNames([])).compactMap { name -> String? in

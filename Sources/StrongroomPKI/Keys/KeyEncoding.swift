@@ -33,6 +33,7 @@ extension Certificate.PrivateKey {
     public init(encoded bytes: SecureBytes) throws(PKIError) {
         var raw = bytes.withUnsafeBytes { Array($0) }
         defer { Wipe.bytes(&raw) }
+        // Trying each encoding in turn; the last failure is the one reported.
         if let key = try? Certificate.PrivateKey(derBytes: raw) {
             self = key
             return
@@ -120,6 +121,7 @@ struct SignerKey: CustomPrivateKey {
 
     var publicKey: Certificate.PublicKey { signer.publicKey }
     var defaultSignatureAlgorithm: Certificate.SignatureAlgorithm {
+        // A signer's key is one KeyAlgorithm makes; any other fails when it signs.
         (try? KeyAlgorithm(of: signer.publicKey).signatureAlgorithm) ?? .ecdsaWithSHA256
     }
 

@@ -70,6 +70,7 @@ struct PKCS12Cost: Equatable {
             try scan(inner, visited: &visited)
         case .constructed(let collection):
             let children = Array(collection)
+            // Not an OID-led sequence: not a bag this bound counts.
             if let first = children.first, let oid = try? ASN1ObjectIdentifier(derEncoded: first.encodedBytes) {
                 let arcs = Array(oid.oidComponents)
                 if arcs.starts(with: Self.bagTypes), arcs.count == Self.bagTypes.count + 1 {

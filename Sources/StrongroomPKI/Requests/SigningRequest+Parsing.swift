@@ -39,6 +39,7 @@ extension CertificateSigningRequest {
     /// The extensions the CSR asks for (its PKCS#9 extension request), empty when none.
     public var requestedExtensions: Certificate.Extensions {
         for attribute in attributes {
+            // Another attribute than the extension request: keep looking.
             if let request = try? ExtensionRequest(attribute) { return request.extensions }
         }
         return Certificate.Extensions()

@@ -70,6 +70,7 @@ struct FileBlobStore: BlobStore {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         where name.hasSuffix(".partial") {
             let path = directory + "/" + name
+            // The file went between listing and stat: nothing to remove.
             let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
             if let modified, modified < cutoff, unlink(path) == 0 { removed += 1 }
         }

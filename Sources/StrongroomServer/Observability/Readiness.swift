@@ -71,6 +71,7 @@ private func withDeadline<T: Sendable>(
     return try await withCheckedThrowingContinuation { continuation in
         answer.continuation.withLock { $0 = continuation }
         let timer = Task {
+            // Cancellation ends the wait early, which is what a cancelled probe wants.
             try? await Task.sleep(for: limit)
             answer.continuation.withLock { $0.take() }?.resume(returning: nil)
         }

@@ -29,9 +29,10 @@ extension CertificateAuthority {
         guard revoked.count <= limit else {
             throw ServerError(.configuration, "more than \(limit) revoked certificates are in force: shorten lifetimes")
         }
-        let entries = revoked.compactMap { stored -> CertificateRevocationList.Entry? in
+        // A row the list cannot name is an error, never a revoked certificate silently left off the list.
+        let entries = try revoked.map { stored throws(ServerError) -> CertificateRevocationList.Entry in
             guard let revokedAt = stored.revokedAt, let serial = Self.serialNumber(hex: stored.serial) else {
-                return nil
+                throw ServerError(.storage, "a revoked certificate's stored serial or time is damaged")
             }
             return CertificateRevocationList.Entry(
                 serialNumber: serial,

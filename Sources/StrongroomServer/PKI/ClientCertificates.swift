@@ -84,6 +84,7 @@ extension CertifiedClient {
 extension StrongroomRequestContext {
     /// The connection's TLS client certificate (verified during the handshake), or nil.
     func peerCertificate() async -> Certificate? {
+        // No certificate, or one that does not parse: the connection has no client certificate.
         guard let presented = try? await channel.nioSSL_peerCertificate().get() else { return nil }
         return try? Certificate(derEncoded: try presented.toDERBytes())
     }

@@ -20,6 +20,7 @@ enum EnrollmentRules {
         } catch {
             throw ServerError.badRequest("the CSR is refused: \(error.message)")
         }
+        // A key type outside KeyAlgorithm falls to the refusing default case.
         switch try? KeyAlgorithm(of: csr.publicKey) {
         case .none: throw ServerError.badRequest("the CSR's key type is not supported")
         case .rsa(let bits) where bits < 2048: throw ServerError.badRequest("RSA keys below 2048 bits are refused")

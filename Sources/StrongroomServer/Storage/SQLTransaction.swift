@@ -12,6 +12,7 @@ extension SQLDatabase {
                 try await session.raw("COMMIT").run()
                 return result
             } catch {
+                // Rolling back after a failure being thrown: that error is the one to report.
                 try? await session.raw("ROLLBACK").run()
                 throw error
             }

@@ -49,6 +49,7 @@ public struct ExecutableCheck: IntegrityCheck {
             )
             return observations
         }
+        // An unreadable executable is reported as checkUnavailable below.
         guard let actual = try? ExecutableManifest.digest(of: URL(fileURLWithPath: path)) else {
             observations.append(
                 IntegrityObservation(.checkUnavailable, "the executable could not be read", evidence: [path])

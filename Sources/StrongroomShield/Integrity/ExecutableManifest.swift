@@ -35,6 +35,7 @@ public struct ExecutableManifest: Sendable, Hashable, Codable {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             throw ShieldError(.io, "\(url.path) cannot be read")
         }
+        // Read-only: closing cannot lose anything.
         defer { try? handle.close() }
         var hash = SHA256()
         do {

@@ -7,12 +7,13 @@ enum SystemFiles {
     /// The file's bytes, at most `limit`; nil when it cannot be read.
     static func bytes(_ path: String, limit: Int = 1 << 20) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
+        defer { try? handle.close() }  // read-only: closing cannot lose anything
         var data = Data()
         while data.count < limit {
-            guard let chunk = try? handle.read(upToCount: min(64 << 10, limit - data.count)), !chunk.isEmpty else {
-                break
-            }
+            let chunk: Data?
+            // A read that fails part-way is "cannot be read", never the part read so far taken for the whole file.
+            do { chunk = try handle.read(upToCount: min(64 << 10, limit - data.count)) } catch { return nil }
+            guard let chunk, !chunk.isEmpty else { break }
             data.append(chunk)
         }
         return data

@@ -70,6 +70,7 @@ public final class Shield: Sendable {
     /// The instance's ID, when it was registered from this keychain.
     public var instanceID: String? {
         guard let server else { return nil }
+        // None or unreadable: not registered; registering again then reports a keychain that cannot be written.
         return try? keychain.retrieve(Self.registrationQuery(server.integrityClientID), as: String.self)
     }
 

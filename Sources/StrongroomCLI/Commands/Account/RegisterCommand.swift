@@ -17,6 +17,17 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(help: "A name for the client (default: the profile name).") var name: String?
     @Flag(help: "Replace an existing profile of that name.") var force = false
 
+    /// Whether `profile` holds a profile: a missing one is absent, while one that cannot be read (damaged,
+    /// refused for its permissions, a locked keychain) is reported rather than silently replaced.
+    static func profileExists(_ profile: ProfileOptions) throws -> Bool {
+        do {
+            _ = try profile.configuration()
+            return true
+        } catch let error as ClientError where error.code == .notFound {
+            return false
+        }
+    }
+
     func run() async throws {
         try await reportingErrors {
             guard let token = token ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
@@ -27,7 +38,7 @@ struct RegisterCommand: AsyncParsableCommand {
             guard let apiURL = URL(string: url), apiURL.scheme == "http" || apiURL.scheme == "https" else {
                 throw CLIError(description: "error: --url must be an http(s) URL", exitCode: .validationFailure)
             }
-            if !force, (try? profile.configuration()) != nil {
+            if !force, try Self.profileExists(profile) {
                 throw CLIError(
                     description: "error: profile \(profile.profile) exists; pass --force to replace it",
                     exitCode: .validationFailure
@@ -88,8 +99,10 @@ struct ProfilesCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
+            // A missing profile folder lists no profiles.
             let names = (try? FileManager.default.contentsOfDirectory(atPath: profile.directory.path)) ?? []
             for name in names.sorted() {
+                // A profile that cannot be read is listed as unreadable below, not dropped.
                 guard let configuration = try? Client.Configuration(loadProfile: name, from: profile.directory) else {
                     continue
                 }

@@ -144,6 +144,7 @@ struct DatastoreCommand: AsyncParsableCommand {
         func run() async throws {
             try await store.run { datastore in
                 let current = try await datastore.document(id: id)
+                // The size only sizes the progress bar; reading the file reports its own error.
                 let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? nil
                 let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
                 let written = try await datastore.addAttachment(

@@ -86,6 +86,7 @@ struct PKICommand: AsyncParsableCommand {
                 let bytes = try PKICommand.read(file)
                 if let csr = try? CertificateSigningRequest(encoded: bytes) {  // a certificate never parses as one
                     try csr.verifySignature()
+                    // Display only: a key type outside KeyAlgorithm shows as unknown.
                     let key = (try? KeyAlgorithm(of: csr.publicKey).description) ?? "unknown"
                     print("request:     \(csr.subject)\nkey:         \(key)\npin:         \(csr.publicKey.pin)")
                     print("signature:   valid")

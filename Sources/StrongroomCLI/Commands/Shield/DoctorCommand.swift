@@ -55,13 +55,18 @@ struct DoctorCommand: AsyncParsableCommand {
             } catch {
                 add("registered", false, error.message)
             }
-            if let challenge = try? await client.integrityChallenge() {
+            do {
+                let challenge = try await client.integrityChallenge()
                 let time = Date(timeIntervalSince1970: TimeInterval(challenge.serverTime))
                 serverTime = time
                 let skew = Date().timeIntervalSince(time)  // floating point: a hostile value cannot overflow it
                 add("clock", abs(skew) <= 120, String(format: "%.0f s from the server's clock", skew))
-            } else {
+            } catch let error as ClientError where error.code == .notFound {
                 add("clock", true, "the server does not tell its time (not a Strongroom server?)")
+            } catch let error as ClientError {
+                add("clock", false, "the server's time could not be read: \(error.message)")
+            } catch {
+                add("clock", false, "the server's time could not be read: \(error)")
             }
             if let identity = options.clientIdentity {
                 let left = identity.certificate.notValidAfter.timeIntervalSinceNow

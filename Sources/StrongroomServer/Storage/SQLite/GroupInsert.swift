@@ -104,6 +104,7 @@ final class GroupInsert: Sendable {
 
     /// One statement for all of `rows`; if it fails, each row alone, so that each caller gets its own outcome.
     private func write(_ rows: [RecordRow]) async -> [Result<Int64, any Error>] {
+        // A batch that fails is retried row by row below, so each caller gets its own outcome.
         if let indexes = try? await writer.insertMany(rows), indexes.count == rows.count {
             return indexes.map { .success($0) }
         }
