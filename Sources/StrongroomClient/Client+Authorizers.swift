@@ -9,7 +9,7 @@ extension Client {
     /// Lets `authorizerID` share this client's records of `type` with others, on its behalf (it gets the type's
     /// key and the authorizer grant; it cannot read the records unless also shared with).
     public func add(authorizerID: UUID, type: String) async throws(ClientError) {
-        let authorizer = authorizerID.uuidString.lowercased()
+        let authorizer = ClientID(authorizerID).description
         try await sealWriterKey(type: type, to: authorizer)
         try await setPolicy(
             writerID: clientID,
@@ -22,7 +22,7 @@ extension Client {
     /// Withdraws an authorizer grant for `type` and deletes the authorizer's key. Existing shares it made stay until
     /// revoked.
     public func remove(authorizerID: UUID, type: String) async throws(ClientError) {
-        let authorizer = authorizerID.uuidString.lowercased()
+        let authorizer = ClientID(authorizerID).description
         try await setPolicy(
             writerID: clientID,
             readerID: authorizer,
@@ -44,7 +44,7 @@ extension Client {
         for type in types.sorted() { try await remove(authorizerID: authorizerID, type: type) }
         try await authenticated(
             .DELETE,
-            E3DBPath.readerPolicies.render(clientID, clientID, authorizerID.uuidString.lowercased()),
+            E3DBPath.readerPolicies.render(clientID, clientID, ClientID(authorizerID).description),
             success: [200, 204]
         )
     }
@@ -55,8 +55,8 @@ extension Client {
     /// - Throws: ``ClientError/Code/notFound`` when this client is not (or no longer) an authorizer for the type,
     ///   ``ClientError/Code/forbidden`` when the grant was withdrawn.
     public func share(onBehalfOf writerID: UUID, type: String, readerID: UUID) async throws(ClientError) {
-        let writer = writerID.uuidString.lowercased()
-        let reader = readerID.uuidString.lowercased()
+        let writer = ClientID(writerID).description
+        let reader = ClientID(readerID).description
         await accessKeys.remove(writerID: writer, userID: writer, type: type)  // the grant may have changed
         let key = try await readerKey(writerID: writer, userID: writer, type: type)
         let readerPublicKey = try await publicKey(of: reader)
@@ -67,8 +67,8 @@ extension Client {
 
     /// As an authorizer of `writerID`, stops `readerID` reading the writer's records of `type`.
     public func revoke(onBehalfOf writerID: UUID, type: String, readerID: UUID) async throws(ClientError) {
-        let writer = writerID.uuidString.lowercased()
-        let reader = readerID.uuidString.lowercased()
+        let writer = ClientID(writerID).description
+        let reader = ClientID(readerID).description
         try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
         try await authenticated(
             .DELETE,

@@ -2,6 +2,7 @@
 public import Foundation
 public import StrongroomCore
 public import StrongroomCrypto
+import StrongroomWire
 
 extension Client {
     /// Everything a client needs to act: its identity, API credentials, keys and the server's URL.
@@ -50,6 +51,6 @@ extension Client {
             self.apiURL = apiURL
         }
 
-        public var description: String { "Client.Configuration(\(clientID.uuidString.lowercased()) at \(apiURL))" }
+        public var description: String { "Client.Configuration(\(ClientID(clientID).description) at \(apiURL))" }
     }
 }

@@ -153,7 +153,7 @@ extension Client {
     private func fileRecord(_ recordID: UUID) async throws(ClientError) -> (RecordResponse, FileInfo, String) {
         let response = try await authenticated(
             .GET,
-            E3DBPath.file.render(recordID.uuidString.lowercased()),
+            E3DBPath.file.render(RecordID(recordID).description),
             success: [200],
             as: RecordResponse.self
         )

@@ -14,7 +14,7 @@ extension Client {
     /// The access key of `(writerID, userID, type)` as this client may open it, for offline decryption.
     public func getReaderKey(writerID: UUID, userID: UUID, type: String) async throws(ClientError) -> EAKInfo {
         let path =
-            E3DBPath.accessKey.render(writerID.uuidString.lowercased(), userID.uuidString.lowercased(), clientID, type)
+            E3DBPath.accessKey.render(ClientID(writerID).description, ClientID(userID).description, clientID, type)
         return try EAKInfo(try await authenticated(.GET, path, success: [200], as: AccessKeyResponse.self))
     }
 

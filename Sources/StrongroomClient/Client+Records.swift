@@ -42,7 +42,7 @@ extension Client {
     /// - Throws: ``ClientError/Code/notFound``, ``ClientError/Code/forbidden`` (not shared with this client),
     ///   ``ClientError/Code/tampered`` when any field does not decrypt (nothing is returned then).
     public func read(recordID: UUID, fields: [String]? = nil) async throws(ClientError) -> Record {
-        var path = E3DBPath.record.render(recordID.uuidString.lowercased())
+        var path = E3DBPath.record.render(RecordID(recordID).description)
         if let fields, !fields.isEmpty {
             path += "?" + fields.map { "field=\(segment($0))" }.joined(separator: "&")
         }
@@ -71,7 +71,7 @@ extension Client {
             data: FieldCipher.encrypt(fields: newData, with: key),
             recordSignature: recordSignature(type: meta.type, plain: plain ?? meta.plain, data: newData)
         )
-        let path = E3DBPath.recordVersion.render(meta.recordID.uuidString.lowercased(), meta.version)
+        let path = E3DBPath.recordVersion.render(RecordID(meta.recordID).description, meta.version)
         let response = try await authenticated(.PUT, path, body: request, success: [200], as: RecordResponse.self)
         return Record(meta: try Meta(response.meta), data: newData)
     }
@@ -83,7 +83,7 @@ extension Client {
     public func delete(recordID: UUID, version: String) async throws(ClientError) {
         try await authenticated(
             .DELETE,
-            E3DBPath.recordVersion.render(recordID.uuidString.lowercased(), version),
+            E3DBPath.recordVersion.render(RecordID(recordID).description, version),
             success: [204]
         )
     }

@@ -12,7 +12,7 @@ extension Client {
     /// - Throws: ``ClientError/Code/notFound`` for an unknown reader, ``ClientError/Code/tampered`` when the
     ///   reader's public key is malformed.
     public func share(type: String, readerID: UUID) async throws(ClientError) {
-        let reader = readerID.uuidString.lowercased()
+        let reader = ClientID(readerID).description
         try await sealWriterKey(type: type, to: reader)
         try await setPolicy(writerID: clientID, readerID: reader, type: type, PolicyRequest(allow: [.init(read: [:])]))
     }
@@ -20,7 +20,7 @@ extension Client {
     /// Stops `readerID` reading this client's records of `type`: denies reading, then deletes the reader's key.
     /// The server refuses the reader at once, whatever it cached.
     public func revoke(type: String, readerID: UUID) async throws(ClientError) {
-        let reader = readerID.uuidString.lowercased()
+        let reader = ClientID(readerID).description
         try await setPolicy(writerID: clientID, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
         try await authenticated(
             .DELETE,
@@ -47,7 +47,7 @@ extension Client {
     /// - Throws: ``ClientError/Code/notFound`` for an unknown client; ``ClientError/Code/tampered`` when a key the
     ///   server returns is malformed.
     public func clientInfo(of clientID: UUID) async throws(ClientError) -> ClientPublicInfo {
-        let info = try await clientInfo(clientID.uuidString.lowercased())
+        let info = try await clientInfo(ClientID(clientID).description)
         guard UUID(uuidString: info.clientID) == clientID else {
             throw ClientError(.invalidResponse, "the server answered for another client")
         }
@@ -83,7 +83,7 @@ extension Client {
     func signingKey(of writerID: UUID) async throws(ClientError) -> SigningPublicKey? {
         if writerID == configuration.clientID { return configuration.keys.signingKey.publicKey }
         if let cached = await writerSigningKeys.key(for: writerID) { return cached }
-        let info = try await clientInfo(writerID.uuidString.lowercased())
+        let info = try await clientInfo(ClientID(writerID).description)
         guard let text = info.signingKey?.ed25519, !text.isEmpty else { return nil }
         do {
             let key = try SigningPublicKey(base64URLEncoded: text)

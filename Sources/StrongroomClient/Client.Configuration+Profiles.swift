@@ -2,6 +2,7 @@
 public import Foundation
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomWire
 
 extension Client.Configuration {
     /// Where profiles live by default: `~/.strongroom`. Pass `~/.tozny` to share profiles with the official SDKs,
@@ -99,7 +100,7 @@ extension Client.Configuration {
     func profileJSON() throws(ClientError) -> Data {
         let contents = File(
             version: 2,
-            clientID: clientID.uuidString.lowercased(),
+            clientID: ClientID(clientID).description,
             apiKeyID: apiKeyID,
             apiSecret: apiSecret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
             clientEmail: "",

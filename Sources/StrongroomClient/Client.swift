@@ -18,7 +18,7 @@ public final class Client: Sendable {
     let writerSigningKeys = SigningKeyCache()
 
     /// The client's ID in lowercase, as it goes on the wire.
-    var clientID: String { configuration.clientID.uuidString.lowercased() }
+    var clientID: String { ClientID(configuration.clientID).description }
 
     /// Creates a client with the default transport (system trust, pooled connections); no request is sent until
     /// it is used.

@@ -60,9 +60,9 @@ public struct EAKInfo: Codable, Sendable, Hashable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(eak, forKey: .eak)
-        try container.encode(authorizerID.uuidString.lowercased(), forKey: .authorizerID)
+        try container.encode(ClientID(authorizerID).description, forKey: .authorizerID)
         try container.encode(Curve25519Key(curve25519: authorizerPublicKey), forKey: .authorizerPublicKey)
-        try container.encodeIfPresent(signerID?.uuidString.lowercased(), forKey: .signerID)
+        try container.encodeIfPresent(signerID.map { ClientID($0).description }, forKey: .signerID)
         try container.encodeIfPresent(signerSigningKey.map { Ed25519Key(ed25519: $0) }, forKey: .signerSigningKey)
     }
 
@@ -82,9 +82,9 @@ public struct EAKInfo: Codable, Sendable, Hashable {
     var wire: AccessKeyResponse {
         AccessKeyResponse(
             eak: eak,
-            authorizerID: authorizerID.uuidString.lowercased(),
+            authorizerID: ClientID(authorizerID).description,
             authorizerPublicKey: .init(curve25519: authorizerPublicKey),
-            signerID: signerID?.uuidString.lowercased(),
+            signerID: signerID.map { ClientID($0).description },
             signerSigningKey: signerSigningKey.map { .init(ed25519: $0) }
         )
     }
@@ -120,8 +120,8 @@ public struct EncryptedDocument: Codable, Sendable, Hashable {
         /// IDs are written in lowercase, as every E3DB SDK writes them.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(writerID.uuidString.lowercased(), forKey: .writerID)
-            try container.encode(userID.uuidString.lowercased(), forKey: .userID)
+            try container.encode(ClientID(writerID).description, forKey: .writerID)
+            try container.encode(ClientID(userID).description, forKey: .userID)
             try container.encode(type, forKey: .type)
             try container.encode(plain, forKey: .plain)
         }
@@ -150,8 +150,8 @@ extension EncryptedDocument: Signable {
                 "meta": .object([
                     "plain": .object(meta.plain.mapValues(SignableValue.string)),
                     "type": .string(meta.type),
-                    "user_id": .string(meta.userID.uuidString.lowercased()),
-                    "writer_id": .string(meta.writerID.uuidString.lowercased()),
+                    "user_id": .string(ClientID(meta.userID).description),
+                    "writer_id": .string(ClientID(meta.writerID).description),
                 ]),
                 "data": .object(data.mapValues(SignableValue.string)),
                 "rec_sig": .string(recordSignature),

@@ -58,9 +58,9 @@ public struct QueryParams: Sendable, Hashable {
             count: count,
             afterIndex: afterIndex,
             includeData: includesData,
-            writerIDs: writerIDs.map { $0.uuidString.lowercased() },
-            userIDs: userIDs.map { $0.uuidString.lowercased() },
-            recordIDs: recordIDs.map { $0.uuidString.lowercased() },
+            writerIDs: writerIDs.map { ClientID($0).description },
+            userIDs: userIDs.map { ClientID($0).description },
+            recordIDs: recordIDs.map { RecordID($0).description },
             contentTypes: types,
             plain: plain,
             includeAllWriters: includesAllWriters

@@ -29,6 +29,9 @@ public struct Identifier<Kind>: Sendable, Hashable, Codable, CustomStringConvert
         self.uuid = uuid
     }
 
+    /// A new random identifier (a version-4 UUID from the system's secure generator).
+    public static func random() -> Self { Self(SecureRandom.uuid()) }
+
     /// The wire form: lowercase, hyphenated.
     public var description: String {
         let digits: StaticString = "0123456789abcdef"

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import StrongroomClient
 import StrongroomCrypto
+import StrongroomWire
 
 /// Record fields given as `name=value` arguments, or as one JSON object of strings with `--json` (`-` reads stdin).
 enum Fields {
@@ -66,9 +67,9 @@ struct RecordOutput: Encodable {
     var data: [String: String]
 
     init(_ record: Record) {
-        recordID = record.meta.recordID.uuidString.lowercased()
-        writerID = record.meta.writerID.uuidString.lowercased()
-        userID = record.meta.userID.uuidString.lowercased()
+        recordID = RecordID(record.meta.recordID).description
+        writerID = ClientID(record.meta.writerID).description
+        userID = ClientID(record.meta.userID).description
         type = record.meta.type
         version = record.meta.version
         created = record.meta.created

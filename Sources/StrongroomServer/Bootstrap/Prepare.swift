@@ -17,7 +17,7 @@ func prepare(
         // share with it. Its private key is not kept by the server.
         let key = EncryptionPrivateKey()
         let backup = StoredClient(
-            clientID: SecureRandom.uuid().uuidString.lowercased(),
+            clientID: ClientID.random().description,
             name: "account backup",
             publicKey: PublicKeyObject(curve25519: key.publicKey.base64URLEncoded),
             signingKey: nil,

@@ -53,7 +53,7 @@ struct AccountRoutes {
         }
         let apiSecret = hex(SecureRandom.data(count: 32))
         let client = StoredClient(
-            clientID: SecureRandom.uuid().uuidString.lowercased(),
+            clientID: ClientID.random().description,
             name: name,
             publicKey: body.client.publicKey,
             signingKey: body.client.signingKey,

@@ -60,7 +60,7 @@ struct FileRoutes {
         if fileMeta.compression.utf8.count > 64 {
             throw ServerError.badRequest("compression is at most 64 bytes")
         }
-        let id = SecureRandom.uuid().uuidString.lowercased()
+        let id = RecordID.random().description
         let timestamp = clock.timestamp()
         await removeStalePendingFiles(now: timestamp, logger: context.logger)
         fileMeta.fileURL = nil

@@ -36,7 +36,7 @@ struct RecordRoutes {
             StoredRecordText(
                 record: StoredRecord(
                     index: 0,
-                    recordID: SecureRandom.uuid().uuidString.lowercased(),
+                    recordID: RecordID.random().description,
                     writerID: caller,
                     userID: caller,
                     type: type,

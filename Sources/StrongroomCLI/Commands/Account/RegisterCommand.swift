@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import StrongroomClient
 import StrongroomCrypto
+import StrongroomWire
 
 /// `strongroom register`: creates a client with a registration token and saves it as a profile.
 struct RegisterCommand: AsyncParsableCommand {
@@ -51,7 +52,7 @@ struct RegisterCommand: AsyncParsableCommand {
                 options: try profile.transportOptions()
             )
             try profile.save(configuration)
-            print(configuration.clientID.uuidString.lowercased())
+            print(ClientID(configuration.clientID).description)
         }
     }
 }
@@ -71,7 +72,7 @@ struct WhoAmICommand: AsyncParsableCommand {
             let configuration = try profile.configuration()
             let fields = [
                 "profile": profile.profile,
-                "client_id": configuration.clientID.uuidString.lowercased(),
+                "client_id": ClientID(configuration.clientID).description,
                 "name": configuration.clientName,
                 "api_url": configuration.apiURL.absoluteString,
                 "public_key": configuration.keys.encryptionKey.publicKey.base64URLEncoded,
@@ -107,7 +108,7 @@ struct ProfilesCommand: AsyncParsableCommand {
                     continue
                 }
                 print(
-                    "\(name)\t\(configuration.clientID.uuidString.lowercased())\t\(configuration.apiURL.absoluteString)"
+                    "\(name)\t\(ClientID(configuration.clientID).description)\t\(configuration.apiURL.absoluteString)"
                 )
             }
         }

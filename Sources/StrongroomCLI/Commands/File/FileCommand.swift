@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import StrongroomClient
 import StrongroomCrypto
+import StrongroomWire
 
 /// `strongroom file encrypt|decrypt`: E3DB file format "3", locally.
 struct FileCommand: AsyncParsableCommand {
@@ -37,7 +38,7 @@ struct FileCommand: AsyncParsableCommand {
                     progress: bar.update
                 )
                 bar.finish()
-                print(info.meta.recordID.uuidString.lowercased())
+                print(RecordID(info.meta.recordID).description)
             }
         }
     }

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
+import StrongroomWire
 
 /// `strongroom write`: encrypts fields and stores them as a new record.
 struct WriteCommand: AsyncParsableCommand {
@@ -28,7 +29,7 @@ struct WriteCommand: AsyncParsableCommand {
                 data: data,
                 plain: try Fields.parse(plain, json: nil)
             )
-            print(record.meta.recordID.uuidString.lowercased())
+            print(RecordID(record.meta.recordID).description)
         }
     }
 }
@@ -182,8 +183,8 @@ struct QueryCommand: AsyncParsableCommand {
                 let fields = record.data.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 print(
                     [
-                        record.meta.recordID.uuidString.lowercased(), record.meta.type,
-                        record.meta.writerID.uuidString.lowercased(), dates.string(from: record.meta.lastModified),
+                        RecordID(record.meta.recordID).description, record.meta.type,
+                        ClientID(record.meta.writerID).description, dates.string(from: record.meta.lastModified),
                         fields.joined(separator: " "),
                     ].joined(separator: "\t")
                 )

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
+import StrongroomWire
 
 /// The options `share` and `revoke` have in common, and the one place they act.
 struct ShareTarget: ParsableArguments {
@@ -20,7 +21,7 @@ struct ShareTarget: ParsableArguments {
         case (true, let writer?): try await client.share(onBehalfOf: writer, type: type, readerID: readerID)
         case (false, let writer?): try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID)
         }
-        return "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(readerID.uuidString.lowercased())"
+        return "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(ClientID(readerID).description)"
     }
 }
 
@@ -60,12 +61,12 @@ struct SharingCommand: AsyncParsableCommand {
             let client = try profile.client()
             for policy in try await client.outgoingSharing() {
                 print(
-                    "outgoing\t\(policy.type)\t\(policy.readerID.uuidString.lowercased())\t\(policy.readerName ?? "")"
+                    "outgoing\t\(policy.type)\t\(ClientID(policy.readerID).description)\t\(policy.readerName ?? "")"
                 )
             }
             for policy in try await client.incomingSharing() {
                 print(
-                    "incoming\t\(policy.type)\t\(policy.writerID.uuidString.lowercased())\t\(policy.writerName ?? "")"
+                    "incoming\t\(policy.type)\t\(ClientID(policy.writerID).description)\t\(policy.writerName ?? "")"
                 )
             }
         }
@@ -122,10 +123,10 @@ struct AuthorizerCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let client = try profile.client()
                 for policy in try await client.authorizers() {
-                    print("authorizer\t\(policy.type)\t\(policy.authorizerID.uuidString.lowercased())")
+                    print("authorizer\t\(policy.type)\t\(ClientID(policy.authorizerID).description)")
                 }
                 for policy in try await client.authorizedBy() {
-                    print("authorized-by\t\(policy.type)\t\(policy.writerID.uuidString.lowercased())")
+                    print("authorized-by\t\(policy.type)\t\(ClientID(policy.writerID).description)")
                 }
             }
         }

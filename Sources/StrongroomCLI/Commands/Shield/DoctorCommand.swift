@@ -51,7 +51,7 @@ struct DoctorCommand: AsyncParsableCommand {
             }
             do {
                 let me = try await client.clientInfo(of: client.configuration.clientID)
-                add("registered", true, "client \(me.clientID.uuidString.lowercased())")
+                add("registered", true, "client \(ClientID(me.clientID).description)")
             } catch {
                 add("registered", false, error.message)
             }
