@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "StrongroomCrypto", targets: ["StrongroomCrypto"]),
         .library(name: "StrongroomWire", targets: ["StrongroomWire"]),
         .library(name: "StrongroomClient", targets: ["StrongroomClient"]),
+        .library(name: "StrongroomClientShield", targets: ["StrongroomClientShield"]),
         .library(name: "StrongroomTransport", targets: ["StrongroomTransport"]),
         .library(name: "StrongroomDatastore", targets: ["StrongroomDatastore"]),
         .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
@@ -118,7 +119,6 @@ let package = Package(
                 "StrongroomWire",
                 "StrongroomKeychain",
                 "StrongroomPKI",
-                "StrongroomShield",
                 "StrongroomTransport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -126,6 +126,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // The SDK and the shield together: a Client as the shield's integrity server, and files downloaded
+        // straight into the shield's encrypted-at-rest form. Kept apart so the SDK does not link the shield.
+        .target(
+            name: "StrongroomClientShield",
+            dependencies: ["StrongroomClient", "StrongroomCore", "StrongroomShield", "StrongroomWire"],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -306,6 +313,7 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomClient",
+                "StrongroomClientShield",
                 "StrongroomDatastore",
                 "StrongroomKeychain",
                 "StrongroomPKI",
@@ -346,6 +354,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 "StrongroomClient",
+                "StrongroomClientShield",
                 "StrongroomShield",
                 "StrongroomCore",
                 "StrongroomCrypto",

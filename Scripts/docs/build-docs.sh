@@ -8,7 +8,8 @@ cd "$(dirname "$0")/../.."
 targets=(
     StrongroomCore StrongroomCrypto StrongroomWire StrongroomTransport StrongroomKeychain StrongroomSecretService
     StrongroomDatastore StrongroomPKI StrongroomShield
-    StrongroomClient StrongroomServer StrongroomServerPostgres StrongroomServerS3 StrongroomTesting
+    StrongroomClient StrongroomClientShield StrongroomServer StrongroomServerPostgres StrongroomServerS3
+    StrongroomTesting
 )
 arguments=()
 for target in "${targets[@]}"; do arguments+=(--target "$target"); done

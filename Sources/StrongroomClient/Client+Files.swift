@@ -4,8 +4,7 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 import StrongroomCore
-import StrongroomCrypto
-import StrongroomShield
+package import StrongroomCrypto
 import StrongroomWire
 
 extension Client {
@@ -140,7 +139,7 @@ extension Client {
 
     /// A local step after the download failed: cancelled, an unusable destination (bad request), or data that did
     /// not authenticate (tampered).
-    private static func fileStepFailure(
+    package static func fileStepFailure(
         _ message: String,
         cancelled: Bool,
         io: Bool,
@@ -165,7 +164,7 @@ extension Client {
     }
 
     /// Downloads a file record into a staged, checked copy and hands it with its access key to `finish`.
-    private func readFile(
+    package func readFile(
         recordID: UUID,
         progress: (@Sendable (FileTransferProgress) -> Void)?,
         finish: (URL, AccessKey) async throws(ClientError) -> Void
@@ -180,38 +179,6 @@ extension Client {
             try await download(url, to: encrypted, expecting: info, progress: progress)
             try await finish(encrypted, key)
             return info
-        }
-    }
-
-    /// Downloads a file record into a new file at `destination` stored as `protection` says: `.protected(p)` keeps
-    /// it encrypted at rest under the file protector's keychain key (Linux's answer to e3db-swift's
-    /// `FileProtectionType.complete`), decrypting and re-encrypting in one pass so no plaintext reaches the disk;
-    /// read it with `p.unprotect(contentsOf:to:)`. `.none` is ``readFile(recordID:destination:progress:)``.
-    ///
-    /// - Throws: what ``readFile(recordID:destination:progress:)`` throws.
-    @discardableResult
-    public func readFile(
-        recordID: UUID,
-        destination: URL,
-        protection: FileProtection,
-        progress: (@Sendable (FileTransferProgress) -> Void)? = nil
-    ) async throws(ClientError) -> FileInfo {
-        guard case .protected(let protector) = protection else {
-            return try await readFile(recordID: recordID, destination: destination, progress: progress)
-        }
-        return try await readFile(recordID: recordID, progress: progress) { encrypted, key throws(ClientError) in
-            do throws(ShieldError) {
-                try await protector.protect(e3dbFile: encrypted, decryptingWith: key, to: destination) {
-                    progress?(.decrypting($0))
-                }
-            } catch {
-                throw Self.fileStepFailure(
-                    "the file could not be protected: \(error.message)",
-                    cancelled: error.code == .cancelled,
-                    io: error.code == .io,
-                    underlying: error
-                )
-            }
         }
     }
 

@@ -97,7 +97,7 @@ public final class Client: Sendable {
     /// An authenticated request; on a 401 the token is renewed once and the request retried (E3DB requests
     /// are safe to resend: writes are not retried, a 401 means the server did nothing).
     @discardableResult
-    func authenticated(
+    package func authenticated(
         _ method: HTTPVerb,
         _ path: String,
         body: (some Encodable)? = nil as String?,
@@ -144,7 +144,7 @@ public final class Client: Sendable {
     }
 
     /// Decodes an authenticated JSON answer.
-    func authenticated<Response: Decodable>(
+    package func authenticated<Response: Decodable>(
         _ method: HTTPVerb,
         _ path: String,
         body: (some Encodable)? = nil as String?,

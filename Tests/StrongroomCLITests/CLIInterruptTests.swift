@@ -39,6 +39,17 @@ import Glibc
         }
     }
 
+    /// Whether `process` has a file named `name` open (Linux `/proc/<pid>/fd`).
+    private static func isReading(_ name: String, process: Int32) -> Bool {
+        let folder = "/proc/\(process)/fd"
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []  // gone: not reading
+        return descriptors.contains { descriptor in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + descriptor))?.hasSuffix(
+                "/" + name
+            ) == true
+        }
+    }
+
     /// Names in `folder` other than the inputs.
     private func leftovers(in folder: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path)
@@ -62,11 +73,15 @@ import Glibc
         process.standardInput = FileHandle.nullDevice
         try process.run()
         var seen: Set<String> = []
-        var polls = 0
+        var sent = false
         while process.isRunning {
             seen.formUnion(try leftovers(in: folder))
-            polls += 1
-            if polls == 5 { kill(process.processIdentifier, signal) }
+            // Signalled once it is reading the input (its handlers are in place before the command runs), however
+            // long the start took on a busy machine.
+            if !sent, Self.isReading("big.e3db", process: process.processIdentifier) {
+                kill(process.processIdentifier, signal)
+                sent = true
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         process.waitUntilExit()

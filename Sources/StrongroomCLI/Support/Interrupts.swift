@@ -18,26 +18,29 @@ enum Interrupts {
 
     /// Runs `work` with SIGINT and SIGTERM handled as above. Never returns when interrupted.
     static func run(_ work: @escaping @Sendable () async -> Void) async {
-        let task = Task { await work() }
+        // The handlers are in place before the work starts, so a signal the moment it has begun still cancels it.
+        let running = Mutex<Task<Void, Never>?>(nil)
         let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)  // delivered to the source below instead of ending the process
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { interrupted(task) }
+            source.setEventHandler { interrupted(running.withLock { $0 }) }
             source.resume()
             return source
         }
+        let task = Task { await work() }
+        running.withLock { $0 = task }
         await task.value
         for source in sources { source.cancel() }
     }
 
     private static let signals = Mutex(0)
 
-    private static func interrupted(_ task: Task<Void, Never>) {
+    private static func interrupted(_ task: Task<Void, Never>?) {
         let count = signals.withLock {
             $0 += 1
             return $0
         }
-        guard count == 1 else { finish() }
+        guard count == 1, let task else { finish() }
         task.cancel()
         DispatchQueue.global().asyncAfter(deadline: .now() + grace) { finish() }
     }

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
+import StrongroomClientShield
 import StrongroomCore
 import StrongroomKeychain
 import StrongroomShield

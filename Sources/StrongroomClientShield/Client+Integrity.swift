@@ -1,3 +1,4 @@
+public import StrongroomClient
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 public import StrongroomShield
@@ -5,7 +6,7 @@ public import StrongroomWire
 
 /// Integrity check-in through this client: a `Shield` made with `server: client` registers and reports as it.
 extension Client: IntegrityServer {
-    public var integrityClientID: String { clientID }
+    public var integrityClientID: String { ClientID(configuration.clientID).description }
 
     public func registerIntegrityInstance(
         _ request: IntegrityInstanceRequest
