@@ -9,9 +9,9 @@ extension Client {
     /// Downloads a file record into a new file at `destination` stored as `protection` says: `.protected(p)` keeps
     /// it encrypted at rest under the file protector's keychain key (Linux's answer to e3db-swift's
     /// `FileProtectionType.complete`), decrypting and re-encrypting in one pass so no plaintext reaches the disk;
-    /// read it with `p.unprotect(contentsOf:to:)`. `.none` is ``readFile(recordID:destination:progress:)``.
+    /// read it with `p.unprotect(contentsOf:to:)`. `.none` is `readFile(recordID:destination:progress:)`.
     ///
-    /// - Throws: what ``readFile(recordID:destination:progress:)`` throws.
+    /// - Throws: what `readFile(recordID:destination:progress:)` throws.
     @discardableResult
     public func readFile(
         recordID: UUID,

@@ -7,7 +7,7 @@ public import X509
 /// The certificates tests need, all from one builder and all relative to one `referenceTime`: a root CA, an
 /// intermediate under it, and leaves (current, expired, not yet valid) with the names and usages a test asks for.
 ///
-/// Tests that validate with an explicit time (``ChainValidator``, revocation lists) pass a fixed reference time, so
+/// Tests that validate with an explicit time (`ChainValidator`, revocation lists) pass a fixed reference time, so
 /// their outcome never depends on the day they run; tests that hand certificates to a TLS peer, which checks them
 /// against its own clock, pass `Date()`.
 public struct TestPKI: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 package import SQLKit
 
 /// Everything the server keeps, over one SQLite or PostgreSQL database: the server's store, written once in SQL
-/// (SQLKit) for both engines, with the `records` table's read and insert in the engine's own ``RecordStatements``.
+/// (SQLKit) for both engines, with the `records` table's read and insert in the engine's own `RecordStatements`.
 /// Each method is one statement, or a statement whose outcome is decided atomically by the database (`RETURNING`,
 /// `ON CONFLICT`).
 ///
