@@ -1,5 +1,5 @@
 # Strongroom — SPDX-License-Identifier: Apache-2.0
-# The README's Python example, run by ReadmeExampleTests against a live server: STRONGROOM_URL and
+# The Python example of docs/Deployment.md, run by PythonSDKConformanceTests against a live server: STRONGROOM_URL and
 # REGISTRATION_TOKEN come from the environment.
 import os
 

@@ -3,7 +3,8 @@ import Foundation
 import StrongroomTesting
 import Testing
 
-/// The `strongroom` binary against the real server: the README's first session, and an exit code per failure.
+/// The `strongroom` binary against the real server: the first session of README.md and docs/CLI.md, and an exit
+/// code per failure.
 @Suite struct CLISessionTests {
     /// The CLI built beside the tests, with profiles kept in `home`.
     struct CLI {

@@ -34,7 +34,7 @@ struct PythonSDKConformanceTests {
         #expect(!outcome.output.contains(" error"), "\(outcome.output)")
     }
 
-    @Test("the README's Python example runs against the server", arguments: TestEngine.available)
+    @Test("the deployment guide's Python example runs against the server", arguments: TestEngine.available)
     func readmeExample(engine: TestEngine) async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
         let outcome = try await TestServer.run(engine: engine) { api in
