@@ -81,9 +81,9 @@ private struct SelectRecord: PostgresPreparedStatement {
 /// A new record, its ``RecordColumn/inserted`` columns in order; returns its index (the statement answers its ID
 /// and index).
 private struct InsertRecord: PostgresPreparedStatement {
+    typealias Row = Int64
     static let name = "strongroom_insert_record"
     static let sql = RecordRow.insertStatement { "$\($0)" }
-    typealias Row = Int64
 
     var row: RecordRow
 

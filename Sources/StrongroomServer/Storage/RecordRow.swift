@@ -108,15 +108,10 @@ package enum RecordValue: Sendable, Hashable {
 
 /// A `records` column that did not hold what the schema puts there, or a record statement that failed.
 package struct RecordTableError: Error, CustomStringConvertible {
-    package let column: String
-    package let problem: String
+    /// `records.<column>: <problem>`.
+    package let description: String
 
-    package init(column: String, problem: String) {
-        self.column = column
-        self.problem = problem
-    }
-
-    package var description: String { "records.\(column): \(problem)" }
+    package init(column: String, problem: String) { description = "records.\(column): \(problem)" }
 
     /// `column` held a value of another kind than the schema puts there.
     package static func unexpectedValue(in column: RecordColumn) -> RecordTableError {

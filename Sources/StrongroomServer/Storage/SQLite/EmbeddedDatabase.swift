@@ -24,12 +24,7 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
     static let fallbackCheckpointPages = 16_384
 
     private init(path: String, connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
-        let records = SQLiteRecordTable(
-            path: path,
-            connection: connection,
-            checkpointing: checkpointing,
-            logger: logger
-        )
+        let records = SQLiteRecordTable(path: path, connection: connection, checkpoints: checkpointing, logger: logger)
         self.connection = connection
         self.records = records
         self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, records: records)

@@ -25,8 +25,8 @@ final class SQLiteRecordTable: RecordStatements {
     static let select = RecordRow.selectStatement { "?\($0)" }
     private static let singleInsert = RecordRow.insertStatement { "?\($0)" }
 
-    /// The table over the serving `connection` of the database at `path`, checkpointing through `checkpointing`.
-    init(path: String, connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
+    /// The table over the serving `connection` of the database at `path`, checkpointing through `checkpoints`.
+    init(path: String, connection: SQLiteConnection, checkpoints: SQLiteConnection, logger: Logger) {
         self.connection = connection
         self.reader = SQLiteRecordReader(path: path, logger: logger)
         let group = GroupInsert(
@@ -36,7 +36,7 @@ final class SQLiteRecordTable: RecordStatements {
             )
         )
         self.group = group
-        self.checkpointer = WALCheckpointer(connection: checkpointing, inserts: group, logger: logger)
+        self.checkpointer = WALCheckpointer(connection: checkpoints, inserts: group, logger: logger)
     }
 
     func row(recordID: String) async throws -> RecordRow? {
