@@ -1,0 +1,109 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomTesting
+import Testing
+
+/// Every `sh` block of README.md and the guides runs as written (issue 53): not a hand-kept copy of the commands, so
+/// the documents cannot drift from what works.
+///
+/// Each block runs in a fresh folder that is also `HOME`, laid out as a checkout after `Scripts/run.sh`:
+/// `.build/release/strongroom` and `strongroom-server` (the binaries built beside these tests) and a server serving
+/// `strongroom-data`, reached where the documents say `127.0.0.1:8000` (the one substitution: the test server's port
+/// is the kernel's choice). Blocks run with bash `-e -o pipefail` and aliases expanded, as pasted into a shell. A block
+/// that cannot run here is preceded by `<!-- runner: skip (why) -->` in the document; the skips are listed by the
+/// test so they stay few and visible.
+@Suite struct DocumentedSessionTests {
+    /// A fenced `sh` block and where it starts.
+    struct Block: Sendable, CustomTestStringConvertible {
+        let document: String
+        let line: Int
+        let text: String
+        /// Why it does not run, from its marker.
+        let skipped: String?
+
+        var testDescription: String { "\(document):\(line)" }
+    }
+
+    static let documents = ["README.md", "docs/CLI.md", "docs/Deployment.md"]
+
+    /// The `sh` blocks of `document` (a path from the repository root).
+    static func blocks(in document: String) throws -> [Block] {
+        let lines = try String(contentsOf: PythonSDK.repositoryRoot.appending(path: document), encoding: .utf8)
+            .components(separatedBy: "\n")
+        var blocks: [Block] = []
+        var index = 0
+        while index < lines.count {
+            guard lines[index] == "```sh" else {
+                index += 1
+                continue
+            }
+            let start = index
+            var end = index + 1
+            while end < lines.count, lines[end] != "```" { end += 1 }
+            let marker = lines[..<start].last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+            let skipped =
+                marker.hasPrefix("<!-- runner: skip")
+                ? marker.replacingOccurrences(of: "<!-- runner: skip", with: "")
+                    .replacingOccurrences(of: "-->", with: "").trimmingCharacters(in: .whitespaces) : nil
+            blocks.append(
+                Block(
+                    document: document,
+                    line: start + 1,
+                    text: lines[(start + 1)..<min(end, lines.count)].joined(separator: "\n"),
+                    skipped: skipped
+                )
+            )
+            index = end + 1
+        }
+        return blocks
+    }
+
+    static func allBlocks() throws -> [Block] { try documents.flatMap(blocks(in:)) }
+
+    @Test("the documents have shell blocks, and every skip says why")
+    func inventory() throws {
+        let blocks = try Self.allBlocks()
+        #expect(blocks.count >= 5)
+        for block in blocks where block.skipped != nil {
+            #expect(block.skipped?.isEmpty == false, "\(block.testDescription): a skip without a reason")
+        }
+        let skipped = blocks.filter { $0.skipped != nil }.map { "\($0.testDescription) \($0.skipped ?? "")" }
+        print("documented sessions: \(blocks.count - skipped.count) run, \(skipped.count) skipped: \(skipped)")
+    }
+
+    @Test("every shell block of the README and the guides runs as written", arguments: try Self.allBlocks())
+    func runs(block: Block) async throws {
+        guard block.skipped == nil else { return }
+        try await withTemporaryDirectory { folder in
+            let release = folder.appending(path: ".build/release")
+            try FileManager.default.createDirectory(at: release, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder.appending(path: "tmp"),
+                withIntermediateDirectories: true
+            )
+            for (name, binary) in [
+                ("strongroom", CLISessionTests.CLI.executable), ("strongroom-server", ServerProcess.executable),
+            ] {
+                try FileManager.default.createSymbolicLink(
+                    at: release.appending(path: name),
+                    withDestinationURL: binary
+                )
+            }
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", folder.appending(path: "strongroom-data").path]
+            )
+            defer { server.stop() }
+            let script = block.text.replacingOccurrences(of: "127.0.0.1:8000", with: "127.0.0.1:\(server.port)")
+            let outcome = try await ExternalProcess.run(
+                URL(fileURLWithPath: "/bin/bash"),
+                arguments: ["-e", "-o", "pipefail", "-O", "expand_aliases", "-c", script],
+                directory: folder,
+                environment: [
+                    "HOME": folder.path, "TMPDIR": folder.appending(path: "tmp").path,
+                    "STRONGROOM_KEYCHAIN_PASSPHRASE": "documented sessions' keychain passphrase",
+                ]
+            )
+            #expect(outcome.status == 0, "\(block.testDescription) exited \(outcome.status):\n\(outcome.output)")
+        }
+    }
+}
