@@ -100,6 +100,8 @@ import Testing
                 directory: folder,
                 environment: [
                     "HOME": folder.path, "TMPDIR": folder.appending(path: "tmp").path,
+                    "XDG_DATA_HOME": folder.appending(path: ".local/share").path,
+                    "XDG_CONFIG_HOME": folder.appending(path: ".config").path,
                     "STRONGROOM_KEYCHAIN_PASSPHRASE": "documented sessions' keychain passphrase",
                 ]
             )
