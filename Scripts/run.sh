@@ -18,22 +18,23 @@ echo "strongroom-server built in $((SECONDS - started)) s" >&2
 
 # The CLI builds while the server runs; Ctrl-C or SIGTERM stops both.
 mkdir -p .build
-(swift build -c release --product strongroom >.build/cli-build.log 2>&1 \
-    && echo "the CLI is ready: .build/release/strongroom" >&2 \
-    || echo "the CLI did not build: see .build/cli-build.log" >&2) &
+swift build -c release --product strongroom >.build/cli-build.log 2>&1 &
 cli=$!
+(while kill -0 "$cli" 2>/dev/null; do sleep 1; done
+    if grep -q "Build of product 'strongroom' complete" .build/cli-build.log; then
+        echo "the CLI is ready: .build/release/strongroom" >&2
+    else
+        echo "the CLI did not build: see .build/cli-build.log" >&2
+    fi) &
+announcer=$!
 .build/release/strongroom-server serve "$@" &
 server=$!
-stop() {
-    kill -TERM "$server" 2>/dev/null || true
-    pkill -TERM -P "$cli" 2>/dev/null || true
-    kill -TERM "$cli" 2>/dev/null || true
-}
+stop() { kill -TERM "$server" "$cli" "$announcer" 2>/dev/null || true; }
 trap stop INT TERM
 status=0
 wait "$server" || status=$?
-# The server has stopped (a signal, or it could not start): wait for it to finish shutting down, then for the CLI.
+# The server has stopped (a signal, or it could not start): stop the CLI's build too, and let both finish.
 trap - INT TERM
-wait "$server" 2>/dev/null || true
-wait "$cli" 2>/dev/null || true
+stop
+wait "$server" "$cli" "$announcer" 2>/dev/null || true
 exit "$status"
