@@ -15,7 +15,10 @@ struct StrongroomServerCommand: AsyncParsableCommand {
         commandName: "strongroom-server",
         abstract: "The Strongroom E3DB-compatible server (SQLite by default).",
         version: "0.1.0",
-        subcommands: [Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self, BlobsCommand.self],
+        subcommands: [
+            Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self, BlobsCommand.self, BackupCommand.self,
+            RestoreCommand.self,
+        ],
         defaultSubcommand: Serve.self
     )
 }

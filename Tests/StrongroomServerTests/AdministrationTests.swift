@@ -61,4 +61,67 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: missing.path), "token list created ./strongroom-data")
         }
     }
+
+    @Test("a backup taken while the server writes restores into a new data directory that serves the same records")
+    func backupAndRestore() async throws {
+        try await withTemporaryDirectory { directory in
+            let data = directory.appending(path: "data").path
+            let backup = directory.appending(path: "backup").path
+            let restored = directory.appending(path: "restored").path
+            let cli = ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom")
+            let environment = ["STRONGROOM_HOME": directory.appending(path: "profiles").path]
+            func strongroom(_ arguments: [String]) async throws -> String {
+                let outcome = try await ExternalProcess.run(
+                    cli,
+                    arguments: arguments,
+                    directory: directory,
+                    environment: environment
+                )
+                try #require(outcome.status == 0, "strongroom \(arguments): \(outcome.output)")
+                return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let plain = directory.appending(path: "report.bin")
+            try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: plain)
+            var recordID = ""
+            var fileID = ""
+            do {
+                let running = try await ServerProcess(arguments: ["--data-directory", data])
+                defer { running.stop() }
+                let token = try await server(["token", "create", "--name", "backup", "--data-directory", data])
+                try #require(token.status == 0, "\(token.output)")
+                let registration = token.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                _ = try await strongroom(["register", "--token", registration, "--url", running.baseURL])
+                recordID = try await strongroom(["write", "--type", "note", "body=kept by the backup"])
+                fileID = try await strongroom(["file", "put", "--type", "report", plain.path])
+                // Taken while the server runs, with a write in flight beside it.
+                async let writing = strongroom(["write", "--type", "note", "body=written during the backup"])
+                let taken = try await server(["backup", "--data-directory", data, "--output", backup])
+                #expect(taken.status == 0, "\(taken.output)")
+                // (The test server's token key comes from its environment, so there is no token.key to copy.)
+                #expect(taken.output.contains("1 file bodies"), "\(taken.output)")
+                _ = try await writing
+                let again = try await server(["backup", "--data-directory", data, "--output", backup])
+                #expect(again.status != 0 && again.output.contains("exists already"), "\(again.output)")
+            }
+            let restoring = try await server(["restore", "--input", backup, "--data-directory", restored])
+            #expect(restoring.status == 0, "\(restoring.output)")
+            let refused = try await server(["restore", "--input", backup, "--data-directory", restored])
+            #expect(refused.status != 0 && refused.output.contains("holds a database already"), "\(refused.output)")
+            let mode = try FileManager.default.attributesOfItem(atPath: restored + "/strongroom.sqlite")[
+                .posixPermissions
+            ]
+            #expect((mode as? Int) == 0o600)
+            let serving = try await ServerProcess(arguments: ["--data-directory", restored])
+            defer { serving.stop() }
+            // The profile now points at the restored server.
+            let profile = directory.appending(path: "profiles/default/e3db.json")
+            var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: profile)) as? [String: Any])
+            json["api_url"] = serving.baseURL
+            try JSONSerialization.data(withJSONObject: json).write(to: profile)
+            #expect(try await strongroom(["read", recordID]).contains("kept by the backup"))
+            let copy = directory.appending(path: "copy.bin")
+            _ = try await strongroom(["file", "get", fileID, copy.path])
+            #expect(try Data(contentsOf: copy) == Data(contentsOf: plain))
+        }
+    }
 }

@@ -1,0 +1,174 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+package import Logging
+import SQLiteKit
+import StrongroomCore
+
+/// A consistent copy of an embedded deployment, taken while it serves (`strongroom-server backup`), and its
+/// restoration (`restore`).
+///
+/// A backup is itself a data directory, so the server can serve it as it is: the database as one file written by
+/// SQLite's `VACUUM INTO` (a snapshot of one read transaction: every write acknowledged before it started, nothing
+/// half-written, the log folded in), then the token key, the client-certificate CA and the file bodies of the folder
+/// blob store. The file bodies are copied after the snapshot, so every body a snapshotted record names is there
+/// (bodies are immutable once their record is committed); a body deleted between the snapshot and its copy is the one
+/// thing a backup can miss. Everything is created owner-only (folders 0700, files 0600). Everything written is
+/// ciphertext or a secret the data directory holds already.
+package enum EmbeddedBackup {
+    /// What a backup or a restoration copied.
+    package struct Summary: Sendable, CustomStringConvertible {
+        package var databaseBytes: Int64 = 0
+        package var fileBodies = 0
+        package var tokenKey = false
+        package var certificateAuthority = false
+
+        package var description: String {
+            var parts = ["database \(databaseBytes) bytes", "\(fileBodies) file bodies"]
+            if tokenKey { parts.append("token key") }
+            if certificateAuthority { parts.append("CA") }
+            return parts.joined(separator: ", ")
+        }
+    }
+
+    /// Writes a backup of the deployment in `dataDirectory` (its CA in `caDirectory`, when given) to the new folder
+    /// `output`.
+    ///
+    /// - Throws: ``ServerError/Code/configuration`` when `dataDirectory` holds no database or `output` exists.
+    package static func create(
+        dataDirectory: String,
+        caDirectory: String?,
+        output: String,
+        logger: Logger
+    ) async throws -> Summary {
+        let database = EmbeddedDatabase.databasePath(in: dataDirectory)
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw ServerError(.configuration, "there is no Strongroom database in \(dataDirectory)")
+        }
+        try await BlockingExecutor.shared.run { _ throws(ServerError) in try makeFolder(output) }
+        let snapshot = EmbeddedDatabase.databasePath(in: output)
+        let connection = try await SQLiteConnection.open(storage: .file(path: database), logger: databaseLogger(logger))
+        do {
+            _ = try await connection.query("PRAGMA busy_timeout = 5000")
+            _ = try await connection.query("VACUUM INTO ?1", [.text(snapshot)])
+            try await connection.close()
+        } catch {
+            try? await connection.close()  // the snapshot's own error is the one to report
+            throw error
+        }
+        return try await BlockingExecutor.shared.run { _ throws(ServerError) in
+            var summary = Summary()
+            try ownerOnly(snapshot)
+            summary.databaseBytes = size(of: snapshot)
+            summary.tokenKey = try copyIfPresent(dataDirectory + "/token.key", to: output + "/token.key")
+            summary.certificateAuthority =
+                try copyFolder(
+                    caDirectory ?? dataDirectory + "/ca",
+                    to: output + "/ca",
+                    skipping: { _ in false }
+                ) != nil
+            summary.fileBodies =
+                try copyFolder(dataDirectory + "/blobs", to: output + "/blobs", skipping: { $0.hasSuffix(".partial") })
+                ?? 0
+            return summary
+        }
+    }
+
+    /// Copies the backup in `input` into `dataDirectory`, which must hold no database yet (a new folder, or an empty
+    /// one).
+    ///
+    /// - Throws: ``ServerError/Code/configuration`` when `input` is not a backup or `dataDirectory` holds a database.
+    package static func restore(from input: String, to dataDirectory: String) async throws -> Summary {
+        try await BlockingExecutor.shared.run { _ throws(ServerError) in
+            let database = EmbeddedDatabase.databasePath(in: input)
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw ServerError(.configuration, "\(input) is not a Strongroom backup (no strongroom.sqlite)")
+            }
+            let target = EmbeddedDatabase.databasePath(in: dataDirectory)
+            guard !FileManager.default.fileExists(atPath: target) else {
+                throw ServerError(
+                    .configuration,
+                    "\(dataDirectory) holds a database already: restore into a new folder"
+                )
+            }
+            if !FileManager.default.fileExists(atPath: dataDirectory) { try makeFolder(dataDirectory) }
+            var summary = Summary()
+            try copyFile(database, to: target)
+            summary.databaseBytes = size(of: target)
+            summary.tokenKey = try copyIfPresent(input + "/token.key", to: dataDirectory + "/token.key")
+            summary.certificateAuthority =
+                try copyFolder(input + "/ca", to: dataDirectory + "/ca", skipping: { _ in false }) != nil
+            summary.fileBodies =
+                try copyFolder(input + "/blobs", to: dataDirectory + "/blobs", skipping: { _ in false }) ?? 0
+            return summary
+        }
+    }
+
+    // MARK: Files (blocking: run on the BlockingExecutor)
+
+    /// A new folder, owner-only; an existing one is refused.
+    private static func makeFolder(_ path: String) throws(ServerError) {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw ServerError(.configuration, "\(path) exists already: a backup goes to a new folder")
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw ServerError(.configuration, "\(path) could not be created: \(error.localizedDescription)")
+        }
+    }
+
+    /// Copies the file at `source` to `target` when there is one; whether there was.
+    private static func copyIfPresent(_ source: String, to target: String) throws(ServerError) -> Bool {
+        guard FileManager.default.fileExists(atPath: source) else { return false }
+        try copyFile(source, to: target)
+        return true
+    }
+
+    /// Copies the files directly in `source` (a flat folder) to a new owner-only `target`, leaving out the names
+    /// `skipping` picks; how many it copied, or nil when `source` does not exist.
+    private static func copyFolder(
+        _ source: String,
+        to target: String,
+        skipping: (String) -> Bool
+    ) throws(ServerError) -> Int? {
+        guard FileManager.default.fileExists(atPath: source) else { return nil }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: source) } catch {
+            throw ServerError(.storage, "\(source) could not be listed: \(error.localizedDescription)")
+        }
+        try makeFolder(target)
+        var copied = 0
+        for name in names.sorted() where !skipping(name) {
+            // A name listed and then gone (an upload's staging file renamed, a body deleted) is not copied.
+            guard FileManager.default.fileExists(atPath: source + "/" + name) else { continue }
+            try copyFile(source + "/" + name, to: target + "/" + name)
+            copied += 1
+        }
+        return copied
+    }
+
+    /// Copies one file, then makes the copy owner-only.
+    private static func copyFile(_ source: String, to target: String) throws(ServerError) {
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: target)
+        } catch {
+            throw ServerError(.storage, "\(source) could not be copied: \(error.localizedDescription)")
+        }
+        try ownerOnly(target)
+    }
+
+    private static func ownerOnly(_ path: String) throws(ServerError) {
+        guard chmod(path, 0o600) == 0 else {
+            throw ServerError(.storage, "\(path) could not be made owner-only (errno \(errno))")
+        }
+    }
+
+    private static func size(of path: String) -> Int64 {
+        // The copy was just written: a size that cannot be read shows as 0 in the summary only.
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}
