@@ -35,7 +35,7 @@ struct FileBlobStore: BlobStore {
         do {
             try await fileIO.writeFile(contents: body.map { try digest.update($0) }, path: partial, context: context)
             // The upload is acknowledged after this returns: its bytes must be on disk first.
-            try await BlockingExecutor.shared.run { _ throws(ServerError) in try Self.synchronize(partial) }
+            try await BlockingExecutor.shared.run { _ throws(ServerError) in try synchronize(partial) }
         } catch {
             unlink(partial)
             // Hummingbird's file writer wraps the error the digest threw: the caller must still learn it was 413.
@@ -47,7 +47,7 @@ struct FileBlobStore: BlobStore {
         }
         chmod(path(id), 0o600)
         // Makes the rename durable; the blob itself is already synced, so a failure here loses nothing acknowledged.
-        try? await BlockingExecutor.shared.run { _ throws(ServerError) in try Self.synchronize(directory) }
+        try? await BlockingExecutor.shared.run { _ throws(ServerError) in try synchronize(directory) }
         return digest.finish()
     }
 
@@ -75,17 +75,5 @@ struct FileBlobStore: BlobStore {
             if let modified, modified < cutoff, unlink(path) == 0 { removed += 1 }
         }
         return removed
-    }
-
-    /// `fsync` of a file or folder (blocking: run it on the ``BlockingExecutor``, off the event loops).
-    private static func synchronize(_ path: String) throws(ServerError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ServerError(.storage, "the blob could not be synced")
-        }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw ServerError(.storage, "the blob could not be synced")
-        }
     }
 }

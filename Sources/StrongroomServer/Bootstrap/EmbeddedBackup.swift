@@ -44,7 +44,50 @@ package enum EmbeddedBackup {
         guard FileManager.default.fileExists(atPath: database) else {
             throw ServerError(.configuration, "there is no Strongroom database in \(dataDirectory)")
         }
-        try await BlockingExecutor.shared.run { _ throws(ServerError) in try makeFolder(output) }
+        // Written under a staging name and renamed when complete: an interrupted backup never looks like a backup.
+        let staging = output + ".partial"
+        try await BlockingExecutor.shared.run { _ throws(ServerError) in
+            guard !FileManager.default.fileExists(atPath: output) else {
+                throw ServerError(.configuration, "\(output) exists already: a backup goes to a new folder")
+            }
+            try removeStaleStaging(staging)
+            try makeFolder(staging)
+        }
+        do {
+            let summary = try await copy(
+                database: database,
+                dataDirectory: dataDirectory,
+                caDirectory: caDirectory,
+                into: staging,
+                logger: logger
+            )
+            try await BlockingExecutor.shared.run { _ throws(ServerError) in
+                // Durable before it is named: every copy and its folder, then the rename and the parent folder.
+                try synchronizeTree(staging)
+                guard rename(staging, output) == 0 else {
+                    throw ServerError(.storage, "\(staging) could not be renamed to \(output) (errno \(errno))")
+                }
+                try synchronize(
+                    URL(fileURLWithPath: output).deletingLastPathComponent().path,
+                    what: "the backup's folder"
+                )
+            }
+            return summary
+        } catch {
+            // The copy's own error is the one to report.
+            await BlockingExecutor.shared.run { _ in try? removeStaleStaging(staging) }
+            throw error
+        }
+    }
+
+    /// The snapshot and the copies, into `output`.
+    private static func copy(
+        database: String,
+        dataDirectory: String,
+        caDirectory: String?,
+        into output: String,
+        logger: Logger
+    ) async throws -> Summary {
         let snapshot = EmbeddedDatabase.databasePath(in: output)
         let connection = try await SQLiteConnection.open(storage: .file(path: database), logger: databaseLogger(logger))
         do {
@@ -104,6 +147,29 @@ package enum EmbeddedBackup {
     }
 
     // MARK: Files (blocking: run on the BlockingExecutor)
+
+    /// `fsync` of every file in `folder` and its flat subfolders, then of the folders.
+    private static func synchronizeTree(_ folder: String) throws(ServerError) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []  // just written by us
+        for name in names {
+            let path = folder + "/" + name
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                try synchronizeTree(path)
+            } else {
+                try synchronize(path, what: "the backup's \(name)")
+            }
+        }
+        try synchronize(folder, what: "the backup's folder")
+    }
+
+    /// Removes what an interrupted backup to the same place left.
+    private static func removeStaleStaging(_ staging: String) throws(ServerError) {
+        guard FileManager.default.fileExists(atPath: staging) else { return }
+        do { try FileManager.default.removeItem(atPath: staging) } catch {
+            throw ServerError(.storage, "\(staging), left by an interrupted backup, could not be removed")
+        }
+    }
 
     /// A new folder, owner-only; an existing one is refused.
     private static func makeFolder(_ path: String) throws(ServerError) {
