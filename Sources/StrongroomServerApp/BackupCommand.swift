@@ -33,9 +33,8 @@ struct BackupCommand: AsyncParsableCommand {
 }
 
 /// `strongroom-server restore`: a backup copied into a new data directory.
-struct RestoreCommand: AsyncParsableCommand {
+struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "restore",
         abstract: "Copy a backup into a data directory that holds no database yet; then serve it."
     )
     @Option(help: "The backup folder (from `strongroom-server backup`).") var input: String

@@ -17,7 +17,7 @@ struct StrongroomServerCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self, BlobsCommand.self, BackupCommand.self,
-            RestoreCommand.self,
+            Restore.self,
         ],
         defaultSubcommand: Serve.self
     )
