@@ -41,12 +41,12 @@ package enum EmbeddedBackup {
         logger: Logger
     ) async throws -> Summary {
         let database = EmbeddedDatabase.databasePath(in: dataDirectory)
-        guard FileManager.default.fileExists(atPath: database) else {
-            throw ServerError(.configuration, "there is no Strongroom database in \(dataDirectory)")
-        }
         // Written under a staging name and renamed when complete: an interrupted backup never looks like a backup.
         let staging = output + ".partial"
         try await BlockingExecutor.shared.run { _ throws(ServerError) in
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw ServerError(.configuration, "there is no Strongroom database in \(dataDirectory)")
+            }
             guard !FileManager.default.fileExists(atPath: output) else {
                 throw ServerError(.configuration, "\(output) exists already: a backup goes to a new folder")
             }
