@@ -6,15 +6,21 @@
 # gives the CPU µs the server, PostgreSQL's processes and wrk spent per request, and the most a request may cost, all of
 # them together, for the target rate on these cores (cores × 10⁶ / rate): where a target is beyond the machine shows.
 # Usage: Scripts/bench-server.sh [seconds per run, default 10]
+# STRONGROOM_BENCH_BIN=DIR runs the strongroom-server and strongroom found in DIR instead of building this checkout:
+# copy two builds' binaries aside and alternate runs of each, since this VM's speed swings between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10}"
 
 Scripts/install-system-deps.sh >&2
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >&2 || sudo apt-get install -y -qq wrk >&2; }
-swift build -c release --product strongroom-server >&2
-swift build -c release --product strongroom >&2
-server=.build/release/strongroom-server
+bin="${STRONGROOM_BENCH_BIN:-}"
+if [[ -z "$bin" ]]; then
+    swift build -c release --product strongroom-server >&2
+    swift build -c release --product strongroom >&2
+    bin=.build/release
+fi
+server="$bin/strongroom-server"
 work="$(mktemp -d)"
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; Scripts/postgres.sh stop; rm -rf "$work"; }
@@ -88,7 +94,7 @@ bench_engine() {
     for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
     local base="http://127.0.0.1:$port"
     local public_key
-    public_key="$(.build/release/strongroom keys client | python3 -c 'import json,sys; print(json.load(sys.stdin)["public_key"])')"
+    public_key="$("$bin"/strongroom keys client | python3 -c 'import json,sys; print(json.load(sys.stdin)["public_key"])')"
     local registered
     registered="$(curl -sf -X POST "$base/v1/account/e3db/clients/register" \
         -d "{\"token\":\"bench-token\",\"client\":{\"name\":\"bench\",\"public_key\":{\"curve25519\":\"$public_key\"}}}")"
