@@ -105,20 +105,6 @@ struct S3Signer: Sendable {
 
     /// RFC 3986 percent-encoding of everything but the unreserved characters (and `/` in paths), as SigV4 asks.
     static func encode(_ text: String, keepingSlash: Bool = false) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: "/") where keepingSlash:
-                out.append("/")
-            default:
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
+        PercentEncoding.encode(text, keepingSlash: keepingSlash)
     }
 }

@@ -73,25 +73,5 @@ enum QueryCanonicalizer {
     }
 
     /// Python's `quote_plus`: unreserved `A-Z a-z 0-9 _ . - ~` stay, space becomes `+`, the rest `%XX` (upper).
-    static func quotePlus(_ text: String) -> String {
-        var output = ""
-        output.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"),
-                UInt8(ascii: "~"):
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: " "):
-                output.append("+")
-            default:
-                output.append("%")
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-        return output
-    }
-
-    private static let hexDigits: [Character] = Array("0123456789ABCDEF")
+    static func quotePlus(_ text: String) -> String { PercentEncoding.encode(text, spaceAsPlus: true) }
 }

@@ -142,6 +142,7 @@ package enum EmbeddedBackup {
                 try copyFolder(input + "/ca", to: dataDirectory + "/ca", skipping: { _ in false }) != nil
             summary.fileBodies =
                 try copyFolder(input + "/blobs", to: dataDirectory + "/blobs", skipping: { _ in false }) ?? 0
+            try synchronizeTree(dataDirectory)
             return summary
         }
     }

@@ -166,11 +166,10 @@ extension RecordRow {
             }
         }
         func boolean(_ column: RecordColumn) throws -> Bool {
-            switch try value(column) {
-            case .boolean(let flag): return flag
-            case .integer(let number): return number != 0  // SQLite's booleans
-            default: throw RecordTableError.unexpectedValue(in: column)
+            guard case .boolean(let flag) = try value(column) else {
+                throw RecordTableError.unexpectedValue(in: column)
             }
+            return flag
         }
         self.init(
             index: try integer(.index),
@@ -216,12 +215,10 @@ extension RecordRow {
             """
     }
 
-    /// The column list of a metadata-only read of `records` aliased `alias`: every column but the body's, then the
-    /// body's size as `data_size`.
-    package static func metadataColumns(alias: String) -> String {
-        let columns = RecordColumn.allCases.filter { !$0.isBody }.map { "\(alias).\($0.name)" }
-        let size =
-            "CAST(octet_length(\(alias).data) + COALESCE(octet_length(\(alias).rec_sig), 0) AS BIGINT) AS data_size"
-        return (columns + [size]).joined(separator: ", ")
-    }
+    /// The column list of a metadata-only read of `records` aliased `r`: every column but the body's, then the body's
+    /// size as `data_size`. Rendered once (every metadata search uses it).
+    package static let metadataColumns =
+        (RecordColumn.allCases.filter { !$0.isBody }.map { "r.\($0.name)" }
+        + ["CAST(octet_length(r.data) + COALESCE(octet_length(r.rec_sig), 0) AS BIGINT) AS data_size"])
+        .joined(separator: ", ")
 }

@@ -47,7 +47,7 @@ extension SQLServerStore {
         )
     }
 
-    /// A row's columns as SQLKit read them; a metadata-only row (``RecordRow/metadataColumns(alias:)``) has no body
+    /// A row's columns as SQLKit read them; a metadata-only row (``RecordRow/metadataColumns``) has no body
     /// columns, which are left empty.
     func recordRow(_ row: any SQLRow, includesData: Bool = true) throws -> RecordRow {
         try RecordRow { column in

@@ -71,7 +71,7 @@ extension SQLServerStore {
     }
 
     package func records(matching query: RecordQuery) async throws -> [StoredRecord] {
-        let columns = query.includesData ? "r.*" : RecordRow.metadataColumns(alias: "r")
+        let columns = query.includesData ? "r.*" : RecordRow.metadataColumns
         var sql: SQLQueryString =
             "SELECT \(unsafeRaw: columns) FROM records r WHERE r.idx > \(bind: query.afterIndex) AND r.pending = \(bind: false)"
         func list(_ values: [String]) -> [any Encodable & Sendable] { values.map { $0 as any Encodable & Sendable } }
@@ -102,7 +102,7 @@ extension SQLServerStore {
         ).all().map { try decodeRecord($0) }
     }
 
-    /// A full row, or (`includesData: false`) a metadata-only row from ``RecordRow/metadataColumns(alias:)``.
+    /// A full row, or (`includesData: false`) a metadata-only row from ``RecordRow/metadataColumns``.
     func decodeRecord(_ row: any SQLRow, includesData: Bool = true) throws -> StoredRecord {
         let text = try recordText(try recordRow(row, includesData: includesData))
         var record = text.record

@@ -220,7 +220,7 @@ final class ReaderConnection: @unchecked Sendable {
             case SQLITE_NULL:
                 return .null
             case SQLITE_INTEGER:
-                return .integer(sqlite_nio_sqlite3_column_int64(select, position))
+                return .sqliteInteger(sqlite_nio_sqlite3_column_int64(select, position), for: column)
             case SQLITE_TEXT:
                 guard let bytes = sqlite_nio_sqlite3_column_text(select, position) else {
                     throw RecordTableError(column: column.name, problem: "out of memory reading text")

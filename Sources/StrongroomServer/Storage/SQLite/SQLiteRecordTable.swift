@@ -98,10 +98,18 @@ extension Optional where Wrapped == SQLiteData {
     fileprivate func recordValue(_ column: RecordColumn) throws -> RecordValue {
         switch self {
         case .null: return .null
-        case .integer(let number): return .integer(Int64(number))
+        case .integer(let number): return .sqliteInteger(Int64(number), for: column)
         case .text(let text): return .text(text)
         case .float, .blob, .none:
             throw RecordTableError.unexpectedValue(in: column)
         }
+    }
+}
+
+extension RecordValue {
+    /// An integer SQLite read for `column`: SQLite keeps booleans as 0 and 1, so a boolean column's integer is a
+    /// boolean (the embedded engine's codecs, sqlite-nio's and the in-place reader's, both read through here).
+    static func sqliteInteger(_ number: Int64, for column: RecordColumn) -> RecordValue {
+        column.kind == .boolean ? .boolean(number != 0) : .integer(number)
     }
 }
