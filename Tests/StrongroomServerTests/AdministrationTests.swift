@@ -106,7 +106,7 @@ import Testing
             let restoring = try await server(["restore", "--input", backup, "--data-directory", restored])
             #expect(restoring.status == 0, "\(restoring.output)")
             let refused = try await server(["restore", "--input", backup, "--data-directory", restored])
-            #expect(refused.status != 0 && refused.output.contains("holds a database already"), "\(refused.output)")
+            #expect(refused.status != 0 && refused.output.contains("holds files already"), "\(refused.output)")
             let mode = try FileManager.default.attributesOfItem(atPath: restored + "/strongroom.sqlite")[
                 .posixPermissions
             ]

@@ -116,35 +116,55 @@ package enum EmbeddedBackup {
         }
     }
 
-    /// Copies the backup in `input` into `dataDirectory`, which must hold no database yet (a new folder, or an empty
-    /// one).
+    /// Copies the backup in `input` into `dataDirectory`, a new folder or an empty one. The copy is made under
+    /// `<dataDirectory>.partial` and renamed when complete, so an interrupted restore leaves no half data directory
+    /// (and the next one clears what it left).
     ///
-    /// - Throws: ``ServerError/Code/configuration`` when `input` is not a backup or `dataDirectory` holds a database.
+    /// - Throws: ``ServerError/Code/configuration`` when `input` is not a backup or `dataDirectory` holds anything.
     package static func restore(from input: String, to dataDirectory: String) async throws -> Summary {
         try await BlockingExecutor.shared.run { _ throws(ServerError) in
             let database = EmbeddedDatabase.databasePath(in: input)
             guard FileManager.default.fileExists(atPath: database) else {
                 throw ServerError(.configuration, "\(input) is not a Strongroom backup (no strongroom.sqlite)")
             }
-            let target = EmbeddedDatabase.databasePath(in: dataDirectory)
-            guard !FileManager.default.fileExists(atPath: target) else {
-                throw ServerError(
-                    .configuration,
-                    "\(dataDirectory) holds a database already: restore into a new folder"
-                )
+            let existing = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? []  // none: new
+            guard existing.isEmpty else {
+                throw ServerError(.configuration, "\(dataDirectory) holds files already: restore into a new folder")
             }
-            if !FileManager.default.fileExists(atPath: dataDirectory) { try makeFolder(dataDirectory) }
-            var summary = Summary()
-            try copyFile(database, to: target)
-            summary.databaseBytes = size(of: target)
-            summary.tokenKey = try copyIfPresent(input + "/token.key", to: dataDirectory + "/token.key")
-            summary.certificateAuthority =
-                try copyFolder(input + "/ca", to: dataDirectory + "/ca", skipping: { _ in false }) != nil
-            summary.fileBodies =
-                try copyFolder(input + "/blobs", to: dataDirectory + "/blobs", skipping: { _ in false }) ?? 0
-            try synchronizeTree(dataDirectory)
-            return summary
+            let staging = dataDirectory + ".partial"
+            try removeStaleStaging(staging)
+            try makeFolder(staging)
+            do throws(ServerError) {
+                return try restore(database: database, from: input, into: staging, then: dataDirectory)
+            } catch {
+                try? removeStaleStaging(staging)  // the copy's own error is the one to report
+                throw error
+            }
         }
+    }
+
+    /// The copies of a restoration into `staging`, then its rename to `dataDirectory`.
+    private static func restore(
+        database: String,
+        from input: String,
+        into staging: String,
+        then dataDirectory: String
+    ) throws(ServerError) -> Summary {
+        var summary = Summary()
+        try copyFile(database, to: EmbeddedDatabase.databasePath(in: staging))
+        summary.databaseBytes = size(of: EmbeddedDatabase.databasePath(in: staging))
+        summary.tokenKey = try copyIfPresent(input + "/token.key", to: staging + "/token.key")
+        summary.certificateAuthority =
+            try copyFolder(input + "/ca", to: staging + "/ca", skipping: { _ in false }) != nil
+        summary.fileBodies = try copyFolder(input + "/blobs", to: staging + "/blobs", skipping: { _ in false }) ?? 0
+        try synchronizeTree(staging)
+        // An empty folder given as the target is replaced by the complete copy.
+        if FileManager.default.fileExists(atPath: dataDirectory) { rmdir(dataDirectory) }
+        guard rename(staging, dataDirectory) == 0 else {
+            throw ServerError(.storage, "\(staging) could not be renamed to \(dataDirectory) (errno \(errno))")
+        }
+        try synchronize(URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path, what: "the folder")
+        return summary
     }
 
     // MARK: Files (blocking: run on the BlockingExecutor)
