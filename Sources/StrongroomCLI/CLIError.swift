@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import Foundation
 import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
@@ -113,6 +114,39 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch {
         let failure = CLIError.from(error)
         printError(failure.description)
+        if Verbosity.isOn { printError(Verbosity.causes(of: error)) }
         throw failure.exitCode
+    }
+}
+
+/// `--verbose` (anywhere on the command line) or `STRONGROOM_VERBOSE=1`: a failure's line is followed by where it was
+/// made and the chain of lower-level errors under it (library internals a user does not normally need).
+enum Verbosity {
+    static let flag = "--verbose"
+    static let isOn =
+        CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains(flag)
+        || ProcessInfo.processInfo.environment["STRONGROOM_VERBOSE"] == "1"
+
+    /// The command line without `--verbose` (before a `--`), for the parser.
+    static func arguments(_ arguments: [String]) -> [String] {
+        guard let end = arguments.firstIndex(of: "--") else { return arguments.filter { $0 != flag } }
+        return arguments[..<end].filter { $0 != flag } + arguments[end...]
+    }
+
+    /// `  at FILE:LINE` and `  caused by: …` lines for `error` and what it wraps (at most eight deep).
+    static func causes(of error: any Error) -> String {
+        var lines: [String] = []
+        var current: (any Error)? = error
+        while let next = current, lines.count < 16 {
+            if let located = next as? any StrongroomError {
+                if !lines.isEmpty { lines.append("  caused by: \(located)") }
+                lines.append("    at \(located.location)")
+                current = located.underlying
+            } else {
+                if !lines.isEmpty { lines.append("  caused by: \(String(reflecting: next))") }
+                current = nil
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 }

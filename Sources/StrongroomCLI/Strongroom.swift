@@ -12,7 +12,8 @@ struct Strongroom: AsyncParsableCommand {
             input; 5 invalid key or configuration; 6 a file cannot be read or written; 7 not found; 8 not allowed \
             (unauthorised, forbidden, locked, integrity refused); 9 conflict or already exists; 10 the server cannot \
             be reached or is not trusted; 11 the server failed; 20/21 integrity suspicious/compromised; 64 bad \
-            arguments; 130 cancelled (Ctrl-C).
+            arguments; 130 cancelled (Ctrl-C). Errors are one line; --verbose (or STRONGROOM_VERBOSE=1) adds where \
+            it was made and the library errors under it.
 
             Environment: STRONGROOM_PROFILE (the profile to use), STRONGROOM_HOME (where profiles live, default \
             ~/.strongroom), STRONGROOM_KEYCHAIN (the keychain file), STRONGROOM_KEYCHAIN_PASSPHRASE and \
@@ -22,7 +23,7 @@ struct Strongroom: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RegisterCommand.self, WhoAmICommand.self, ProfilesCommand.self,
+            RegisterCommand.self, WhoAmICommand.self, ProfilesCommand.self, ProfileCommand.self,
             WriteCommand.self, ReadCommand.self, UpdateCommand.self, DeleteCommand.self, QueryCommand.self,
             ShareCommand.self, RevokeCommand.self, SharingCommand.self, AuthorizerCommand.self,
             FileCommand.self,
@@ -37,7 +38,7 @@ struct Strongroom: AsyncParsableCommand {
     static func main() async {
         await Interrupts.run {
             do {
-                var command = try parseAsRoot()
+                var command = try parseAsRoot(Verbosity.arguments(Array(CommandLine.arguments.dropFirst())))
                 if var asynchronous = command as? any AsyncParsableCommand {
                     try await asynchronous.run()
                 } else {

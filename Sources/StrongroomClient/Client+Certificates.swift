@@ -15,20 +15,49 @@ extension Client {
     /// its key as the identity `label` (the CA chain under `label.chain.N`), and returns a client that presents it
     /// on every request.
     ///
-    /// - Throws: ``ClientError/Code/invalidConfiguration`` when the keychain refuses (a key or identity `label`
-    ///   exists already: use ``renewCertificate(keychain:label:rotatingKey:)``); the server's refusals by their
-    ///   status (not found when the server has no CA).
+    /// A failed enrolment removes the key pair it made, so a retry starts clean.
+    ///
+    /// - Throws: ``ClientError/Code/conflict`` when `keychain` holds a key pair or identity `label` already (renew
+    ///   with ``renewCertificate(keychain:label:rotatingKey:)``, or remove it first); ``ClientError/Code/invalidConfiguration``
+    ///   when the keychain refuses; the server's refusals by their status (not found when the server has no CA).
     public func enroll(
         keychain: Keychain,
         label: String,
         algorithm: KeyAlgorithm = .p256
     ) async throws(ClientError) -> Client {
+        let existing: Bool
+        do {
+            existing = try keychain.keyPair(for: label) != nil || keychain.retrieve(.identity(for: label)) != nil
+        } catch {
+            throw ClientError(.invalidConfiguration, "the keychain cannot be read", underlying: error)
+        }
+        guard !existing else {
+            throw ClientError(
+                .conflict,
+                "the keychain already holds a key or identity named \(label): choose another label, renew it, or delete it first"
+            )
+        }
         let pair: KeychainKeyPair
         do {
             pair = try keychain.generateKeyPair(algorithm, tag: label)
         } catch {
             throw ClientError(.invalidConfiguration, "the key pair \(label) could not be created", underlying: error)
         }
+        do {
+            return try await enroll(pair: pair, keychain: keychain, label: label)
+        } catch {
+            // Best effort: the key pair is this call's own and no certificate names it in the keychain.
+            _ = try? keychain.removeKeyPair(tag: label)
+            throw error
+        }
+    }
+
+    /// The rest of ``enroll(keychain:label:algorithm:)`` once its key pair exists.
+    private func enroll(
+        pair: KeychainKeyPair,
+        keychain: Keychain,
+        label: String
+    ) async throws(ClientError) -> Client {
         let issued = try await authenticated(
             .POST,
             E3DBPath.enroll.render(),

@@ -54,6 +54,11 @@ struct Serve: AsyncParsableCommand {
     var bodyTimeout: Int64 = ConnectionLimits().bodyTimeout.components.seconds
     @Option(help: "Bytes per second a request body must average to earn more time (default 1024).")
     var bodyMinimumRate: Int = ConnectionLimits().bodyMinimumRate
+    @Flag(
+        help:
+            "Serve HTTPS with the certificate `tls init` made in the data directory, asking clients for certificates from its client CA when there is one (`ca init`)."
+    )
+    var tls = false
     @Option(help: "Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-private-key.")
     var tlsCertificateChain: String?
     @Option(help: "The PEM private key of --tls-certificate-chain.") var tlsPrivateKey: String?
@@ -92,13 +97,16 @@ struct Serve: AsyncParsableCommand {
         if let refuseIntegrity, !["compromised", "suspicious"].contains(refuseIntegrity) {
             throw ValidationError("--refuse-integrity is compromised or suspicious")
         }
+        if tls, tlsCertificateChain != nil || tlsPrivateKey != nil {
+            throw ValidationError("--tls takes the data directory's certificate: no --tls-certificate-chain with it")
+        }
         if (tlsCertificateChain == nil) != (tlsPrivateKey == nil) {
             throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
         }
         guard (1...87_600).contains(clientCertificateHours) else {
             throw ValidationError("--client-certificate-hours is 1 to 87600 (ten years)")
         }
-        if tlsClientCA != nil, tlsCertificateChain == nil {
+        if tlsClientCA != nil, tlsCertificateChain == nil, !tls {
             throw ValidationError("--tls-client-ca needs --tls-certificate-chain and --tls-private-key")
         }
         if publicURL == nil, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")) {
@@ -149,8 +157,9 @@ struct Serve: AsyncParsableCommand {
         connections.headerTimeout = .seconds(headerTimeout)
         connections.bodyTimeout = .seconds(bodyTimeout)
         connections.bodyMinimumRate = bodyMinimumRate
+        let tls = try serverTLS()
         // Checked like every secret file before anything starts (the TLS layer reads it again itself).
-        if let tlsPrivateKey { _ = try readSecretFile(tlsPrivateKey, option: "--tls-private-key") }
+        if let tls { _ = try readSecretFile(tls.privateKeyPath, option: "--tls-private-key") }
         var configuration = ServerConfiguration(
             dataDirectory: data.dataDirectory,
             host: host,
@@ -158,16 +167,7 @@ struct Serve: AsyncParsableCommand {
             registrationToken: registrationToken
                 ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
             publicURL: publicURL,
-            tls: tlsCertificateChain.flatMap { chain in
-                tlsPrivateKey.map {
-                    ServerTLS(
-                        certificateChainPath: chain,
-                        privateKeyPath: $0,
-                        clientCertificateAuthorityPath: tlsClientCA,
-                        clientCertificates: clientCertificates
-                    )
-                }
-            },
+            tls: tls,
             limits: limits,
             connections: connections,
             portFile: portFile,
@@ -216,6 +216,33 @@ func readSecretFile(_ path: String, option: String) throws -> String {
 }
 
 extension Serve {
+    /// HTTPS from `--tls` (the data directory's `tls init` files and client CA) or the files named, or nil.
+    func serverTLS() throws -> ServerTLS? {
+        if tls {
+            let files = TLSCommand.Files(dataDirectory: data.dataDirectory)
+            guard FileManager.default.fileExists(atPath: files.chain) else {
+                throw ValidationError(
+                    "--tls: \(files.folder) holds no server certificate: run `strongroom-server tls init` first"
+                )
+            }
+            let clientCA = data.caFolder + "/ca-chain.pem"
+            return ServerTLS(
+                certificateChainPath: files.chain,
+                privateKeyPath: files.key,
+                clientCertificateAuthorityPath: tlsClientCA
+                    ?? (FileManager.default.fileExists(atPath: clientCA) ? clientCA : nil),
+                clientCertificates: clientCertificates
+            )
+        }
+        guard let tlsCertificateChain, let tlsPrivateKey else { return nil }
+        return ServerTLS(
+            certificateChainPath: tlsCertificateChain,
+            privateKeyPath: tlsPrivateKey,
+            clientCertificateAuthorityPath: tlsClientCA,
+            clientCertificates: clientCertificates
+        )
+    }
+
     /// The admin token from `--admin-token-file` or the environment (at least 32 characters), or nil.
     func adminToken() throws -> String? {
         var token = ProcessInfo.processInfo.environment["STRONGROOM_ADMIN_TOKEN"]

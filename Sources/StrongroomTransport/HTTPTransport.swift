@@ -91,7 +91,7 @@ package struct HTTPTransport: Sendable {
         } catch let error as TransportError {
             throw error
         } catch {
-            throw TransportError(.unreachable, "no TLS connection to \(baseURL): \(error)", underlying: error)
+            throw TransportFailure.describe(error, url: baseURL, presentedCertificate: presentsCertificate)
         }
     }
 
@@ -131,7 +131,7 @@ package struct HTTPTransport: Sendable {
                     status: error.status
                 )
             } catch {
-                let mapped = Self.map(error, elapsed: ContinuousClock.now - started, timeout: timeout)
+                let mapped = map(error, url: request.url, elapsed: ContinuousClock.now - started, timeout: timeout)
                 guard canRetry, mapped.code == .unreachable else { throw mapped }
                 failure = mapped
             }
@@ -149,6 +149,9 @@ package struct HTTPTransport: Sendable {
         }
     }
 
+    /// Whether requests present a client certificate.
+    private var presentsCertificate: Bool { options.clientIdentity != nil }
+
     /// A gateway answer worth another try.
     private struct RetryableStatus: Error { let status: Int }
 
@@ -156,7 +159,7 @@ package struct HTTPTransport: Sendable {
     private struct CallerFailure: Error { let error: any Error }
 
     /// The one place lower-level failures become codes.
-    static func map(_ error: any Error, elapsed: Duration, timeout: Duration) -> TransportError {
+    func map(_ error: any Error, url: String, elapsed: Duration, timeout: Duration) -> TransportError {
         switch error {
         case let error as TransportError:
             return error
@@ -164,7 +167,7 @@ package struct HTTPTransport: Sendable {
             if failure.underlying is ResponseBody.ResponseTooLarge {
                 return TransportError(.responseTooLarge, "the server's answer is too large")
             }
-            return map(failure.underlying, elapsed: elapsed, timeout: timeout)
+            return map(failure.underlying, url: url, elapsed: elapsed, timeout: timeout)
         case is CancellationError:
             return TransportError(.cancelled, "the request was cancelled", underlying: CancellationError())
         case NIOSSLError.unableToValidateCertificate:
@@ -180,11 +183,7 @@ package struct HTTPTransport: Sendable {
             if elapsed >= timeout {
                 return TransportError(.timedOut, "the request took longer than \(timeout)", underlying: error)
             }
-            return TransportError(
-                .unreachable,
-                "the server could not be reached: \(type(of: error)).\(error)",
-                underlying: error
-            )
+            return TransportFailure.describe(error, url: url, presentedCertificate: presentsCertificate)
         }
     }
 }

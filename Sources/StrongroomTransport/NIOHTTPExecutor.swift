@@ -257,8 +257,9 @@ struct NIOHTTPExecutor: HTTPExecutor {
                 }
             } catch {
                 // No answer: the write's own failure explains it best (a connection closed before a byte left is
-                // what lets `execute` try a fresh one).
-                if let sendFailure { throw sendFailure }
+                // what lets `execute` try a fresh one), unless the read ended on TLS: then the server's alert (a
+                // refused client certificate, say) is why the write found the connection closed.
+                if let sendFailure, !(error is BoringSSLError || error is NIOSSLError) { throw sendFailure }
                 do {
                     try await written?.get()
                 } catch let failure as ChannelError {

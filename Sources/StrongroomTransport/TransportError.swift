@@ -8,7 +8,7 @@ public struct TransportError: StrongroomError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
             case invalidConfiguration, unreachable, timedOut, cancelled, untrustedServer, unavailable
-            case responseTooLarge
+            case responseTooLarge, clientCertificateRefused
         }
 
         private let kind: Kind
@@ -28,6 +28,9 @@ public struct TransportError: StrongroomError {
         public static let unavailable = Code(kind: .unavailable)
         /// The answer was larger than the caller accepts.
         public static let responseTooLarge = Code(kind: .responseTooLarge)
+        /// The server ended the TLS handshake over the client certificate: revoked, expired, from a CA it does not
+        /// accept, or missing where one is required.
+        public static let clientCertificateRefused = Code(kind: .clientCertificateRefused)
 
         public var description: String { kind.rawValue }
     }

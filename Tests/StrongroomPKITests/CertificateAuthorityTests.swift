@@ -66,4 +66,47 @@ import X509
             #expect(exposed?.code == .exposedKey)
         }
     }
+
+    @Test("a server CA under its own file prefix issues server certificates for DNS names and IP addresses")
+    func serverCertificates() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.appending(path: "tls").path
+            let made = try CertificateAuthority.initialize(at: folder, prefix: "server-ca", now: Self.now)
+            #expect(
+                CertificateAuthority.exists(at: folder, prefix: "server-ca") && !CertificateAuthority.exists(at: folder)
+            )
+            let loaded = try #require(try CertificateAuthority.load(at: folder, prefix: "server-ca"))
+            #expect(loaded.chain == made.chain)
+            let key = P256.Signing.PrivateKey()
+            let leaf = try loaded.issueServerCertificate(
+                for: Certificate.PublicKey(key.publicKey),
+                dnsNames: ["Api.Example", "*.edge.example"],
+                ipAddresses: [try #require(IPAddress("127.0.0.1")), try #require(IPAddress("::1"))],
+                lifetime: .seconds(86_400),
+                now: Self.now
+            )
+            let validator = ChainValidator(anchors: loaded.chain)
+            for host in ["api.example", "a.edge.example", "127.0.0.1", "::1"] {
+                _ = try await validator.validate(leaf, purpose: .serverAuth, name: .host(host), at: Self.now)
+            }
+            await #expect(throws: PKIError.self) {
+                try await validator.validate(leaf, purpose: .serverAuth, name: .host("other.example"), at: Self.now)
+            }
+            await #expect(throws: PKIError.self) {
+                try await validator.validate(leaf, purpose: .clientAuth, at: Self.now)
+            }
+            for names in [[], ["bad name"], ["-x.example"], [String(repeating: "a", count: 64) + ".example"]] {
+                #expect(throws: PKIError.self) {
+                    try loaded.issueServerCertificate(
+                        for: Certificate.PublicKey(key.publicKey),
+                        dnsNames: names,
+                        ipAddresses: [],
+                        lifetime: .seconds(60),
+                        now: Self.now
+                    )
+                }
+            }
+            #expect(IPAddress("300.1.1.1") == nil && IPAddress("localhost") == nil)
+        }
+    }
 }

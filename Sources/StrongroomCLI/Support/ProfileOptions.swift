@@ -67,6 +67,20 @@ struct ProfileOptions: ParsableArguments {
         )
     }
 
+    /// The server URL `text`: http(s), a host, no path (the SDK adds `/v1/…`); else exit 4 saying which.
+    static func serverURL(_ text: String) throws -> URL {
+        guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw CLIError(description: "error: \(text) is not an http(s) URL", exitCode: .init(4))
+        }
+        guard url.path.isEmpty || url.path == "/" else {
+            throw CLIError(
+                description: "error: the URL has a path (\(url.path)): give the server's root, without /v1",
+                exitCode: .init(4)
+            )
+        }
+        return url
+    }
+
     /// The roots in the PEM file at `path`, or the system's without one.
     static func roots(_ path: String?) throws -> ServerTrust.Roots {
         guard let path else { return .system }

@@ -141,6 +141,7 @@ extension ClientError {
             case .untrustedServer: .untrustedServer
             case .unavailable: .server
             case .responseTooLarge: .invalidResponse
+            case .clientCertificateRefused: .unauthorized
             default: .transport
             }
         self.init(code, error.message, status: error.status, underlying: error, fileID: fileID, line: line)

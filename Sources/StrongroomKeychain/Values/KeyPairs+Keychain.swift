@@ -148,6 +148,25 @@ extension Keychain {
         return KeychainKeyPair(keychain: self, tag: tag, publicKey: publicKey, algorithm: algorithm)
     }
 
+    /// Removes the key pair `tag` (both halves); returns whether there was one.
+    @discardableResult
+    public func removeKeyPair(tag: String) throws(KeychainError) -> Bool {
+        let removedPrivate = try remove(ItemQuery<SecKey>.privateKey(for: tag))
+        let removedPublic = try remove(ItemQuery<SecKey>.publicKey(for: tag))
+        return removedPrivate || removedPublic
+    }
+
+    /// Removes the identity `label` and the chain stored beside it; returns whether there was one.
+    @discardableResult
+    public func removeIdentity(label: String) throws(KeychainError) -> Bool {
+        let removed = try remove(.identity(for: label))
+        var index = 1
+        while index <= CertificateBundle.maximumCertificates, try remove(.chainCertificate(label, index)) {
+            index += 1
+        }
+        return removed || index > 1
+    }
+
     /// Stores an identity with its chain in one call (from `PKCS12.import(_:passphrase:)`, or an enrollment): the
     /// identity under `label`, each chain certificate under `label.chain.N`. With `replacing`, an existing identity
     /// and chain are replaced in place (the identity is never missing in between) and chain entries the new chain

@@ -9,7 +9,8 @@ public import X509
 /// (`strongroom-server ca init`) is one; the server adds its enrolment rules and store-backed revocation.
 ///
 /// Files in its folder: `ca-key.pem` (PKCS#8), `ca-chain.pem` (the CA certificate, then its root when it is an
-/// intermediate).
+/// intermediate); another `prefix` than `ca` names them `<prefix>-key.pem` and `<prefix>-chain.pem`, so that two CAs
+/// (the server's client CA and the CA of its TLS certificate) can be told apart.
 public struct CertificateAuthority: Sendable {
     /// The CA's signing key.
     package let key: Certificate.PrivateKey
@@ -19,14 +20,14 @@ public struct CertificateAuthority: Sendable {
     /// The CA certificate.
     public var certificate: Certificate { chain[0] }
 
-    /// Whether `folder` holds a CA's files.
-    public static func exists(at folder: String) -> Bool {
-        FileManager.default.fileExists(atPath: folder + "/ca-key.pem")
+    /// Whether `folder` holds a CA's files (named with `prefix`).
+    public static func exists(at folder: String, prefix: String = "ca") -> Bool {
+        FileManager.default.fileExists(atPath: folder + "/\(prefix)-key.pem")
     }
 
     /// Creates a CA whose files go to `folder` (created with mode 0700): a new key of `algorithm` (P-256 or P-384)
     /// and a certificate named `name`, valid for `days`. With `offlineRoot`, a root CA is created there (its key never
-    /// enters `folder`) and this CA is an intermediate under it (path length 0).
+    /// enters `folder`) and this CA is an intermediate under it (path length 0). The files are named with `prefix`.
     ///
     /// - Throws: ``PKIError/Code/unsupported`` for an algorithm other than P-256/P-384,
     ///   ``PKIError/Code/invalidParameters`` when `folder` holds a CA already or `days` is outside 1 to 36 500.
@@ -36,13 +37,16 @@ public struct CertificateAuthority: Sendable {
         name: String = "Strongroom client CA",
         days: Int = 3650,
         offlineRoot: String? = nil,
+        prefix: String = "ca",
         now: Date = Date()
     ) throws -> CertificateAuthority {
         guard algorithm == .p256 || algorithm == .p384 else {
             throw PKIError(.unsupported, "the CA key is P-256 or P-384")
         }
         guard (1...36_500).contains(days) else { throw PKIError(.invalidParameters, "--days is 1 to 36500") }
-        guard !exists(at: folder) else { throw PKIError(.invalidParameters, "\(folder) already holds a CA") }
+        guard !exists(at: folder, prefix: prefix) else {
+            throw PKIError(.invalidParameters, "\(folder) already holds a CA")
+        }
         let notAfter = now.addingTimeInterval(TimeInterval(days) * 86_400)
         let key = try algorithm.generatePrivateKey()
         // With an offline root, the root is made and written there first; the server's CA is then its intermediate.
@@ -69,17 +73,17 @@ public struct CertificateAuthority: Sendable {
             notAfter: notAfter
         )
         let chain = [certificate] + (root.map { [$0.certificate] } ?? [])
-        try writeFiles(key: key, chain: chain, to: folder, prefix: "ca")
+        try writeFiles(key: key, chain: chain, to: folder, prefix: prefix)
         return CertificateAuthority(key: key, chain: chain)
     }
 
-    /// Loads the CA whose files are in `folder`, or nil when there is none.
+    /// Loads the CA whose files are in `folder` (named with `prefix`), or nil when there is none.
     ///
     /// - Throws: ``PKIError/Code/exposedKey`` when the key file is readable by group or others (it may have leaked),
     ///   ``PKIError/Code/invalidEncoding`` when a file does not parse, ``PKIError/Code/keyMismatch`` when the key
     ///   does not match the certificate.
-    public static func load(at folder: String) throws(PKIError) -> CertificateAuthority? {
-        let keyPath = folder + "/ca-key.pem"
+    public static func load(at folder: String, prefix: String = "ca") throws(PKIError) -> CertificateAuthority? {
+        let keyPath = folder + "/\(prefix)-key.pem"
         switch AtomicFile.privacy(of: keyPath) {
         case .missing: return nil
         case .ownerOnly: break
@@ -89,10 +93,10 @@ public struct CertificateAuthority: Sendable {
         do {
             let key = try Certificate.PrivateKey(pemEncoded: try String(contentsOfFile: keyPath, encoding: .utf8))
             let chain = try CertificateBundle.certificates(
-                from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/ca-chain.pem")))
+                from: Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/\(prefix)-chain.pem")))
             )
             guard chain[0].publicKey == key.publicKey else {
-                throw PKIError(.keyMismatch, "the CA key does not match ca-chain.pem")
+                throw PKIError(.keyMismatch, "the CA key does not match \(prefix)-chain.pem")
             }
             return CertificateAuthority(key: key, chain: chain)
         } catch let error as PKIError {
@@ -118,6 +122,26 @@ public struct CertificateAuthority: Sendable {
         lifetime: Duration,
         now: Date
     ) throws -> Certificate {
+        try issueLeaf(
+            for: publicKey,
+            subject: try DistinguishedName { CommonName(clientID) },
+            usage: .clientAuth,
+            names: [.uniformResourceIdentifier(ClientCertificateName.uri(for: clientID))],
+            lifetime: lifetime,
+            now: now
+        )
+    }
+
+    /// An end-entity certificate for `publicKey`: `subject`, `names` as its SANs, EKU `usage` only, key usage
+    /// digitalSignature, valid from a minute before `now` for `lifetime` (never past the CA's own end).
+    func issueLeaf(
+        for publicKey: Certificate.PublicKey,
+        subject: DistinguishedName,
+        usage: ExtendedKeyUsage.Usage,
+        names: [GeneralName],
+        lifetime: Duration,
+        now: Date
+    ) throws -> Certificate {
         let notBefore = now.addingTimeInterval(-60)
         let notAfter = min(now.addingTimeInterval(TimeInterval(lifetime.components.seconds)), certificate.notValidAfter)
         guard notAfter > now else { throw PKIError(.expired, "the CA certificate has expired") }
@@ -129,13 +153,13 @@ public struct CertificateAuthority: Sendable {
             notValidBefore: notBefore,
             notValidAfter: notAfter,
             issuer: certificate.subject,
-            subject: try DistinguishedName { CommonName(clientID) },
+            subject: subject,
             signatureAlgorithm: try KeyAlgorithm(of: key.publicKey).signatureAlgorithm,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.clientAuth])
-                SubjectAlternativeNames([.uniformResourceIdentifier(ClientCertificateName.uri(for: clientID))])
+                try ExtendedKeyUsage([usage])
+                SubjectAlternativeNames(names)
                 SubjectKeyIdentifier(hash: publicKey)
                 if let authorityKey { AuthorityKeyIdentifier(keyIdentifier: authorityKey) }
             },
@@ -175,7 +199,7 @@ public struct CertificateAuthority: Sendable {
     }
 
     /// Writes `<prefix>-key.pem` (0600, new only) and `<prefix>-chain.pem` into `folder` (created 0700).
-    private static func writeFiles(
+    package static func writeFiles(
         key: Certificate.PrivateKey,
         chain: [Certificate],
         to folder: String,

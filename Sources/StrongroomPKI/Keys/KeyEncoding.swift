@@ -27,6 +27,17 @@ extension Certificate.PrivateKey {
         }
     }
 
+    /// The key as PEM (PKCS#8; PKCS#1 for RSA), for a file another program reads, such as a TLS server's key.
+    ///
+    /// - Throws: ``PKIError/Code/unsupported`` for a key that cannot be serialised.
+    public func pemString() throws(PKIError) -> String {
+        do {
+            return try serializeAsPEM().pemString
+        } catch {
+            throw PKIError(.unsupported, "the private key cannot be serialised", underlying: error)
+        }
+    }
+
     /// A key from PKCS#8, SEC1 or PKCS#1 DER (what PKCS#12 files and OpenSSL hold), or from PEM text of any of them.
     ///
     /// - Throws: ``PKIError/Code/invalidEncoding`` when the bytes are none of these.

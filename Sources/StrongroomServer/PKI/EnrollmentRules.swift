@@ -27,8 +27,12 @@ enum EnrollmentRules {
         default: break
         }
         for name in csr.subject.flatMap({ $0 }) where name.type == .RDNAttributeType.commonName {
-            guard String(describing: name.value).lowercased() == clientID else {
-                throw ServerError.forbidden("the CSR's common name is not this client's ID")
+            let commonName = String(describing: name.value)
+            guard commonName.lowercased() == clientID else {
+                throw ServerError.forbidden(
+                    "the CSR's common name \(commonName.prefix(64)) is not this client's ID (\(clientID)): a client "
+                        + "certificate is named after its client, so give that ID as the common name or none"
+                )
             }
         }
         let extensions = csr.requestedExtensions

@@ -36,9 +36,7 @@ struct RegisterCommand: AsyncParsableCommand {
             else {
                 throw CLIError(description: "error: --token is required", exitCode: .validationFailure)
             }
-            guard let apiURL = URL(string: url), apiURL.scheme == "http" || apiURL.scheme == "https" else {
-                throw CLIError(description: "error: --url must be an http(s) URL", exitCode: .validationFailure)
-            }
+            let apiURL = try ProfileOptions.serverURL(url)
             if !force, try Self.profileExists(profile) {
                 throw CLIError(
                     description: "error: profile \(profile.profile) exists; pass --force to replace it",
@@ -89,11 +87,46 @@ struct WhoAmICommand: AsyncParsableCommand {
     }
 }
 
-/// `strongroom profiles`: the saved profiles.
+/// `strongroom profile …`: the saved profiles, and changing one's server URL.
+struct ProfileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "List the saved profiles or change one's server URL.",
+        subcommands: [ProfilesCommand.self, SetURL.self],
+        defaultSubcommand: ProfilesCommand.self
+    )
+
+    struct SetURL: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-url",
+            abstract: "Point the profile at another URL of its server (https:// once it serves TLS); keys unchanged.",
+            discussion: """
+                The client stays the same client: only where it connects changes. Check it with `strongroom whoami` \
+                or `strongroom doctor`.
+                """
+        )
+        @OptionGroup var profile: ProfileOptions
+        @Argument(help: "The server's URL, http(s)://host:port.") var url: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let apiURL = try ProfileOptions.serverURL(url)
+                var configuration = try profile.configuration()
+                let previous = configuration.apiURL.absoluteString
+                configuration.apiURL = apiURL
+                try profile.save(configuration)
+                print("\(profile.profile): \(previous) -> \(apiURL.absoluteString)")
+            }
+        }
+    }
+}
+
+/// `strongroom profiles` (also `strongroom profile list`): the saved profiles.
 struct ProfilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles",
-        abstract: "List the saved profiles."
+        abstract: "List the saved profiles.",
+        aliases: ["list"]
     )
 
     @OptionGroup var profile: ProfileOptions

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import StrongroomClient
+import StrongroomKeychain
 import StrongroomPKI
 
 extension PKICommand {
@@ -42,6 +43,38 @@ extension PKICommand {
                     rotatingKey: rotateKey
                 )
                 try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an identity and its chain, and the key pair of the same name, from the keychain.",
+            discussion: """
+                What `pki enroll --label NAME` or `pki keygen --tag NAME` and `pki identity --label NAME` stored.                 A certificate the server issued stays valid until it expires: revoke it there                 (`strongroom-server ca revoke SERIAL`) if the key may have leaked.
+                """
+        )
+        @OptionGroup var keychain: KeychainOptions
+        @Option(name: [.customLong("label"), .customLong("tag")], help: "The identity's label or key pair's tag.")
+        var label: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let keychain = try keychain.open()
+                let identity = try keychain.removeIdentity(label: label)
+                let pair = try keychain.removeKeyPair(tag: label)
+                guard identity || pair else {
+                    throw CLIError(
+                        description: "error: the keychain holds no identity or key pair named \(label)",
+                        exitCode: .init(7)
+                    )
+                }
+                print(
+                    "deleted \(label): "
+                        + [identity ? "identity" : nil, pair ? "key pair" : nil].compactMap { $0 }.joined(
+                            separator: ", "
+                        )
+                )
             }
         }
     }

@@ -13,7 +13,7 @@ struct PKICommand: AsyncParsableCommand {
         abstract: "Key pairs in the keychain, CSRs, certificates and chains, PKCS#12 import and export.",
         subcommands: [
             KeyGen.self, Request.self, Show.self, Verify.self, Identity.self, ImportP12.self, ExportP12.self,
-            List.self, Enroll.self, Renew.self, SaveTrust.self, Probe.self,
+            List.self, Enroll.self, Renew.self, Delete.self, SaveTrust.self, Probe.self,
         ]
     )
 
