@@ -12,8 +12,10 @@ export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
 swift format lint --strict --recursive Package.swift Sources Tests Fuzz Benchmarks/Package.swift Benchmarks/Sources
 # Every import must be a declared dependency (an incremental build would hide a missing one).
 swift build --build-tests --explicit-target-dependency-import-check error
-# DocC for every library, warnings as errors (broken symbol links, ambiguous references, undocumented parameters).
-Scripts/docs/build-docs.sh
+# DocC for every library, warnings as errors (broken symbol links, ambiguous references, undocumented parameters),
+# built as the static site the project publishes (a landing page linking every library).
+rm -rf .build/docs-site
+Scripts/docs/build-docs.sh --site .build/docs-site
 
 # Every server test runs on SQLite and on PostgreSQL (a throw-away cluster, stopped on exit); the S3 blob store's
 # tests run against Ceph's RADOS Gateway (a throw-away one-node cluster, likewise).
@@ -33,6 +35,11 @@ Scripts/with-keyring.sh swift test --skip-build
 # thread. StrictPoolTests checks the pool really is one thread.
 STRONGROOM_STRICT_POOL=1 Scripts/with-keyring.sh swift test --skip-build \
     --filter 'StrictPoolTests|StrongroomDatastoreTests|StrongroomKeychainTests|StrongroomShieldTests|ClientFile'
+# The Debian package, from the debug build above (a release build of everything would double this run's time;
+# `Scripts/package-deb.sh` alone makes the release package): built, checked by lintian, installed into a scratch
+# root, and its server and CLI run from there.
+rm -rf .build/deb
+Scripts/testing/check-deb.sh "$(Scripts/package-deb.sh --configuration debug --output .build/deb | tail -1)"
 # libFuzzer on every parser (Fuzz/StrongroomFuzz), last because it recompiles this package's modules with
 # -sanitize=fuzzer,address: 50,000 inputs per target from seed 1, so the run is the same on a busy machine
 # (`Scripts/fuzz.sh TARGET SECONDS` is the long, time-bound run).
