@@ -74,6 +74,10 @@ import Testing
             #expect(taken.status == 9 && taken.output.contains("already holds"), "\(taken.output)")
             let identity = ["--client-identity", "device"] + keychain + trust
             #expect(try await cli.ok(["read", id] + identity) == "body=over mutual TLS")
+            // doctor (item 9): a fresh 24-hour certificate is healthy, and says the server accepted it.
+            let healthy = try await cli.run(["doctor"] + identity).output
+            #expect(healthy.contains("ok   certificate: valid for 2") && healthy.contains("server accepted it"))
+            #expect(healthy.contains("ok   server:") && healthy.contains("TLSv1."), "\(healthy)")
 
             let serial =
                 try await server(["ca", "list", "--data-directory", data], in: home)
@@ -83,6 +87,9 @@ import Testing
             #expect(revoked.status == 8, "\(revoked.output)")
             #expect(revoked.output.contains("client certificate") && !revoked.output.contains("BoringSSL"))
             #expect(!revoked.output.contains("could not be reached") && !revoked.output.contains("/"))
+            let refused = try await cli.run(["doctor"] + identity).output
+            #expect(refused.contains("FAIL certificate: the server refused it"), "\(refused)")
+            #expect(refused.contains("ok   server:"), "reached, then refused: \(refused)")
 
             #expect(try await cli.ok(["pki", "delete", "--label", "device"] + keychain).contains("identity, key pair"))
             try await cli.fails(["pki", "delete", "--label", "device"] + keychain, status: 7)
@@ -118,10 +125,15 @@ import Testing
             }
             _ = try await cli.ok(["profile", "set-url", "http://127.0.0.1:\(port)"])
             try await expectFailure(["read", record], status: 10, saying: "use https://")
+            // doctor says so too, instead of "ok over plain HTTP" (item 9).
+            let plain = try await cli.run(["doctor"]).output
+            #expect(plain.contains("FAIL server:") && plain.contains("use https://"), "\(plain)")
             _ = try await cli.ok(["profile", "set-url", "https://127.0.0.1:\(port)"])
             try await expectFailure(["read", record], status: 10, saying: "not trusted")
             _ = try await cli.ok(["profile", "set-url", "http://127.0.0.1:\(try ServerProcess.freePort())"])
             try await expectFailure(["read", record], status: 10, saying: "is the server running")
+            let stopped = try await cli.run(["doctor"]).output
+            #expect(stopped.contains("FAIL server:") && stopped.contains("FAIL clock: not checked"), "\(stopped)")
             try await expectFailure(
                 ["profile", "set-url", "https://127.0.0.1:\(port)/v1"],
                 status: 4,

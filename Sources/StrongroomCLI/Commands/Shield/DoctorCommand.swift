@@ -36,42 +36,64 @@ struct DoctorCommand: AsyncParsableCommand {
         do {
             let options = try profile.transportOptions()
             let client = try Client(configuration: try profile.configuration(), options: options)
+            let url = client.configuration.apiURL.absoluteString
+            // One authenticated request first: whether the server answers, accepts these credentials and (over
+            // mutual TLS) this certificate. Every line below reports what it actually checked.
+            var refusal: ClientError?
+            var registered: Line
+            do {
+                let me = try await client.clientInfo(of: client.configuration.clientID)
+                registered = Line(check: "registered", ok: true, detail: "client \(ClientID(me.clientID).description)")
+            } catch {
+                refusal = error
+                registered = Line(check: "registered", ok: false, detail: error.message)
+            }
+            let unreached = refusal.map(Self.isUnreached) ?? false
+            let certificateRefused = refusal.map(Self.refusedCertificate) ?? false
             if client.configuration.apiURL.scheme == "https" {
                 do {
                     let security = try await client.connectionSecurity()
-                    add("server", true, "\(security.host):\(security.port) \(security.tlsVersion)")
+                    add("server", !unreached, "\(security.host):\(security.port) \(security.tlsVersion)")
                     let pinned = !options.serverTrust.pins.isEmpty || !options.serverTrust.hostPins.isEmpty
                     add("pins", true, pinned ? "the server's key matches the configured pins" : "no pins configured")
                 } catch {
                     add("server", false, error.message)
                     add("pins", error.code != .untrustedServer, "the server's chain or key was not checked or failed")
                 }
+            } else if let refusal, unreached {
+                add("server", false, refusal.message)
+                add("pins", true, "plain HTTP: nothing to pin")
             } else {
-                add("server", true, "\(client.configuration.apiURL.absoluteString) over plain HTTP (no TLS)")
-                add("pins", true, "no TLS, nothing to pin")
+                add("server", true, "\(url) answered over plain HTTP (no TLS: use https:// beyond this machine)")
+                add("pins", true, "plain HTTP: nothing to pin")
             }
-            do {
-                let me = try await client.clientInfo(of: client.configuration.clientID)
-                add("registered", true, "client \(ClientID(me.clientID).description)")
-            } catch {
-                add("registered", false, error.message)
-            }
-            do {
-                let challenge = try await client.integrityChallenge()
-                let time = Date(timeIntervalSince1970: TimeInterval(challenge.serverTime))
-                serverTime = time
-                let skew = Date().timeIntervalSince(time)  // floating point: a hostile value cannot overflow it
-                add("clock", abs(skew) <= 120, String(format: "%.0f s from the server's clock", skew))
-            } catch let error as ClientError where error.code == .notFound {
-                add("clock", true, "the server does not tell its time (not a Strongroom server?)")
-            } catch let error as ClientError {
-                add("clock", false, "the server's time could not be read: \(error.message)")
-            } catch {
-                add("clock", false, "the server's time could not be read: \(error)")
+            lines.append(registered)
+            if !unreached && !certificateRefused {
+                do {
+                    let challenge = try await client.integrityChallenge()
+                    let time = Date(timeIntervalSince1970: TimeInterval(challenge.serverTime))
+                    serverTime = time
+                    let skew = Date().timeIntervalSince(time)  // floating point: a hostile value cannot overflow it
+                    add("clock", abs(skew) <= 120, String(format: "%.0f s from the server's clock", skew))
+                } catch let error as ClientError where error.code == .notFound {
+                    add("clock", true, "the server does not tell its time (not a Strongroom server?)")
+                } catch let error as ClientError {
+                    add("clock", false, "the server's time could not be read: \(error.message)")
+                } catch {
+                    add("clock", false, "the server's time could not be read: \(error)")
+                }
+            } else {
+                let why = unreached ? "the server was not reached" : "the server refused the client certificate"
+                add("clock", false, "not checked: \(why)")
             }
             if let identity = options.clientIdentity {
-                let left = identity.certificate.notValidAfter.timeIntervalSinceNow
-                add("certificate", left > 86_400, "expires in \(Int(left / 3600)) h")
+                let certificate = CertificateHealth(identity.certificate, now: Date())
+                if certificateRefused {
+                    add("certificate", false, "the server refused it: revoked, expired or from another CA")
+                } else {
+                    let accepted = refusal == nil ? "; the server accepted it" : ""
+                    add("certificate", certificate.isHealthy, certificate.detail + accepted)
+                }
             } else {
                 add("certificate", true, "no client certificate configured")
             }
@@ -107,5 +129,37 @@ struct DoctorCommand: AsyncParsableCommand {
             for line in lines { print("\(line.ok ? "ok  " : "FAIL") \(line.check): \(line.detail)") }
         }
         if lines.contains(where: { !$0.ok }) { throw ExitCode(1) }
+    }
+
+    /// Whether `error` means the server was not reached at all (rather than reached and refusing).
+    static func isUnreached(_ error: ClientError) -> Bool {
+        [.transport, .timedOut, .untrustedServer, .invalidConfiguration].contains(error.code)
+    }
+
+    /// Whether the TLS handshake refused the client certificate.
+    static func refusedCertificate(_ error: ClientError) -> Bool {
+        (error.underlying as? TransportError)?.code == .clientCertificateRefused
+    }
+}
+
+/// How much life a client certificate has left: healthy while valid and more than a fifth of its validity remains
+/// (a 24-hour certificate is due for renewal in its last 4.8 hours).
+struct CertificateHealth {
+    var isHealthy: Bool
+    var detail: String
+
+    init(_ certificate: Certificate, now: Date) {
+        let total = certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore)
+        let left = certificate.notValidAfter.timeIntervalSince(now)
+        let hours = Int(left / 3600)
+        if now < certificate.notValidBefore {
+            (isHealthy, detail) = (false, "not valid yet (check this machine's clock)")
+        } else if left <= 0 {
+            (isHealthy, detail) = (false, "expired \(-hours) h ago: renew it or enroll again")
+        } else if total > 0, left < total / 5 {
+            (isHealthy, detail) = (false, "expires in \(hours) h: renew it (strongroom pki renew)")
+        } else {
+            (isHealthy, detail) = (true, "valid for \(hours) h more")
+        }
     }
 }
