@@ -70,6 +70,13 @@ struct CLIError: Error, CustomStringConvertible {
                 default: 3  // signature, chain, usage, name, revocation, passphrase, key mismatch
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as ShieldError where error.code == .server && error.underlying is ClientError:
+            // The server part of a shield operation (registering, checking in): the client failure's words and exit.
+            let client = error.underlying as? ClientError
+            return CLIError(
+                description: "error: \(error.message): \(client?.message ?? "") [\(client?.code.description ?? "")]",
+                exitCode: ExitCode(client.map { clientExitStatus(for: $0.code) } ?? 1)
+            )
         case let error as ShieldError:
             let code: Int32 =
                 switch error.code {

@@ -1,5 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import Foundation
+import StrongroomCore
 
 /// The `strongroom` command-line tool.
 @main
@@ -38,7 +40,9 @@ struct Strongroom: AsyncParsableCommand {
     static func main() async {
         await Interrupts.run {
             do {
-                var command = try parseAsRoot(Verbosity.arguments(Array(CommandLine.arguments.dropFirst())))
+                let arguments = Verbosity.arguments(Array(CommandLine.arguments.dropFirst()))
+                try rejectUnknownCommand(arguments)
+                var command = try parseAsRoot(arguments)
                 if var asynchronous = command as? any AsyncParsableCommand {
                     try await asynchronous.run()
                 } else {
@@ -49,5 +53,25 @@ struct Strongroom: AsyncParsableCommand {
                 Strongroom.exit(withError: error)
             }
         }
+    }
+}
+
+extension ParsableCommand {
+    /// A mistyped command name is refused with the closest known one, instead of ArgumentParser's "unexpected
+    /// argument" (or, under a default subcommand, that command's usage): exit 64.
+    static func rejectUnknownCommand(_ arguments: [String]) throws {
+        let children: (any ParsableCommand.Type) -> [(names: [String], command: any ParsableCommand.Type)] = {
+            $0.configuration.subcommands.map { ([$0._commandName] + $0.configuration.aliases, $0) }
+        }
+        guard
+            let message = Suggestion.unknownCommandMessage(
+                in: arguments,
+                rootName: _commandName,
+                root: Self.self,
+                children: children
+            )
+        else { return }
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        throw ExitCode.validationFailure
     }
 }

@@ -96,17 +96,47 @@ struct CACommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
         @Option(help: "Only this client's.") var client: String?
         @Option(help: "At most this many (default 100).") var limit = 100
+        @Flag(help: "Print one JSON array.") var json = false
+
+        /// One certificate as `--json` prints it (times ISO 8601).
+        struct Entry: Encodable {
+            var serial: String
+            var clientID: String
+            var notBefore: Date
+            var notAfter: Date
+            var status: String
+            var revokedAt: Date?
+            var fingerprint: String
+            enum CodingKeys: String, CodingKey {
+                case serial, status, fingerprint
+                case clientID = "client_id"
+                case notBefore = "not_before"
+                case notAfter = "not_after"
+                case revokedAt = "revoked_at"
+            }
+        }
 
         func run() async throws {
+            guard (1...10_000).contains(limit) else { throw ValidationError("--limit is 1 to 10000") }
             let certificates = try await data.withStore { store in
                 try await store.certificates(clientID: client?.lowercased(), limit: limit)
             }
-            let format = ISO8601DateFormatter()
-            for certificate in certificates {
-                let status = certificate.revokedAt.map { _ in certificate.revocationReason ?? "revoked" } ?? "active"
-                let until = format.string(from: Date(timeIntervalSince1970: TimeInterval(certificate.notAfter)))
-                print("\(certificate.serial)  \(certificate.clientID)  until \(until)  \(status)")
+            let entries = certificates.map { certificate in
+                Entry(
+                    serial: certificate.serial,
+                    clientID: certificate.clientID,
+                    notBefore: Date(timeIntervalSince1970: TimeInterval(certificate.notBefore)),
+                    notAfter: Date(timeIntervalSince1970: TimeInterval(certificate.notAfter)),
+                    status: certificate.revokedAt.map { _ in certificate.revocationReason ?? "revoked" } ?? "active",
+                    revokedAt: certificate.revokedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                    fingerprint: certificate.fingerprint
+                )
             }
+            if json { return try printJSON(entries) }
+            printTable(
+                ["SERIAL", "CLIENT", "NOT AFTER", "STATUS"],
+                entries.map { [$0.serial, $0.clientID, $0.notAfter.formatted(.iso8601), $0.status] }
+            )
         }
     }
 

@@ -20,13 +20,17 @@ struct IntegrityCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(entries), as: UTF8.self))
             return
         }
-        for entry in entries {
-            let findings = entry.findings.filter { !$0.hasSuffix(":informational") }
-            print(
-                "\(entry.receivedAt)\t\(entry.clientID)\t\(entry.instanceID)\t\(entry.instanceName)\t\(entry.verdict)\t"
-                    + (findings.isEmpty ? "-" : findings.joined(separator: ","))
-            )
-        }
+        printTable(
+            ["RECEIVED", "CLIENT", "INSTANCE", "NAME", "VERDICT", "FINDINGS"],
+            entries.map { entry in
+                let findings = entry.findings.filter { !$0.hasSuffix(":informational") }
+                return [
+                    Date(timeIntervalSince1970: TimeInterval(entry.receivedAt)).formatted(.iso8601), entry.clientID,
+                    entry.instanceID, entry.instanceName, entry.verdict.rawValue,
+                    findings.isEmpty ? "-" : findings.joined(separator: ","),
+                ]
+            }
+        )
     }
 
     struct List: AsyncParsableCommand {

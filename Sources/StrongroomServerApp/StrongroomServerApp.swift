@@ -21,6 +21,34 @@ struct StrongroomServerCommand: AsyncParsableCommand {
         ],
         defaultSubcommand: Serve.self
     )
+
+    /// ArgumentParser's entry point, after refusing a mistyped command: under the default `serve`,
+    /// `strongroom-server tokens list` would otherwise read as serve's arguments.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let children: (any ParsableCommand.Type) -> [(names: [String], command: any ParsableCommand.Type)] = {
+            $0.configuration.subcommands.map { ([$0._commandName] + $0.configuration.aliases, $0) }
+        }
+        if let message = Suggestion.unknownCommandMessage(
+            in: arguments,
+            rootName: _commandName,
+            root: Self.self,
+            children: children
+        ) {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Self.exit(withError: ExitCode.validationFailure)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            Self.exit(withError: error)
+        }
+    }
 }
 
 extension ClientCertificateMode: ExpressibleByArgument {}

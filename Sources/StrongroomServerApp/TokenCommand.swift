@@ -35,15 +35,36 @@ struct TokenCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List registration tokens.")
         @OptionGroup var data: DataOptions
+        @Flag(help: "Print one JSON array.") var json = false
+
+        /// One token as `--json` prints it.
+        struct Entry: Encodable {
+            var token: String
+            var name: String
+            var uses: Int
+            var maximumUses: Int?
+            var enabled: Bool
+            enum CodingKeys: String, CodingKey {
+                case token, name, uses, enabled
+                case maximumUses = "maximum_uses"
+            }
+        }
 
         func run() async throws {
             let tokens = try await data.withStore { try await $0.registrationTokens() }
-            for token in tokens {
-                let cap = token.maximumUses.map(String.init) ?? "∞"
-                print(
-                    "\(token.token)  \(token.name)  uses \(token.uses)/\(cap)  \(token.enabled ? "enabled" : "revoked")"
-                )
+            let entries = tokens.map {
+                Entry(token: $0.token, name: $0.name, uses: $0.uses, maximumUses: $0.maximumUses, enabled: $0.enabled)
             }
+            if json { return try printJSON(entries) }
+            printTable(
+                ["TOKEN", "NAME", "USES", "STATE"],
+                entries.map {
+                    [
+                        $0.token, $0.name, "\($0.uses)/\($0.maximumUses.map(String.init) ?? "∞")",
+                        $0.enabled ? "enabled" : "revoked",
+                    ]
+                }
+            )
         }
     }
 

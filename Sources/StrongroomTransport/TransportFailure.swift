@@ -93,8 +93,9 @@ enum TransportFailure {
                 underlying: error
             )
         }
-        if error is NIOSSLError || error is BoringSSLError {
-            return TransportError(.unreachable, "the TLS connection to \(place) failed", underlying: error)
+        if error is NIOSSLError || error is BoringSSLError || (presentedCertificate && url.hasPrefix("https://")) {
+            let hint = presentedCertificate ? " (was your client certificate refused: revoked or expired?)" : ""
+            return TransportError(.unreachable, "the TLS connection to \(place) failed\(hint)", underlying: error)
         }
         return TransportError(.unreachable, "the server at \(place) could not be reached", underlying: error)
     }

@@ -52,7 +52,7 @@ import Testing
                 }
                 try await group.waitForAll()
             }
-            #expect(try await ok(["keychain", "list"]).split(separator: "\n").count == 12)
+            #expect(try await ok(["keychain", "list"]).split(separator: "\n").count == 13)  // a header and 12 items
             #expect(try await ok(["keychain", "get", "--account", "w1-5"]) == "parallel-1-5")
             let service = ["--account", "deploy-bot", "--service", "registry.example.com"]
             _ = try await ok(["keychain", "store", "--label", "Registry token"] + service, input: "tok-3f9a-secret\n")

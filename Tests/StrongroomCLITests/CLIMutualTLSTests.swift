@@ -79,9 +79,10 @@ import Testing
             #expect(healthy.contains("ok   certificate: valid for 2") && healthy.contains("server accepted it"))
             #expect(healthy.contains("ok   server:") && healthy.contains("TLSv1."), "\(healthy)")
 
-            let serial =
-                try await server(["ca", "list", "--data-directory", data], in: home)
-                .split(separator: " ").first.map(String.init) ?? ""
+            let listed = try await server(["ca", "list", "--data-directory", data, "--json"], in: home)
+            let certificates = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]]
+            let serial = try #require(certificates?.first?["serial"] as? String)
+            #expect(certificates?.first?["status"] as? String == "active")
             _ = try await server(["ca", "revoke", serial, "--data-directory", data], in: home)
             let revoked = try await cli.run(["read", id] + identity)
             #expect(revoked.status == 8, "\(revoked.output)")

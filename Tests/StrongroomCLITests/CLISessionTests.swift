@@ -84,12 +84,21 @@ import Testing
             try await cli.fails(["read", id], profile: "bob", status: 8)
             _ = try await cli.ok(["share", "--type", "note", "--reader", bob])
             #expect(try await cli.ok(["read", id], profile: "bob").contains("body=changed"))
-            #expect(try await cli.ok(["sharing"]).contains(bob))
+            let sharing = try await cli.ok(["sharing"])
+            #expect(sharing.hasPrefix("DIRECTION") && sharing.contains(bob), "a table with a header: \(sharing)")
+            // --json: one JSON value per invocation (issue 53 item 10).
+            let shares = try JSONSerialization.jsonObject(with: Data(try await cli.ok(["sharing", "--json"]).utf8))
+            #expect((shares as? [[String: Any]])?.first?["client_id"] as? String == bob)
+            let profiles = try JSONSerialization.jsonObject(with: Data(try await cli.ok(["profiles", "--json"]).utf8))
+            #expect((profiles as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains(alice) == true)
+            #expect(try await cli.ok(["profile", "list"]).contains(alice))
             _ = try await cli.ok(["revoke", "--type", "note", "--reader", bob])
             try await cli.fails(["read", id], profile: "bob", status: 8)
 
             _ = try await cli.ok(["authorizer", "add", "--authorizer", bob, "--type", "note"])
             #expect(try await cli.ok(["authorizer", "list"], profile: "bob").contains(alice))
+            let authorizers = try await cli.ok(["authorizer", "list", "--json"], profile: "bob")
+            #expect((try JSONSerialization.jsonObject(with: Data(authorizers.utf8)) as? [Any])?.count == 1)
             // Bob shares alice's notes with carol on her behalf; he may not share them with himself.
             let carol = try await cli.ok(["register", "--token", "tok", "--url", cli.url], profile: "carol")
             try await cli.fails(

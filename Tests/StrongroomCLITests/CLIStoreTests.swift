@@ -211,6 +211,10 @@ import Testing
                     == "index moods; sort by index moods"
             )
             #expect(try await cli.ok(["store", "find", query, "--sort=-day"] + store).hasPrefix("d1 1-"))
+            // --json is one array, [] for no match.
+            let array = try await cli.ok(["store", "find", query, "--json"] + store)
+            #expect((try JSONSerialization.jsonObject(with: Data(array.utf8)) as? [[String: Any]])?.isEmpty == false)
+            #expect(try await cli.ok(["store", "find", #"{"mood": "none"}"#, "--json"] + store) == "[]")
             let text = #"{"$text": {"$search": "reading"}}"#
             let found = try await cli.ok(["store", "find", text] + store).split(separator: "\n").map { $0.prefix(2) }
             #expect(found == ["d1", "d3"])  // porter: "read" and "Reading" both stem to "read"

@@ -8,10 +8,10 @@ import Testing
 ///
 /// Each block runs in a fresh folder that is also `HOME`, laid out as a checkout after `Scripts/run.sh`:
 /// `.build/release/strongroom` and `strongroom-server` (the binaries built beside these tests) and a server serving
-/// `strongroom-data`, reached where the documents say `127.0.0.1:8000` (the one substitution: the test server's port
-/// is the kernel's choice). Blocks run with bash `-e -o pipefail` and aliases expanded, as pasted into a shell. A block
-/// that cannot run here is preceded by `<!-- runner: skip (why) -->` in the document; the skips are listed by the
-/// test so they stay few and visible.
+/// `strongroom-data`, reached where the documents say `127.0.0.1:8000` (the test server's port is the kernel's
+/// choice; a second server a document starts on 8443 gets a free port too: the two substitutions). Blocks run with
+/// bash `-e -o pipefail` and aliases expanded, as pasted into a shell. A block that cannot run here is preceded by
+/// `<!-- runner: skip (why) -->` in the document; the skips are listed by the test so they stay few and visible.
 @Suite struct DocumentedSessionTests {
     /// A fenced `sh` block and where it starts.
     struct Block: Sendable, CustomTestStringConvertible {
@@ -93,7 +93,9 @@ import Testing
                 arguments: ["--data-directory", folder.appending(path: "strongroom-data").path]
             )
             defer { server.stop() }
+            // A second server a document starts itself listens on 8443 there, on a free port here.
             let script = block.text.replacingOccurrences(of: "127.0.0.1:8000", with: "127.0.0.1:\(server.port)")
+                .replacingOccurrences(of: "8443", with: "\(try ServerProcess.freePort())")
             let outcome = try await ExternalProcess.run(
                 URL(fileURLWithPath: "/bin/bash"),
                 arguments: ["-e", "-o", "pipefail", "-O", "expand_aliases", "-c", script],

@@ -19,7 +19,11 @@ import Testing
                 let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
                 #expect(token.count == 64)
                 let listed = try await server(["token", "list"] + data)
-                #expect(listed.output.contains("\(token)  ops  uses 0/3  enabled"), "\(listed.output)")
+                #expect(listed.output.hasPrefix("TOKEN") && listed.output.contains(token), "\(listed.output)")
+                let json = try await server(["token", "list", "--json"] + data)
+                let entries = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
+                #expect(entries?.first?["token"] as? String == token && entries?.first?["maximum_uses"] as? Int == 3)
+                #expect(entries?.first?["name"] as? String == "ops" && entries?.first?["enabled"] as? Bool == true)
                 #expect(try await server(["token", "revoke", token] + data).status == 0)
                 #expect(try await server(["token", "list"] + data).output.contains("revoked"))
                 let unknown = try await server(["token", "revoke", "nope"] + data)

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
+import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
 
@@ -47,11 +48,11 @@ enum Fields {
 }
 
 /// JSON for standard output: sorted keys, pretty-printed, slashes unescaped.
-func printJSON(_ value: some Encodable) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+func printJSON(_ value: some Encodable) throws { print(try Listing.json(value)) }
+
+/// Prints a listing as columns under `headers` (nothing when there are no rows).
+func printTable(_ headers: [String], _ rows: [[String]]) {
+    for line in Listing.table(headers: headers, rows: rows) { print(line) }
 }
 
 /// A record as the CLI prints it with `--json`.
@@ -81,5 +82,26 @@ struct RecordOutput: Encodable {
     enum CodingKeys: String, CodingKey {
         case recordID = "record_id", writerID = "writer_id", userID = "user_id", type, version, created
         case lastModified = "last_modified", plain, data
+    }
+}
+
+/// An input file named on the command line, checked before anything else happens (a typo costs no network round
+/// trip, and says what is wrong with the path): exit 6.
+enum InputFile {
+    /// The size of the regular, readable file at `path`.
+    static func size(_ path: String) throws -> Int64 {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CLIError(description: "error: \(path): no such file", exitCode: .init(6))
+        }
+        guard !isDirectory.boolValue else {
+            throw CLIError(description: "error: \(path) is a directory, not a file", exitCode: .init(6))
+        }
+        guard FileManager.default.isReadableFile(atPath: path),
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        else {
+            throw CLIError(description: "error: \(path) cannot be read (permissions?)", exitCode: .init(6))
+        }
+        return size
     }
 }

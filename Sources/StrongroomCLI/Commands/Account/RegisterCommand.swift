@@ -130,20 +130,38 @@ struct ProfilesCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var profile: ProfileOptions
+    @Flag(help: "Print one JSON array.") var json = false
+
+    /// One profile as `--json` prints it (`client_id` and `api_url` are null for one that cannot be read).
+    struct Entry: Encodable {
+        var profile: String
+        var clientID: String?
+        var apiURL: String?
+        enum CodingKeys: String, CodingKey {
+            case profile
+            case clientID = "client_id"
+            case apiURL = "api_url"
+        }
+    }
 
     func run() async throws {
         try await reportingErrors {
             // A missing profile folder lists no profiles.
             let names = (try? FileManager.default.contentsOfDirectory(atPath: profile.directory.path)) ?? []
-            for name in names.sorted() {
-                // A profile that cannot be read is listed as unreadable below, not dropped.
-                guard let configuration = try? Client.Configuration(loadProfile: name, from: profile.directory) else {
-                    continue
-                }
-                print(
-                    "\(name)\t\(ClientID(configuration.clientID).description)\t\(configuration.apiURL.absoluteString)"
+            let entries = names.sorted().map { name in
+                // A profile that cannot be read (damaged, or not a profile) is listed as such, not dropped.
+                let configuration = try? Client.Configuration(loadProfile: name, from: profile.directory)
+                return Entry(
+                    profile: name,
+                    clientID: configuration.map { ClientID($0.clientID).description },
+                    apiURL: configuration?.apiURL.absoluteString
                 )
             }
+            if json { return try printJSON(entries) }
+            printTable(
+                ["PROFILE", "CLIENT", "SERVER"],
+                entries.map { [$0.profile, $0.clientID ?? "(cannot be read)", $0.apiURL ?? ""] }
+            )
         }
     }
 }

@@ -104,7 +104,7 @@ extension DatastoreCommand {
         @Option(help: "Sort by this field (repeatable; --sort=-field for descending).") var sort: [String] = []
         @Option(help: "Skip this many matches.") var skip = 0
         @Option(help: "At most this many.") var limit = 1000
-        @Flag(help: "Print each document as JSON with _id and _rev.") var json = false
+        @Flag(help: "Print the documents as one JSON array (each with _id and _rev; [] for none).") var json = false
         @Flag(help: "Print how the query is answered (the indexes used, or scan) instead of running it.")
         var explain = false
 
@@ -120,9 +120,12 @@ extension DatastoreCommand {
                         return
                     }
                     let found = try await datastore.find(selector: parsed, sort: sort, skip: skip, limit: limit)
-                    for revision in found {
-                        print(json ? try DatastoreCommand.json(revision) : "\(revision.docID) \(revision.revID)")
+                    if json {
+                        // One JSON array per invocation, `[]` for no match.
+                        print("[" + (try found.map(DatastoreCommand.json).joined(separator: ",\n")) + "]")
+                        return
                     }
+                    for revision in found { print("\(revision.docID) \(revision.revID)") }
                 }
             }
         }

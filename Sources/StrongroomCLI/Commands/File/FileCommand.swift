@@ -27,9 +27,7 @@ struct FileCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let url = URL(fileURLWithPath: path)
-                let size =
-                    // The size only sizes the progress bar; writeFile reports an unreadable file itself.
-                    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+                let size = try InputFile.size(path)
                 let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
                 let info = try await profile.client().writeFile(
                     type: type,

@@ -114,13 +114,23 @@ struct KeychainCommand: AsyncParsableCommand {
             abstract: "List items: class, identity and label, never secrets."
         )
         @OptionGroup var keychain: KeychainOptions
+        @Flag(help: "Print one JSON array.") var json = false
 
         func run() async throws {
             try await reportingErrors {
-                for info in try keychain.open().items() {
-                    let attributes = info.identity.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                    print("\(info.identity.itemClass)\t\(attributes.joined(separator: " "))\t\(info.label ?? "")")
-                }
+                let items = try keychain.open().items()
+                if json { return try printJSON(items.map(KeychainItemOutput.init)) }
+                printTable(
+                    ["CLASS", "ITEM", "LABEL", "MODIFIED"],
+                    items.map { info in
+                        let attributes = info.identity.attributes.sorted { $0.key < $1.key }
+                            .map { "\($0.key)=\($0.value)" }
+                        return [
+                            "\(info.identity.itemClass)", attributes.joined(separator: " "), info.label ?? "",
+                            info.modificationDate.formatted(.iso8601),
+                        ]
+                    }
+                )
             }
         }
     }
@@ -175,5 +185,31 @@ struct KeychainCommand: AsyncParsableCommand {
         case "minimum": .minimum
         default: throw CLIError(description: "error: unknown KDF preset \(name)", exitCode: .validationFailure)
         }
+    }
+}
+
+/// A keychain item as `--json` prints it: what identifies it and what was recorded, never its value.
+struct KeychainItemOutput: Encodable {
+    var itemClass: String
+    var attributes: [String: String]
+    var label: String?
+    var comment: String?
+    var created: Date
+    var modified: Date
+    var details: [String: String]
+
+    init(_ info: ItemInfo) {
+        itemClass = "\(info.identity.itemClass)"
+        attributes = info.identity.attributes
+        label = info.label
+        comment = info.comment
+        created = info.creationDate
+        modified = info.modificationDate
+        details = info.attributes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case attributes, label, comment, created, modified, details
+        case itemClass = "class"
     }
 }

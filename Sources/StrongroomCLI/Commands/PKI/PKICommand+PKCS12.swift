@@ -69,6 +69,7 @@ extension PKICommand {
         @Option(help: "Only certificates and identities issued by this name (RFC 4514 text, as listed).")
         var issuer: String?
         @Option(help: "Only items with this label.") var label: String?
+        @Flag(help: "Print one JSON array.") var json = false
 
         func run() async throws {
             try await reportingErrors {
@@ -85,9 +86,9 @@ extension PKICommand {
                     ItemFilter<SecCertificate>(conditions: conditions, label: label).matches,
                     ItemFilter<SecIdentity>(conditions: conditions, label: label).matches,
                 ]
-                for item in try keychain.open().items() where filters.contains(where: { $0(item) }) {
-                    print(Self.line(item))
-                }
+                let items = try keychain.open().items().filter { item in filters.contains { $0(item) } }
+                if json { return try printJSON(items.map(KeychainItemOutput.init)) }
+                for item in items { print(Self.line(item)) }
             }
         }
 

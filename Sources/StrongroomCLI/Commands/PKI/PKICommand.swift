@@ -169,10 +169,16 @@ struct PKICommand: AsyncParsableCommand {
 
     /// A file's bytes, at most 4 MiB.
     static func read(_ path: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: path)
-        guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size <= 4 << 20,
-            let data = try? Data(contentsOf: url)
-        else { throw CLIError(description: "error: cannot read \(path) (at most 4 MiB)", exitCode: .init(6)) }
+        let size = try InputFile.size(path)
+        guard size <= 4 << 20 else {
+            throw CLIError(
+                description: "error: \(path) is larger than 4 MiB: not a certificate file",
+                exitCode: .init(4)
+            )
+        }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+            throw CLIError(description: "error: \(path) cannot be read", exitCode: .init(6))
+        }
         return Array(data)
     }
 

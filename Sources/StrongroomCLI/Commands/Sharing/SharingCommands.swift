@@ -55,20 +55,45 @@ struct SharingCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var profile: ProfileOptions
+    @Flag(help: "Print one JSON array.") var json = false
+
+    /// One share as `--json` prints it.
+    struct Share: Encodable {
+        var direction: String
+        var type: String
+        var clientID: String
+        var name: String?
+        enum CodingKeys: String, CodingKey {
+            case direction, type, name
+            case clientID = "client_id"
+        }
+    }
 
     func run() async throws {
         try await reportingErrors {
             let client = try profile.client()
-            for policy in try await client.outgoingSharing() {
-                print(
-                    "outgoing\t\(policy.type)\t\(ClientID(policy.readerID).description)\t\(policy.readerName ?? "")"
-                )
-            }
-            for policy in try await client.incomingSharing() {
-                print(
-                    "incoming\t\(policy.type)\t\(ClientID(policy.writerID).description)\t\(policy.writerName ?? "")"
-                )
-            }
+            let shares =
+                try await client.outgoingSharing().map {
+                    Share(
+                        direction: "outgoing",
+                        type: $0.type,
+                        clientID: ClientID($0.readerID).description,
+                        name: $0.readerName
+                    )
+                }
+                + client.incomingSharing().map {
+                    Share(
+                        direction: "incoming",
+                        type: $0.type,
+                        clientID: ClientID($0.writerID).description,
+                        name: $0.writerName
+                    )
+                }
+            if json { return try printJSON(shares) }
+            printTable(
+                ["DIRECTION", "TYPE", "CLIENT", "NAME"],
+                shares.map { [$0.direction, $0.type, $0.clientID, $0.name ?? ""] }
+            )
         }
     }
 }
@@ -118,16 +143,35 @@ struct AuthorizerCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List your authorizers and whom you authorize for.")
         @OptionGroup var profile: ProfileOptions
+        @Flag(help: "Print one JSON array.") var json = false
+
+        /// One authorization as `--json` prints it.
+        struct Authorization: Encodable {
+            var role: String
+            var type: String
+            var clientID: String
+            enum CodingKeys: String, CodingKey {
+                case role, type
+                case clientID = "client_id"
+            }
+        }
 
         func run() async throws {
             try await reportingErrors {
                 let client = try profile.client()
-                for policy in try await client.authorizers() {
-                    print("authorizer\t\(policy.type)\t\(ClientID(policy.authorizerID).description)")
-                }
-                for policy in try await client.authorizedBy() {
-                    print("authorized-by\t\(policy.type)\t\(ClientID(policy.writerID).description)")
-                }
+                let rows =
+                    try await client.authorizers().map {
+                        Authorization(
+                            role: "authorizer",
+                            type: $0.type,
+                            clientID: ClientID($0.authorizerID).description
+                        )
+                    }
+                    + client.authorizedBy().map {
+                        Authorization(role: "authorized-by", type: $0.type, clientID: ClientID($0.writerID).description)
+                    }
+                if json { return try printJSON(rows) }
+                printTable(["ROLE", "TYPE", "CLIENT"], rows.map { [$0.role, $0.type, $0.clientID] })
             }
         }
     }

@@ -1,0 +1,69 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomTesting
+import Testing
+
+/// Usage mistakes and their exit codes (issue 53 item 8): a mistyped command gets "did you mean", a missing input
+/// file is exit 6 before any network round trip, and a shield command's network failure is the transport's exit.
+@Suite struct CLIUsageTests {
+    @Test("a mistyped command names the closest one, in both executables, at any depth")
+    func typos() async throws {
+        try await withTemporaryDirectory { home in
+            let cli = CLISessionTests.CLI(url: "", home: home)
+            for (arguments, suggestion) in [
+                (["shar"], "'share'"), (["store", "lst"], "'list'"), (["pki", "enrol", "--label", "x"], "'enroll'"),
+            ] {
+                let outcome = try await cli.run(arguments)
+                #expect(outcome.status == 64, "\(arguments): \(outcome.output)")
+                #expect(outcome.output.contains("did you mean \(suggestion)"), "\(arguments): \(outcome.output)")
+            }
+            let server = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["tokens", "list"],
+                directory: home
+            )
+            #expect(server.status == 64 && server.output.contains("did you mean 'token'"), "\(server.output)")
+            #expect(!server.output.contains("strongroom-server serve"), "not serve's usage: \(server.output)")
+            #expect(!FileManager.default.fileExists(atPath: home.appending(path: "strongroom-data").path))
+            // What is not a typo still works: help, options of the default command, an unrelated word.
+            #expect(try await cli.run(["help", "store"]).status == 0)
+            let unrelated = try await cli.run(["qqqqqqqq"])
+            #expect(unrelated.status == 64 && !unrelated.output.contains("did you mean"), "\(unrelated.output)")
+        }
+    }
+
+    @Test("a missing or unreadable input file is exit 6 with its reason, before the server is asked anything")
+    func inputFiles() async throws {
+        try await withTemporaryDirectory { home in
+            try FileManager.default.createDirectory(at: home.appending(path: "tmp"), withIntermediateDirectories: true)
+            let cli = CLISessionTests.CLI(url: "", home: home)
+            // No profile and no server: the file is checked first.
+            let put = try await cli.run(["file", "put", "--type", "x", "missing.bin"])
+            #expect(put.status == 6 && put.output.contains("missing.bin: no such file"), "\(put.output)")
+            let directory = try await cli.run(["file", "put", "--type", "x", "tmp"])
+            #expect(directory.status == 6 && directory.output.contains("is a directory"), "\(directory.output)")
+            let show = try await cli.run(["pki", "show", "missing.pem"])
+            #expect(show.status == 6 && !show.output.contains("4 MiB"), "\(show.output)")
+        }
+    }
+
+    @Test("integrity check-in against a server that is not there: exit 10 and the cause, not 1 '[server]'")
+    func checkInUnreachable() async throws {
+        try await withTemporaryDirectory { home in
+            let port = try ServerProcess.freePort()
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", home.appending(path: "data").path, "--registration-token", "tok"]
+            )
+            let cli = CLISessionTests.CLI(url: server.baseURL, home: home)
+            try Data("kc pass\n".utf8).write(to: home.appending(path: "kc.pass"))
+            let keychain = ["--keychain-file", "kc", "--passphrase-file", "kc.pass"]
+            _ = try await cli.ok(["keychain", "create", "--kdf", "minimum"] + keychain)
+            _ = try await cli.ok(["register", "--token", "tok", "--url", server.baseURL])
+            server.stop()
+            _ = try await cli.ok(["profile", "set-url", "http://127.0.0.1:\(port)"])
+            let outcome = try await cli.run(["integrity", "check-in"] + keychain)
+            #expect(outcome.status == 10, "\(outcome.output)")
+            #expect(outcome.output.contains("connection refused"), "\(outcome.output)")
+        }
+    }
+}
