@@ -56,7 +56,7 @@ struct DoctorCommand: AsyncParsableCommand {
                     add("server", !unreached, "\(security.host):\(security.port) \(security.tlsVersion)")
                     let pinned = !options.serverTrust.pins.isEmpty || !options.serverTrust.hostPins.isEmpty
                     add("pins", true, pinned ? "the server's key matches the configured pins" : "no pins configured")
-                } catch where certificateRefused {
+                } catch  where certificateRefused {
                     // The request above got as far as the server refusing the certificate: the server answered TLS.
                     add("server", true, "\(url) answered TLS, then refused the client certificate")
                     add("pins", true, "checked by the request above (a failed pin is not a refused certificate)")
