@@ -118,6 +118,12 @@ import Testing
             try Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: plain)
             let file = try await cli.ok(["file", "put", "--type", "report", "report.bin", "--progress"])
             let fileID = try #require(file.split(separator: "\n").last.map(String.init))
+            // One progress style (issue 53 item 11): each redraw clears its line, shows the total and the rate.
+            #expect(file.contains("\r\u{1B}[K") && file.contains("/3.0 MiB") && file.contains("MiB/s"), "\(file)")
+            let got = try await cli.ok(["file", "get", fileID, "copy.bin", "--progress"])
+            #expect(got.contains("downloading") && got.contains("MiB/s"), "\(got)")
+            #expect(got.hasSuffix("wrote copy.bin: \(3 << 20) bytes (uploaded as report.bin)"), "\(got)")
+            try FileManager.default.removeItem(at: cli.home.appending(path: "copy.bin"))
             _ = try await cli.ok(["file", "get", fileID, "copy.bin"])
             #expect(try Data(contentsOf: cli.home.appending(path: "copy.bin")) == Data(contentsOf: plain))
             // Downloading over an existing file fails after the download; no encrypted copy stays behind either way.

@@ -112,7 +112,7 @@ struct ClientFileStagingTests {
 
     @Test(
         "cancelled while uploading or downloading: a cancelled error, nothing staged left, no destination",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(10))
     )
     func cancellation() async throws {
         try await withStagingClient { client, directory, staging in

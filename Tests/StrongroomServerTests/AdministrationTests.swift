@@ -128,4 +128,66 @@ import Testing
             #expect(try Data(contentsOf: copy) == Data(contentsOf: plain))
         }
     }
+
+    @Test("pg_dump of a PostgreSQL deployment restores into a fresh database that serves the same records and files")
+    func postgresDumpAndRestore() async throws {
+        guard TestEngine.available.contains(.postgres) else { return }
+        try await withTemporaryDirectory { directory in
+            let cli = ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom")
+            let environment = ["STRONGROOM_HOME": directory.appending(path: "profiles").path]
+            func strongroom(_ arguments: [String]) async throws -> String {
+                let outcome = try await ExternalProcess.run(
+                    cli,
+                    arguments: arguments,
+                    directory: directory,
+                    environment: environment
+                )
+                try #require(outcome.status == 0, "strongroom \(arguments): \(outcome.output)")
+                return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            func tool(_ name: String, _ arguments: [String]) async throws {
+                let outcome = try await ExternalProcess.run(
+                    URL(fileURLWithPath: "/usr/bin/\(name)"),
+                    arguments: arguments
+                )
+                try #require(outcome.status == 0, "\(name): \(outcome.output)")
+            }
+            let plain = directory.appending(path: "report.bin")
+            try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: plain)
+            let dump = directory.appending(path: "strongroom.dump").path
+            try await TestDatabase.withPostgres { original in
+                try await TestDatabase.withPostgres { fresh in
+                    var recordID = ""
+                    var fileID = ""
+                    do {
+                        let running = try await ServerProcess(
+                            arguments: [
+                                "--data-directory", directory.appending(path: "a").path, "--database-url", original,
+                                "--registration-token", "pg-dump-registration-token-of-32-characters",
+                            ]
+                        )
+                        defer { running.stop() }
+                        _ = try await strongroom([
+                            "register", "--token", "pg-dump-registration-token-of-32-characters", "--url",
+                            running.baseURL,
+                        ])
+                        recordID = try await strongroom(["write", "--type", "note", "body=kept by pg_dump"])
+                        fileID = try await strongroom(["file", "put", "--type", "report", plain.path])
+                        // The guide's recipe, while the server runs.
+                        try await tool("pg_dump", ["--format=custom", "--file", dump, original])
+                    }
+                    try await tool("pg_restore", ["--clean", "--if-exists", "--no-owner", "--dbname", fresh, dump])
+                    let serving = try await ServerProcess(
+                        arguments: ["--data-directory", directory.appending(path: "b").path, "--database-url", fresh]
+                    )
+                    defer { serving.stop() }
+                    _ = try await strongroom(["profile", "set-url", serving.baseURL])
+                    #expect(try await strongroom(["read", recordID]).contains("kept by pg_dump"))
+                    let copy = directory.appending(path: "copy.bin")
+                    _ = try await strongroom(["file", "get", fileID, copy.path])
+                    #expect(try Data(contentsOf: copy) == Data(contentsOf: plain))
+                }
+            }
+        }
+    }
 }

@@ -3,13 +3,17 @@ import Foundation
 import StrongroomClient
 import Synchronization
 
-/// A one-line progress bar on standard error (only when it is a terminal, or when forced for tests).
+/// One progress line on standard error for every long operation (only when it is a terminal, or when forced for
+/// tests): `uploading   [######--------]  42%  12.0/28.6 MiB  35.1 MiB/s` with a known total, `downloading  12.0 MiB
+/// 35.1 MiB/s` without one. Each redraw clears the line it replaces.
 final class ProgressBar: Sendable {
     private let total: Int64?
     private let enabled: Bool
-    private let last = Mutex<(stage: String, percent: Int)>(("", -1))
+    private let started = ContinuousClock.now
+    /// The stage and tenth of a percent (or of a MiB) last drawn.
+    private let last = Mutex<(stage: String, step: Int64)>(("", -1))
 
-    /// A bar for `total` bytes; with nil, the bytes done are shown instead of a bar.
+    /// A bar for `total` bytes; with nil, the bytes done and the rate are shown without a bar.
     init(total: Int64?, enabled: Bool = isatty(STDERR_FILENO) == 1) {
         self.total = total.map { max($0, 1) }
         self.enabled = enabled
@@ -25,27 +29,38 @@ final class ProgressBar: Sendable {
         }
     }
 
-    /// Redraws when the stage or the whole percentage changed.
+    /// Redraws when the stage changed or the work moved on by a thousandth (or by 0.1 MiB without a total).
     func update(stage: String, done: Int64) {
         guard enabled else { return }
-        let percent = total.map { Int(min(100, done * 100 / $0)) } ?? Int(done >> 20)
+        let done = max(0, done)
+        let step = total.map { min(1000, done / max(1, $0 / 1000)) } ?? done / (1 << 20 / 10)
         let changed = last.withLock { last -> Bool in
-            guard last.stage != stage || last.percent != percent else { return false }
-            last = (stage, percent)
+            guard last.stage != stage || last.step != step else { return false }
+            last = (stage, step)
             return true
         }
         guard changed else { return }
+        FileHandle.standardError.write(
+            Data(("\r\u{1B}[K" + Self.line(stage: stage, done: done, total: total, since: started)).utf8)
+        )
+    }
+
+    /// The text of one redraw.
+    static func line(stage: String, done: Int64, total: Int64?, since start: ContinuousClock.Instant) -> String {
         let label = stage.padding(toLength: 11, withPad: " ", startingAt: 0)
-        let line: String
-        if total == nil {
-            line = "\r\(label) \(percent) MiB"
-        } else {
-            let width = 30
-            let filled = percent * width / 100
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            line = "\r\(label) [\(bar)] \(percent)%"
-        }
-        FileHandle.standardError.write(Data(line.utf8))
+        let seconds =
+            Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+            + Double((ContinuousClock.now - start).components.seconds)
+        let rate = seconds > 0.05 ? String(format: "  %.1f MiB/s", Double(done) / 1_048_576 / seconds) : ""
+        let doneMiB = String(format: "%.1f", Double(done) / 1_048_576)
+        guard let total else { return "\(label) \(doneMiB) MiB\(rate)" }
+        let fraction = min(1, Double(done) / Double(total))
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let percent = String(format: "%3d%%", Int(fraction * 100))
+        return
+            "\(label) [\(bar)] \(percent)  \(doneMiB)/\(String(format: "%.1f", Double(total) / 1_048_576)) MiB\(rate)"
     }
 
     /// Ends the line.

@@ -61,7 +61,10 @@ struct FileCommand: AsyncParsableCommand {
                     progress: bar.update
                 )
                 bar.finish()
-                print("\(info.fileName ?? "file"): \(info.size) bytes")
+                // What was written where, in plaintext bytes (the record's own size is the ciphertext's).
+                let written = try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? NSNumber
+                let name = info.fileName.map { " (uploaded as \($0))" } ?? ""
+                print("wrote \(destination): \(written?.int64Value ?? 0) bytes\(name)")
             }
         }
     }
