@@ -55,7 +55,7 @@ import Glibc
 
     @Test(
         "on a kept-alive connection each request has its own deadline, shorter or longer than the last one's",
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(10))
     )
     func deadlinesOnReusedConnection() async throws {
         let replies: [ScriptedHTTPServer.Reply] = [

@@ -10,35 +10,40 @@ import Synchronization
 /// ``shared`` runs independent jobs concurrently; a serial executor (one per database connection or file, GRDB's
 /// `DatabaseQueue` idea) runs its jobs one at a time in submission order.
 ///
-/// A concurrent executor is ``lanes`` serial Dispatch queues, each job going to the lane with the fewest jobs
-/// waiting. Not one concurrent queue: on Linux, libdispatch runs a concurrent queue's busy jobs on only as many
-/// threads as there are cores, so on two cores two long Argon2id derivations held every short job (an `unlink`, a
-/// `close`) behind them, and a cancelled upload waited minutes to remove its staged file. Serial queues run on
-/// Dispatch's overcommitting threads, so up to ``lanes`` jobs run at once: two more than the cores, enough for short
-/// jobs to pass busy ones without letting blocking work crowd out the cooperative pool and the event loops.
+/// A concurrent executor first uses ``lanes`` serial Dispatch queues, a job going to a lane with nothing to do, and
+/// only when every lane is busy a concurrent Dispatch queue. Not that queue alone: on Linux, libdispatch runs a
+/// concurrent queue's busy jobs on only as many threads as there are cores (it adds threads for jobs blocked in the
+/// kernel, after a while, never for busy ones), so on two cores two long Argon2id derivations held every short job
+/// (an `unlink`, a `close`) behind them, and a cancelled upload waited minutes to remove its staged file. Serial
+/// queues run on Dispatch's overcommitting threads: the lanes give two threads more than the cores at once, enough
+/// for short jobs to pass busy ones without letting blocking work crowd out the cooperative pool and the event loops,
+/// and the concurrent queue keeps libdispatch's growth for jobs that wait on the kernel.
 package final class BlockingExecutor: Sendable {
     /// Concurrent work with no ordering between jobs.
     package static let shared = BlockingExecutor(label: "strongroom.blocking", serial: false)
 
-    /// How many jobs a concurrent executor runs at once at most: the cores, and two more.
+    /// How many jobs a concurrent executor starts at once on threads of its own: the cores, and two more.
     package static let lanes = ProcessInfo.processInfo.activeProcessorCount + 2
 
-    private let queues: [DispatchQueue]
-    /// Jobs submitted to each lane and not finished.
-    private let pending: Mutex<[Int]>
+    private let lanes: [DispatchQueue]
+    /// Whether each lane is running a job.
+    private let busy: Mutex<[Bool]>
+    /// Where jobs go while every lane is busy (the executor itself when it is serial).
+    private let overflow: DispatchQueue
 
-    /// A new executor; `serial` ones run one job at a time.
+    /// A new executor; `serial` ones run one job at a time, in submission order.
     package init(label: String, serial: Bool) {
-        let count = serial ? 1 : Self.lanes
-        queues = (0..<count).map { DispatchQueue(label: count == 1 ? label : "\(label).\($0)") }
-        pending = Mutex(Array(repeating: 0, count: count))
+        let count = serial ? 0 : Self.lanes
+        lanes = (0..<count).map { DispatchQueue(label: "\(label).\($0)") }
+        busy = Mutex(Array(repeating: false, count: count))
+        overflow = DispatchQueue(label: label, attributes: serial ? [] : .concurrent)
     }
 
-    /// Takes the lane with the fewest unfinished jobs (the first of equals) for one more job.
-    private func takeLane() -> Int {
-        pending.withLock { pending in
-            let lane = pending.indices.min { pending[$0] < pending[$1] } ?? 0
-            pending[lane] += 1
+    /// Takes an idle lane, or nil when every one is busy.
+    private func takeLane() -> Int? {
+        busy.withLock { busy in
+            guard let lane = busy.firstIndex(of: false) else { return nil }
+            busy[lane] = true
             return lane
         }
     }
@@ -53,11 +58,16 @@ package final class BlockingExecutor: Sendable {
         let cancelled = CancellationFlag()
         let result: Result<R, E> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let lane = takeLane()
-                queues[lane].async {
-                    let result = Result { () throws(E) -> R in try body { cancelled.isSet } }
-                    self.pending.withLock { $0[lane] -= 1 }
-                    continuation.resume(returning: result)
+                if let lane = takeLane() {
+                    lanes[lane].async {
+                        let result = Result { () throws(E) -> R in try body { cancelled.isSet } }
+                        self.busy.withLock { $0[lane] = false }
+                        continuation.resume(returning: result)
+                    }
+                } else {
+                    overflow.async {
+                        continuation.resume(returning: Result { () throws(E) -> R in try body { cancelled.isSet } })
+                    }
                 }
             }
         } onCancel: {
