@@ -6,7 +6,7 @@ import Testing
 /// `strongroom integrity` under real tracers, real preloads, a modified executable and an exposed keychain file:
 /// each yields its named finding and grade, and the clean run is clean. When the tests run as root (CI), the CLI
 /// runs as `nobody` through `setpriv`, so root itself is not the finding.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct CLIIntegrityTests {
     struct Verdict {
         let status: Int32
