@@ -57,6 +57,12 @@ struct Strongroom: AsyncParsableCommand {
 }
 
 extension ParsableCommand {
+    /// Whether `command`'s default subcommand takes positional arguments (its help has an ARGUMENTS section): then a
+    /// word that names no subcommand is one of them, not a typo.
+    static func defaultTakesArguments(_ command: any ParsableCommand.Type) -> Bool {
+        command.configuration.defaultSubcommand?.helpMessage().contains("ARGUMENTS:") == true
+    }
+
     /// A mistyped command name is refused with the closest known one, instead of ArgumentParser's "unexpected
     /// argument" (or, under a default subcommand, that command's usage): exit 64.
     static func rejectUnknownCommand(_ arguments: [String]) throws {
@@ -68,7 +74,8 @@ extension ParsableCommand {
                 in: arguments,
                 rootName: _commandName,
                 root: Self.self,
-                children: children
+                children: children,
+                takesArguments: defaultTakesArguments
             )
         else { return }
         FileHandle.standardError.write(Data((message + "\n").utf8))

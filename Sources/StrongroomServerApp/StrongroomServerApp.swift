@@ -33,7 +33,9 @@ struct StrongroomServerCommand: AsyncParsableCommand {
             in: arguments,
             rootName: _commandName,
             root: Self.self,
-            children: children
+            children: children,
+            // A default subcommand with positional arguments would take an unknown word (serve takes none).
+            takesArguments: { $0.configuration.defaultSubcommand?.helpMessage().contains("ARGUMENTS:") == true }
         ) {
             FileHandle.standardError.write(Data((message + "\n").utf8))
             Self.exit(withError: ExitCode.validationFailure)

@@ -25,8 +25,11 @@ import Testing
             #expect(server.status == 64 && server.output.contains("did you mean 'token'"), "\(server.output)")
             #expect(!server.output.contains("strongroom-server serve"), "not serve's usage: \(server.output)")
             #expect(!FileManager.default.fileExists(atPath: home.appending(path: "strongroom-data").path))
-            // What is not a typo still works: help, options of the default command, an unrelated word.
+            // What is not a typo still works: help, options of the default command, an unrelated word, and words a
+            // default subcommand takes (`protect IN OUT` is `protect file IN OUT`).
             #expect(try await cli.run(["help", "store"]).status == 0)
+            let protect = try await cli.run(["protect", "missing.txt", "out.protected", "--key", "k"])
+            #expect(!protect.output.contains("has no command"), "\(protect.output)")
             let unrelated = try await cli.run(["qqqqqqqq"])
             #expect(unrelated.status == 64 && !unrelated.output.contains("did you mean"), "\(unrelated.output)")
         }

@@ -37,11 +37,14 @@ package enum Suggestion {
 
     /// The first word of `arguments` that is not a command of the tree at the point it appears, with the command
     /// path before it and the names it could have been; nil when every word up to the first option or argument of a
-    /// leaf command is known. `children` gives a command's subcommands as (names, command) pairs.
+    /// leaf command is known. `children` gives a command's subcommands as (names, command) pairs; a command with a
+    /// default subcommand (`takesArguments`) hands an unknown word to it (`strongroom protect IN OUT`), so that word
+    /// is not a typo.
     package static func unknownCommand<Command>(
         in arguments: [String],
         root: Command,
-        children: (Command) -> [(names: [String], command: Command)]
+        children: (Command) -> [(names: [String], command: Command)],
+        takesArguments: (Command) -> Bool = { _ in false }
     ) -> (path: [String], word: String, known: [String])? {
         var current = root
         var path: [String] = []
@@ -49,6 +52,7 @@ package enum Suggestion {
             let subcommands = children(current)
             guard !subcommands.isEmpty, !argument.hasPrefix("-") else { return nil }
             guard let next = subcommands.first(where: { $0.names.contains(argument) }) else {
+                if takesArguments(current) { return nil }
                 return (path, argument, subcommands.flatMap(\.names))
             }
             path.append(argument)
@@ -64,10 +68,11 @@ package enum Suggestion {
         in arguments: [String],
         rootName: String,
         root: Command,
-        children: (Command) -> [(names: [String], command: Command)]
+        children: (Command) -> [(names: [String], command: Command)],
+        takesArguments: (Command) -> Bool
     ) -> String? {
         guard arguments.first != "help",
-            let unknown = unknownCommand(in: arguments, root: root, children: children)
+            let unknown = unknownCommand(in: arguments, root: root, children: children, takesArguments: takesArguments)
         else { return nil }
         let path = ([rootName] + unknown.path).joined(separator: " ")
         let hint = closest(to: unknown.word, among: unknown.known).map { " (did you mean '\($0)'?)" } ?? ""
