@@ -70,14 +70,14 @@ struct CLIError: Error, CustomStringConvertible {
                 default: 3  // signature, chain, usage, name, revocation, passphrase, key mismatch
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
-        case let error as ShieldError where error.code == .server && error.underlying is ClientError:
-            // The server part of a shield operation (registering, checking in): the client failure's words and exit.
-            let client = error.underlying as? ClientError
-            return CLIError(
-                description: "error: \(error.message): \(client?.message ?? "") [\(client?.code.description ?? "")]",
-                exitCode: ExitCode(client.map { clientExitStatus(for: $0.code) } ?? 1)
-            )
         case let error as ShieldError:
+            // The server part of a shield operation (registering, checking in): the client failure's words and exit.
+            if error.code == .server, let client = error.underlying as? ClientError {
+                return CLIError(
+                    description: "error: \(error.message): \(client.message) [\(client.code)]",
+                    exitCode: ExitCode(clientExitStatus(for: client.code))
+                )
+            }
             let code: Int32 =
                 switch error.code {
                 case .authenticationFailed, .invalidManifest: 3
@@ -121,7 +121,7 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch {
         let failure = CLIError.from(error)
         printError(failure.description)
-        if Verbosity.isOn { printError(Verbosity.causes(of: error)) }
+        if Verbosity.isOn, case let causes = Verbosity.causes(of: error), !causes.isEmpty { printError(causes) }
         throw failure.exitCode
     }
 }
@@ -140,7 +140,8 @@ enum Verbosity {
         return arguments[..<end].filter { $0 != flag } + arguments[end...]
     }
 
-    /// `  at FILE:LINE` and `  caused by: …` lines for `error` and what it wraps (at most eight deep).
+    /// `    at FILE:LINE` and `  caused by: …` lines for `error` and what it wraps (16 lines at most); none for an
+    /// error that is not a library's (the CLI's own usage errors).
     static func causes(of error: any Error) -> String {
         var lines: [String] = []
         var current: (any Error)? = error

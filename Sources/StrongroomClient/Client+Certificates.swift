@@ -25,6 +25,36 @@ extension Client {
         label: String,
         algorithm: KeyAlgorithm = .p256
     ) async throws(ClientError) -> Client {
+        // Keychain work (file I/O, the key's generation and signature) runs on the blocking executor, the request
+        // between the two steps on the caller's task.
+        let csr = try await BlockingExecutor.shared.run { _ throws(ClientError) in
+            try self.makeKeyPairAndRequest(keychain: keychain, label: label, algorithm: algorithm)
+        }
+        do {
+            let issued = try await authenticated(
+                .POST,
+                E3DBPath.enroll.render(),
+                body: EnrollmentRequest(csr: csr),
+                success: [201],
+                as: EnrollmentResponse.self
+            )
+            let identity = try await BlockingExecutor.shared.run { _ throws(ClientError) in
+                try self.storeIssued(issued, keychain: keychain, label: label)
+            }
+            return try switchingTo(identity)
+        } catch {
+            // Best effort: the key pair is this call's own and no certificate names it in the keychain.
+            await BlockingExecutor.shared.run { _ in _ = try? keychain.removeKeyPair(tag: label) }
+            throw error
+        }
+    }
+
+    /// Enrolment's first step: refuses a taken `label`, makes the key pair, and returns its CSR (PEM).
+    private func makeKeyPairAndRequest(
+        keychain: Keychain,
+        label: String,
+        algorithm: KeyAlgorithm
+    ) throws(ClientError) -> String {
         let existing: Bool
         do {
             existing = try keychain.keyPair(for: label) != nil || keychain.retrieve(.identity(for: label)) != nil
@@ -44,27 +74,19 @@ extension Client {
             throw ClientError(.invalidConfiguration, "the key pair \(label) could not be created", underlying: error)
         }
         do {
-            return try await enroll(pair: pair, keychain: keychain, label: label)
+            return try signingRequest(signer: pair)
         } catch {
-            // Best effort: the key pair is this call's own and no certificate names it in the keychain.
-            _ = try? keychain.removeKeyPair(tag: label)
+            _ = try? keychain.removeKeyPair(tag: label)  // best effort, as in enroll: the pair is this call's own
             throw error
         }
     }
 
-    /// The rest of ``enroll(keychain:label:algorithm:)`` once its key pair exists.
-    private func enroll(
-        pair: KeychainKeyPair,
+    /// Enrolment's last step: stores the issued certificate with the key pair's private key as the identity `label`.
+    private func storeIssued(
+        _ issued: EnrollmentResponse,
         keychain: Keychain,
         label: String
-    ) async throws(ClientError) -> Client {
-        let issued = try await authenticated(
-            .POST,
-            E3DBPath.enroll.render(),
-            body: EnrollmentRequest(csr: try signingRequest(signer: pair)),
-            success: [201],
-            as: EnrollmentResponse.self
-        )
+    ) throws(ClientError) -> ClientIdentity {
         let key: Certificate.PrivateKey?
         do {
             key = try keychain.retrieve(.privateKey(for: label), as: Certificate.PrivateKey.self)
@@ -72,7 +94,7 @@ extension Client {
             throw ClientError(.invalidConfiguration, "the key \(label) cannot be read back", underlying: error)
         }
         guard let key else { throw ClientError(.invalidConfiguration, "the key \(label) disappeared") }
-        return try switchingTo(try store(issued, key: key, in: keychain, label: label, replacing: false))
+        return try store(issued, key: key, in: keychain, label: label, replacing: false)
     }
 
     /// Renews this client's certificate over mutual TLS with the current one (T.A.K's re-registration): the
@@ -87,7 +109,9 @@ extension Client {
         label: String,
         rotatingKey: Bool = false
     ) async throws(ClientError) -> Client {
-        let current = try ClientIdentity.keychain(keychain, label: label)
+        let current = try await BlockingExecutor.shared.run { _ throws(ClientError) in
+            try ClientIdentity.keychain(keychain, label: label)
+        }
         let key: Certificate.PrivateKey
         do {
             key =
@@ -107,7 +131,10 @@ extension Client {
             success: [201]
         )
         let issued = try Transport.decode(EnrollmentResponse.self, from: data)
-        return try switchingTo(try store(issued, key: key, in: keychain, label: label, replacing: true))
+        let renewed = try await BlockingExecutor.shared.run { _ throws(ClientError) in
+            try self.store(issued, key: key, in: keychain, label: label, replacing: true)
+        }
+        return try switchingTo(renewed)
     }
 
     /// A CSR naming this client only (`CN=<id>`, SAN URI `urn:strongroom:client:<id>`, EKU clientAuth), as PEM.

@@ -14,12 +14,7 @@ struct IntegrityCommand: AsyncParsableCommand {
     )
 
     static func printEntries(_ entries: [IntegrityHistoryEntry], json: Bool) throws {
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(entries), as: UTF8.self))
-            return
-        }
+        if json { return try printJSON(entries) }
         printTable(
             ["RECEIVED", "CLIENT", "INSTANCE", "NAME", "VERDICT", "FINDINGS"],
             entries.map { entry in

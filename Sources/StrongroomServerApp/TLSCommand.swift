@@ -20,7 +20,7 @@ struct TLSCommand: AsyncParsableCommand {
     )
 
     /// Where `tls init` writes, inside the data directory.
-    struct Files {
+    struct Files: Sendable {
         var folder: String
         init(dataDirectory: String) { folder = dataDirectory + "/tls" }
         /// The server CA's files are `server-ca-key.pem` and `server-ca-chain.pem` (what clients trust).
@@ -67,36 +67,41 @@ struct TLSCommand: AsyncParsableCommand {
             }
             let names = hosts.isEmpty && addresses.isEmpty ? ["localhost"] : hosts
             umask(0o077)
-            try DataDirectory.prepare(data.dataDirectory)
             let files = Files(dataDirectory: data.dataDirectory)
-            if !renew, FileManager.default.fileExists(atPath: files.chain) {
-                throw CommandFailure(
-                    "\(files.chain) exists: pass --renew for a new certificate from the same server CA"
-                )
-            }
-            let now = Date()
-            let authority =
-                try CertificateAuthority.load(at: files.folder, prefix: Files.caPrefix)
-                ?? CertificateAuthority.initialize(
-                    at: files.folder,
-                    algorithm: algorithm,
-                    name: "Strongroom server CA",
-                    days: 3650,
-                    prefix: Files.caPrefix,
+            let (directory, renew, days) = (data.dataDirectory, renew, days)
+            // Files, fsync and key generation: on the blocking executor.
+            let certificate = try await BlockingExecutor.shared.run { _ in
+                try DataDirectory.prepare(directory)
+                if !renew, FileManager.default.fileExists(atPath: files.chain) {
+                    throw CommandFailure(
+                        "\(files.chain) exists: pass --renew for a new certificate from the same server CA"
+                    )
+                }
+                let now = Date()
+                let authority =
+                    try CertificateAuthority.load(at: files.folder, prefix: Files.caPrefix)
+                    ?? CertificateAuthority.initialize(
+                        at: files.folder,
+                        algorithm: algorithm,
+                        name: "Strongroom server CA",
+                        days: 3650,
+                        prefix: Files.caPrefix,
+                        now: now
+                    )
+                let key = try algorithm.generatePrivateKey()
+                let certificate = try authority.issueServerCertificate(
+                    for: key.publicKey,
+                    dnsNames: names,
+                    ipAddresses: ips,
+                    lifetime: .seconds(Int64(days) * 86_400),
                     now: now
                 )
-            let key = try algorithm.generatePrivateKey()
-            let certificate = try authority.issueServerCertificate(
-                for: key.publicKey,
-                dnsNames: names,
-                ipAddresses: ips,
-                lifetime: .seconds(Int64(days) * 86_400),
-                now: now
-            )
-            // The key first: a chain on disk always has its key beside it.
-            try AtomicFile.write(Data(try key.pemString().utf8), to: files.key)
-            let chain = try ([certificate] + authority.chain).map { try $0.pemString() + "\n" }.joined()
-            try AtomicFile.write(Data(chain.utf8), to: files.chain)
+                // The key first: a chain on disk always has its key beside it.
+                try AtomicFile.write(Data(try key.pemString().utf8), to: files.key)
+                let chain = try ([certificate] + authority.chain).map { try $0.pemString() + "\n" }.joined()
+                try AtomicFile.write(Data(chain.utf8), to: files.chain)
+                return certificate
+            }
             let until = ISO8601DateFormatter().string(from: certificate.notValidAfter)
             let named = (names + ips.map(\.description)).joined(separator: ", ")
             print("server certificate  \(files.chain)  (\(named); until \(until))")

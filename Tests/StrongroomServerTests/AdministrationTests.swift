@@ -9,6 +9,19 @@ import Testing
         try await ExternalProcess.run(ServerProcess.executable, arguments: arguments)
     }
 
+    /// Runs the `strongroom` CLI built beside the tests in `directory` (profiles in `directory/profiles`); its
+    /// trimmed output, requiring success.
+    func cli(_ arguments: [String], in directory: URL) async throws -> String {
+        let outcome = try await ExternalProcess.run(
+            ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom"),
+            arguments: arguments,
+            directory: directory,
+            environment: ["STRONGROOM_HOME": directory.appending(path: "profiles").path]
+        )
+        try #require(outcome.status == 0, "strongroom \(arguments): \(outcome.output)")
+        return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test("tokens are created, listed with their uses, and revoked", arguments: TestEngine.available)
     func tokens(engine: TestEngine) async throws {
         try await withTemporaryDirectory { directory in
@@ -72,17 +85,8 @@ import Testing
             let data = directory.appending(path: "data").path
             let backup = directory.appending(path: "backup").path
             let restored = directory.appending(path: "restored").path
-            let cli = ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom")
-            let environment = ["STRONGROOM_HOME": directory.appending(path: "profiles").path]
             func strongroom(_ arguments: [String]) async throws -> String {
-                let outcome = try await ExternalProcess.run(
-                    cli,
-                    arguments: arguments,
-                    directory: directory,
-                    environment: environment
-                )
-                try #require(outcome.status == 0, "strongroom \(arguments): \(outcome.output)")
-                return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                try await cli(arguments, in: directory)
             }
             let plain = directory.appending(path: "report.bin")
             try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: plain)
@@ -133,17 +137,8 @@ import Testing
     func postgresDumpAndRestore() async throws {
         guard TestEngine.available.contains(.postgres) else { return }
         try await withTemporaryDirectory { directory in
-            let cli = ServerProcess.executable.deletingLastPathComponent().appending(path: "strongroom")
-            let environment = ["STRONGROOM_HOME": directory.appending(path: "profiles").path]
             func strongroom(_ arguments: [String]) async throws -> String {
-                let outcome = try await ExternalProcess.run(
-                    cli,
-                    arguments: arguments,
-                    directory: directory,
-                    environment: environment
-                )
-                try #require(outcome.status == 0, "strongroom \(arguments): \(outcome.output)")
-                return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                try await cli(arguments, in: directory)
             }
             func tool(_ name: String, _ arguments: [String]) async throws {
                 let outcome = try await ExternalProcess.run(

@@ -48,9 +48,8 @@ final class ProgressBar: Sendable {
     /// The text of one redraw.
     static func line(stage: String, done: Int64, total: Int64?, since start: ContinuousClock.Instant) -> String {
         let label = stage.padding(toLength: 11, withPad: " ", startingAt: 0)
-        let seconds =
-            Double((ContinuousClock.now - start).components.attoseconds) / 1e18
-            + Double((ContinuousClock.now - start).components.seconds)
+        let elapsed = (ContinuousClock.now - start).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let rate = seconds > 0.05 ? String(format: "  %.1f MiB/s", Double(done) / 1_048_576 / seconds) : ""
         let doneMiB = String(format: "%.1f", Double(done) / 1_048_576)
         guard let total else { return "\(label) \(doneMiB) MiB\(rate)" }
