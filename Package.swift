@@ -209,6 +209,7 @@ let package = Package(
         ),
         // prctl is variadic in C: Swift reaches it through this shim.
         .target(name: "CShield"),
+        .target(name: "CAgent"),
         // Environment integrity, the shield object and its check-in protocol, the file protector.
         .target(
             name: "StrongroomShield",
@@ -310,6 +311,7 @@ let package = Package(
         .executableTarget(
             name: "StrongroomCLI",
             dependencies: [
+                "CAgent",
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomClient",

@@ -19,7 +19,8 @@ struct Strongroom: AsyncParsableCommand {
 
             Environment: STRONGROOM_PROFILE (the profile to use), STRONGROOM_HOME (where profiles live, default \
             ~/.strongroom), STRONGROOM_KEYCHAIN (the keychain file), STRONGROOM_KEYCHAIN_PASSPHRASE and \
-            STRONGROOM_KEYCHAIN_PASSPHRASE_FILE (unlock it), STRONGROOM_DATASTORE_PASSWORD and \
+            STRONGROOM_KEYCHAIN_PASSPHRASE_FILE (unlock it), STRONGROOM_AGENT_SOCKET (the agent's socket; empty: no \
+            agent), STRONGROOM_DATASTORE_PASSWORD and \
             STRONGROOM_DATASTORE_NEW_PASSWORD (datastore passwords), STRONGROOM_P12_PASSPHRASE (PKCS#12 files), \
             STRONGROOM_REGISTRATION_TOKEN (register), HOME and XDG_DATA_HOME.
             """,
@@ -30,7 +31,8 @@ struct Strongroom: AsyncParsableCommand {
             ShareCommand.self, RevokeCommand.self, SharingCommand.self, AuthorizerCommand.self,
             FileCommand.self,
             EncryptCommand.self, DecryptCommand.self, WriterKeyCommand.self, SignCommand.self, VerifyCommand.self,
-            KeychainCommand.self, KeysCommand.self, PKICommand.self, DatastoreCommand.self, DemoCommand.self,
+            KeychainCommand.self, AgentCommand.self, KeysCommand.self, PKICommand.self, DatastoreCommand.self,
+            DemoCommand.self,
             IntegrityCommand.self, ProtectCommand.self, UnprotectCommand.self, DoctorCommand.self,
         ]
     )

@@ -170,12 +170,19 @@ import Testing
                 environment: ["STRONGROOM_KEYCHAIN_PASSPHRASE": "desktop pass", "STRONGROOM_HOME": home.path]
             )
             #expect(get.status == 0 && get.output.contains("v-from-stdin"), "\(get.output)")
+            _ = try await ExternalProcess.run(secretTool, arguments: ["clear"] + item)
+            let missing = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["keychain", "list", "--keychain-file", file.path, "--passphrase-from-secret-service"],
+                environment: ["STRONGROOM_HOME": home.path]
+            )
+            #expect(missing.status != 0 && missing.output.contains("no keychain passphrase in the Secret Service"))
+            // A keychain file that is not there is said first: no passphrase is looked for.
+            let absent = try await ExternalProcess.run(
+                CLISessionTests.CLI.executable,
+                arguments: ["keychain", "list", "--keychain-file", "/nonexistent/k", "--passphrase-from-secret-service"]
+            )
+            #expect(absent.status == 6 && absent.output.contains("no keychain at /nonexistent/k"), "\(absent.output)")
         }
-        _ = try await ExternalProcess.run(secretTool, arguments: ["clear"] + item)
-        let missing = try await ExternalProcess.run(
-            CLISessionTests.CLI.executable,
-            arguments: ["keychain", "list", "--keychain-file", "/nonexistent/k", "--passphrase-from-secret-service"]
-        )
-        #expect(missing.status != 0 && missing.output.contains("no keychain passphrase in the Secret Service"))
     }
 }

@@ -54,6 +54,18 @@ import Testing
             #expect(try await cli.ok(["store", "list"] + store).split(separator: "\n").count == 3)
             let changes = try await cli.ok(["store", "changes", "--since", "1"] + store)
             #expect(changes.split(separator: "\n").map { $0.split(separator: " ")[1] } == ["first", "a", "b"])
+            // --json: one value per command, [] when empty.
+            let listed = try JSONSerialization.jsonObject(
+                with: Data(try await cli.ok(["store", "list", "--json"] + store).utf8)
+            )
+            #expect((listed as? [[String: String]])?.compactMap { $0["id"] } == ["a", "b", "first"])
+            let feed = try JSONSerialization.jsonObject(
+                with: Data(try await cli.ok(["store", "changes", "--json", "--since", "1"] + store).utf8)
+            )
+            let results = (feed as? [String: Any])?["results"] as? [[String: Any]]
+            #expect(results?.compactMap { $0["id"] as? String } == ["first", "a", "b"])
+            #expect((feed as? [String: Any])?["last_seq"] as? Int == 4)
+            #expect(try await cli.ok(["store", "conflicts", "--json"] + store) == "[]")
             #expect(try await cli.ok(["store", "check"] + store) == "ok 3 documents")
             try Data("attached canary".utf8).write(to: home.appending(path: "note.txt"))
             let attached = try await cli.ok(

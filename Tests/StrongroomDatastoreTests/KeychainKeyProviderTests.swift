@@ -132,4 +132,58 @@ import Testing
             }
         }
     }
+
+    @Test(
+        "without a password the key is a keychain item of its own: reopens, never shadows a wrapped key, has no password"
+    )
+    func keychainOnly() async throws {
+        try await withTemporaryDirectory { directory in
+            let keychain = try Self.keychain(directory)
+            let manager = try DatastoreManager(directory: directory.appending(path: "stores"))
+            let provider = KeychainKeyProvider(identifier: "notes", keychain: keychain)
+            let store = try await manager.datastore(named: "notes", keyProvider: provider)
+            try await store.createDocument(id: Canary.docID, body: Canary.body)
+            await store.close()
+            let item = ItemQuery<GenericPassword>.credential(
+                for: "notes",
+                service: KeychainKeyProvider.keychainOnlyService
+            )
+            #expect(try keychain.retrieve(item, as: SecureBytes.self)?.count == 32)
+            #expect(try keychain.info(for: .credential(for: "notes", service: KeychainKeyProvider.service)) == nil)
+
+            // Reopened through the same keychain file opened again (as a later process would).
+            let again = try Keychain.encryptedFile(
+                at: directory.appending(path: "keychain"),
+                passphrase: "keychain pass",
+                parameters: Self.cost
+            )
+            let reopened = try await manager.datastore(
+                named: "notes",
+                keyProvider: KeychainKeyProvider(identifier: "notes", keychain: again)
+            )
+            #expect(try await reopened.document(id: Canary.docID).body == Canary.body)
+            await reopened.close()
+            await #expect(throws: DatastoreError.self) { try await provider.changePassword(to: "anything") }
+
+            // A datastore whose key is wrapped under a password is refused, not given a new key.
+            let wrapped = KeychainKeyProvider(
+                password: "pw",
+                identifier: "diary",
+                keychain: keychain,
+                parameters: Self.cost
+            )
+            await (try await manager.datastore(named: "diary", keyProvider: wrapped)).close()
+            let error = await #expect(throws: DatastoreError.self) {
+                _ = try await manager.datastore(
+                    named: "diary",
+                    keyProvider: KeychainKeyProvider(identifier: "diary", keychain: keychain)
+                )
+            }
+            #expect(error?.code == .wrongPassword && error?.message.contains("password") == true)
+            #expect(
+                try keychain.info(for: .credential(for: "diary", service: KeychainKeyProvider.keychainOnlyService))
+                    == nil
+            )
+        }
+    }
 }

@@ -62,6 +62,29 @@ import Testing
         }
     }
 
+    @Test("the agent's unlock key: taken with the passphrase, opens a fresh handle without it, refused elsewhere")
+    func unlockKey() async throws {
+        try await withFile { url in
+            let key = try EncryptedFileBackend.open(at: url).unlockKey(passphrase: testPassphrase)
+            #expect(key.dataKey.count == 32)
+            #expect(throws: KeychainError(.wrongPassphrase, "")) {
+                _ = try EncryptedFileBackend.open(at: url).unlockKey(passphrase: "guess")
+            }
+            let fresh = try EncryptedFileBackend.open(at: url)
+            try fresh.unlock(with: key)
+            #expect(try Keychain(backend: fresh).retrieve(.credential(for: "one"), as: String.self) == "secret-one")
+            // Another keychain's store ID, or a key of the wrong size: refused before anything is derived.
+            let other = KeychainUnlockKey(storeID: "another-store", dataKey: key.dataKey)
+            #expect(throws: KeychainError(.wrongPassphrase, "")) {
+                try EncryptedFileBackend.open(at: url).unlock(with: other)
+            }
+            let short = KeychainUnlockKey(storeID: key.storeID, dataKey: SecureBytes(copying: [1, 2, 3]))
+            #expect(throws: KeychainError(.wrongPassphrase, "")) {
+                try EncryptedFileBackend.open(at: url).unlock(with: short)
+            }
+        }
+    }
+
     @Test("a file readable by others is refused")
     func permissions() async throws {
         try await withFile { url in

@@ -36,6 +36,14 @@ struct KeychainOptions: ParsableArguments {
     )
     var passphraseFromSecretService = false
 
+    /// `--passphrase-file`, else `STRONGROOM_KEYCHAIN_PASSPHRASE_FILE` when set and not empty.
+    var passphraseFileName: String? {
+        passphraseFile
+            ?? ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN_PASSPHRASE_FILE"].flatMap {
+                $0.isEmpty ? nil : $0
+            }
+    }
+
     var fileURL: URL {
         keychainFile.map { URL(fileURLWithPath: $0) } ?? Keychain.defaultURL
     }
@@ -52,7 +60,7 @@ struct KeychainOptions: ParsableArguments {
     /// environment when given, else a new prompt on the terminal (or the next line of standard input).
     func presencePassphrase() throws -> String {
         try Self.secret(
-            file: passphraseFile,
+            file: passphraseFileName,
             environment: "STRONGROOM_KEYCHAIN_PASSPHRASE",
             prompt: "keychain passphrase again (this item needs user presence): "
         )
@@ -69,7 +77,7 @@ struct KeychainOptions: ParsableArguments {
             }
             return text
         }
-        return try Self.secret(file: passphraseFile, environment: "STRONGROOM_KEYCHAIN_PASSPHRASE", prompt: prompt)
+        return try Self.secret(file: passphraseFileName, environment: "STRONGROOM_KEYCHAIN_PASSPHRASE", prompt: prompt)
     }
 
     /// A secret: the first line of `file` when given, else the environment variable `environment`, else typed at a
@@ -95,13 +103,20 @@ struct KeychainOptions: ParsableArguments {
         return line
     }
 
-    /// The keychain, opened and unlocked.
+    /// The keychain, opened and unlocked: by a running `strongroom agent` that holds this file's key (no
+    /// passphrase, no key derivation), else with the passphrase.
     func open() throws -> Keychain {
         switch backend {
         case .secretService:
             return Keychain(backend: SecretServiceBackend())
         case .file:
-            return Keychain(backend: try EncryptedFileBackend.open(at: fileURL, passphrase: try passphrase()))
+            let file = try EncryptedFileBackend.open(at: fileURL)
+            if let key = AgentClient.unlockKey(storeID: try file.storeID) {
+                try file.unlock(with: key)
+            } else {
+                try file.unlock(passphrase: try passphrase())
+            }
+            return Keychain(backend: file)
         }
     }
 }

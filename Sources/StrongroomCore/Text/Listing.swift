@@ -9,7 +9,9 @@ package enum Listing {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+        // Foundation pretty-prints an empty array as "[", a blank line and "]": print it as `[]`.
+        return text.allSatisfy({ "[] \n".contains($0) }) ? "[]" : text
     }
 
     /// The lines of a table, each without its newline: a header row, then one row per item, cells two spaces

@@ -22,11 +22,17 @@ import Foundation
 /// let provider = KeychainKeyProvider(password: password, identifier: "notes", keychain: keychain)
 /// let store = try await manager.datastore(named: "notes", keyProvider: provider)
 /// ```
+///
+/// Without a password (``init(identifier:keychain:)``) the data key is a keychain item of its own (service
+/// `strongroom.datastore.keychain-key`), protected by the keychain alone: one secret and one key derivation (the
+/// keychain's) per open instead of two — none when `strongroom agent` holds the unlocked keychain.
 public struct KeychainKeyProvider: EncryptionKeyProvider {
     /// The keychain service under which wrapped keys are stored.
     public static let service = "strongroom.datastore.key"
+    /// The keychain service under which keys protected by the keychain alone are stored.
+    public static let keychainOnlyService = "strongroom.datastore.keychain-key"
 
-    private let password: SecureBytes
+    private let password: SecureBytes?
     private let identifier: String
     private let keychain: Keychain
     private let parameters: Argon2id.Parameters
@@ -53,6 +59,15 @@ public struct KeychainKeyProvider: EncryptionKeyProvider {
         self.parameters = parameters
     }
 
+    /// A provider whose data key, named `identifier`, is kept in `keychain` unwrapped: the keychain's own
+    /// encryption (its passphrase, or the platform's keychain) is its only protection.
+    public init(identifier: String, keychain: Keychain) {
+        self.password = nil
+        self.identifier = identifier
+        self.keychain = keychain
+        self.parameters = .moderate
+    }
+
     /// The data key: unwrapped from the keychain, or generated and stored on first use.
     ///
     /// - Throws: ``DatastoreError/Code/wrongPassword``; ``DatastoreError/Code/storage`` when the keychain fails or
@@ -67,7 +82,10 @@ public struct KeychainKeyProvider: EncryptionKeyProvider {
     /// - Throws: ``DatastoreError/Code/wrongPassword`` when this provider's password is wrong;
     ///   ``DatastoreError/Code/notFound`` when no key is stored yet.
     public func changePassword(to newPassword: String) async throws(DatastoreError) {
-        let (password, identifier, parameters, query) = (password, identifier, parameters, query)
+        guard let password else {
+            throw DatastoreError(.invalidArgument, "this data key is kept by the keychain alone: it has no password")
+        }
+        let (identifier, parameters, query) = (identifier, parameters, query)
         try await run { keychain throws(DatastoreError) in
             guard let record = try Self.read(query, from: keychain) else {
                 throw DatastoreError(.notFound, "no datastore key is stored under this identifier")
@@ -82,8 +100,13 @@ public struct KeychainKeyProvider: EncryptionKeyProvider {
 
     private var query: ItemQuery<GenericPassword> { .credential(for: identifier, service: Self.service) }
 
+    private var keychainOnlyQuery: ItemQuery<GenericPassword> {
+        .credential(for: identifier, service: Self.keychainOnlyService)
+    }
+
     private func dataKey() async throws(DatastoreError) -> EncryptionKey {
-        let (password, identifier, parameters, query) = (password, identifier, parameters, query)
+        guard let password else { return try await keychainOnlyKey() }
+        let (identifier, parameters, query) = (identifier, parameters, query)
         return try await run { keychain throws(DatastoreError) in
             if let record = try Self.read(query, from: keychain) {
                 return try record.unwrap(password: password, identifier: identifier)
@@ -98,6 +121,52 @@ public struct KeychainKeyProvider: EncryptionKeyProvider {
                 guard let stored = try Self.read(query, from: keychain) else { throw error }
                 return try stored.unwrap(password: password, identifier: identifier)
             }
+        }
+    }
+
+    /// The key kept by the keychain alone, generated and stored on first use — unless a password-wrapped key of
+    /// this identifier exists, which is refused rather than shadowed by a new key.
+    private func keychainOnlyKey() async throws(DatastoreError) -> EncryptionKey {
+        let (query, wrappedQuery) = (keychainOnlyQuery, query)
+        return try await run { keychain throws(DatastoreError) in
+            if let stored = try Self.readKey(query, from: keychain) { return stored }
+            if try Self.read(wrappedQuery, from: keychain) != nil {
+                throw DatastoreError(
+                    .wrongPassword,
+                    "this datastore's key is wrapped under a password: open it with the password"
+                )
+            }
+            let key = EncryptionKey.random()
+            do {
+                try keychain.store(key.bytes, query: query, replacing: false)
+                return key
+            } catch let error as KeychainError where error.code == .duplicateItem {
+                // Another provider stored a key first: that one is the datastore's key.
+                guard let stored = try Self.readKey(query, from: keychain) else {
+                    throw DatastoreError(.storage, "the keychain could not store the datastore key", underlying: error)
+                }
+                return stored
+            } catch {
+                throw DatastoreError(.storage, "the keychain could not store the datastore key", underlying: error)
+            }
+        }
+    }
+
+    private static func readKey(
+        _ query: ItemQuery<GenericPassword>,
+        from keychain: Keychain
+    ) throws(DatastoreError) -> EncryptionKey? {
+        let bytes: SecureBytes?
+        do {
+            bytes = try keychain.retrieve(query, as: SecureBytes.self)
+        } catch {
+            throw DatastoreError(.storage, "the keychain could not be read", underlying: error)
+        }
+        guard let bytes else { return nil }
+        do {
+            return try EncryptionKey(bytes)
+        } catch {
+            throw DatastoreError(.storage, "the stored datastore key is damaged", underlying: error)
         }
     }
 

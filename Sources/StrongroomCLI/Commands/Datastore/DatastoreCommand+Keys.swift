@@ -24,6 +24,7 @@ extension DatastoreCommand {
                         switch source {
                         case .file: " (key file)"
                         case .password: " (password, key in the keychain)"
+                        case .keychain: " (key in the keychain)"
                         case .none: ""
                         }
                     print("created \(datastore.name), \(kind)\(how)")

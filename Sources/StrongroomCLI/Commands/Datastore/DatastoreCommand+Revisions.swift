@@ -59,13 +59,22 @@ extension DatastoreCommand {
             abstract: "List conflicted documents: ID, then each live leaf revision."
         )
         @OptionGroup var store: DatastoreOptions
+        @Flag(help: "Print one JSON array of {\"id\", \"revs\"} ([] when there are none).") var json = false
+
+        struct Output: Encodable {
+            var id: String
+            var revs: [String]
+        }
 
         func run() async throws {
             try await store.run { datastore in
+                var conflicts: [Output] = []
                 for id in try await datastore.conflictedDocumentIDs() {
                     let leaves = try await datastore.leaves(docID: id).filter { !$0.isDeleted }.map(\.revID)
-                    print(([id] + leaves).joined(separator: " "))
+                    conflicts.append(Output(id: id, revs: leaves))
                 }
+                if json { return try printJSON(conflicts) }
+                for conflict in conflicts { print(([conflict.id] + conflict.revs).joined(separator: " ")) }
             }
         }
     }

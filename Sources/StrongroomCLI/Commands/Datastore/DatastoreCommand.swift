@@ -102,12 +102,13 @@ struct DatastoreCommand: AsyncParsableCommand {
         @OptionGroup var store: DatastoreOptions
         @Option(help: "Skip this many.") var offset = 0
         @Option(help: "At most this many.") var limit = 1000
+        @Flag(help: "Print one JSON array of {\"id\", \"rev\"} ([] when there are none).") var json = false
 
         func run() async throws {
             try await store.run { datastore in
-                for revision in try await datastore.allDocuments(offset: offset, limit: limit) {
-                    print("\(revision.docID) \(revision.revID)")
-                }
+                let revisions = try await datastore.allDocuments(offset: offset, limit: limit)
+                if json { return try printJSON(revisions.map { DocumentRevisionOutput(id: $0.docID, rev: $0.revID) }) }
+                for revision in revisions { print("\(revision.docID) \(revision.revID)") }
             }
         }
     }
@@ -119,10 +120,13 @@ struct DatastoreCommand: AsyncParsableCommand {
         @OptionGroup var store: DatastoreOptions
         @Option(help: "Only changes after this sequence.") var since: Int64 = 0
         @Option(help: "At most this many.") var limit = 1000
+        @Flag(help: "Print one JSON object: {\"results\": [{\"seq\", \"id\", \"rev\", \"deleted\"}], \"last_seq\"}.")
+        var json = false
 
         func run() async throws {
             try await store.run { datastore in
                 let page = try await datastore.changes(since: since, limit: limit)
+                if json { return try printJSON(ChangesOutput(page)) }
                 for change in page.changes {
                     print("\(change.sequence) \(change.docID) \(change.revID)\(change.isDeleted ? " deleted" : "")")
                 }
@@ -238,5 +242,34 @@ struct DatastoreCommand: AsyncParsableCommand {
             throw CLIError(description: "error: the input is not a JSON object", exitCode: .init(4))
         }
         return body
+    }
+}
+
+/// A document's ID and winning revision as `store list --json` prints it.
+struct DocumentRevisionOutput: Encodable {
+    var id: String
+    var rev: String
+}
+
+/// A page of the changes feed as `store changes --json` prints it (CouchDB's field names).
+struct ChangesOutput: Encodable {
+    struct Change: Encodable {
+        var seq: Int64
+        var id: String
+        var rev: String
+        var deleted: Bool
+    }
+
+    var results: [Change]
+    var lastSeq: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case results
+        case lastSeq = "last_seq"
+    }
+
+    init(_ page: ChangesPage) {
+        results = page.changes.map { Change(seq: $0.sequence, id: $0.docID, rev: $0.revID, deleted: $0.isDeleted) }
+        lastSeq = page.lastSequence
     }
 }

@@ -12,6 +12,8 @@ import StrongroomKeychain
 /// - a password (`--password`, `--password-file`, or `STRONGROOM_DATASTORE_PASSWORD`) that unwraps a data key kept
 ///   in the keychain (``KeychainKeyProvider``; the keychain is chosen and unlocked as for `strongroom keychain`:
 ///   `--keychain-file`/`STRONGROOM_KEYCHAIN`, `--passphrase-file`/`STRONGROOM_KEYCHAIN_PASSPHRASE`);
+/// - `--keychain-key`: a data key kept in the keychain as an item of its own, protected by the keychain's passphrase
+///   alone (one key derivation per command instead of two; none while `strongroom agent` runs);
 /// - `--unencrypted`, never the default.
 struct DatastoreOptions: ParsableArguments {
     @Option(help: "The folder that holds the datastores.") var directory: String
@@ -21,6 +23,11 @@ struct DatastoreOptions: ParsableArguments {
     var password = false
     @Option(help: "Read the datastore password from this file's first line (implies --password).")
     var passwordFile: String?
+    @Flag(
+        help:
+            "Keep the data key in the keychain, protected by its passphrase alone (one unlock; none while `strongroom agent` runs)."
+    )
+    var keychainKey = false
     @Option(help: "The keychain entry of the wrapped data key (default: the datastore's name).") var keyID: String?
     @Option(help: "Argon2id cost of a new password wrap: interactive, moderate (default) or sensitive.")
     var kdf = "moderate"
@@ -31,6 +38,7 @@ struct DatastoreOptions: ParsableArguments {
     enum KeySource {
         case file(String)
         case password
+        case keychain
         case none
     }
 
@@ -43,14 +51,16 @@ struct DatastoreOptions: ParsableArguments {
         get throws {
             let environment = ProcessInfo.processInfo.environment["STRONGROOM_DATASTORE_PASSWORD"] != nil
             let wantsPassword = password || passwordFile != nil
-            switch (keyFile, wantsPassword, unencrypted) {
-            case (let path?, false, false): return .file(path)
-            case (nil, true, false): return .password
-            case (nil, false, true): return .none
-            case (nil, false, false) where environment: return .password
+            switch (keyFile, wantsPassword, keychainKey, unencrypted) {
+            case (let path?, false, false, false): return .file(path)
+            case (nil, true, false, false): return .password
+            case (nil, false, true, false): return .keychain
+            case (nil, false, false, true): return .none
+            case (nil, false, false, false) where environment: return .password
             default:
                 throw CLIError(
-                    description: "error: give one of --key-file, --password (or --password-file) and --unencrypted",
+                    description:
+                        "error: give one of --key-file, --password (or --password-file), --keychain-key and --unencrypted",
                     exitCode: .validationFailure
                 )
             }
@@ -75,6 +85,9 @@ struct DatastoreOptions: ParsableArguments {
             return try await manager.datastore(named: name, keyProvider: try Self.provider(path), mode: mode)
         case .password:
             return try await manager.datastore(named: name, keyProvider: try keychainProvider(), mode: mode)
+        case .keychain:
+            let provider = KeychainKeyProvider(identifier: keyID ?? name, keychain: try keychain.open())
+            return try await manager.datastore(named: name, keyProvider: provider, mode: mode)
         case .none:
             return try manager.datastore(named: name, mode: mode)
         }

@@ -1,0 +1,86 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+
+/// The agent's wire format on its Unix socket: one request and one answer per connection.
+///
+/// A request is the magic `SRA1`, an operation byte, a 2-byte big-endian length (at most
+/// ``maximumRequestPayload``) and that many bytes. An answer is a status byte, a 2-byte big-endian length (at most
+/// ``maximumAnswerPayload``) and that many bytes. Both sides check every length before reading, and every read and
+/// write is bounded by the socket's timeout.
+enum AgentProtocol {
+    static let magic: [UInt8] = Array("SRA1".utf8)
+    static let maximumRequestPayload = 256
+    static let maximumAnswerPayload = 4_096
+    /// Seconds either side waits for the other to read or write before giving up.
+    static let timeout = 5
+
+    enum Operation: UInt8 {
+        /// Payload: a keychain's store ID (UTF-8). Answer: its 32-byte data key, or `unknown`.
+        case key = 1
+        /// No payload. Answer: ``AgentStatus`` as JSON.
+        case status = 2
+        /// No payload. The agent wipes what it holds, answers `ok` and exits.
+        case stop = 3
+    }
+
+    enum Status: UInt8 {
+        case ok = 0
+        case unknown = 1
+        case badRequest = 2
+    }
+
+    /// A malformed or oversized message.
+    struct Malformed: Error {}
+
+    static func request(_ operation: Operation, _ payload: [UInt8] = []) -> [UInt8] {
+        precondition(payload.count <= maximumRequestPayload)
+        return magic + [operation.rawValue] + bigEndian(payload.count) + payload
+    }
+
+    static func answerHeader(_ status: Status, length: Int) -> [UInt8] {
+        precondition(length <= maximumAnswerPayload)
+        return [status.rawValue] + bigEndian(length)
+    }
+
+    static func bigEndian(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+
+    static func length(_ bytes: ArraySlice<UInt8>) -> Int {
+        Int(bytes[bytes.startIndex]) << 8 | Int(bytes[bytes.startIndex + 1])
+    }
+
+    /// Reads one request: its operation and payload.
+    static func readRequest(from socket: UnixSocket) throws -> (Operation, [UInt8]) {
+        let header = try socket.read(count: 7)
+        guard Array(header[0..<4]) == magic, let operation = Operation(rawValue: header[4]) else { throw Malformed() }
+        let count = length(header[5..<7])
+        guard count <= maximumRequestPayload else { throw Malformed() }
+        return (operation, try socket.read(count: count))
+    }
+
+    /// Reads one answer's header: its status and the payload length (checked).
+    static func readAnswerHeader(from socket: UnixSocket) throws -> (Status, Int) {
+        let header = try socket.read(count: 3)
+        guard let status = Status(rawValue: header[0]) else { throw Malformed() }
+        let count = length(header[1..<3])
+        guard count <= maximumAnswerPayload else { throw Malformed() }
+        return (status, count)
+    }
+}
+
+/// What `strongroom agent status` prints.
+struct AgentStatus: Codable {
+    var pid: Int32
+    var socket: String
+    var keychains: [String]
+    var idleTimeoutSeconds: Int
+    var secondsUntilIdleExit: Int
+
+    enum CodingKeys: String, CodingKey {
+        case pid, socket, keychains
+        case idleTimeoutSeconds = "idle_timeout_seconds"
+        case secondsUntilIdleExit = "seconds_until_idle_exit"
+    }
+}

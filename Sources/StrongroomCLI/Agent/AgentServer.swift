@@ -1,0 +1,159 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import StrongroomKeychain
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The agent process's loop: it holds unlocked keychain data keys and hands them to processes of the same user on
+/// its socket, until `agent stop`, its idle timeout, a signal, or its socket file being removed or replaced.
+///
+/// Bounds: one request per connection, at most ``maximumConnections`` served at once (more are closed unanswered),
+/// each read and write limited to ``AgentProtocol/timeout`` seconds, requests of at most
+/// ``AgentProtocol/maximumRequestPayload`` bytes. Peers of another user are closed before anything is read
+/// (`SO_PEERCRED`); the socket is mode 0600 in an owner-only folder besides.
+final class AgentServer: Sendable {
+    struct Held: Sendable {
+        var keychainPath: String
+        var key: KeychainUnlockKey
+    }
+
+    private struct State {
+        var held: [String: Held] = [:]
+        var lastUse: ContinuousClock.Instant = .now
+        var stopping = false
+        var active = 0
+    }
+
+    static let maximumConnections = 16
+
+    let socketPath: String
+    let idleTimeout: Duration
+    private let state = Mutex(State())
+    /// The socket file's device and inode when it was bound: a file at that path with another identity is not ours.
+    private let socketIdentity: FileIdentity?
+
+    struct FileIdentity: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(path: String) {
+            var information = stat()
+            guard lstat(path, &information) == 0 else { return nil }
+            device = UInt64(information.st_dev)
+            inode = UInt64(information.st_ino)
+        }
+    }
+
+    init(socketPath: String, idleTimeout: Duration, holding held: Held) {
+        self.socketPath = socketPath
+        self.idleTimeout = idleTimeout
+        self.socketIdentity = FileIdentity(path: socketPath)
+        Self.lockInMemory(held.key.dataKey)
+        state.withLock { $0.held[held.key.storeID] = held }
+    }
+
+    /// Keeps the key's page out of swap, where the system allows it (failure is not fatal: the agent still works).
+    private static func lockInMemory(_ key: SecureBytes) {
+        key.withUnsafeBytes { bytes in _ = mlock(bytes.baseAddress, bytes.count) }
+    }
+
+    /// Serves until a reason to stop; then wipes every key and removes its socket file (when it is still ours).
+    func serve(_ listener: UnixSocket, isCancelled: () -> Bool) {
+        while !isCancelled(), !shouldStop() {
+            let connection: UnixSocket?
+            do {
+                connection = try listener.accept(waitingUpTo: 500)
+            } catch {
+                usleep(100_000)  // out of descriptors, say: wait instead of spinning
+                continue
+            }
+            guard let connection else { continue }
+            guard connection.peerUserID == getuid(),
+                (try? connection.setTimeouts(seconds: AgentProtocol.timeout)) != nil,
+                reserveConnection()
+            else { continue }
+            Thread.detachNewThread { [self] in
+                handle(connection)
+                state.withLock { $0.active -= 1 }
+            }
+        }
+        wipe()
+    }
+
+    private func shouldStop() -> Bool {
+        if FileIdentity(path: socketPath) != socketIdentity { return true }
+        return state.withLock { $0.stopping || ContinuousClock.now - $0.lastUse >= idleTimeout }
+    }
+
+    private func reserveConnection() -> Bool {
+        state.withLock { state in
+            guard state.active < Self.maximumConnections else { return false }
+            state.active += 1
+            return true
+        }
+    }
+
+    /// Forgets every key (their buffers are wiped when released) and removes the socket file if it is still ours.
+    private func wipe() {
+        state.withLock {
+            $0.held = [:]
+            $0.stopping = true
+        }
+        if let socketIdentity, FileIdentity(path: socketPath) == socketIdentity { unlink(socketPath) }
+    }
+
+    private func handle(_ connection: UnixSocket) {
+        do {
+            let (operation, payload) = try AgentProtocol.readRequest(from: connection)
+            switch operation {
+            case .key:
+                guard let held = take(storeID: String(decoding: payload, as: UTF8.self)) else {
+                    try connection.write(AgentProtocol.answerHeader(.unknown, length: 0))
+                    return
+                }
+                try connection.write(AgentProtocol.answerHeader(.ok, length: held.key.dataKey.count))
+                try held.key.dataKey.withUnsafeBytes { (bytes) throws(UnixSocket.Failure) in
+                    try connection.write(bytes)
+                }
+            case .status:
+                let body = Array(try JSONEncoder().encode(status()))
+                try connection.write(AgentProtocol.answerHeader(.ok, length: body.count) + body)
+            case .stop:
+                wipe()
+                try connection.write(AgentProtocol.answerHeader(.ok, length: 0))
+            }
+        } catch is AgentProtocol.Malformed {
+            try? connection.write(AgentProtocol.answerHeader(.badRequest, length: 0))
+        } catch {
+            // A peer that went away or stopped talking: nothing to answer.
+        }
+    }
+
+    /// The key held for `storeID`, counting as a use; nil when none is held or the agent is idle-expired.
+    private func take(storeID: String) -> Held? {
+        state.withLock { state in
+            guard !state.stopping, ContinuousClock.now - state.lastUse < idleTimeout,
+                let held = state.held[storeID]
+            else { return nil }
+            state.lastUse = .now
+            return held
+        }
+    }
+
+    private func status() -> AgentStatus {
+        state.withLock { state in
+            let remaining = idleTimeout - (ContinuousClock.now - state.lastUse)
+            return AgentStatus(
+                pid: getpid(),
+                socket: socketPath,
+                keychains: state.held.values.map(\.keychainPath).sorted(),
+                idleTimeoutSeconds: Int(idleTimeout.components.seconds),
+                secondsUntilIdleExit: max(0, Int(remaining.components.seconds))
+            )
+        }
+    }
+}
