@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "StrongroomClientShield", targets: ["StrongroomClientShield"]),
         .library(name: "StrongroomTransport", targets: ["StrongroomTransport"]),
         .library(name: "StrongroomDatastore", targets: ["StrongroomDatastore"]),
+        .library(name: "StrongroomSync", targets: ["StrongroomSync"]),
         .library(name: "StrongroomKeychain", targets: ["StrongroomKeychain"]),
         .library(name: "StrongroomPKI", targets: ["StrongroomPKI"]),
         .library(name: "StrongroomSecretService", targets: ["StrongroomSecretService"]),
@@ -133,6 +134,12 @@ let package = Package(
         .target(
             name: "StrongroomClientShield",
             dependencies: ["StrongroomClient", "StrongroomCore", "StrongroomShield", "StrongroomWire"],
+            swiftSettings: strictSettings
+        ),
+        // Replication of the datastore through the server: the record format first (docs/design/Replication.md).
+        .target(
+            name: "StrongroomSync",
+            dependencies: ["StrongroomCore", "StrongroomCrypto"],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -385,6 +392,12 @@ let package = Package(
         .testTarget(
             name: "StrongroomSQLiteTests",
             dependencies: ["StrongroomSQLite", "StrongroomCore", "StrongroomTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomSyncTests",
+            dependencies: ["StrongroomSync", "StrongroomCore", "StrongroomCrypto", "StrongroomTesting"],
+            resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
         .testTarget(

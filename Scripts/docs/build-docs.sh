@@ -21,7 +21,7 @@ done
 
 targets=(
     StrongroomCore StrongroomCrypto StrongroomWire StrongroomTransport StrongroomKeychain StrongroomSecretService
-    StrongroomDatastore StrongroomPKI StrongroomShield
+    StrongroomDatastore StrongroomSync StrongroomPKI StrongroomShield
     StrongroomClient StrongroomClientShield StrongroomServer StrongroomServerPostgres StrongroomServerS3
     StrongroomTesting
 )

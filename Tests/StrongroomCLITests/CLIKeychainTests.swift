@@ -180,7 +180,9 @@ import Testing
             // A keychain file that is not there is said first: no passphrase is looked for.
             let absent = try await ExternalProcess.run(
                 CLISessionTests.CLI.executable,
-                arguments: ["keychain", "list", "--keychain-file", "/nonexistent/k", "--passphrase-from-secret-service"]
+                arguments: [
+                    "keychain", "list", "--keychain-file", "/nonexistent/k", "--passphrase-from-secret-service",
+                ]
             )
             #expect(absent.status == 6 && absent.output.contains("no keychain at /nonexistent/k"), "\(absent.output)")
         }

@@ -1,0 +1,34 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import StrongroomCore
+
+/// An error of replication. Compare ``code``s; messages never contain keys, document IDs or contents.
+public struct SyncError: StrongroomError {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Hashable, Sendable {
+            case tampered, invalidRecord, unsupportedVersion, invalidName, invalidKey
+        }
+
+        private let kind: Kind
+
+        /// A revision record does not agree with itself: its blind tags are not those of the document and revision
+        /// it holds (swapped between documents, or replayed under another tag). Nothing of it is applied.
+        public static let tampered = Code(kind: .tampered)
+        /// A revision record is malformed or out of bounds: a missing field, an invalid revision ID, an ancestry
+        /// that is not a chain, a body too large. Nothing of it is applied.
+        public static let invalidRecord = Code(kind: .invalidRecord)
+        /// A revision record of a format version this build does not know.
+        public static let unsupportedVersion = Code(kind: .unsupportedVersion)
+        /// A datastore name that is empty or longer than ``ReplicationLimits/maximumNameBytes``.
+        public static let invalidName = Code(kind: .invalidName)
+        /// A key that is not 32 bytes.
+        public static let invalidKey = Code(kind: .invalidKey)
+
+        public var description: String { kind.rawValue }
+    }
+
+    public let code: Code
+    public let context: ErrorContext
+
+    public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
+}
