@@ -29,6 +29,11 @@ enum AgentLauncher {
         socketPath: String,
         idleTimeoutSeconds: Int
     ) throws -> pid_t {
+        guard keychainPath.utf8.count <= maximumPathBytes, key.storeID.utf8.count <= 128 else {
+            throw failure("the keychain's path is longer than \(maximumPathBytes) bytes")
+        }
+        // A child that dies before reading its key must fail the write, not end this process with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let input = try pipePair()
         let output = try pipePair()
         let arguments = [
@@ -53,6 +58,7 @@ enum AgentLauncher {
         let answer = readLine(from: output.read)
         close(output.read)
         guard answer == "ready" else {
+            kill(pid, SIGTERM)  // one that answers late must not be left running unannounced
             throw failure(
                 answer.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 }
                     ?? "the agent process did not start"

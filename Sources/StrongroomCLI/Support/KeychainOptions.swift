@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import StrongroomCore
 import StrongroomCrypto
 import StrongroomKeychain
 import StrongroomSecretService
@@ -104,17 +105,22 @@ struct KeychainOptions: ParsableArguments {
     }
 
     /// The keychain, opened and unlocked: by a running `strongroom agent` that holds this file's key (no
-    /// passphrase, no key derivation), else with the passphrase.
-    func open() throws -> Keychain {
+    /// passphrase, no key derivation), else with the passphrase. The file reading, the agent's socket and Argon2id
+    /// run on the blocking executor, never on the caller's thread of the cooperative pool.
+    func open() async throws -> Keychain {
         switch backend {
         case .secretService:
             return Keychain(backend: SecretServiceBackend())
         case .file:
-            let file = try EncryptedFileBackend.open(at: fileURL)
-            if let key = AgentClient.unlockKey(storeID: try file.storeID) {
+            let url = fileURL
+            let file = try await BlockingExecutor.shared.run { _ throws(KeychainError) in
+                try EncryptedFileBackend.open(at: url)
+            }
+            if let key = await BlockingExecutor.shared.run({ _ in AgentClient.unlockKey(storeID: try? file.storeID) }) {
                 try file.unlock(with: key)
             } else {
-                try file.unlock(passphrase: try passphrase())
+                let options = self
+                try await BlockingExecutor.shared.run { _ in try file.unlock(passphrase: try options.passphrase()) }
             }
             return Keychain(backend: file)
         }

@@ -47,7 +47,7 @@ struct ProfileOptions: ParsableArguments {
     }
 
     /// The transport options these flags describe.
-    func transportOptions() throws -> Client.TransportOptions {
+    func transportOptions() async throws -> Client.TransportOptions {
         let trust: ServerTrust
         if let serverTrust {
             guard caFile == nil, pins.isEmpty else {
@@ -56,14 +56,14 @@ struct ProfileOptions: ParsableArguments {
                     exitCode: .validationFailure
                 )
             }
-            trust = try ServerTrust.keychain(try keychain.open(), label: serverTrust)
+            trust = try ServerTrust.keychain(try await keychain.open(), label: serverTrust)
         } else {
             trust = ServerTrust(roots: try Self.roots(caFile), pins: Set(try pins.map(Self.pin)))
         }
         return Client.TransportOptions(
             serverTrust: trust,
             requestTimeout: .seconds(timeout),
-            clientIdentity: try identity()
+            clientIdentity: try await identity()
         )
     }
 
@@ -100,8 +100,8 @@ struct ProfileOptions: ParsableArguments {
     }
 
     /// The client identity from `--client-identity` or `--client-certificate`/`--client-key`, or nil.
-    private func identity() throws -> ClientIdentity? {
-        if let clientIdentity { return try ClientIdentity.keychain(try keychain.open(), label: clientIdentity) }
+    private func identity() async throws -> ClientIdentity? {
+        if let clientIdentity { return try ClientIdentity.keychain(try await keychain.open(), label: clientIdentity) }
         guard let clientCertificate else {
             if clientKey != nil {
                 throw CLIError(
@@ -125,22 +125,22 @@ struct ProfileOptions: ParsableArguments {
     }
 
     /// The saved configuration of `profile`.
-    func configuration() throws -> Client.Configuration {
-        if inKeychain { return try Client.Configuration(loadProfile: profile, from: keychain.open()) }
+    func configuration() async throws -> Client.Configuration {
+        if inKeychain { return try Client.Configuration(loadProfile: profile, from: try await keychain.open()) }
         return try Client.Configuration(loadProfile: profile, from: directory)
     }
 
     /// Saves `configuration` as this profile, in the keychain or as a file.
-    func save(_ configuration: Client.Configuration) throws {
+    func save(_ configuration: Client.Configuration) async throws {
         if inKeychain {
-            try configuration.save(profile: profile, to: keychain.open())
+            try configuration.save(profile: profile, to: try await keychain.open())
         } else {
             try configuration.save(profile: profile, in: directory)
         }
     }
 
     /// A client for `profile`.
-    func client() throws -> Client {
-        try Client(configuration: configuration(), options: transportOptions())
+    func client() async throws -> Client {
+        try Client(configuration: try await configuration(), options: try await transportOptions())
     }
 }

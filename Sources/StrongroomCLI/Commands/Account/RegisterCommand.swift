@@ -20,9 +20,9 @@ struct RegisterCommand: AsyncParsableCommand {
 
     /// Whether `profile` holds a profile: a missing one is absent, while one that cannot be read (damaged,
     /// refused for its permissions, a locked keychain) is reported rather than silently replaced.
-    static func profileExists(_ profile: ProfileOptions) throws -> Bool {
+    static func profileExists(_ profile: ProfileOptions) async throws -> Bool {
         do {
-            _ = try profile.configuration()
+            _ = try await profile.configuration()
             return true
         } catch let error as ClientError where error.code == .notFound {
             return false
@@ -37,7 +37,7 @@ struct RegisterCommand: AsyncParsableCommand {
                 throw CLIError(description: "error: --token is required", exitCode: .validationFailure)
             }
             let apiURL = try ProfileOptions.serverURL(url)
-            if !force, try Self.profileExists(profile) {
+            if !force, try await Self.profileExists(profile) {
                 throw CLIError(
                     description: "error: profile \(profile.profile) exists; pass --force to replace it",
                     exitCode: .validationFailure
@@ -47,9 +47,9 @@ struct RegisterCommand: AsyncParsableCommand {
                 token: token,
                 clientName: name ?? profile.profile,
                 apiURL: apiURL,
-                options: try profile.transportOptions()
+                options: try await profile.transportOptions()
             )
-            try profile.save(configuration)
+            try await profile.save(configuration)
             print(ClientID(configuration.clientID).description)
         }
     }
@@ -67,7 +67,7 @@ struct WhoAmICommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let configuration = try profile.configuration()
+            let configuration = try await profile.configuration()
             let fields = [
                 "profile": profile.profile,
                 "client_id": ClientID(configuration.clientID).description,
@@ -111,10 +111,10 @@ struct ProfileCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let apiURL = try ProfileOptions.serverURL(url)
-                var configuration = try profile.configuration()
+                var configuration = try await profile.configuration()
                 let previous = configuration.apiURL.absoluteString
                 configuration.apiURL = apiURL
-                try profile.save(configuration)
+                try await profile.save(configuration)
                 print("\(profile.profile): \(previous) -> \(apiURL.absoluteString)")
             }
         }

@@ -75,7 +75,7 @@ extension DatastoreCommand {
                         exitCode: .init(7)
                     )
                 }
-                let provider = try store.keychainProvider()
+                let provider = try await store.keychainProvider()
                 let newPassword = try KeychainOptions.secret(
                     file: newPasswordFile,
                     environment: "STRONGROOM_DATASTORE_NEW_PASSWORD",

@@ -84,9 +84,9 @@ struct DatastoreOptions: ParsableArguments {
         case .file(let path):
             return try await manager.datastore(named: name, keyProvider: try Self.provider(path), mode: mode)
         case .password:
-            return try await manager.datastore(named: name, keyProvider: try keychainProvider(), mode: mode)
+            return try await manager.datastore(named: name, keyProvider: try await keychainProvider(), mode: mode)
         case .keychain:
-            let provider = KeychainKeyProvider(identifier: keyID ?? name, keychain: try keychain.open())
+            let provider = KeychainKeyProvider(identifier: keyID ?? name, keychain: try await keychain.open())
             return try await manager.datastore(named: name, keyProvider: provider, mode: mode)
         case .none:
             return try manager.datastore(named: name, mode: mode)
@@ -116,7 +116,7 @@ struct DatastoreOptions: ParsableArguments {
     }
 
     /// The keychain provider for the password source.
-    func keychainProvider() throws -> KeychainKeyProvider {
+    func keychainProvider() async throws -> KeychainKeyProvider {
         let secret = try KeychainOptions.secret(
             file: passwordFile,
             environment: "STRONGROOM_DATASTORE_PASSWORD",
@@ -125,7 +125,7 @@ struct DatastoreOptions: ParsableArguments {
         return KeychainKeyProvider(
             password: secret,
             identifier: keyID ?? name,
-            keychain: try keychain.open(),
+            keychain: try await keychain.open(),
             parameters: try KeychainCommand.parameters(kdf)
         )
     }

@@ -52,7 +52,7 @@ struct FileCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let client = try profile.client()
+                let client = try await profile.client()
                 let id = try Fields.uuid(recordID, "record ID")
                 let bar = progress ? ProgressBar(total: nil, enabled: true) : ProgressBar(total: nil)
                 let info = try await client.readFile(

@@ -61,7 +61,7 @@ struct KeychainCommand: AsyncParsableCommand {
                         exitCode: .validationFailure
                     )
                 }
-                let opened = try keychain.open()
+                let opened = try await keychain.open()
                 // The rest of standard input (after the passphrase line, when that came from stdin too).
                 var lines: [String] = []
                 while let line = readLine(strippingNewline: true) { lines.append(line) }
@@ -93,7 +93,7 @@ struct KeychainCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let opened = try keychain.open()
+                let opened = try await keychain.open()
                 var query = item.query
                 let value: String?
                 do {
@@ -118,7 +118,7 @@ struct KeychainCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let items = try keychain.open().items()
+                let items = try await keychain.open().items()
                 if json { return try printJSON(items.map(KeychainItemOutput.init)) }
                 printTable(
                     ["CLASS", "ITEM", "LABEL", "MODIFIED"],
@@ -142,7 +142,7 @@ struct KeychainCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                guard try keychain.open().remove(item.query) else {
+                guard try await keychain.open().remove(item.query) else {
                     throw CLIError(description: "error: no such item", exitCode: ExitCode(7))
                 }
                 print("removed")

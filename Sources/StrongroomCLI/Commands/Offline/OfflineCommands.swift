@@ -22,7 +22,7 @@ struct EncryptCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try profile.client()
+            let client = try await profile.client()
             let info =
                 if let eak {
                     try EAKFile.read(eak)
@@ -47,7 +47,7 @@ struct DecryptCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try profile.client()
+            let client = try await profile.client()
             guard let document = try? JSONDecoder().decode(EncryptedDocument.self, from: try Fields.read(input)) else {
                 throw CLIError(description: "error: \(input) is not an encrypted document", exitCode: ExitCode(4))
             }
@@ -96,7 +96,7 @@ struct SignCommand: AsyncParsableCommand {
             guard let document = try? JSONDecoder().decode(JSONValue.self, from: try Fields.read(input)) else {
                 throw CLIError(description: "error: \(input) is not JSON", exitCode: ExitCode(4))
             }
-            let signed = try profile.client().sign(document: try SignableValue.cli(document))
+            let signed = try await profile.client().sign(document: try SignableValue.cli(document))
             try printJSON(SignedJSON(document: document, signature: Base64URL.encode(signed.signature)))
         }
     }
@@ -126,7 +126,7 @@ struct VerifyCommand: AsyncParsableCommand {
             guard let signed = try? JSONDecoder().decode(SignedJSON.self, from: try Fields.read(input)) else {
                 throw CLIError(description: "error: \(input) is not a signed document", exitCode: ExitCode(4))
             }
-            let configuration = try profile.configuration()
+            let configuration = try await profile.configuration()
             var key =
                 try publicKey.map { try SigningPublicKey(base64URLEncoded: $0) }
                 ?? configuration.keys.signingKey.publicKey

@@ -19,7 +19,7 @@ extension PKICommand {
         func run() async throws {
             try await reportingErrors {
                 let algorithm = try PKICommand.algorithm(type)
-                let keychain = try profile.keychain.open()
+                let keychain = try await profile.keychain.open()
                 _ = try await profile.client().enroll(keychain: keychain, label: label, algorithm: algorithm)
                 try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
             }
@@ -36,7 +36,7 @@ extension PKICommand {
 
         func run() async throws {
             try await reportingErrors {
-                let keychain = try profile.keychain.open()
+                let keychain = try await profile.keychain.open()
                 _ = try await profile.client().renewCertificate(
                     keychain: keychain,
                     label: label,
@@ -60,7 +60,7 @@ extension PKICommand {
 
         func run() async throws {
             try await reportingErrors {
-                let keychain = try keychain.open()
+                let keychain = try await keychain.open()
                 let identity = try keychain.removeIdentity(label: label)
                 let pair = try keychain.removeKeyPair(tag: label)
                 guard identity || pair else {

@@ -22,7 +22,7 @@ extension PKICommand {
             try await reportingErrors {
                 let passphrase = try PKICommand.p12Passphrase(p12PassphraseFile)
                 let identity = try PKCS12.import(try PKICommand.read(file), passphrase: passphrase)
-                try keychain.open().store(identity, label: label)
+                try await keychain.open().store(identity, label: label)
                 print("imported \(label): \(identity.certificate.subject)")
             }
         }
@@ -41,7 +41,7 @@ extension PKICommand {
 
         func run() async throws {
             try await reportingErrors {
-                guard let bundle = try keychain.open().chainedIdentity(for: label) else {
+                guard let bundle = try await keychain.open().chainedIdentity(for: label) else {
                     throw CLIError(description: "error: no identity \(label) in the keychain", exitCode: .init(7))
                 }
                 let bytes = try PKCS12.export(bundle, passphrase: try PKICommand.p12Passphrase(p12PassphraseFile))
@@ -86,7 +86,7 @@ extension PKICommand {
                     ItemFilter<SecCertificate>(conditions: conditions, label: label).matches,
                     ItemFilter<SecIdentity>(conditions: conditions, label: label).matches,
                 ]
-                let items = try keychain.open().items().filter { item in filters.contains { $0(item) } }
+                let items = try await keychain.open().items().filter { item in filters.contains { $0(item) } }
                 if json { return try printJSON(items.map(KeychainItemOutput.init)) }
                 for item in items { print(Self.line(item)) }
             }

@@ -42,7 +42,7 @@ extension PKICommand {
                     pins: Set(try pins.map(ProfileOptions.pin)),
                     hostPins: hosts
                 )
-                try trust.save(to: try keychain.open(), label: label)
+                try trust.save(to: try await keychain.open(), label: label)
                 print("saved server trust \(label)")
             }
         }

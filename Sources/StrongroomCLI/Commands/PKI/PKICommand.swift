@@ -29,7 +29,7 @@ struct PKICommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let algorithm = try PKICommand.algorithm(type)
-                let pair = try keychain.open().generateKeyPair(algorithm, tag: tag)
+                let pair = try await keychain.open().generateKeyPair(algorithm, tag: tag)
                 print("pin sha256/\(pair.publicKey.pin)")
                 print(try pair.publicKey.pemString())
             }
@@ -57,7 +57,7 @@ struct PKICommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                guard let pair = try keychain.open().keyPair(for: tag) else {
+                guard let pair = try await keychain.open().keyPair(for: tag) else {
                     throw CLIError(description: "error: no key pair \(tag) in the keychain", exitCode: .init(7))
                 }
                 var template = SigningRequestTemplate(commonName: commonName)
@@ -152,7 +152,7 @@ struct PKICommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let certificates = try CertificateBundle.certificates(from: try PKICommand.read(certificate))
-                let store = try keychain.open()
+                let store = try await keychain.open()
                 guard let key = try store.retrieve(.privateKey(for: tag), as: Certificate.PrivateKey.self) else {
                     throw CLIError(description: "error: no key pair \(tag) in the keychain", exitCode: .init(7))
                 }

@@ -83,7 +83,7 @@ struct UpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try profile.client()
+            let client = try await profile.client()
             let id = try Fields.uuid(recordID, "record ID")
             let data = try Fields.parse(fields, json: json)
             guard !data.isEmpty else {
@@ -125,7 +125,7 @@ struct DeleteCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try profile.client()
+            let client = try await profile.client()
             let id = try Fields.uuid(recordID, "record ID")
             let current: String
             if let recordVersion {
@@ -169,7 +169,7 @@ struct QueryCommand: AsyncParsableCommand {
                 includesData: !noData
             )
             var found: [Record] = []
-            for try await record in try profile.client().records(matching: params) {
+            for try await record in try await profile.client().records(matching: params) {
                 found.append(record)
                 if let limit, found.count >= limit { break }
             }

@@ -13,7 +13,7 @@ struct ShareTarget: ParsableArguments {
 
     /// Grants (`share`) or withdraws (`revoke`) and returns the line to print.
     func apply(share: Bool) async throws -> String {
-        let client = try profile.client()
+        let client = try await profile.client()
         let readerID = try Fields.uuid(reader, "reader")
         switch (share, try onBehalfOf.map { try Fields.uuid($0, "writer") }) {
         case (true, nil): try await client.share(type: type, readerID: readerID)
@@ -71,7 +71,7 @@ struct SharingCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try profile.client()
+            let client = try await profile.client()
             let shares =
                 try await client.outgoingSharing().map {
                     Share(
@@ -128,7 +128,7 @@ struct AuthorizerCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let client = try profile.client()
+                let client = try await profile.client()
                 let id = try Fields.uuid(authorizer, "authorizer")
                 if let type {
                     try await client.remove(authorizerID: id, type: type)
@@ -158,7 +158,7 @@ struct AuthorizerCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let client = try profile.client()
+                let client = try await profile.client()
                 let rows =
                     try await client.authorizers().map {
                         Authorization(

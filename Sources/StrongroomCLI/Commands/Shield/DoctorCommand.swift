@@ -34,8 +34,8 @@ struct DoctorCommand: AsyncParsableCommand {
 
         var serverTime: Date?
         do {
-            let options = try profile.transportOptions()
-            let client = try Client(configuration: try profile.configuration(), options: options)
+            let options = try await profile.transportOptions()
+            let client = try Client(configuration: try await profile.configuration(), options: options)
             let url = client.configuration.apiURL.absoluteString
             // One authenticated request first: whether the server answers, accepts these credentials and (over
             // mutual TLS) this certificate. Every line below reports what it actually checked.
@@ -105,7 +105,7 @@ struct DoctorCommand: AsyncParsableCommand {
             add("profile", false, CLIError.from(error).description)
         }
         do {
-            _ = try profile.keychain.open().items()
+            _ = try await profile.keychain.open().items()
             add("keychain", true, "unlocked: \(profile.keychain.fileURL.path)")
         } catch {
             add("keychain", false, CLIError.from(error).description)

@@ -78,8 +78,8 @@ struct IntegrityCommand: AsyncParsableCommand {
             var outcome: (IntegrityReport, Bool)?
             try await reportingErrors {
                 let shield = Shield(
-                    keychain: try profile.keychain.open(),
-                    server: try profile.client(),
+                    keychain: try await profile.keychain.open(),
+                    server: try await profile.client(),
                     context: try options.context(keychain: profile.keychain.fileURL),
                     policy: try options.policy()
                 )

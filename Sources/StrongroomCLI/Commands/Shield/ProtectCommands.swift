@@ -12,10 +12,10 @@ struct ProtectorOptions: ParsableArguments {
     var key: String?
     @Option(help: "A key file instead (strongroom keys access-key), for build machines.") var keyFile: String?
 
-    func protector(creating: Bool) throws -> FileProtector {
+    func protector(creating: Bool) async throws -> FileProtector {
         switch (key, keyFile) {
         case (let name?, nil):
-            return try FileProtector(keychain: try keychain.open(), key: name, createsKey: creating)
+            return try FileProtector(keychain: try await keychain.open(), key: name, createsKey: creating)
         case (nil, let file?):
             return try FileProtector(keyFile: URL(fileURLWithPath: file))
         default:
@@ -61,7 +61,11 @@ struct ProtectCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try FileProtector.importKey(from: URL(fileURLWithPath: keyFile), into: try keychain.open(), name: key)
+                try FileProtector.importKey(
+                    from: URL(fileURLWithPath: keyFile),
+                    into: try await keychain.open(),
+                    name: key
+                )
                 print("imported \(key)")
             }
         }
