@@ -122,11 +122,18 @@ extension E3DBPath {
     /// `POST` (admin): clear a client's integrity hold.
     public static let integrityClear = E3DBPath("/v1/admin/integrity/:client_id/clear")
 
+    // MARK: Replication
+
+    /// `POST`: which revision tags the server lacks.
+    public static let syncRevsDiff = E3DBPath("/v2/sync/revs_diff")
+    /// `POST`: store revision records, idempotently.
+    public static let syncBulk = E3DBPath("/v2/sync/bulk")
+
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
         .blob, .accessKey, .policy, .readerPolicies, .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
-        .integrityReports, .integrityHistory, .integrityClear,
+        .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
     ]
 }

@@ -81,6 +81,7 @@ struct ServerRoutes {
             metrics: metrics
         )
         let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
+        let sync = SyncRoutes(store: store, clock: clock, authorization: authorization, limits: limits)
         let notes = NoteRoutes(store: store, clock: clock, limits: limits)
         let clients = ClientCache(store: store)
         let signatures = TSV1Verifier(
@@ -141,6 +142,7 @@ struct ServerRoutes {
             mounts.append((collection, .client))
         }
         mounts.append((searchV2.routes, .client))
+        mounts.append((sync.routes, .client))
         mounts.append((notes.routes, .note))
     }
 

@@ -34,20 +34,13 @@ struct RecordRoutes {
         let now = clock.timestamp()
         let stored = try await store.insertRecord(
             StoredRecordText(
-                record: StoredRecord(
-                    index: 0,
-                    recordID: RecordID.random().description,
-                    writerID: caller,
-                    userID: caller,
+                record: .new(
+                    by: caller,
                     type: type,
                     plain: body.meta.plain ?? [:],
                     data: data,
                     recordSignature: body.recordSignature,
-                    created: now,
-                    lastModified: now,
-                    version: SecureRandom.uuid().uuidString.lowercased(),
-                    fileMeta: nil,
-                    isPending: false
+                    now: now
                 )
             )
         )

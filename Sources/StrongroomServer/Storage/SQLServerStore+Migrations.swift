@@ -177,6 +177,18 @@ extension SQLServerStore {
                     "UPDATE notes SET size = LENGTH(body)",
                 ]
             ),
+            (
+                10,
+                [
+                    // Replication (`/v2/sync/…`): a revision record's blind tag, unique per writer and type, so a
+                    // retried bulk write stores nothing twice. Other records leave it NULL.
+                    "ALTER TABLE records ADD COLUMN sync_tag TEXT",
+                    """
+                    CREATE UNIQUE INDEX records_sync_tag ON records (writer_id, type, sync_tag)
+                    WHERE sync_tag IS NOT NULL
+                    """,
+                ]
+            ),
         ]
     }
 

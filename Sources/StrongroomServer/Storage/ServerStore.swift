@@ -7,7 +7,9 @@ package import StrongroomWire
 ///
 /// Identifiers are typed (`ClientID`, `RecordID`, ``AccessKeySlot``) wherever two could be swapped; stored rows
 /// keep their wire text.
-package protocol ServerStore: ClientStore, SharingStore, RecordStore, NoteStore, CertificateStore, IntegrityStore {
+package protocol ServerStore: ClientStore, SharingStore, RecordStore, SyncStore, NoteStore, CertificateStore,
+    IntegrityStore
+{
     /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
     /// Whether the database answers and its schema is current (throws when it cannot be reached).
@@ -107,6 +109,19 @@ package protocol RecordStore: Sendable {
     func records(ids: [RecordID]) async throws -> [StoredRecord]
     /// Deletes pending file records created before `time` and returns their IDs (their blobs go next).
     func deletePendingFiles(createdBefore time: Timestamp) async throws -> [String]
+}
+
+/// Replication's revision records (`/v2/sync/…`): blind tags unique per writer and type.
+package protocol SyncStore: Sendable {
+    /// The tags among `tags` that no committed record of `type` readable by `caller` carries (in no particular
+    /// order).
+    func missingSyncTags(type: String, tags: [String], readableBy caller: String) async throws -> Set<String>
+    /// Stores each record with its tag in one transaction, skipping one whose writer already stored a record of that
+    /// type and tag; returns, in order, each record's ID (the earlier one's when skipped) and whether it was stored.
+    func insertSyncRecords(
+        _ records: [(record: StoredRecordText, tag: String)]
+    ) async throws
+        -> [(recordID: String, created: Bool)]
 }
 
 /// Notes, their quotas and views.

@@ -1,4 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
 package import StrongroomWire
 
 /// A record row: ciphertext only, plus the plaintext `plain` metadata the protocol puts in the clear.
@@ -147,5 +149,33 @@ package struct RecordUpdate: Sendable, Hashable {
         self.data = data
         self.recordSignature = recordSignature
         self.lastModified = lastModified
+    }
+}
+
+extension StoredRecord {
+    /// A new committed record of `caller` (its writer and user), with a fresh ID and version, made at `now`.
+    static func new(
+        by caller: String,
+        type: String,
+        plain: [String: String],
+        data: [String: String],
+        recordSignature: String?,
+        now: Timestamp
+    ) -> StoredRecord {
+        StoredRecord(
+            index: 0,
+            recordID: RecordID.random().description,
+            writerID: caller,
+            userID: caller,
+            type: type,
+            plain: plain,
+            data: data,
+            recordSignature: recordSignature,
+            created: now,
+            lastModified: now,
+            version: SecureRandom.uuid().uuidString.lowercased(),
+            fileMeta: nil,
+            isPending: false
+        )
     }
 }

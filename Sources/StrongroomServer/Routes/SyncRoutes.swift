@@ -1,0 +1,99 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import StrongroomCore
+import StrongroomWire
+
+/// Replication (`docs/design/Replication.md`): the two steps of CouchDB's algorithm the v1 API lacks, over records
+/// whose only plaintext is blind tags. The changes feed is v1 search with `after_index`.
+///
+/// - `POST /v2/sync/revs_diff`: which revision tags no record of a type readable by the caller carries.
+/// - `POST /v2/sync/bulk`: store revision records in one transaction, each at most once per writer, type and tag,
+///   so a retry after a kill stores nothing twice.
+struct SyncRoutes {
+    /// The most tags one revs_diff asks about.
+    static let maximumTags = 1_000
+    /// The most records one bulk write stores (the body is also bounded, at 16 MiB).
+    static let maximumRecords = 500
+    /// A tag's longest form: base64url of at most 64 bytes.
+    static let maximumTagLength = 86
+    /// The plain-meta key that holds a revision record's tag.
+    static let tagKey = "sr.r"
+
+    let store: any SyncStore
+    let clock: ServerClock
+    let authorization: Authorization
+    let limits: ServerLimits
+
+    /// Its paths, behind client authentication.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.post(RouterPath(.syncRevsDiff), use: revsDiff)
+        routes.post(RouterPath(.syncBulk), use: bulk)
+        return routes
+    }
+
+    /// A tag: 1 to ``maximumTagLength`` base64url characters.
+    static func isTag(_ text: String) -> Bool {
+        (1...maximumTagLength).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: "_")
+            }
+    }
+
+    func revsDiff(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(SyncRevsDiffRequest.self, request, context)
+        let type = try requireType(body.type, limits)
+        guard body.tags.count <= Self.maximumTags else {
+            throw ServerError.badRequest("at most \(Self.maximumTags) tags per request")
+        }
+        guard body.tags.allSatisfy(Self.isTag) else {
+            throw ServerError.badRequest("a tag is 1 to \(Self.maximumTagLength) base64url characters")
+        }
+        let missing = try await store.missingSyncTags(type: type, tags: body.tags, readableBy: caller)
+        var seen = Set<String>()
+        let ordered = body.tags.filter { missing.contains($0) && seen.insert($0).inserted }
+        return try json(SyncRevsDiffResponse(missing: ordered))
+    }
+
+    func bulk(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(SyncBulkRequest.self, request, context)
+        guard (1...Self.maximumRecords).contains(body.records.count) else {
+            throw ServerError.badRequest("a bulk write holds 1 to \(Self.maximumRecords) records")
+        }
+        let now = clock.timestamp()
+        var seen = Set<String>()
+        let records = try body.records.map { write throws -> (record: StoredRecordText, tag: String) in
+            let type = try authorization.requireNewRecord(write.meta, by: caller, limits: limits)
+            guard let tag = write.meta.plain?[Self.tagKey], Self.isTag(tag) else {
+                throw ServerError.badRequest("each record needs its revision tag in plain[\"\(Self.tagKey)\"]")
+            }
+            guard seen.insert(type + "\u{0}" + tag).inserted else {
+                throw ServerError.badRequest("a tag appears twice in one bulk write")
+            }
+            guard let data = write.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
+            let record = StoredRecord.new(
+                by: caller,
+                type: type,
+                plain: write.meta.plain ?? [:],
+                data: data,
+                recordSignature: write.recordSignature,
+                now: now
+            )
+            return (StoredRecordText(record: record), tag)
+        }
+        let outcomes = try await store.insertSyncRecords(records)
+        return try json(
+            SyncBulkResponse(
+                records: zip(records, outcomes).map {
+                    SyncBulkResponse.Outcome(tag: $0.tag, recordID: $1.recordID, created: $1.created)
+                }
+            )
+        )
+    }
+}

@@ -1,0 +1,67 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// `POST /v2/sync/revs_diff` body: which of these revision tags does no record of `type` readable by the caller
+/// carry?
+public struct SyncRevsDiffRequest: Codable, Sendable, Hashable {
+    /// The record type (a replicated datastore's opaque type).
+    public var type: String
+    /// Blind revision tags (`sr.r` of the records' plain meta), at most 1,000.
+    public var tags: [String]
+
+    /// Creates a request.
+    public init(type: String, tags: [String]) {
+        self.type = type
+        self.tags = tags
+    }
+}
+
+/// `POST /v2/sync/revs_diff` answer.
+public struct SyncRevsDiffResponse: Codable, Sendable, Hashable {
+    /// The tags of the request no readable record carries, in the request's order, without repeats.
+    public var missing: [String]
+
+    /// Creates an answer.
+    public init(missing: [String]) { self.missing = missing }
+}
+
+/// `POST /v2/sync/bulk` body: revision records to store, each at most once per writer, type and tag.
+public struct SyncBulkRequest: Codable, Sendable, Hashable {
+    /// The records, as `POST /v1/storage/records` takes them, each with its blind tag in `plain["sr.r"]`; at most
+    /// 500.
+    public var records: [RecordWriteRequest]
+
+    /// Creates a request.
+    public init(records: [RecordWriteRequest]) { self.records = records }
+}
+
+/// `POST /v2/sync/bulk` answer: one entry per record of the request, in its order.
+public struct SyncBulkResponse: Codable, Sendable, Hashable {
+    /// What became of one record.
+    public struct Outcome: Codable, Sendable, Hashable {
+        /// The record's blind tag.
+        public var tag: String
+        /// The stored record's ID (the earlier one's when it was stored before).
+        public var recordID: String
+        /// Whether this request stored it (false: a record with that tag was there already).
+        public var created: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case tag
+            case recordID = "record_id"
+            case created
+        }
+
+        /// Creates an outcome.
+        public init(tag: String, recordID: String, created: Bool) {
+            self.tag = tag
+            self.recordID = recordID
+            self.created = created
+        }
+    }
+
+    /// One outcome per record of the request.
+    public var records: [Outcome]
+
+    /// Creates an answer.
+    public init(records: [Outcome]) { self.records = records }
+}

@@ -1,0 +1,168 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import StrongroomCrypto
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+/// Replication's server side (docs/design/Replication.md, slice 2), on SQLite and PostgreSQL: revs_diff answers
+/// which tags no readable record carries; a bulk write is idempotent per writer, type and tag; both are bounded;
+/// the records are ordinary v1 records of their type.
+@Suite struct SyncRoutesTests {
+    static let type = "sr1.testdatastore0000000"
+
+    static func tag(_ number: Int) -> String {
+        Base64URLTag.make(number)
+    }
+
+    /// A revision record write: encrypted fields under `key`, the tag in plain meta.
+    static func write(_ client: TestClient, tag: String, key: AccessKey, body: String = "{}") -> RecordWriteRequest {
+        RecordWriteRequest(
+            meta: .init(
+                writerID: client.clientID,
+                userID: client.clientID,
+                type: type,
+                plain: ["sr.v": "1", "sr.d": tag + "d", "sr.r": tag]
+            ),
+            data: FieldCipher.encrypt(fields: ["body": body], with: key)
+        )
+    }
+
+    static func bulk(_ api: API, _ client: TestClient, _ records: [RecordWriteRequest]) async throws -> TestResponse {
+        try await api.request(.post, "/v2/sync/bulk", token: client.token, json: SyncBulkRequest(records: records))
+    }
+
+    static func missing(
+        _ api: API,
+        _ client: TestClient,
+        _ tags: [String],
+        type: String = type
+    ) async throws
+        -> [String]
+    {
+        let response = try await api.request(
+            .post,
+            "/v2/sync/revs_diff",
+            token: client.token,
+            json: SyncRevsDiffRequest(type: type, tags: tags)
+        )
+        try #require(response.status == .ok, "\(String(buffer: response.body))")
+        return try JSONDecoder().decode(SyncRevsDiffResponse.self, from: Data(buffer: response.body)).missing
+    }
+
+    @Test(
+        "bulk stores once per tag (a retry stores nothing twice); revs_diff sees only readable records",
+        arguments: TestEngine.available
+    )
+    func idempotentBulk(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let alice = try await api.register("alice")
+            let bob = try await api.register("bob")
+            let key = AccessKey()
+            let tags = (0..<3).map(Self.tag)
+            #expect(try await Self.missing(api, alice, tags + [tags[0]]) == tags, "repeats are answered once")
+
+            let first = try await Self.bulk(api, alice, tags.map { Self.write(alice, tag: $0, key: key) })
+            try #require(first.status == .ok, "\(String(buffer: first.body))")
+            let stored = try JSONDecoder().decode(SyncBulkResponse.self, from: Data(buffer: first.body)).records
+            #expect(stored.map(\.tag) == tags && stored.allSatisfy(\.created))
+
+            // The retry of a batch cut short: the old ones are not stored again, the new one is.
+            let retry = try await Self.bulk(
+                api,
+                alice,
+                (tags + [Self.tag(3)]).map { Self.write(alice, tag: $0, key: key) }
+            )
+            try #require(retry.status == .ok, "\(String(buffer: retry.body))")
+            let again = try JSONDecoder().decode(SyncBulkResponse.self, from: Data(buffer: retry.body)).records
+            #expect(again.map(\.created) == [false, false, false, true])
+            #expect(Array(again.prefix(3).map(\.recordID)) == stored.map(\.recordID))
+            #expect(try await Self.missing(api, alice, (0..<5).map(Self.tag)) == [Self.tag(4)])
+
+            // Bob reads none of them until they are shared; his own tags are his.
+            #expect(try await Self.missing(api, bob, tags) == tags)
+            try await api.share(Self.type, from: alice, to: bob, accessKey: key)
+            #expect(try await Self.missing(api, bob, tags).isEmpty)
+            // The same tag from another writer is another record (tags are unique per writer and type).
+            let bobs = try await Self.bulk(api, bob, [Self.write(bob, tag: tags[0], key: key)])
+            #expect(try JSONDecoder().decode(SyncBulkResponse.self, from: Data(buffer: bobs.body)).records[0].created)
+            // Another type knows none of them.
+            #expect(try await Self.missing(api, alice, tags, type: "sr1.another000000000000") == tags)
+
+            // They are ordinary v1 records of their type, found by the v1 changes feed (search with after_index).
+            let search = try await api.request(
+                .post,
+                "/v1/storage/search",
+                token: alice.token,
+                json: SearchRequest(afterIndex: 0, includeData: true, contentTypes: [Self.type])
+            )
+            let results = try JSONDecoder().decode(SearchResponse.self, from: Data(buffer: search.body)).results
+            #expect(results.count == 4 && results.allSatisfy { $0.meta.plain["sr.r"] != nil })
+        }
+    }
+
+    @Test(
+        "bounds and refusals: counts, tags, duplicates, another writer, an empty body",
+        arguments: TestEngine.available
+    )
+    func refusals(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let alice = try await api.register("alice")
+            let bob = try await api.register("bob")
+            let key = AccessKey()
+            func diff(_ body: String) async throws -> HTTPResponse.Status {
+                try await api.request(.post, "/v2/sync/revs_diff", authorization: "Bearer \(alice.token)", body: body)
+                    .status
+            }
+            func bulk(_ body: String) async throws -> HTTPResponse.Status {
+                try await api.request(.post, "/v2/sync/bulk", authorization: "Bearer \(alice.token)", body: body).status
+            }
+            let tooMany = (0...1_000).map { "\"\(Self.tag($0))\"" }.joined(separator: ",")
+            #expect(try await diff(#"{"type": "\#(Self.type)", "tags": [\#(tooMany)]}"#) == .badRequest)
+            #expect(try await diff(#"{"type": "\#(Self.type)", "tags": ["not a tag!"]}"#) == .badRequest)
+            #expect(
+                try await diff(#"{"type": "\#(Self.type)", "tags": ["\#(String(repeating: "a", count: 87))"]}"#)
+                    == .badRequest
+            )
+            #expect(try await diff(#"{"type": "", "tags": []}"#) == .badRequest)
+            #expect(try await diff(#"{"tags": []}"#) == .badRequest)
+            #expect(try await diff(#"{"type": "\#(Self.type)", "tags": []}"#) == .ok)
+
+            func encoded(_ records: [RecordWriteRequest]) throws -> String {
+                String(decoding: try JSONEncoder().encode(SyncBulkRequest(records: records)), as: UTF8.self)
+            }
+            #expect(try await bulk(#"{"records": []}"#) == .badRequest)
+            let many = (0...500).map { Self.write(alice, tag: Self.tag($0), key: key) }
+            #expect(try await bulk(try encoded(many)) == .badRequest)
+            let twice = [Self.write(alice, tag: Self.tag(1), key: key), Self.write(alice, tag: Self.tag(1), key: key)]
+            #expect(try await bulk(try encoded(twice)) == .badRequest)
+            var untagged = Self.write(alice, tag: Self.tag(2), key: key)
+            untagged.meta.plain?["sr.r"] = nil
+            #expect(try await bulk(try encoded([untagged])) == .badRequest)
+            var empty = Self.write(alice, tag: Self.tag(3), key: key)
+            empty.data = [:]
+            #expect(try await bulk(try encoded([empty])) == .badRequest)
+            // A record claiming another writer is refused, and nothing of its batch is stored.
+            let foreign = [Self.write(alice, tag: Self.tag(4), key: key), Self.write(bob, tag: Self.tag(5), key: key)]
+            #expect(try await bulk(try encoded(foreign)) == .forbidden)
+            #expect(try await Self.missing(api, alice, [Self.tag(4)]) == [Self.tag(4)])
+            // Without credentials: 401.
+            let anonymous = try await api.request(
+                .post,
+                "/v2/sync/bulk",
+                body: try encoded([Self.write(alice, tag: Self.tag(6), key: key)])
+            )
+            #expect(anonymous.status == .unauthorized)
+        }
+    }
+}
+
+/// Distinct base64url tags for tests.
+enum Base64URLTag {
+    static func make(_ number: Int) -> String {
+        "tag" + String(number, radix: 36) + String(repeating: "A", count: 40)
+    }
+}
