@@ -1,0 +1,59 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
+import StrongroomCrypto
+package import StrongroomWire
+
+/// The server's replication routes (`docs/design/Replication.md`), for `StrongroomSync`'s replicator: package API
+/// until the replicator that uses them is public.
+extension Client {
+    /// One revision record to store: its plaintext fields (encrypted here under this client's key for the type)
+    /// and its plain meta, which must hold its blind tag under `sr.r`.
+    package struct RevisionWrite: Sendable {
+        package var fields: [String: String]
+        package var plain: [String: String]
+
+        package init(fields: [String: String], plain: [String: String]) {
+            self.fields = fields
+            self.plain = plain
+        }
+    }
+
+    /// The tags among `tags` that no record of `type` readable by this client carries, in order, without repeats
+    /// (`POST /v2/sync/revs_diff`; at most 1,000 tags).
+    package func missingRevisionTags(type: String, tags: [String]) async throws(ClientError) -> [String] {
+        try await authenticated(
+            .POST,
+            E3DBPath.syncRevsDiff.render(),
+            body: SyncRevsDiffRequest(type: type, tags: tags),
+            success: [200],
+            as: SyncRevsDiffResponse.self
+        ).missing
+    }
+
+    /// Encrypts, signs (`rec_sig`) and stores revision records of `type` in one transaction, each at most once per
+    /// tag (`POST /v2/sync/bulk`; at most 500). Returns, in order, each record's ID and whether this call stored it.
+    package func writeRevisions(
+        type: String,
+        _ revisions: [RevisionWrite]
+    ) async throws(ClientError) -> [SyncBulkResponse.Outcome] {
+        let key = try await writerKey(type: type)
+        var records: [RecordWriteRequest] = []
+        records.reserveCapacity(revisions.count)
+        for revision in revisions {
+            records.append(
+                RecordWriteRequest(
+                    meta: .init(writerID: clientID, userID: clientID, type: type, plain: revision.plain),
+                    data: FieldCipher.encrypt(fields: revision.fields, with: key),
+                    recordSignature: recordSignature(type: type, plain: revision.plain, data: revision.fields)
+                )
+            )
+        }
+        return try await authenticated(
+            .POST,
+            E3DBPath.syncBulk.render(),
+            body: SyncBulkRequest(records: records),
+            success: [200],
+            as: SyncBulkResponse.self
+        ).records
+    }
+}
