@@ -24,7 +24,19 @@ import Testing
         var testDescription: String { "\(document):\(line)" }
     }
 
-    static let documents = ["README.md", "docs/CLI.md", "docs/Deployment.md"]
+    /// README.md and every Markdown file under docs/, found on disk, so a new guide is run without being listed.
+    static var documents: [String] {
+        get throws {
+            let root = PythonSDK.repositoryRoot
+            let docs = root.appending(path: "docs")
+            guard let walker = FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil) else {
+                return ["README.md"]
+            }
+            let guides = walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "md" }
+                .map { "docs/" + $0.path.dropFirst(docs.path.count + 1) }
+            return ["README.md"] + guides.sorted()
+        }
+    }
 
     /// The `sh` blocks of `document` (a path from the repository root).
     static func blocks(in document: String) throws -> [Block] {
@@ -64,6 +76,13 @@ import Testing
     func inventory() throws {
         let blocks = try Self.allBlocks()
         #expect(blocks.count >= 5)
+        // A shell block under another fence would silently not run: every one is `sh`.
+        for document in try Self.documents {
+            let text = try String(contentsOf: PythonSDK.repositoryRoot.appending(path: document), encoding: .utf8)
+            for fence in ["```bash", "```shell", "```console", "```zsh"] {
+                #expect(!text.contains(fence), "\(document) has a \(fence) block: make it ```sh so it runs")
+            }
+        }
         for block in blocks where block.skipped != nil {
             #expect(block.skipped?.isEmpty == false, "\(block.testDescription): a skip without a reason")
         }
