@@ -139,7 +139,9 @@ let package = Package(
         // Replication of the datastore through the server: the record format first (docs/design/Replication.md).
         .target(
             name: "StrongroomSync",
-            dependencies: ["StrongroomCore", "StrongroomCrypto"],
+            dependencies: [
+                "StrongroomClient", "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore", "StrongroomWire",
+            ],
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -328,6 +330,7 @@ let package = Package(
                 "StrongroomPKI",
                 "StrongroomSecretService",
                 "StrongroomShield",
+                "StrongroomSync",
                 "StrongroomWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -396,7 +399,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomSyncTests",
-            dependencies: ["StrongroomSync", "StrongroomCore", "StrongroomCrypto", "StrongroomTesting"],
+            dependencies: [
+                "StrongroomSync", "StrongroomClient", "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore",
+                "StrongroomTesting",
+            ],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

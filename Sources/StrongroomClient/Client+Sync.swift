@@ -1,6 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
-import StrongroomCrypto
+package import StrongroomCrypto
 package import StrongroomWire
 
 /// The server's replication routes (`docs/design/Replication.md`), for `StrongroomSync`'s replicator: package API
@@ -16,6 +16,12 @@ extension Client {
             self.fields = fields
             self.plain = plain
         }
+    }
+
+    /// This client's access key for `type` (made and stored as its own EAK on first use): a replicated
+    /// datastore's key, from which its blind-tag key is derived.
+    package func replicationAccessKey(type: String) async throws(ClientError) -> AccessKey {
+        try await writerKey(type: type)
     }
 
     /// The tags among `tags` that no record of `type` readable by this client carries, in order, without repeats

@@ -1,0 +1,139 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomClient
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomDatastore
+import StrongroomSync
+import StrongroomTesting
+import Testing
+
+/// Replication slice 3 (docs/design/Replication.md): two devices of one client — two datastores with different local
+/// keys — edit offline, replicate through a real server, and converge with their conflicts kept.
+@Suite struct ReplicatorTests {
+    static let token = "sync-test-token"
+
+    @Test(
+        "two devices converge: creates, updates, deletes, a concurrent edit kept as a conflict, nothing twice",
+        arguments: TestEngine.available
+    )
+    func twoDevices(engine: TestEngine) async throws {
+        try await ServerProcess.withServer(engine: engine, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let configuration = try await Client.register(token: Self.token, clientName: "devices", apiURL: url)
+            try await withTemporaryDirectory { folder in
+                let laptop = try await DatastoreManager(directory: folder.appending(path: "laptop"))
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                let phone = try await DatastoreManager(directory: folder.appending(path: "phone"))
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                let onLaptop = Replicator(
+                    datastore: laptop,
+                    name: "notes",
+                    client: Client(configuration: configuration)
+                )
+                let onPhone = Replicator(datastore: phone, name: "notes", client: Client(configuration: configuration))
+
+                // Offline on the laptop: a document updated twice, one deleted.
+                let first = try await laptop.createDocument(id: "first", body: ["title": "draft"])
+                let second = try await laptop.update(from: first, body: ["title": "final", "tags": ["a", "b"]])
+                let gone = try await laptop.createDocument(id: "gone", body: ["x": 1])
+                _ = try await laptop.delete(from: gone)
+                let pushed = try await onLaptop.replicate(.push)
+                #expect(pushed.revisionsPushed == 2)  // the two leaves: first's winner and gone's tombstone
+
+                let pulled = try await onPhone.replicate()
+                #expect(pulled.revisionsPulled == 2 && pulled.revisionsApplied == 2)
+                let copy = try await phone.document(id: "first")
+                #expect(copy.revID == second.revID && copy.body == second.body)
+                #expect(try await phone.revisionHistory(of: copy).map(\.revID) == [second.revID, first.revID])
+                #expect(try await phone.leaves(docID: "gone").first?.isDeleted == true)
+
+                // Both edit the same revision while apart: after both replicate, both keep both leaves and agree.
+                _ = try await laptop.update(from: second, body: ["title": "laptop's"])
+                _ = try await phone.update(from: copy, body: ["title": "phone's"])
+                _ = try await onLaptop.replicate()
+                _ = try await onPhone.replicate()
+                _ = try await onLaptop.replicate()
+                let laptopLeaves = try await laptop.leaves(docID: "first").map(\.revID)
+                let phoneLeaves = try await phone.leaves(docID: "first").map(\.revID)
+                #expect(laptopLeaves.count == 2 && laptopLeaves == phoneLeaves)
+                #expect(try await laptop.document(id: "first").body == (try await phone.document(id: "first").body))
+                #expect(try await laptop.conflictedDocumentIDs() == ["first"])
+                #expect(try await phone.conflictedDocumentIDs() == ["first"])
+
+                // Nothing left to do: a repeat sends and applies nothing.
+                let again = try await onLaptop.replicate()
+                let phoneAgain = try await onPhone.replicate()
+                #expect(again.revisionsPushed == 0 && again.revisionsApplied == 0, "\(again)")
+                #expect(phoneAgain.revisionsPushed == 0 && phoneAgain.revisionsApplied == 0, "\(phoneAgain)")
+                await laptop.close()
+                await phone.close()
+            }
+        }
+    }
+
+    @Test("the server's database and WAL hold no document ID, revision ID, field name, value or datastore name")
+    func noPlaintextOnTheServer() async throws {
+        try await withTemporaryDirectory { folder in
+            let data = folder.appending(path: "server-data")
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", data.path, "--registration-token", Self.token]
+            )
+            defer { server.stop() }
+            let url = try #require(URL(string: server.baseURL))
+            let configuration = try await Client.register(token: Self.token, clientName: "canary", apiURL: url)
+            let store = try await DatastoreManager(directory: folder.appending(path: "device"))
+                .datastore(named: "canarystore", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+            let created = try await store.createDocument(
+                id: "canary-document-id",
+                body: ["canary_field_name": "canary-field-value-7f3a", "n": 424242]
+            )
+            _ = try await store.update(from: created, body: ["canary_field_name": "canary-second-value-9b1c"])
+            let replicator = Replicator(
+                datastore: store,
+                name: "canary-datastore-name",
+                client: Client(configuration: configuration)
+            )
+            #expect(try await replicator.replicate(.push).revisionsPushed == 1)
+            let needles = [
+                "canary-document-id", "canary_field_name", "canary-field-value-7f3a", "canary-second-value-9b1c",
+                "424242", "canary-datastore-name", created.revID,
+            ]
+            let findings = try PlaintextScan.scan(data, for: needles.map { Data($0.utf8) })
+            #expect(findings.isEmpty, "plaintext on the server: \(findings)")
+            await store.close()
+        }
+    }
+
+    @Test("a pulled record another client wrote is refused, and nothing of its page is applied")
+    func foreignWriterRefused() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let alice = try await Client.register(token: Self.token, clientName: "alice", apiURL: url)
+            let mallory = Client(
+                configuration: try await Client.register(token: Self.token, clientName: "m", apiURL: url)
+            )
+            try await withTemporaryDirectory { folder in
+                let store = try await DatastoreManager(directory: folder)
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                let replicator = Replicator(datastore: store, name: "notes", client: Client(configuration: alice))
+                _ = try await replicator.replicate()  // makes alice's key for the type
+                // Mallory writes a well-formed record into alice's type and shares it with her.
+                let type = try ReplicationTypeKey(
+                    privateKey: alice.keys.encryptionKey,
+                    clientID: alice.clientID.uuidString.lowercased()
+                ).recordType(forDatastoreNamed: "notes")
+                _ = try await mallory.write(type: type, data: ["doc": "planted"], plain: ["sr.v": "1"])
+                try await mallory.share(type: type, readerID: alice.clientID)
+                let error = await #expect(throws: SyncError.self) { try await replicator.replicate(.pull) }
+                #expect(error?.code == .tampered)
+                #expect(try await store.documentCount() == 0)
+                await store.close()
+            }
+        }
+    }
+}
