@@ -163,6 +163,11 @@ struct Session: Sendable {
                 )
             )
             guard !page.records.isEmpty else { return }
+            // A page that does not move past the checkpoint would be read again forever: a server bug or a hostile
+            // one, refused before anything of it is applied.
+            guard page.lastIndex > after else {
+                throw SyncError(.invalidResponse, "the server's changes feed did not move past index \(after)")
+            }
             // Every record of the page is checked before any is applied.
             let revisions = try page.records.map { record throws -> RevisionRecord in
                 guard record.meta.writerID.uuidString.lowercased() == clientID else {

@@ -6,7 +6,7 @@ public struct SyncError: StrongroomError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
-            case tampered, invalidRecord, unsupportedVersion, invalidName, invalidKey
+            case tampered, invalidRecord, unsupportedVersion, invalidName, invalidKey, invalidResponse
         }
 
         private let kind: Kind
@@ -21,6 +21,9 @@ public struct SyncError: StrongroomError {
         public static let unsupportedVersion = Code(kind: .unsupportedVersion)
         /// A datastore name that is empty or longer than ``ReplicationLimits/maximumNameBytes``.
         public static let invalidName = Code(kind: .invalidName)
+        /// The server answered against the protocol: a changes feed page that does not move past the checkpoint
+        /// (which would replay forever). Nothing of that page is applied.
+        public static let invalidResponse = Code(kind: .invalidResponse)
         /// A key that is not 32 bytes.
         public static let invalidKey = Code(kind: .invalidKey)
 

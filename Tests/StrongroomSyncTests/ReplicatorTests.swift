@@ -136,4 +136,42 @@ import Testing
             }
         }
     }
+
+    @Test("the official Python SDK reads a pushed revision record as an ordinary record of its type")
+    func pythonReadsRevisionRecord() async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let configuration = try await Client.register(token: Self.token, clientName: "py", apiURL: url)
+            try await withTemporaryDirectory { home in
+                let store = try await DatastoreManager(directory: home.appending(path: "stores"))
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                let revision = try await store.createDocument(id: "shared-doc", body: ["title": "read by python"])
+                let client = Client(configuration: configuration)
+                _ = try await Replicator(datastore: store, name: "notes", client: client).replicate(.push)
+                let type = try ReplicationTypeKey(
+                    privateKey: configuration.keys.encryptionKey,
+                    clientID: configuration.clientID.uuidString.lowercased()
+                ).recordType(forDatastoreNamed: "notes")
+                let records = try await client.query(QueryParams(types: [type])).records
+                let recordID = try #require(records.first?.meta.recordID.uuidString.lowercased())
+                try configuration.save(profile: "swift", in: home.appending(path: ".tozny"))
+                let outcome = try await PythonSDK.run(
+                    [PythonSDK.path("Scripts/conformance/interop_client.py"), "read-with-profile", "swift", recordID],
+                    environment: [
+                        "HOME": home.path, "STRONGROOM_URL": url.absoluteString, "REGISTRATION_TOKEN": Self.token,
+                    ]
+                )
+                #expect(outcome.status == 0, "\(outcome.output)")
+                for part in [
+                    "\"doc\": \"shared-doc\"", "\"rev\": \"\(revision.revID)\"", "read by python", "\"deleted\": \"0\"",
+                ] {
+                    #expect(outcome.output.contains(part), "\(part): \(outcome.output)")
+                }
+                await store.close()
+            }
+        }
+    }
 }
