@@ -44,12 +44,3 @@ enum RevisionAncestry {
         return array
     }
 }
-
-/// Constant-time equality of two tags (their lengths are public).
-enum ConstantTimeText {
-    static func equals(_ lhs: String, _ rhs: String) -> Bool {
-        let (left, right) = (Array(lhs.utf8), Array(rhs.utf8))
-        guard left.count == right.count else { return false }
-        return left.withUnsafeBytes { l in right.withUnsafeBytes { r in ConstantTime.equals(l, r) } }
-    }
-}

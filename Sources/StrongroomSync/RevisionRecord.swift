@@ -120,8 +120,8 @@ public struct RevisionRecord: Sendable, Hashable {
         )
         let expected = self.plain(tags: tags)
         guard let documentTag = plain[PlainKey.documentTag], let revisionTag = plain[PlainKey.revisionTag],
-            ConstantTimeText.equals(documentTag, expected[PlainKey.documentTag] ?? ""),
-            ConstantTimeText.equals(revisionTag, expected[PlainKey.revisionTag] ?? "")
+            ConstantTime.equals(documentTag, expected[PlainKey.documentTag] ?? ""),
+            ConstantTime.equals(revisionTag, expected[PlainKey.revisionTag] ?? "")
         else {
             throw SyncError(.tampered, "the record's tags are not those of the revision it holds")
         }

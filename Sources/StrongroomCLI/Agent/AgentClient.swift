@@ -49,8 +49,8 @@ enum AgentClient {
 
     /// The data key the agent holds for the keychain `storeID`; nil when there is no agent, it does not hold that
     /// keychain, or it does not answer properly (said under `--verbose`).
-    static func unlockKey(storeID: String?) -> KeychainUnlockKey? {
-        guard let storeID, let path = socketPath, FileManager.default.fileExists(atPath: path) else { return nil }
+    static func unlockKey(storeID: String) -> KeychainUnlockKey? {
+        guard let path = socketPath, FileManager.default.fileExists(atPath: path) else { return nil }
         do {
             guard let answer = try exchange(path, .key, Array(storeID.utf8.prefix(128))), answer.status == .ok,
                 answer.length == 32

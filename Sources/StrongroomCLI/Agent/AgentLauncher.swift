@@ -91,14 +91,12 @@ enum AgentLauncher {
         return (descriptors[0], descriptors[1])
     }
 
-    private static func framed(_ bytes: [UInt8]) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: bytes.count >> 8), UInt8(truncatingIfNeeded: bytes.count)] + bytes
-    }
+    private static func framed(_ bytes: [UInt8]) -> [UInt8] { AgentProtocol.bigEndian(bytes.count) + bytes }
 
     private static func readFramed(limit: Int) -> [UInt8]? {
         var header = [UInt8](repeating: 0, count: 2)
         guard header.withUnsafeMutableBytes({ readAll(STDIN_FILENO, $0) }) else { return nil }
-        let count = Int(header[0]) << 8 | Int(header[1])
+        let count = AgentProtocol.length(header[...])
         guard count <= limit else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
         guard bytes.withUnsafeMutableBytes({ readAll(STDIN_FILENO, $0) }) else { return nil }
@@ -111,26 +109,16 @@ enum AgentLauncher {
 
     private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, base + offset, bytes.count - offset)
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
+        return ExactIO.transfer(count: bytes.count, endOfStream: EPIPE) {
+            write(descriptor, base + $0, bytes.count - $0)
+        } == nil
     }
 
     private static func readAll(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
         guard let base = buffer.baseAddress else { return true }
-        var offset = 0
-        while offset < buffer.count {
-            let count = read(descriptor, base + offset, buffer.count - offset)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
+        return ExactIO.transfer(count: buffer.count, endOfStream: ECONNRESET) {
+            read(descriptor, base + $0, buffer.count - $0)
+        } == nil
     }
 
     /// The child's first line (at most 4 KiB), waiting at most ``readyTimeoutMilliseconds``; nil when it closed

@@ -126,13 +126,10 @@ final class UnixSocket: @unchecked Sendable {
     /// Writes all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
         guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = send(descriptor, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { throw Failure(call: "send", code: written < 0 ? errno : EPIPE) }
-            offset += written
+        let failure = ExactIO.transfer(count: bytes.count, endOfStream: EPIPE) {
+            send(descriptor, base + $0, bytes.count - $0, Int32(MSG_NOSIGNAL))
         }
+        if let failure { throw Failure(call: "send", code: failure) }
     }
 
     func write(_ bytes: [UInt8]) throws {
@@ -142,13 +139,10 @@ final class UnixSocket: @unchecked Sendable {
     /// Reads exactly `buffer.count` bytes, or fails (a timeout, or the peer closing early).
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) {
         guard let base = buffer.baseAddress else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let count = recv(descriptor, base + offset, buffer.count - offset, 0)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw Failure(call: "recv", code: count < 0 ? errno : ECONNRESET) }
-            offset += count
+        let failure = ExactIO.transfer(count: buffer.count, endOfStream: ECONNRESET) {
+            recv(descriptor, base + $0, buffer.count - $0, 0)
         }
+        if let failure { throw Failure(call: "recv", code: failure) }
     }
 
     /// Reads exactly `count` bytes.

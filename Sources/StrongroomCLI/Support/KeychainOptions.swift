@@ -112,15 +112,15 @@ struct KeychainOptions: ParsableArguments {
         case .secretService:
             return Keychain(backend: SecretServiceBackend())
         case .file:
-            let url = fileURL
-            let file = try await BlockingExecutor.shared.run { _ throws(KeychainError) in
-                try EncryptedFileBackend.open(at: url)
-            }
-            if let key = await BlockingExecutor.shared.run({ _ in AgentClient.unlockKey(storeID: try? file.storeID) }) {
-                try file.unlock(with: key)
-            } else {
-                let options = self
-                try await BlockingExecutor.shared.run { _ in try file.unlock(passphrase: try options.passphrase()) }
+            let (url, options) = (fileURL, self)
+            let file = try await BlockingExecutor.shared.run { _ in
+                let file = try EncryptedFileBackend.open(at: url)
+                if let key = AgentClient.unlockKey(storeID: try file.storeID) {
+                    try file.unlock(with: key)
+                } else {
+                    try file.unlock(passphrase: try options.passphrase())
+                }
+                return file
             }
             return Keychain(backend: file)
         }

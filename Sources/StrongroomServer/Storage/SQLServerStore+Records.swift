@@ -83,15 +83,21 @@ extension SQLServerStore {
         case .writtenBy(let caller):
             sql += " AND r.writer_id = \(bind: caller)"
         case .readableBy(let caller):
-            sql += """
-                 AND (r.writer_id = \(bind: caller) OR r.user_id = \(bind: caller) OR EXISTS (SELECT 1 FROM policies p
-                WHERE p.user_id = r.user_id AND p.writer_id = r.writer_id AND p.reader_id = \(bind: caller)
-                AND p.type = r.type AND p.can_read = \(bind: true)))
-                """
+            sql += " AND " + Self.readable(by: caller)
         }
         sql += " ORDER BY r.idx LIMIT \(bind: query.limit)"
         let rows = try await database.raw(sql).all()
         return try rows.map { try decodeRecord($0, includesData: query.includesData) }
+    }
+
+    /// The condition that the record `r` is readable by `caller`: its writer, its user, or a reader the stored
+    /// policy of its type allows. The one place the read rule is written in SQL (v1 search, v2 search, revs_diff).
+    static func readable(by caller: String) -> SQLQueryString {
+        """
+        (r.writer_id = \(bind: caller) OR r.user_id = \(bind: caller) OR EXISTS (SELECT 1 FROM policies p
+        WHERE p.user_id = r.user_id AND p.writer_id = r.writer_id AND p.reader_id = \(bind: caller)
+        AND p.type = r.type AND p.can_read = \(bind: true)))
+        """
     }
 
     package func records(ids: [RecordID]) async throws -> [StoredRecord] {

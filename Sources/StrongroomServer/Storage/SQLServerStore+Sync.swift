@@ -10,11 +10,8 @@ extension SQLServerStore {
         let rows = try await database.raw(
             """
             SELECT DISTINCT r.sync_tag FROM records r WHERE r.type = \(bind: type) AND r.pending = \(bind: false)
-            AND r.sync_tag IN (\(binds: list))
-            AND (r.writer_id = \(bind: caller) OR r.user_id = \(bind: caller) OR EXISTS (SELECT 1 FROM policies p
-            WHERE p.user_id = r.user_id AND p.writer_id = r.writer_id AND p.reader_id = \(bind: caller)
-            AND p.type = r.type AND p.can_read = \(bind: true)))
-            """
+            AND r.sync_tag IN (\(binds: list)) AND
+            """ + Self.readable(by: caller)
         ).all()
         let present = Set(try rows.map { try $0.decode(column: "sync_tag", as: String.self) })
         return Set(tags).subtracting(present)
