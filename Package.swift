@@ -402,6 +402,9 @@ let package = Package(
             dependencies: [
                 "StrongroomSync", "StrongroomClient", "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore",
                 "StrongroomTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import StrongroomWire
 
 extension Client {
@@ -7,6 +8,17 @@ extension Client {
     /// - Throws: ``ClientError/Code/badRequest`` for invalid parameters, ``ClientError/Code/tampered`` when a
     ///   record does not decrypt.
     public func query(_ params: QueryParams) async throws(ClientError) -> QueryResult {
+        try await search(params, requiringSignatures: false)
+    }
+
+    /// One page of `params`, decrypted; with `requiringSignatures`, every record must carry a `rec_sig` that
+    /// verifies under its writer's signing key; with `writers`, a record of any other writer is
+    /// ``ClientError/Code/tampered`` before anything of the page is decrypted.
+    func search(
+        _ params: QueryParams,
+        requiringSignatures: Bool,
+        writers: Set<String>? = nil
+    ) async throws(ClientError) -> QueryResult {
         let response = try await authenticated(
             .POST,
             E3DBPath.search.render(),
@@ -14,6 +26,14 @@ extension Client {
             success: [200],
             as: SearchResponse.self
         )
+        if let writers,
+            let stranger = response.results.first(where: { !writers.contains($0.meta.writerID.lowercased()) })
+        {
+            throw ClientError(
+                .tampered,
+                "record \(stranger.meta.recordID) was written by a client outside the set asked for"
+            )
+        }
         var records: [Record] = []
         records.reserveCapacity(response.results.count)
         for result in response.results {
@@ -22,7 +42,8 @@ extension Client {
                     meta: result.meta,
                     data: result.recordData ?? [:],
                     inlineKey: result.accessKey,
-                    signature: result.recordSignature
+                    signature: result.recordSignature,
+                    requiringSignature: requiringSignatures
                 )
             )
         }

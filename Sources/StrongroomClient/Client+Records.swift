@@ -105,18 +105,31 @@ extension Client {
     /// record has one (whole records only: a signature covers every field).
     ///
     /// Records written by this client verify with its own key; others' with the signing key the server lists for
-    /// the writer. Records without `rec_sig` (the Python, Go and Java SDKs write none) are accepted as E3DB does.
+    /// the writer. Records without `rec_sig` (the Python, Go and Java SDKs write none) are accepted as E3DB does,
+    /// unless `requiringSignature` (revision records, which Strongroom always signs): then a record without one, or
+    /// whose writer has no signing key, is ``ClientError/Code/tampered``.
     func decrypt(
         meta wire: RecordMeta,
         data: [String: String],
         inlineKey: AccessKeyResponse?,
-        signature: String?
+        signature: String?,
+        requiringSignature: Bool = false
     ) async throws(ClientError)
         -> Record
     {
         let record = try await decrypt(meta: wire, data: data, inlineKey: inlineKey)
-        guard let signature, !record.data.isEmpty else { return record }
-        guard let signer = try await signingKey(of: record.meta.writerID) else { return record }
+        guard let signature, !record.data.isEmpty else {
+            if requiringSignature {
+                throw ClientError(.tampered, "record \(wire.recordID) carries no signature of its writer")
+            }
+            return record
+        }
+        guard let signer = try await signingKey(of: record.meta.writerID) else {
+            if requiringSignature {
+                throw ClientError(.tampered, "the writer of record \(wire.recordID) has no signing key to verify it")
+            }
+            return record
+        }
         let info = RecordInfo(
             writerID: record.meta.writerID,
             userID: record.meta.userID,

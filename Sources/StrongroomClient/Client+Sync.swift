@@ -62,4 +62,27 @@ extension Client {
             as: SyncBulkResponse.self
         ).records
     }
+
+    /// One page of the revision records of `type` readable by this client, after `afterIndex` in the server's
+    /// record order (`POST /v1/storage/search`), decrypted. Each record must be written by one of `writers`
+    /// (lowercase client IDs; checked before any is decrypted) and carry its writer's `rec_sig` and verify under it:
+    /// any other record is ``ClientError/Code/tampered``.
+    package func revisionRecords(
+        type: String,
+        writers: Set<String>,
+        afterIndex: Int64,
+        count: Int
+    ) async throws(ClientError) -> QueryResult {
+        try await search(
+            QueryParams(
+                count: count,
+                types: [type],
+                includesAllWriters: true,
+                includesData: true,
+                afterIndex: afterIndex
+            ),
+            requiringSignatures: true,
+            writers: writers
+        )
+    }
 }

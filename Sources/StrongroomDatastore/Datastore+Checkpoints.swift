@@ -21,15 +21,20 @@ extension Datastore {
     /// Saves `value` as the checkpoint `id`, durably (one write transaction).
     package func setCheckpoint(_ id: String, _ value: String) async throws(DatastoreError) {
         let key = Self.checkpointPrefix + id
-        try await write { store throws(DatastoreError) in
-            try store.sql { () throws(SQLiteError) in
-                let statement = try store.connection.prepare(
-                    "INSERT INTO info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-                )
-                try statement.bind(key, at: 1)
-                try statement.bind(value, at: 2)
-                try statement.run()
-            }
+        try await write { store throws(DatastoreError) in try store.saveCheckpoint(key, value) }
+    }
+}
+
+extension RevisionStore {
+    /// Saves a checkpoint row, inside the caller's transaction.
+    func saveCheckpoint(_ key: String, _ value: String) throws(DatastoreError) {
+        try sql { () throws(SQLiteError) in
+            let statement = try connection.prepare(
+                "INSERT INTO info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+            )
+            try statement.bind(key, at: 1)
+            try statement.bind(value, at: 2)
+            try statement.run()
         }
     }
 }

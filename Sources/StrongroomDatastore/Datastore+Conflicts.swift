@@ -18,7 +18,7 @@ extension Datastore {
         isDeleted: Bool = false
     ) async throws(DatastoreError) -> DocumentRevision {
         try await write { store throws(DatastoreError) in
-            try store.forceInsert(docID: docID, history: history, body: body, isDeleted: isDeleted)
+            try store.forceInsert(docID: docID, history: history, body: body, isDeleted: isDeleted).revision
         }
     }
 

@@ -29,8 +29,25 @@ public struct ReplicationReport: Sendable, Hashable {
     public var revisionsPulled = 0
     /// Of those, the revisions the datastore did not have yet.
     public var revisionsApplied = 0
+    /// Bytes of revision bodies sent (before encryption).
+    public var bytesPushed = 0
+    /// Bytes of revision bodies received (after decryption).
+    public var bytesPulled = 0
+    /// How long the replication took.
+    public var duration: Duration = .zero
 
     public init() {}
+}
+
+/// A step of a replication, as ``Replicator/replicate(_:progress:)`` reports it and
+/// ``Replicator/events(_:)`` yields it (CDTDatastore's replicator delegate).
+public enum ReplicationEvent: Sendable, Hashable {
+    /// A batch of revisions was stored on the server; the report so far.
+    case pushed(ReplicationReport)
+    /// A page of revisions was applied, with its checkpoint, in one transaction; the report so far.
+    case pulled(ReplicationReport)
+    /// The replication finished: nothing it read is left to send or apply. The final report.
+    case completed(ReplicationReport)
 }
 
 /// Replicates a datastore through the Strongroom server with CouchDB's algorithm, end to end encrypted
@@ -59,10 +76,18 @@ public struct Replicator: Sendable {
 
     /// Runs one replication in `direction`.
     ///
-    /// - Throws: ``SyncError`` for a record that does not verify (nothing of its page is applied), `ClientError`
-    ///   from the server, `DatastoreError` from the datastore. Cancellation stops between pages; what was applied
-    ///   stays applied and the checkpoint never runs ahead of it.
-    public func replicate(_ direction: ReplicationDirection = .both) async throws -> ReplicationReport {
+    /// - Parameter progress: called after each batch pushed and each page applied, then once with ``ReplicationEvent/completed(_:)``.
+    /// - Throws: ``SyncError/Code/tampered`` for a record that does not verify (its tags, its writer, its signature
+    ///   or its ciphertext) and ``SyncError`` for other bad records — nothing of that page is applied; `ClientError`
+    ///   from the server, `DatastoreError` from the datastore. Cancellation stops between pages: every page is
+    ///   applied in one transaction with its checkpoint, so nothing is half-applied and the checkpoint never runs
+    ///   ahead of what was applied.
+    @discardableResult
+    public func replicate(
+        _ direction: ReplicationDirection = .both,
+        progress: @Sendable (ReplicationEvent) -> Void = { _ in }
+    ) async throws -> ReplicationReport {
+        let started = ContinuousClock.now
         let configuration = client.configuration
         let clientID = configuration.clientID.uuidString.lowercased()
         let type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
@@ -74,12 +99,31 @@ public struct Replicator: Sendable {
             type: type,
             tags: tags,
             clientID: clientID,
-            checkpointID: "\(clientID)@\(configuration.apiURL.absoluteString)/\(type)"
+            checkpointID: "\(clientID)@\(configuration.apiURL.absoluteString)/\(type)",
+            started: started
         )
         var report = ReplicationReport()
-        if direction != .pull { try await session.push(&report) }
-        if direction != .push { try await session.pull(&report) }
+        if direction != .pull { try await session.push(&report, progress) }
+        if direction != .push { try await session.pull(&report, progress) }
+        report.duration = ContinuousClock.now - started
+        progress(.completed(report))
         return report
+    }
+
+    /// The events of one replication in `direction`, ending after ``ReplicationEvent/completed(_:)`` or with its
+    /// error. The replication starts when iteration starts and is cancelled when the iterating task is.
+    public func events(_ direction: ReplicationDirection = .both) -> AsyncThrowingStream<ReplicationEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReplicationEvent.self)
+        let task = Task {
+            do {
+                try await replicate(direction) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
     }
 }
 
@@ -91,8 +135,9 @@ struct Session: Sendable {
     let tags: RevisionTagKey
     let clientID: String
     let checkpointID: String
+    let started: ContinuousClock.Instant
 
-    func push(_ report: inout ReplicationReport) async throws {
+    func push(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
         let key = "push:" + checkpointID
         var since = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
         while true {
@@ -109,59 +154,53 @@ struct Session: Sendable {
             for chunk in candidates.chunked(into: 1_000) {
                 missing.formUnion(try await client.missingRevisionTags(type: type, tags: chunk.map(\.tag)))
             }
+            let wanted = candidates.filter { missing.contains($0.tag) }.map { (docID: $0.docID, revID: $0.revID) }
+            let revisions = try await datastore.outgoingRevisions(
+                wanted,
+                maximumAncestry: ReplicationLimits.maximumAncestry
+            )
             var batch: [Client.RevisionWrite] = []
             var batchBytes = 0
-            for candidate in candidates where missing.contains(candidate.tag) {
-                let record = try await revisionRecord(docID: candidate.docID, revID: candidate.revID)
-                let write = Client.RevisionWrite(fields: record.fields, plain: record.plain(tags: tags))
+            for revision in revisions {
+                let record = try RevisionRecord(
+                    docID: revision.docID,
+                    revID: revision.revID,
+                    ancestry: revision.ancestry,
+                    isDeleted: revision.isDeleted,
+                    body: revision.json
+                )
                 let size = record.body.utf8.count + record.attachments.utf8.count + 64 * record.ancestry.count
                 if !batch.isEmpty, batch.count == 500 || batchBytes + size > Replicator.batchBytes {
-                    report.revisionsPushed += try await send(batch)
+                    try await send(batch, bytes: batchBytes, &report, progress)
                     (batch, batchBytes) = ([], 0)
                 }
-                batch.append(write)
+                batch.append(Client.RevisionWrite(fields: record.fields, plain: record.plain(tags: tags)))
                 batchBytes += size
             }
-            if !batch.isEmpty { report.revisionsPushed += try await send(batch) }
+            if !batch.isEmpty { try await send(batch, bytes: batchBytes, &report, progress) }
             since = page.lastSequence
             try await datastore.setCheckpoint(key, String(since))
         }
     }
 
-    private func send(_ batch: [Client.RevisionWrite]) async throws -> Int {
-        try await client.writeRevisions(type: type, batch).filter(\.created).count
+    private func send(
+        _ batch: [Client.RevisionWrite],
+        bytes: Int,
+        _ report: inout ReplicationReport,
+        _ progress: (ReplicationEvent) -> Void
+    ) async throws {
+        report.revisionsPushed += try await client.writeRevisions(type: type, batch).filter(\.created).count
+        report.bytesPushed += bytes
+        report.duration = ContinuousClock.now - started
+        progress(.pushed(report))
     }
 
-    /// The revision `revID` of `docID` as a record: its body, deletion and ancestry (at most 1,000 IDs).
-    private func revisionRecord(docID: String, revID: String) async throws -> RevisionRecord {
-        let revision = try await datastore.document(id: docID, rev: revID)
-        let history = try await datastore.revisionHistory(of: revision).map(\.revID)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = String(decoding: try encoder.encode(revision.body), as: UTF8.self)
-        return try RevisionRecord(
-            docID: docID,
-            revID: revID,
-            ancestry: Array(history.prefix(ReplicationLimits.maximumAncestry)),
-            isDeleted: revision.isDeleted,
-            body: revision.isDeleted ? "{}" : body
-        )
-    }
-
-    func pull(_ report: inout ReplicationReport) async throws {
+    func pull(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
         let key = "pull:" + checkpointID
         var after = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
         while true {
             try Task.checkCancellation()
-            let page = try await client.query(
-                QueryParams(
-                    count: Replicator.pageSize,
-                    types: [type],
-                    includesAllWriters: true,
-                    includesData: true,
-                    afterIndex: after
-                )
-            )
+            let page = try await revisionRecords(after: after)
             guard !page.records.isEmpty else { return }
             // A page that does not move past the checkpoint would be read again forever: a server bug or a hostile
             // one, refused before anything of it is applied.
@@ -169,28 +208,64 @@ struct Session: Sendable {
                 throw SyncError(.invalidResponse, "the server's changes feed did not move past index \(after)")
             }
             // Every record of the page is checked before any is applied.
-            let revisions = try page.records.map { record throws -> RevisionRecord in
+            var bytes = 0
+            let revisions = try page.records.map { record throws -> IncomingRevision in
                 guard record.meta.writerID.uuidString.lowercased() == clientID else {
                     throw SyncError(.tampered, "a revision record of another writer is not part of this datastore")
                 }
-                return try RevisionRecord(fields: record.data, plain: record.meta.plain, tags: tags)
-            }
-            for revision in revisions {
-                let body =
-                    revision.isDeleted
-                    ? [:] : try JSONDecoder().decode([String: JSONValue].self, from: Data(revision.body.utf8))
-                let before = try? await datastore.document(id: revision.docID, rev: revision.revID)
-                _ = try await datastore.forceInsert(
+                let revision = try RevisionRecord(fields: record.data, plain: record.meta.plain, tags: tags)
+                bytes += revision.body.utf8.count
+                return IncomingRevision(
                     docID: revision.docID,
                     history: revision.ancestry,
-                    body: body,
+                    body: revision.isDeleted ? [:] : try Self.body(revision.body),
                     isDeleted: revision.isDeleted
                 )
-                if before == nil { report.revisionsApplied += 1 }
             }
+            // The page and its checkpoint in one transaction (CouchDB saves the checkpoint after the page is durable).
+            report.revisionsApplied += try await datastore.applyReplicated(
+                revisions,
+                checkpoint: key,
+                value: String(page.lastIndex)
+            )
             report.revisionsPulled += revisions.count
+            report.bytesPulled += bytes
+            report.duration = ContinuousClock.now - started
             after = page.lastIndex
-            try await datastore.setCheckpoint(key, String(after))
+            progress(.pulled(report))
+        }
+    }
+
+    /// A page of revision records after `after`; one whose signature or ciphertext does not verify is
+    /// ``SyncError/Code/tampered``.
+    private func revisionRecords(after: Int64) async throws -> QueryResult {
+        let outcome: Result<QueryResult, ClientError>
+        do {
+            outcome = .success(
+                try await client.revisionRecords(
+                    type: type,
+                    writers: [clientID],
+                    afterIndex: after,
+                    count: Replicator.pageSize
+                )
+            )
+        } catch {
+            outcome = .failure(error)
+        }
+        switch outcome {
+        case .success(let page): return page
+        case .failure(let error) where error.code == .tampered:
+            throw SyncError(.tampered, "a revision record from the server does not verify", underlying: error)
+        case .failure(let error): throw error
+        }
+    }
+
+    /// A pulled body: a JSON object (``RevisionRecord`` has bounded its size).
+    private static func body(_ text: String) throws(SyncError) -> [String: JSONValue] {
+        do {
+            return try JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8))
+        } catch {
+            throw SyncError(.invalidRecord, "a revision's body is not a JSON object", underlying: error)
         }
     }
 }

@@ -16,8 +16,14 @@ import Testing
         }
 
         /// Runs `strongroom <arguments>` and returns its exit status and output (stdout and stderr together).
+        /// `environment` adds to the profile's variables; `input` is standard input.
         @discardableResult
-        func run(_ arguments: [String], profile: String = "alice") async throws -> ExternalProcess.Outcome {
+        func run(
+            _ arguments: [String],
+            profile: String = "alice",
+            environment: [String: String] = [:],
+            input: String? = nil
+        ) async throws -> ExternalProcess.Outcome {
             try await ExternalProcess.run(
                 Self.executable,
                 arguments: arguments,
@@ -25,7 +31,8 @@ import Testing
                 environment: [
                     "STRONGROOM_HOME": home.appending(path: "profiles").path, "STRONGROOM_PROFILE": profile,
                     "TMPDIR": home.appending(path: "tmp").path,
-                ]
+                ].merging(environment) { _, added in added },
+                input: input
             )
         }
 

@@ -77,4 +77,123 @@ import Testing
             try await laptop.fails(["store", "sync", "--push", "--pull", "--profile", "alice"] + store, status: 64)
         }
     }
+
+    @Test(
+        "a sync killed at seeded points, pulling and pushing, resumes: the re-run completes, nothing is lost or twice"
+    )
+    func killedMidSync() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", folder.appending(path: "data").path, "--registration-token", "tok"]
+            )
+            defer { server.stop() }
+            var homes: [CLISessionTests.CLI] = []
+            for name in ["laptop", "phone"] {
+                let home = folder.appending(path: name)
+                try FileManager.default.createDirectory(
+                    at: home.appending(path: "tmp"),
+                    withIntermediateDirectories: true
+                )
+                homes.append(CLISessionTests.CLI(url: server.baseURL, home: home))
+            }
+            let (laptop, phone) = (homes[0], homes[1])
+            _ = try await laptop.ok(["register", "--token", "tok", "--url", server.baseURL])
+            try FileManager.default.copyItem(
+                at: laptop.home.appending(path: "profiles"),
+                to: phone.home.appending(path: "profiles")
+            )
+            for cli in [laptop, phone] { _ = try await cli.ok(["keys", "access-key", "--output", "local.key"]) }
+            let documents = 450  // three pages of 200 each way
+            func store(_ name: String) -> [String] {
+                ["--directory", "stores", "--name", name, "--key-file", "local.key"]
+            }
+            func fill(_ cli: CLISessionTests.CLI, _ name: String) async throws {
+                _ = try await cli.ok(["store", "create"] + store(name))
+                let lines = (0..<documents).map { "{\"_id\":\"doc-\($0)\",\"n\":\($0)}\n" }.joined()
+                let outcome = try await cli.run(["store", "import"] + store(name), input: lines)
+                try #require(outcome.status == 0, "\(outcome.output)")
+            }
+            func count(_ cli: CLISessionTests.CLI, _ name: String) async throws -> Int {
+                try await cli.ok(["store", "list"] + store(name)).split(separator: "\n").count
+            }
+            func shim(_ crashAt: Int?, countFile: URL? = nil) async throws -> [String: String] {
+                CrashPoints.environment(
+                    library: try await CrashPoints.library(),
+                    crashAt: crashAt,
+                    countFile: countFile
+                )
+            }
+            let settled = "pushed 0 revisions; pulled 0, 0 new"
+
+            // Pulling: the phone's datastore is put back to its state before the pull for every point.
+            try await fill(laptop, "notes")
+            _ = try await laptop.ok(["store", "sync", "--push", "--profile", "alice"] + store("notes"))
+            _ = try await phone.ok(["store", "create"] + store("notes"))
+            let stores = phone.home.appending(path: "stores")
+            let snapshot = phone.home.appending(path: "stores-before-pull")
+            try FileManager.default.copyItem(at: stores, to: snapshot)
+            let pullCount = folder.appending(path: "pull-operations")
+            let counted = try await phone.run(
+                ["store", "sync", "--pull", "--profile", "alice"] + store("notes"),
+                environment: try await shim(nil, countFile: pullCount)
+            )
+            try #require(counted.status == 0, "\(counted.output)")
+            let pullTotal = try CrashPoints.count(in: pullCount)
+            for point in CrashPoints.points(total: pullTotal, workload: "store sync --pull") {
+                let crash = CrashPoints.describe(workload: "store sync --pull", point: point, total: pullTotal)
+                try FileManager.default.removeItem(at: stores)
+                try FileManager.default.copyItem(at: snapshot, to: stores)
+                let killed = try await phone.run(
+                    ["store", "sync", "--pull", "--profile", "alice"] + store("notes"),
+                    environment: try await shim(point)
+                )
+                #expect(killed.signalled || killed.status == 0, "\(crash): \(killed.output)")
+                print("crash points: \(crash): \(killed.signalled ? "killed" : "finished first")")
+                _ = try await phone.ok(["store", "sync", "--pull", "--profile", "alice"] + store("notes"))
+                #expect(try await count(phone, "notes") == documents, "\(crash)")
+                #expect(
+                    try await phone.ok(["store", "sync", "--profile", "alice"] + store("notes")) == settled,
+                    "\(crash)"
+                )
+            }
+
+            // Pushing: each point pushes a datastore of its own name, so the server starts empty for it each time.
+            let pushCount = folder.appending(path: "push-operations")
+            try await fill(phone, "push-count")
+            let pushed = try await phone.run(
+                ["store", "sync", "--push", "--profile", "alice"] + store("push-count"),
+                environment: try await shim(nil, countFile: pushCount)
+            )
+            try #require(pushed.status == 0, "\(pushed.output)")
+            let pushTotal = try CrashPoints.count(in: pushCount)
+            for point in CrashPoints.points(total: pushTotal, workload: "store sync --push") {
+                let crash = CrashPoints.describe(workload: "store sync --push", point: point, total: pushTotal)
+                let name = "push-\(point)"
+                try await fill(phone, name)
+                let killed = try await phone.run(
+                    ["store", "sync", "--push", "--profile", "alice"] + store(name),
+                    environment: try await shim(point)
+                )
+                #expect(killed.signalled || killed.status == 0, "\(crash): \(killed.output)")
+                print("crash points: \(crash): \(killed.signalled ? "killed" : "finished first")")
+                _ = try await phone.ok(["store", "sync", "--push", "--profile", "alice"] + store(name))
+                _ = try await laptop.ok(["store", "create"] + store(name))
+                let pulled = try await laptop.ok(
+                    ["store", "sync", "--pull", "--json", "--profile", "alice"] + store(name)
+                )
+                #expect(pulled.contains("\"pulled\" : \(documents)"), "\(crash): each revision stored once: \(pulled)")
+                #expect(try await count(laptop, name) == documents, "\(crash)")
+                // The phone reads its own revisions back once (none new), then has nothing to do.
+                #expect(
+                    try await phone.ok(["store", "sync", "--profile", "alice"] + store(name))
+                        == "pushed 0 revisions; pulled \(documents), 0 new",
+                    "\(crash)"
+                )
+                #expect(
+                    try await phone.ok(["store", "sync", "--profile", "alice"] + store(name)) == settled,
+                    "\(crash)"
+                )
+            }
+        }
+    }
 }

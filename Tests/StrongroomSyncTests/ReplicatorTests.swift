@@ -43,8 +43,16 @@ import Testing
                 let pushed = try await onLaptop.replicate(.push)
                 #expect(pushed.revisionsPushed == 2)  // the two leaves: first's winner and gone's tombstone
 
-                let pulled = try await onPhone.replicate()
-                #expect(pulled.revisionsPulled == 2 && pulled.revisionsApplied == 2)
+                // As an AsyncSequence of events (CDTDatastore's replicator delegate): a page applied, then completed.
+                var events: [ReplicationEvent] = []
+                for try await event in onPhone.events() { events.append(event) }
+                guard case .completed(let pulled)? = events.last, case .pulled(let page)? = events.dropLast().last
+                else {
+                    Issue.record("events: \(events)")
+                    return
+                }
+                #expect(pulled.revisionsPulled == 2 && pulled.revisionsApplied == 2 && page.revisionsApplied == 2)
+                #expect(pulled.bytesPulled > 0 && pulled.duration > .zero)
                 let copy = try await phone.document(id: "first")
                 #expect(copy.revID == second.revID && copy.body == second.body)
                 #expect(try await phone.revisionHistory(of: copy).map(\.revID) == [second.revID, first.revID])
@@ -74,36 +82,50 @@ import Testing
         }
     }
 
-    @Test("the server's database and WAL hold no document ID, revision ID, field name, value or datastore name")
-    func noPlaintextOnTheServer() async throws {
-        try await withTemporaryDirectory { folder in
-            let data = folder.appending(path: "server-data")
-            let server = try await ServerProcess(
-                arguments: ["--data-directory", data.path, "--registration-token", Self.token]
-            )
-            defer { server.stop() }
+    @Test(
+        "the server's database (SQLite with its WAL, or a PostgreSQL dump) holds no document ID, revision ID, field name, value or datastore name",
+        arguments: TestEngine.available
+    )
+    func noPlaintextOnTheServer(engine: TestEngine) async throws {
+        try await ServerProcess.withServer(engine: engine, arguments: ["--registration-token", Self.token]) {
+            server,
+            storage in
             let url = try #require(URL(string: server.baseURL))
+            let data = URL(fileURLWithPath: try #require(storage.last(after: "--data-directory")))
             let configuration = try await Client.register(token: Self.token, clientName: "canary", apiURL: url)
-            let store = try await DatastoreManager(directory: folder.appending(path: "device"))
-                .datastore(named: "canarystore", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
-            let created = try await store.createDocument(
-                id: "canary-document-id",
-                body: ["canary_field_name": "canary-field-value-7f3a", "n": 424242]
-            )
-            _ = try await store.update(from: created, body: ["canary_field_name": "canary-second-value-9b1c"])
-            let replicator = Replicator(
-                datastore: store,
-                name: "canary-datastore-name",
-                client: Client(configuration: configuration)
-            )
-            #expect(try await replicator.replicate(.push).revisionsPushed == 1)
-            let needles = [
-                "canary-document-id", "canary_field_name", "canary-field-value-7f3a", "canary-second-value-9b1c",
-                "424242", "canary-datastore-name", created.revID,
-            ]
-            let findings = try PlaintextScan.scan(data, for: needles.map { Data($0.utf8) })
-            #expect(findings.isEmpty, "plaintext on the server: \(findings)")
-            await store.close()
+            try await withTemporaryDirectory { folder in
+                let store = try await DatastoreManager(directory: folder.appending(path: "device"))
+                    .datastore(named: "canarystore", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                let created = try await store.createDocument(
+                    id: "canary-document-id",
+                    body: ["canary_field_name": "canary-field-value-7f3a", "n": 424242]
+                )
+                _ = try await store.update(from: created, body: ["canary_field_name": "canary-second-value-9b1c"])
+                let replicator = Replicator(
+                    datastore: store,
+                    name: "canary-datastore-name",
+                    client: Client(configuration: configuration)
+                )
+                #expect(try await replicator.replicate(.push).revisionsPushed == 1)
+                if let database = storage.last(after: "--database-url") {
+                    // PostgreSQL: a full dump of the database, written into the data directory to be scanned with it.
+                    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+                    let dump = data.appending(path: "postgres.dump.sql")
+                    let outcome = try await ExternalProcess.run(
+                        URL(fileURLWithPath: "/usr/bin/pg_dump"),
+                        arguments: [database, "--file", dump.path]
+                    )
+                    #expect(outcome.status == 0, "\(outcome.output)")
+                    #expect(try String(contentsOf: dump, encoding: .utf8).contains("sync_tag"))
+                }
+                let needles = [
+                    "canary-document-id", "canary_field_name", "canary-field-value-7f3a", "canary-second-value-9b1c",
+                    "424242", "canary-datastore-name", created.revID,
+                ]
+                let findings = try PlaintextScan.scan(data, for: needles.map { Data($0.utf8) })
+                #expect(findings.isEmpty, "plaintext on the server: \(findings)")
+                await store.close()
+            }
         }
     }
 
@@ -173,5 +195,13 @@ import Testing
                 await store.close()
             }
         }
+    }
+}
+
+extension [String] {
+    /// The value after the last `flag` in an argument list.
+    func last(after flag: String) -> String? {
+        guard let index = lastIndex(of: flag), index + 1 < count else { return nil }
+        return self[index + 1]
     }
 }

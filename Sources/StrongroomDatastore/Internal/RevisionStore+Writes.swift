@@ -78,13 +78,13 @@ extension RevisionStore {
     }
 
     /// Adds a replicated revision with its history (newest first), creating missing ancestors as body-less stubs.
-    /// A revision already present is returned unchanged.
+    /// A revision already present is returned unchanged, with `isNew` false.
     func forceInsert(
         docID: String,
         history: [String],
         body: [String: JSONValue],
         isDeleted: Bool
-    ) throws(DatastoreError) -> DocumentRevision {
+    ) throws(DatastoreError) -> (revision: DocumentRevision, isNew: Bool) {
         try DocumentID.validate(docID)
         try RevisionID.validateHistory(history, limit: limits.maximumHistoryLength)
         let (json, stored) = try BodyCodec.encode(
@@ -122,7 +122,7 @@ extension RevisionStore {
             )
             return (row, true)
         }
-        return try load(row, body: isNew ? stored : nil)
+        return (try load(row, body: isNew ? stored : nil), isNew)
     }
 
     /// Runs SQL that may also decide a typed failure, mapping SQLite's errors on the way out.

@@ -1,0 +1,82 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A server in the middle: every request goes on to the real Strongroom server, and `tamper` may rewrite the answer
+/// before the client sees it — the malicious or broken server of the replication proofs. The real server does the
+/// work; only what comes back is changed.
+enum HostileServer {
+    /// What to do with one exchange.
+    enum Verdict: Sendable {
+        /// Hand the client these bytes as the body (the original ones, or rewritten).
+        case answer(Data)
+        /// The request reached the server, but the client gets a 502 instead of its answer: a network cut after the
+        /// server acted.
+        case cut
+    }
+
+    /// Given the request's path and body and the real server's answer, what the client gets.
+    typealias Tamper = @Sendable (_ path: String, _ request: Data, _ response: Data) -> Verdict
+
+    /// Runs `body` with the URL of a proxy in front of `upstream`.
+    static func with(
+        upstream: URL,
+        tamper: @escaping Tamper,
+        _ body: @escaping @Sendable (URL) async throws -> Void
+    ) async throws {
+        let base =
+            upstream.absoluteString.hasSuffix("/")
+            ? String(upstream.absoluteString.dropLast()) : upstream.absoluteString
+        let responder = CallbackResponder { (request: Request, _: BasicRequestContext) -> Response in
+            let uri = request.uri.description
+            let requestBody = Data(try await request.body.collect(upTo: 32 << 20).readableBytesView)
+            var forward = HTTPClientRequest(url: base + uri)
+            forward.method = HTTPMethod(rawValue: request.method.rawValue)
+            for field in request.headers
+            where ![HTTPField.Name.contentLength, .connection].contains(field.name) {
+                forward.headers.add(name: field.name.rawName, value: field.value)
+            }
+            if !requestBody.isEmpty { forward.body = .bytes(ByteBuffer(bytes: requestBody)) }
+            let answer = try await HTTPClient.shared.execute(forward, timeout: .seconds(60))
+            let answerBody = Data(try await answer.body.collect(upTo: 64 << 20).readableBytesView)
+            var headers = HTTPFields()
+            if let type = answer.headers.first(name: "Content-Type") { headers[.contentType] = type }
+            switch tamper(request.uri.path, requestBody, answerBody) {
+            case .answer(let bytes):
+                return Response(
+                    status: .init(code: Int(answer.status.code)),
+                    headers: headers,
+                    body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+                )
+            case .cut:
+                return Response(status: .badGateway, body: .init(byteBuffer: ByteBuffer(string: "cut")))
+            }
+        }
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0))
+        )
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+        }
+    }
+
+    /// A search answer's JSON, rewritten by `change` (answers of other routes pass unchanged).
+    static func rewritingSearch(_ change: @escaping @Sendable (inout [String: Any]) -> Void) -> Tamper {
+        { path, _, response in
+            guard path == "/v1/storage/search",
+                var object = (try? JSONSerialization.jsonObject(with: response)) as? [String: Any],
+                (object["results"] as? [Any])?.isEmpty == false
+            else { return .answer(response) }
+            change(&object)
+            return .answer((try? JSONSerialization.data(withJSONObject: object)) ?? response)
+        }
+    }
+}
