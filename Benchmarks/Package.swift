@@ -64,6 +64,16 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StrongroomSyncBenchmark",
+            dependencies: [
+                .product(name: "StrongroomClient", package: "Strongroom"),
+                .product(name: "StrongroomCore", package: "Strongroom"),
+                .product(name: "StrongroomCrypto", package: "Strongroom"),
+                .product(name: "StrongroomDatastore", package: "Strongroom"),
+                .product(name: "StrongroomSync", package: "Strongroom"),
+            ]
+        ),
+        .executableTarget(
             name: "StrongroomBenchmarks",
             dependencies: [
                 .product(name: "StrongroomCore", package: "Strongroom"),

@@ -58,8 +58,10 @@ public enum ReplicationEvent: Sendable, Hashable {
 ///
 /// This slice replicates one client's datastore between its devices: revisions written by another client are refused.
 public struct Replicator: Sendable {
-    /// Changes read from the datastore, and records read from the server, per round.
-    static let pageSize = 200
+    /// Changes read from the datastore per push round: one revs_diff and one bulk write (at most 500 records).
+    static let pushPageSize = 500
+    /// Records read from the server per pull round (the most v1 search returns), applied in one transaction.
+    static let pullPageSize = 1_000
     /// The most request bytes of revision bodies one bulk write carries (the server takes 16 MiB).
     static let batchBytes = 8 << 20
 
@@ -76,7 +78,10 @@ public struct Replicator: Sendable {
 
     /// Runs one replication in `direction`.
     ///
-    /// - Parameter progress: called after each batch pushed and each page applied, then once with ``ReplicationEvent/completed(_:)``.
+    /// - Parameters:
+    ///   - direction: push, pull, or both (push first).
+    ///   - progress: called after each batch pushed and each page applied, then once with
+    ///     ``ReplicationEvent/completed(_:)``.
     /// - Throws: ``SyncError/Code/tampered`` for a record that does not verify (its tags, its writer, its signature
     ///   or its ciphertext) and ``SyncError`` for other bad records — nothing of that page is applied; `ClientError`
     ///   from the server, `DatastoreError` from the datastore. Cancellation stops between pages: every page is
@@ -111,7 +116,10 @@ public struct Replicator: Sendable {
     }
 
     /// The events of one replication in `direction`, ending after ``ReplicationEvent/completed(_:)`` or with its
-    /// error. The replication starts when iteration starts and is cancelled when the iterating task is.
+    /// error. The replication starts at once; it is cancelled when the sequence is dropped or the task iterating it
+    /// is cancelled.
+    ///
+    /// - Parameter direction: push, pull, or both (push first).
     public func events(_ direction: ReplicationDirection = .both) -> AsyncThrowingStream<ReplicationEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReplicationEvent.self)
         let task = Task {
@@ -142,7 +150,7 @@ struct Session: Sendable {
         var since = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
         while true {
             try Task.checkCancellation()
-            let page = try await datastore.changes(since: since, limit: Replicator.pageSize)
+            let page = try await datastore.changes(since: since, limit: Replicator.pushPageSize)
             guard !page.changes.isEmpty else { return }
             var candidates: [(docID: String, revID: String, tag: String)] = []
             for change in page.changes {
@@ -246,7 +254,7 @@ struct Session: Sendable {
                     type: type,
                     writers: [clientID],
                     afterIndex: after,
-                    count: Replicator.pageSize
+                    count: Replicator.pullPageSize
                 )
             )
         } catch {

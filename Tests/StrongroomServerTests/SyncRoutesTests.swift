@@ -101,6 +101,17 @@ import Testing
             )
             let results = try JSONDecoder().decode(SearchResponse.self, from: Data(buffer: search.body)).results
             #expect(results.count == 4 && results.allSatisfy { $0.meta.plain["sr.r"] != nil })
+
+            // A batch larger than one multi-row insert, its first four tags stored already: answered in order.
+            let large = (0..<250).map(Self.tag)
+            let big = try await Self.bulk(api, alice, large.map { Self.write(alice, tag: $0, key: key) })
+            try #require(big.status == .ok, "\(String(buffer: big.body))")
+            let outcomes = try JSONDecoder().decode(SyncBulkResponse.self, from: Data(buffer: big.body)).records
+            #expect(outcomes.map(\.tag) == large)
+            #expect(outcomes.map(\.created) == Array(repeating: false, count: 4) + Array(repeating: true, count: 246))
+            #expect(Array(outcomes.prefix(4).map(\.recordID)) == again.map(\.recordID))
+            #expect(Set(outcomes.map(\.recordID)).count == 250)
+            #expect(try await Self.missing(api, alice, large).isEmpty)
         }
     }
 

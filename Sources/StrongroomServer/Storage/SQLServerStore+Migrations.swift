@@ -189,6 +189,16 @@ extension SQLServerStore {
                     """,
                 ]
             ),
+            (
+                11,
+                [
+                    // Search by type pages in record order through an index (a pull reads a whole type a page at
+                    // a time: without it each page walked every record, O(n²) in all), and revs_diff finds each
+                    // tag through one, whoever wrote it.
+                    "CREATE INDEX records_type ON records (type, idx)",
+                    "CREATE INDEX records_type_tag ON records (type, sync_tag) WHERE sync_tag IS NOT NULL",
+                ]
+            ),
         ]
     }
 

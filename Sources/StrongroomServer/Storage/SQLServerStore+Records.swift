@@ -71,9 +71,18 @@ extension SQLServerStore {
     }
 
     package func records(matching query: RecordQuery) async throws -> [StoredRecord] {
+        let rows = try await database.raw(Self.sql(matching: query)).all()
+        return try rows.map { try decodeRecord($0, includesData: query.includesData) }
+    }
+
+    /// The statement of ``records(matching:)``.
+    static func sql(matching query: RecordQuery) -> SQLQueryString {
         let columns = query.includesData ? "r.*" : RecordRow.metadataColumns
+        // `NOT r.pending`, not `r.pending = ?`: an equality with a bound value lets SQLite walk the
+        // `records_pending` index (there for the sweeper) over every record and sort them, for every page
+        // (SearchPlanTests).
         var sql: SQLQueryString =
-            "SELECT \(unsafeRaw: columns) FROM records r WHERE r.idx > \(bind: query.afterIndex) AND r.pending = \(bind: false)"
+            "SELECT \(unsafeRaw: columns) FROM records r WHERE r.idx > \(bind: query.afterIndex) AND NOT r.pending"
         func list(_ values: [String]) -> [any Encodable & Sendable] { values.map { $0 as any Encodable & Sendable } }
         if !query.writerIDs.isEmpty { sql += " AND r.writer_id IN (\(binds: list(query.writerIDs)))" }
         if !query.userIDs.isEmpty { sql += " AND r.user_id IN (\(binds: list(query.userIDs)))" }
@@ -86,8 +95,7 @@ extension SQLServerStore {
             sql += " AND " + Self.readable(by: caller)
         }
         sql += " ORDER BY r.idx LIMIT \(bind: query.limit)"
-        let rows = try await database.raw(sql).all()
-        return try rows.map { try decodeRecord($0, includesData: query.includesData) }
+        return sql
     }
 
     /// The condition that the record `r` is readable by `caller`: its writer, its user, or a reader the stored
@@ -102,10 +110,13 @@ extension SQLServerStore {
 
     package func records(ids: [RecordID]) async throws -> [StoredRecord] {
         guard !ids.isEmpty else { return [] }
-        let list = ids.map { $0.description as any Encodable & Sendable }
-        return try await database.raw(
-            "SELECT * FROM records WHERE record_id IN (\(binds: list)) AND pending = \(bind: false)"
-        ).all().map { try decodeRecord($0) }
+        return try await database.raw(Self.sql(ids: ids)).all().map { try decodeRecord($0) }
+    }
+
+    /// The statement of ``records(ids:)``. With `pending = ?` (a bound value) SQLite chose the `records_pending`
+    /// index over the primary key and read every record for each call.
+    static func sql(ids: [RecordID]) -> SQLQueryString {
+        "SELECT * FROM records WHERE record_id IN (\(binds: ids.map { $0.description as any Encodable & Sendable })) AND NOT pending"
     }
 
     /// A full row, or (`includesData: false`) a metadata-only row from ``RecordRow/metadataColumns``.

@@ -6,49 +6,101 @@ extension SQLServerStore {
 
     package func missingSyncTags(type: String, tags: [String], readableBy caller: String) async throws -> Set<String> {
         guard !tags.isEmpty else { return [] }
-        let list = tags.map { $0 as any Encodable & Sendable }
-        let rows = try await database.raw(
-            """
-            SELECT DISTINCT r.sync_tag FROM records r WHERE r.type = \(bind: type) AND r.pending = \(bind: false)
-            AND r.sync_tag IN (\(binds: list)) AND
-            """ + Self.readable(by: caller)
-        ).all()
+        let rows = try await database.raw(Self.presentSyncTagsSQL(type: type, tags: tags, readableBy: caller)).all()
         let present = Set(try rows.map { try $0.decode(column: "sync_tag", as: String.self) })
         return Set(tags).subtracting(present)
     }
 
+    /// The statement of ``missingSyncTags(type:tags:readableBy:)``: which of `tags` are present.
+    static func presentSyncTagsSQL(type: String, tags: [String], readableBy caller: String) -> SQLQueryString {
+        """
+        SELECT DISTINCT r.sync_tag FROM records r WHERE r.type = \(bind: type) AND NOT r.pending
+        AND r.sync_tag IN (\(binds: tags.map { $0 as any Encodable & Sendable })) AND
+        """ + readable(by: caller)
+    }
+
+    /// Stores revision records in one transaction, each at most once per writer, type and tag: a record whose tag
+    /// is stored already (by an earlier request, or earlier in this batch) is not stored again and answers with the
+    /// stored record's ID. A few statements per batch, not one per record: the stored tags are looked up per writer
+    /// and type, the new rows inserted many to a statement.
     package func insertSyncRecords(
         _ records: [(record: StoredRecordText, tag: String)]
     ) async throws -> [(recordID: String, created: Bool)] {
         let rows = try records.map { (try recordRow($0.record), $0.tag) }
         return try await database.transaction { session in
-            var outcomes: [(recordID: String, created: Bool)] = []
-            for (row, tag) in rows {
-                let values = RecordColumn.inserted.map { Self.bindable(row[$0]) } + [tag as any Encodable & Sendable]
-                let names = (RecordColumn.inserted.map(\.name) + ["sync_tag"]).joined(separator: ", ")
-                let inserted = try await session.raw(
-                    """
-                    INSERT INTO records (\(unsafeRaw: names)) VALUES (\(binds: values))
-                    ON CONFLICT (writer_id, type, sync_tag) WHERE sync_tag IS NOT NULL DO NOTHING
-                    RETURNING record_id
-                    """
-                ).first()
-                if let inserted {
-                    outcomes.append((try inserted.decode(column: "record_id", as: String.self), true))
-                    continue
+            // Tags already stored, per (writer, type).
+            var stored: [String: String] = [:]
+            func slot(_ row: RecordRow, _ tag: String) -> String { "\(row.writerID)/\(row.type)/\(tag)" }
+            let groups = Dictionary(grouping: rows) { "\($0.0.writerID)/\($0.0.type)" }
+            for group in groups.values {
+                let (writer, type) = (group[0].0.writerID, group[0].0.type)
+                for chunk in group.map(\.1).chunked(into: Self.syncBatchRows * 5) {
+                    let found = try await session.raw(
+                        """
+                        SELECT record_id, sync_tag FROM records WHERE writer_id = \(bind: writer)
+                        AND type = \(bind: type) AND sync_tag IN (\(binds: chunk.map { $0 as any Encodable & Sendable }))
+                        """
+                    ).all()
+                    for row in found {
+                        let tag = try row.decode(column: "sync_tag", as: String.self)
+                        stored["\(writer)/\(type)/\(tag)"] = try row.decode(column: "record_id", as: String.self)
+                    }
                 }
-                let existing = try await session.raw(
-                    """
-                    SELECT record_id FROM records WHERE writer_id = \(bind: row.writerID)
-                    AND type = \(bind: row.type) AND sync_tag = \(bind: tag)
-                    """
-                ).first()
-                guard let existing else { throw ServerError.conflict("a revision record changed while it was stored") }
-                outcomes.append((try existing.decode(column: "record_id", as: String.self), false))
             }
-            return outcomes
+            // The rest, first of each tag only, many rows to a statement.
+            var outcomes: [(recordID: String, created: Bool)?] = Array(repeating: nil, count: rows.count)
+            var fresh: [Int] = []
+            for (position, (row, tag)) in rows.enumerated() {
+                if let recordID = stored[slot(row, tag)] {
+                    outcomes[position] = (recordID, false)
+                } else {
+                    stored[slot(row, tag)] = row.recordID
+                    fresh.append(position)
+                }
+            }
+            let names = (RecordColumn.inserted.map(\.name) + ["sync_tag"]).joined(separator: ", ")
+            for chunk in fresh.chunked(into: Self.syncBatchRows) {
+                var values: SQLQueryString = ""
+                for (offset, position) in chunk.enumerated() {
+                    let (row, tag) = rows[position]
+                    let binds = RecordColumn.inserted.map { Self.bindable(row[$0]) } + [tag as any Encodable & Sendable]
+                    values += offset == 0 ? "(\(binds: binds))" : ", (\(binds: binds))"
+                }
+                let inserted = try await session.raw(
+                    "INSERT INTO records (\(unsafeRaw: names)) VALUES " + values + """
+                         ON CONFLICT (writer_id, type, sync_tag) WHERE sync_tag IS NOT NULL DO NOTHING
+                        RETURNING record_id
+                        """
+                ).all()
+                let created = Set(try inserted.map { try $0.decode(column: "record_id", as: String.self) })
+                for position in chunk {
+                    let (row, tag) = rows[position]
+                    if created.contains(row.recordID) {
+                        outcomes[position] = (row.recordID, true)
+                        continue
+                    }
+                    // Stored by a concurrent request since the lookup (PostgreSQL): answer with that record.
+                    let existing = try await session.raw(
+                        """
+                        SELECT record_id FROM records WHERE writer_id = \(bind: row.writerID)
+                        AND type = \(bind: row.type) AND sync_tag = \(bind: tag)
+                        """
+                    ).first()
+                    guard let existing else {
+                        throw ServerError.conflict("a revision record changed while it was stored")
+                    }
+                    outcomes[position] = (try existing.decode(column: "record_id", as: String.self), false)
+                }
+            }
+            return try outcomes.map { outcome in
+                guard let outcome else { throw ServerError.conflict("a revision record was not stored") }
+                return outcome
+            }
         }
     }
+
+    /// Rows per multi-row insert (14 values each; SQLite takes 32,766 bound values, PostgreSQL 65,535).
+    static let syncBatchRows = 100
 
     /// A column value as SQLKit binds it.
     private static func bindable(_ value: RecordValue) -> any Encodable & Sendable {
@@ -58,5 +110,12 @@ extension SQLServerStore {
         case .text(let text): text
         case .boolean(let flag): flag
         }
+    }
+}
+
+extension Array {
+    /// Consecutive slices of at most `size` elements.
+    fileprivate func chunked(into size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }
