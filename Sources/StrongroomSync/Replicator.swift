@@ -35,6 +35,9 @@ public struct ReplicationReport: Sendable, Hashable {
     public var bytesPulled = 0
     /// How long the replication took.
     public var duration: Duration = .zero
+    /// Whether the server had lost this replica's checkpoint record or held an older one (restored from an older
+    /// backup, say), so both directions started over from the beginning — cheap, as only what is missing moves.
+    public var restartedFromZero = false
 
     public init() {}
 }
@@ -108,8 +111,15 @@ public struct Replicator: Sendable {
             started: started
         )
         var report = ReplicationReport()
+        let remote = RemoteCheckpoint(session: session)
+        let stored = try await remote.check()
+        if stored.rolledBack {
+            report.restartedFromZero = true
+            try await remote.restart()
+        }
         if direction != .pull { try await session.push(&report, progress) }
         if direction != .push { try await session.pull(&report, progress) }
+        try await remote.advance(from: stored.record)
         report.duration = ContinuousClock.now - started
         progress(.completed(report))
         return report
@@ -215,9 +225,11 @@ struct Session: Sendable {
             guard page.lastIndex > after else {
                 throw SyncError(.invalidResponse, "the server's changes feed did not move past index \(after)")
             }
-            // Every record of the page is checked before any is applied.
+            // Every record of the page is checked before any is applied. Checkpoint records (signed, so the server
+            // cannot turn a revision into one) are skipped.
             var bytes = 0
-            let revisions = try page.records.map { record throws -> IncomingRevision in
+            let revisions = try page.records.filter { $0.meta.plain[RevisionRecord.PlainKey.checkpoint] == nil }.map {
+                record throws -> IncomingRevision in
                 guard record.meta.writerID.uuidString.lowercased() == clientID else {
                     throw SyncError(.tampered, "a revision record of another writer is not part of this datastore")
                 }

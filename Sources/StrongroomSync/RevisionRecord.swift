@@ -21,6 +21,8 @@ public struct RevisionRecord: Sendable, Hashable {
         public static let version = "sr.v"
         public static let documentTag = "sr.d"
         public static let revisionTag = "sr.r"
+        /// On a replica's checkpoint record instead of the tags: a random ID of that record (not a revision).
+        public static let checkpoint = "sr.c"
     }
 
     /// The encrypted field names.

@@ -38,7 +38,8 @@ import Testing
 
         var tamper: HostileServer.Tamper {
             { [self] path, _, response in
-                let replicating = path == "/v1/storage/search" || path.hasPrefix("/v2/sync/")
+                let replicating =
+                    path == "/v1/storage/search" || path.hasPrefix("/v2/sync/") || path.hasPrefix("/v1/storage/records")
                 let cut = state.withLock { state -> Bool in
                     guard state.cutting, replicating, Int.random(in: 0..<100, using: &state.generator) < 12 else {
                         return false

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import Testing
 
 /// A server in the middle: every request goes on to the real Strongroom server, and `tamper` may rewrite the answer
@@ -24,16 +25,38 @@ enum HostileServer {
     /// Given the request's path and body and the real server's answer, what the client gets.
     typealias Tamper = @Sendable (_ path: String, _ request: Data, _ response: Data) -> Verdict
 
+    /// Where the proxy sends requests; a test may move it to another server (one restored from a backup, say).
+    final class Upstream: Sendable {
+        private let url: Mutex<String>
+
+        init(_ url: URL) { self.url = Mutex(Self.base(url)) }
+
+        var base: String { url.withLock { $0 } }
+
+        func move(to url: URL) { self.url.withLock { $0 = Self.base(url) } }
+
+        private static func base(_ url: URL) -> String {
+            url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
+        }
+    }
+
     /// Runs `body` with the URL of a proxy in front of `upstream`.
     static func with(
         upstream: URL,
         tamper: @escaping Tamper,
         _ body: @escaping @Sendable (URL) async throws -> Void
     ) async throws {
-        let base =
-            upstream.absoluteString.hasSuffix("/")
-            ? String(upstream.absoluteString.dropLast()) : upstream.absoluteString
+        try await with(upstream: Upstream(upstream), tamper: tamper, body)
+    }
+
+    /// Runs `body` with the URL of a proxy in front of wherever `upstream` points at each request.
+    static func with(
+        upstream: Upstream,
+        tamper: @escaping Tamper,
+        _ body: @escaping @Sendable (URL) async throws -> Void
+    ) async throws {
         let responder = CallbackResponder { (request: Request, _: BasicRequestContext) -> Response in
+            let base = upstream.base
             let uri = request.uri.description
             let requestBody = Data(try await request.body.collect(upTo: 32 << 20).readableBytesView)
             var forward = HTTPClientRequest(url: base + uri)

@@ -6,6 +6,7 @@ import StrongroomCrypto
 import StrongroomDatastore
 import StrongroomSync
 import StrongroomTesting
+import Synchronization
 import Testing
 
 /// Replication slice 3 (docs/design/Replication.md): two devices of one client — two datastores with different local
@@ -24,16 +25,7 @@ import Testing
             let url = try #require(URL(string: server.baseURL))
             let configuration = try await Client.register(token: Self.token, clientName: "devices", apiURL: url)
             try await withTemporaryDirectory { folder in
-                let laptop = try await DatastoreManager(directory: folder.appending(path: "laptop"))
-                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
-                let phone = try await DatastoreManager(directory: folder.appending(path: "phone"))
-                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
-                let onLaptop = Replicator(
-                    datastore: laptop,
-                    name: "notes",
-                    client: Client(configuration: configuration)
-                )
-                let onPhone = Replicator(datastore: phone, name: "notes", client: Client(configuration: configuration))
+                let (laptop, phone, onLaptop, onPhone) = try await Self.devices(in: folder, configuration)
 
                 // Offline on the laptop: a document updated twice, one deleted.
                 let first = try await laptop.createDocument(id: "first", body: ["title": "draft"])
@@ -125,6 +117,86 @@ import Testing
                 let findings = try PlaintextScan.scan(data, for: needles.map { Data($0.utf8) })
                 #expect(findings.isEmpty, "plaintext on the server: \(findings)")
                 await store.close()
+            }
+        }
+    }
+
+    @Test(
+        "a server restored from an older backup is noticed: both devices start over, and nothing the backup lost stays lost"
+    )
+    func serverRestoredFromBackup() async throws {
+        try await withTemporaryDirectory { folder in
+            let (live, backup) = (folder.appending(path: "data"), folder.appending(path: "backup"))
+            let servers = ServerSlot()
+            defer { servers.stop() }
+            try await servers.start(live)
+            let upstream = HostileServer.Upstream(try servers.url())
+            try await HostileServer.with(upstream: upstream, tamper: { _, _, response in .answer(response) }) { proxy in
+                let configuration = try await Client.register(token: Self.token, clientName: "restore", apiURL: proxy)
+                let (laptop, phone, onLaptop, onPhone) = try await Self.devices(in: folder, configuration)
+                _ = try await laptop.createDocument(id: "before-backup", body: ["n": 1])
+                try await onLaptop.replicate()
+                try await onPhone.replicate()
+
+                // The operator takes a backup (server stopped), and the server goes on.
+                servers.stop()
+                try FileManager.default.copyItem(at: live, to: backup)
+                try await servers.start(live)
+                upstream.move(to: try servers.url())
+                _ = try await laptop.createDocument(id: "after-backup", body: ["n": 2])
+                try await onLaptop.replicate()
+                #expect(try await onPhone.replicate().revisionsApplied == 1)
+
+                // The server is lost and restored from the backup: it lacks "after-backup" and both checkpoints.
+                servers.stop()
+                try await servers.start(backup)
+                upstream.move(to: try servers.url())
+                _ = try await laptop.createDocument(id: "after-restore", body: ["n": 3])
+                let pushed = try await onLaptop.replicate()
+                #expect(pushed.restartedFromZero && pushed.revisionsPushed == 2, "\(pushed)")
+                let pulled = try await onPhone.replicate()
+                #expect(pulled.restartedFromZero && pulled.revisionsApplied == 1, "\(pulled)")
+                #expect((try? await phone.document(id: "after-restore")) != nil)
+                // Settled again: nothing starts over twice.
+                let again = try await onLaptop.replicate()
+                #expect(!again.restartedFromZero && again.revisionsPushed == 0 && again.revisionsApplied == 0)
+                await laptop.close()
+                await phone.close()
+            }
+        }
+    }
+
+    /// Two devices of one client: a datastore "notes" each, under its own local key, and a replicator each.
+    static func devices(
+        in folder: URL,
+        _ configuration: Client.Configuration
+    ) async throws -> (Datastore, Datastore, Replicator, Replicator) {
+        let laptop = try await DatastoreManager(directory: folder.appending(path: "laptop"))
+            .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+        let phone = try await DatastoreManager(directory: folder.appending(path: "phone"))
+            .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+        return (
+            laptop, phone, Replicator(datastore: laptop, name: "notes", client: Client(configuration: configuration)),
+            Replicator(datastore: phone, name: "notes", client: Client(configuration: configuration))
+        )
+    }
+
+    /// One server process at a time, on a data directory of the test's choosing.
+    final class ServerSlot: Sendable {
+        private let current = Mutex<ServerProcess?>(nil)
+
+        func start(_ data: URL) async throws {
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", data.path, "--registration-token", ReplicatorTests.token]
+            )
+            current.withLock { $0 = server }
+        }
+
+        func url() throws -> URL { try #require(current.withLock { $0.flatMap { URL(string: $0.baseURL) } }) }
+
+        func stop() {
+            current.withLock {
+                $0?.stop(); $0 = nil
             }
         }
     }

@@ -47,6 +47,11 @@ extension DatastoreCommand {
                     try await Replicator(datastore: datastore, name: store.name, client: client).replicate(direction)
                 }
                 if json { return try printJSON(SyncReportOutput(report)) }
+                if report.restartedFromZero {
+                    print(
+                        "the server had lost this datastore's checkpoint (restored from an older backup?): started over"
+                    )
+                }
                 print(
                     "pushed \(report.revisionsPushed) revisions; pulled \(report.revisionsPulled), "
                         + "\(report.revisionsApplied) new"
@@ -61,8 +66,11 @@ struct SyncReportOutput: Encodable {
     var pushed: Int
     var pulled: Int
     var applied: Int
+    /// The server had lost this replica's checkpoint, so both directions started over.
+    var restarted: Bool
 
     init(_ report: ReplicationReport) {
         (pushed, pulled, applied) = (report.revisionsPushed, report.revisionsPulled, report.revisionsApplied)
+        restarted = report.restartedFromZero
     }
 }
