@@ -61,26 +61,47 @@ extension Datastore {
     /// Adds replicated revisions as ``forceInsert(docID:history:body:isDeleted:)`` does, and saves the checkpoint
     /// `id`, all in one transaction: a page and its checkpoint land together or not at all.
     ///
-    /// - Returns: how many of the revisions were new.
+    /// - Returns: how many of the revisions were new, the IDs of the documents they went to, and the IDs of the
+    ///   documents that were not conflicted before and are now (more than one live leaf).
     package func applyReplicated(
         _ revisions: [IncomingRevision],
         checkpoint id: String,
         value: String
-    ) async throws(DatastoreError) -> Int {
+    ) async throws(DatastoreError) -> (added: Int, documents: Set<String>, conflicted: Set<String>) {
         let key = Self.checkpointPrefix + id
         return try await write { store throws(DatastoreError) in
             var added = 0
+            var (documents, conflicted) = (Set<String>(), Set<String>())
             for revision in revisions {
+                let before = try store.sql { () throws(SQLiteError) in try store.liveLeafCount(revision.docID) }
                 let outcome = try store.forceInsert(
                     docID: revision.docID,
                     history: revision.history,
                     body: revision.body,
                     isDeleted: revision.isDeleted
                 )
-                if outcome.isNew { added += 1 }
+                guard outcome.isNew else { continue }
+                added += 1
+                documents.insert(revision.docID)
+                if before <= 1, try store.sql({ () throws(SQLiteError) in try store.liveLeafCount(revision.docID) }) > 1
+                {
+                    conflicted.insert(revision.docID)
+                }
             }
             try store.saveCheckpoint(key, value)
-            return added
+            return (added, documents, conflicted)
+        }
+    }
+}
+
+extension RevisionStore {
+    /// How many live (not deleted) leaves the document has; 0 for an unknown one.
+    func liveLeafCount(_ docID: String) throws(SQLiteError) -> Int {
+        try connection.withStatement(
+            "SELECT count(*) FROM revs WHERE doc_id = (SELECT doc_id FROM docs WHERE docid = ?) AND current = 1 AND deleted = 0"
+        ) { statement throws(SQLiteError) in
+            try statement.bind(docID, at: 1)
+            return try statement.step() ? Int(statement.int64(at: 0)) : 0
         }
     }
 }

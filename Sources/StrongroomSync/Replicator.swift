@@ -29,6 +29,13 @@ public struct ReplicationReport: Sendable, Hashable {
     public var revisionsPulled = 0
     /// Of those, the revisions the datastore did not have yet.
     public var revisionsApplied = 0
+    /// Documents whose revisions this replication stored on the server.
+    public var documentsPushed = 0
+    /// Documents that received a revision they did not have yet.
+    public var documentsPulled = 0
+    /// Documents that were not conflicted and are now, because a pulled revision made a second live leaf (they are
+    /// in the datastore's `conflictedDocumentIDs()`; nothing is dropped).
+    public var conflictsCreated = 0
     /// Bytes of revision bodies sent (before encryption).
     public var bytesPushed = 0
     /// Bytes of revision bodies received (after decryption).
@@ -157,6 +164,7 @@ struct Session: Sendable {
 
     func push(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
         let key = "push:" + checkpointID
+        var documents = Set<String>()
         var since = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
         while true {
             try Task.checkCancellation()
@@ -177,7 +185,7 @@ struct Session: Sendable {
                 wanted,
                 maximumAncestry: ReplicationLimits.maximumAncestry
             )
-            var batch: [Client.RevisionWrite] = []
+            var batch: [(write: Client.RevisionWrite, docID: String)] = []
             var batchBytes = 0
             for revision in revisions {
                 let record = try RevisionRecord(
@@ -189,25 +197,32 @@ struct Session: Sendable {
                 )
                 let size = record.body.utf8.count + record.attachments.utf8.count + 64 * record.ancestry.count
                 if !batch.isEmpty, batch.count == 500 || batchBytes + size > Replicator.batchBytes {
-                    try await send(batch, bytes: batchBytes, &report, progress)
+                    try await send(batch, bytes: batchBytes, &report, &documents, progress)
                     (batch, batchBytes) = ([], 0)
                 }
-                batch.append(Client.RevisionWrite(fields: record.fields, plain: record.plain(tags: tags)))
+                batch.append(
+                    (Client.RevisionWrite(fields: record.fields, plain: record.plain(tags: tags)), record.docID)
+                )
                 batchBytes += size
             }
-            if !batch.isEmpty { try await send(batch, bytes: batchBytes, &report, progress) }
+            if !batch.isEmpty { try await send(batch, bytes: batchBytes, &report, &documents, progress) }
             since = page.lastSequence
             try await datastore.setCheckpoint(key, String(since))
         }
     }
 
     private func send(
-        _ batch: [Client.RevisionWrite],
+        _ batch: [(write: Client.RevisionWrite, docID: String)],
         bytes: Int,
         _ report: inout ReplicationReport,
+        _ documents: inout Set<String>,
         _ progress: (ReplicationEvent) -> Void
     ) async throws {
-        report.revisionsPushed += try await client.writeRevisions(type: type, batch).filter(\.created).count
+        let outcomes = try await client.writeRevisions(type: type, batch.map(\.write))
+        let stored = zip(batch, outcomes).filter { $1.created }.map { $0.0.docID }
+        report.revisionsPushed += stored.count
+        documents.formUnion(stored)
+        report.documentsPushed = documents.count
         report.bytesPushed += bytes
         report.duration = ContinuousClock.now - started
         progress(.pushed(report))
@@ -243,11 +258,10 @@ struct Session: Sendable {
                 )
             }
             // The page and its checkpoint in one transaction (CouchDB saves the checkpoint after the page is durable).
-            report.revisionsApplied += try await datastore.applyReplicated(
-                revisions,
-                checkpoint: key,
-                value: String(page.lastIndex)
-            )
+            let applied = try await datastore.applyReplicated(revisions, checkpoint: key, value: String(page.lastIndex))
+            report.revisionsApplied += applied.added
+            report.conflictsCreated += applied.conflicted.count
+            report.documentsPulled += applied.documents.count
             report.revisionsPulled += revisions.count
             report.bytesPulled += bytes
             report.duration = ContinuousClock.now - started

@@ -75,6 +75,13 @@ import Testing
                     == "pushed 0 revisions; pulled 0, 0 new"
             )
             try await laptop.fails(["store", "sync", "--push", "--pull", "--profile", "alice"] + store, status: 64)
+            // The transport flags every networked command takes: a pin is checked, and refused on plain HTTP.
+            try await laptop.fails(["store", "sync", "--pin", "c2hvcnQ=", "--profile", "alice"] + store, status: 64)
+            try await laptop.fails(
+                ["store", "sync", "--pin", "vxK9Vw0IMoNT7sw7B3uckHBK2sj9lrzx54XCaOyFnpI=", "--profile", "alice"]
+                    + store,
+                status: 5
+            )
         }
     }
 

@@ -34,6 +34,7 @@ import Testing
                 _ = try await laptop.delete(from: gone)
                 let pushed = try await onLaptop.replicate(.push)
                 #expect(pushed.revisionsPushed == 2)  // the two leaves: first's winner and gone's tombstone
+                #expect(pushed.documentsPushed == 2)
 
                 // As an AsyncSequence of events (CDTDatastore's replicator delegate): a page applied, then completed.
                 var events: [ReplicationEvent] = []
@@ -54,8 +55,11 @@ import Testing
                 _ = try await laptop.update(from: second, body: ["title": "laptop's"])
                 _ = try await phone.update(from: copy, body: ["title": "phone's"])
                 _ = try await onLaptop.replicate()
-                _ = try await onPhone.replicate()
-                _ = try await onLaptop.replicate()
+                let phoneSees = try await onPhone.replicate()
+                let laptopSees = try await onLaptop.replicate()
+                for report in [phoneSees, laptopSees] {
+                    #expect(report.conflictsCreated == 1 && report.documentsPulled == 1, "\(report)")
+                }
                 let laptopLeaves = try await laptop.leaves(docID: "first").map(\.revID)
                 let phoneLeaves = try await phone.leaves(docID: "first").map(\.revID)
                 #expect(laptopLeaves.count == 2 && laptopLeaves == phoneLeaves)

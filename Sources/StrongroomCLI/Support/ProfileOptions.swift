@@ -3,8 +3,34 @@ import ArgumentParser
 import Foundation
 import StrongroomClient
 
-/// `--profile`, `--profile-directory` and the transport flags every networked command takes.
+/// `--profile`, `--profile-directory`, the keychain flags and the transport flags every networked command takes.
 struct ProfileOptions: ParsableArguments {
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var keychain: KeychainOptions
+
+    var profile: String { connection.profile }
+    var directory: URL { connection.directory }
+
+    /// The transport options these flags describe.
+    func transportOptions() async throws -> Client.TransportOptions {
+        try await connection.transportOptions(keychain: keychain)
+    }
+
+    /// The saved configuration of `profile`.
+    func configuration() async throws -> Client.Configuration { try await connection.configuration(keychain: keychain) }
+
+    /// Saves `configuration` as this profile, in the keychain or as a file.
+    func save(_ configuration: Client.Configuration) async throws {
+        try await connection.save(configuration, keychain: keychain)
+    }
+
+    /// A client for `profile`.
+    func client() async throws -> Client { try await connection.client(keychain: keychain) }
+}
+
+/// The profile and transport flags without the keychain's, for commands that take the keychain flags in another
+/// group (`store sync`, whose datastore flags carry them).
+struct ConnectionOptions: ParsableArguments {
     @Option(help: "The profile to use. Env: STRONGROOM_PROFILE.")
     var profile = ProcessInfo.processInfo.environment["STRONGROOM_PROFILE"] ?? "default"
 
@@ -39,15 +65,13 @@ struct ProfileOptions: ParsableArguments {
     @Flag(help: "Keep the profile in the keychain (see `strongroom keychain`) instead of a 0600 file.")
     var inKeychain = false
 
-    @OptionGroup var keychain: KeychainOptions
-
     var directory: URL {
         (profileDirectory ?? ProcessInfo.processInfo.environment["STRONGROOM_HOME"]).map { URL(fileURLWithPath: $0) }
             ?? Client.Configuration.defaultProfileDirectory
     }
 
-    /// The transport options these flags describe.
-    func transportOptions() async throws -> Client.TransportOptions {
+    /// The transport options these flags describe; `keychain` opens the keychain when a flag names an item in it.
+    func transportOptions(keychain: KeychainOptions) async throws -> Client.TransportOptions {
         let trust: ServerTrust
         if let serverTrust {
             guard caFile == nil, pins.isEmpty else {
@@ -63,7 +87,7 @@ struct ProfileOptions: ParsableArguments {
         return Client.TransportOptions(
             serverTrust: trust,
             requestTimeout: .seconds(timeout),
-            clientIdentity: try await identity()
+            clientIdentity: try await identity(keychain: keychain)
         )
     }
 
@@ -100,7 +124,7 @@ struct ProfileOptions: ParsableArguments {
     }
 
     /// The client identity from `--client-identity` or `--client-certificate`/`--client-key`, or nil.
-    private func identity() async throws -> ClientIdentity? {
+    private func identity(keychain: KeychainOptions) async throws -> ClientIdentity? {
         if let clientIdentity { return try ClientIdentity.keychain(try await keychain.open(), label: clientIdentity) }
         guard let clientCertificate else {
             if clientKey != nil {
@@ -125,13 +149,13 @@ struct ProfileOptions: ParsableArguments {
     }
 
     /// The saved configuration of `profile`.
-    func configuration() async throws -> Client.Configuration {
+    func configuration(keychain: KeychainOptions) async throws -> Client.Configuration {
         if inKeychain { return try Client.Configuration(loadProfile: profile, from: try await keychain.open()) }
         return try Client.Configuration(loadProfile: profile, from: directory)
     }
 
     /// Saves `configuration` as this profile, in the keychain or as a file.
-    func save(_ configuration: Client.Configuration) async throws {
+    func save(_ configuration: Client.Configuration, keychain: KeychainOptions) async throws {
         if inKeychain {
             try configuration.save(profile: profile, to: try await keychain.open())
         } else {
@@ -140,7 +164,10 @@ struct ProfileOptions: ParsableArguments {
     }
 
     /// A client for `profile`.
-    func client() async throws -> Client {
-        try Client(configuration: try await configuration(), options: try await transportOptions())
+    func client(keychain: KeychainOptions) async throws -> Client {
+        try Client(
+            configuration: try await configuration(keychain: keychain),
+            options: try await transportOptions(keychain: keychain)
+        )
     }
 }

@@ -36,7 +36,7 @@ struct RegisterCommand: AsyncParsableCommand {
             else {
                 throw CLIError(description: "error: --token is required", exitCode: .validationFailure)
             }
-            let apiURL = try ProfileOptions.serverURL(url)
+            let apiURL = try ConnectionOptions.serverURL(url)
             if !force, try await Self.profileExists(profile) {
                 throw CLIError(
                     description: "error: profile \(profile.profile) exists; pass --force to replace it",
@@ -110,7 +110,7 @@ struct ProfileCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let apiURL = try ProfileOptions.serverURL(url)
+                let apiURL = try ConnectionOptions.serverURL(url)
                 var configuration = try await profile.configuration()
                 let previous = configuration.apiURL.absoluteString
                 configuration.apiURL = apiURL

@@ -19,12 +19,7 @@ extension DatastoreCommand {
         @OptionGroup var store: DatastoreOptions
         @Flag(help: "Only send local changes.") var push = false
         @Flag(help: "Only receive the server's.") var pull = false
-        @Option(help: "The profile to use. Env: STRONGROOM_PROFILE.")
-        var profile = ProcessInfo.processInfo.environment["STRONGROOM_PROFILE"] ?? "default"
-        @Option(help: "Where profiles live (default ~/.strongroom). Env: STRONGROOM_HOME.") var profileDirectory:
-            String?
-        @Option(help: "Trust only the CA certificates in this PEM file.") var caFile: String?
-        @Option(help: "Seconds a request may take.") var timeout = 60
+        @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print the report as JSON.") var json = false
 
         func run() async throws {
@@ -32,16 +27,7 @@ extension DatastoreCommand {
                 guard !(push && pull) else {
                     throw CLIError(description: "error: give --push or --pull, not both", exitCode: .validationFailure)
                 }
-                let directory =
-                    (profileDirectory ?? ProcessInfo.processInfo.environment["STRONGROOM_HOME"])
-                    .map { URL(fileURLWithPath: $0) } ?? Client.Configuration.defaultProfileDirectory
-                let client = try Client(
-                    configuration: try Client.Configuration(loadProfile: profile, from: directory),
-                    options: Client.TransportOptions(
-                        serverTrust: ServerTrust(roots: try ProfileOptions.roots(caFile)),
-                        requestTimeout: .seconds(timeout)
-                    )
-                )
+                let client = try await connection.client(keychain: store.keychain)
                 let direction: ReplicationDirection = push ? .push : pull ? .pull : .both
                 let report = try await store.withDatastore { datastore in
                     try await Replicator(datastore: datastore, name: store.name, client: client).replicate(direction)
@@ -55,6 +41,7 @@ extension DatastoreCommand {
                 print(
                     "pushed \(report.revisionsPushed) revisions; pulled \(report.revisionsPulled), "
                         + "\(report.revisionsApplied) new"
+                        + (report.conflictsCreated == 0 ? "" : "; \(report.conflictsCreated) conflicted now")
                 )
             }
         }
@@ -66,11 +53,13 @@ struct SyncReportOutput: Encodable {
     var pushed: Int
     var pulled: Int
     var applied: Int
+    /// Documents that became conflicted.
+    var conflicts: Int
     /// The server had lost this replica's checkpoint, so both directions started over.
     var restarted: Bool
 
     init(_ report: ReplicationReport) {
         (pushed, pulled, applied) = (report.revisionsPushed, report.revisionsPulled, report.revisionsApplied)
-        restarted = report.restartedFromZero
+        (conflicts, restarted) = (report.conflictsCreated, report.restartedFromZero)
     }
 }

@@ -35,11 +35,11 @@ extension PKICommand {
                     guard parts.count == 2, !parts[0].isEmpty else {
                         throw CLIError(description: "error: --host-pin is HOST=PIN", exitCode: .validationFailure)
                     }
-                    hosts[parts[0].lowercased(), default: []].insert(try ProfileOptions.pin(parts[1]))
+                    hosts[parts[0].lowercased(), default: []].insert(try ConnectionOptions.pin(parts[1]))
                 }
                 let trust = ServerTrust(
-                    roots: try ProfileOptions.roots(caFile),
-                    pins: Set(try pins.map(ProfileOptions.pin)),
+                    roots: try ConnectionOptions.roots(caFile),
+                    pins: Set(try pins.map(ConnectionOptions.pin)),
                     hostPins: hosts
                 )
                 try trust.save(to: try await keychain.open(), label: label)
