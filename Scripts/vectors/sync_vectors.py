@@ -58,6 +58,11 @@ def tags(access_key: bytes, doc_id: str, rev_id: str) -> tuple[str, str]:
     return b64u(document), b64u(revision)
 
 
+def attachment_address(access_key: bytes, digest: str) -> str:
+    key = hkdf(access_key, b"", b"strongroom.sync.tags.v1")
+    return b64u(hmac.new(key, b"a" + prefixed(digest.encode()), hashlib.sha256).digest())
+
+
 private_key = det("sync private key")
 client_id = "3a8f0c2e-6f1d-4b8e-9a51-0d2c7e4b9f10"
 access_key = det("sync access key")
@@ -69,6 +74,10 @@ pairs = [
     ("doc\u0000with nul", "2-0123456789abcdef"),
     ("ü" * 256, "2147483647-" + "z" * 64),
 ]
+digests = [
+    "sha256-" + base64.b64encode(hashlib.sha256(b"").digest()).decode(),
+    "sha256-" + base64.b64encode(hashlib.sha256(b"hello, attachment").digest()).decode(),
+]
 vectors = {
     "about": "Scripts/vectors/sync_vectors.py: Python hmac/hashlib; HKDF per RFC 5869, checked against its case A.1",
     "private_key": b64u(private_key),
@@ -78,6 +87,7 @@ vectors = {
     "tags": [
         {"doc": d, "rev": r, "document_tag": t[0], "revision_tag": t[1]} for d, r in pairs for t in [tags(access_key, d, r)]
     ],
+    "attachments": [{"digest": d, "address": attachment_address(access_key, d)} for d in digests],
 }
 OUT.parent.mkdir(parents=True, exist_ok=True)
 OUT.write_text(json.dumps(vectors, indent=2, ensure_ascii=False) + "\n")

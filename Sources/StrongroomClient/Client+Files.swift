@@ -40,45 +40,64 @@ extension Client {
                     underlying: error
                 )
             }
-            guard let checksum = summary.checksum else {
-                throw ClientError(.badRequest, "the file's checksum was not computed")
-            }
-            let request = FileWriteRequest(
-                meta: .init(
-                    writerID: clientID,
-                    userID: clientID,
-                    type: type,
-                    plain: plain,
-                    fileMeta: FileMeta(
-                        checksum: checksum,
-                        compression: "raw",
-                        size: summary.size,
-                        fileName: fileURL.lastPathComponent
-                    )
-                )
-            )
-            let pending = try await authenticated(
-                .POST,
-                E3DBPath.files.render(),
-                body: request,
-                success: [202],
-                as: PendingFileResponse.self
-            )
-            try await upload(
+            return try await upload(
                 encrypted,
-                to: pending.fileURL,
-                size: summary.size,
-                checksum: checksum,
+                summary: summary,
+                type: type,
+                plain: plain,
+                fileName: fileURL.lastPathComponent,
                 progress: progress
             )
-            let committed = try await authenticated(
-                .PATCH,
-                E3DBPath.file.render(pending.id),
-                success: [200, 201],
-                as: RecordResponse.self
-            )
-            return try FileInfo(committed.meta)
         }
+    }
+
+    /// The E3DB upload of an encrypted file: the pending record, the body, the commit.
+    func upload(
+        _ encrypted: URL,
+        summary: FileEncryptor.Summary,
+        type: String,
+        plain: [String: String],
+        fileName: String,
+        progress: (@Sendable (FileTransferProgress) -> Void)?
+    ) async throws(ClientError) -> FileInfo {
+        guard let checksum = summary.checksum else {
+            throw ClientError(.badRequest, "the file's checksum was not computed")
+        }
+        let request = FileWriteRequest(
+            meta: .init(
+                writerID: clientID,
+                userID: clientID,
+                type: type,
+                plain: plain,
+                fileMeta: FileMeta(
+                    checksum: checksum,
+                    compression: "raw",
+                    size: summary.size,
+                    fileName: fileName
+                )
+            )
+        )
+        let pending = try await authenticated(
+            .POST,
+            E3DBPath.files.render(),
+            body: request,
+            success: [202],
+            as: PendingFileResponse.self
+        )
+        try await upload(
+            encrypted,
+            to: pending.fileURL,
+            size: summary.size,
+            checksum: checksum,
+            progress: progress
+        )
+        let committed = try await authenticated(
+            .PATCH,
+            E3DBPath.file.render(pending.id),
+            success: [200, 201],
+            as: RecordResponse.self
+        )
+        return try FileInfo(committed.meta)
     }
 
     /// Downloads a file record and decrypts it to `destination` (which must not exist). Nothing is written there
@@ -338,8 +357,7 @@ extension Client {
 
     /// Runs `body` with a fresh temporary file path and removes the file afterwards, whatever happens.
     private func withTemporaryFile<R>(_ body: (URL) async throws(ClientError) -> R) async throws(ClientError) -> R {
-        let folder = transport.options.stagingDirectory ?? FileManager.default.temporaryDirectory
-        let file = folder.appending(path: ".strongroom-\(UUID().uuidString).e3db")
+        let file = stagingFile()
         let registration = StagedFiles.register(file.path)  // an interrupted program removes it too
         defer {
             try? FileManager.default.removeItem(at: file)  // it may never have been created
@@ -361,4 +379,12 @@ extension FileInfo {
 private final class DownloadSink<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+extension Client {
+    /// A new name for a staged ciphertext file, in the staging folder the options name (or the temporary one).
+    func stagingFile() -> URL {
+        let folder = transport.options.stagingDirectory ?? FileManager.default.temporaryDirectory
+        return folder.appending(path: ".strongroom-\(UUID().uuidString).e3db")
+    }
 }

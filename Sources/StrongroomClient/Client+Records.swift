@@ -107,7 +107,8 @@ extension Client {
     /// Records written by this client verify with its own key; others' with the signing key the server lists for
     /// the writer. Records without `rec_sig` (the Python, Go and Java SDKs write none) are accepted as E3DB does,
     /// unless `requiringSignature` (revision records, which Strongroom always signs): then a record without one, or
-    /// whose writer has no signing key, is ``ClientError/Code/tampered``.
+    /// whose writer has no signing key, is ``ClientError/Code/tampered`` — file records excepted, whose bodies are
+    /// authenticated by their own encryption.
     func decrypt(
         meta wire: RecordMeta,
         data: [String: String],
@@ -119,7 +120,8 @@ extension Client {
     {
         let record = try await decrypt(meta: wire, data: data, inlineKey: inlineKey)
         guard let signature, !record.data.isEmpty else {
-            if requiringSignature {
+            // A file record's body is authenticated by its own encryption; its record carries no signature.
+            if requiringSignature, wire.fileMeta == nil {
                 throw ClientError(.tampered, "record \(wire.recordID) carries no signature of its writer")
             }
             return record

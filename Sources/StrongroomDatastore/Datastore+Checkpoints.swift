@@ -25,6 +25,21 @@ extension Datastore {
     }
 }
 
+extension Datastore {
+    /// Removes every checkpoint whose ID starts with `prefix` (one write transaction).
+    package func removeCheckpoints(withPrefix prefix: String) async throws(DatastoreError) {
+        let pattern = Self.checkpointPrefix + prefix
+        try await write { store throws(DatastoreError) in
+            try store.sql { () throws(SQLiteError) in
+                let statement = try store.connection.prepare("DELETE FROM info WHERE substr(key, 1, ?) = ?")
+                try statement.bind(Int64(pattern.utf8.count), at: 1)
+                try statement.bind(pattern, at: 2)
+                try statement.run()
+            }
+        }
+    }
+}
+
 extension RevisionStore {
     /// Saves a checkpoint row, inside the caller's transaction.
     func saveCheckpoint(_ key: String, _ value: String) throws(DatastoreError) {

@@ -3,13 +3,14 @@ package import StrongroomCore
 import StrongroomSQLite
 
 /// A leaf revision as a replicator sends it: its IDs, its ancestry (newest first, starting with `revID`), whether it
-/// is a tombstone, and its body as the datastore stores it (canonical JSON; `{}` for a tombstone).
-package struct OutgoingRevision: Sendable, Hashable {
+/// is a tombstone, its body as the datastore stores it (canonical JSON; `{}` for a tombstone), and its attachments.
+package struct OutgoingRevision: Sendable {
     package var docID: String
     package var revID: String
     package var ancestry: [String]
     package var isDeleted: Bool
     package var json: String
+    package var attachments: [Attachment]
 }
 
 /// A revision as a replicator receives it, for ``Datastore/applyReplicated(_:checkpoint:value:)``.
@@ -18,10 +19,58 @@ package struct IncomingRevision: Sendable {
     package var history: [String]
     package var body: [String: JSONValue]
     package var isDeleted: Bool
+    /// Its attachments: each either staged (``Datastore/stageAttachment(docID:name:revpos:)``) or already in the
+    /// datastore with the same document, name, revpos and digest.
+    package var attachments: [IncomingAttachment]
 
-    package init(docID: String, history: [String], body: [String: JSONValue], isDeleted: Bool) {
+    package init(
+        docID: String,
+        history: [String],
+        body: [String: JSONValue],
+        isDeleted: Bool,
+        attachments: [IncomingAttachment] = []
+    ) {
         (self.docID, self.history, self.body, self.isDeleted) = (docID, history, body, isDeleted)
+        self.attachments = attachments
     }
+}
+
+/// An attachment of a replicated revision.
+package struct IncomingAttachment: Sendable {
+    package var attachment: Attachment
+    /// Its body, received and written (encrypted) but not yet part of the datastore; nil when the datastore holds
+    /// it already.
+    package var staged: StagedAttachment?
+
+    package init(_ attachment: Attachment, staged: StagedAttachment?) {
+        (self.attachment, self.staged) = (attachment, staged)
+    }
+}
+
+/// An attachment body being received: appended to in pieces, then finished (synced, its length and digest known),
+/// then made part of a revision by ``Datastore/applyReplicated(_:checkpoint:value:)`` or discarded.
+package final class StagedAttachment: Sendable {
+    let writer: AttachmentWriter
+
+    init(writer: AttachmentWriter) { self.writer = writer }
+
+    /// Adds the next piece of the body.
+    package func append(_ bytes: [UInt8]) async throws(DatastoreError) {
+        let writer = writer
+        try await BlockingExecutor.shared.run { _ throws(DatastoreError) in try writer.append(bytes) }
+    }
+
+    /// Writes the last piece and syncs the file; returns the body's length and digest (`sha256-…`).
+    package func finish() async throws(DatastoreError) -> (length: Int64, digest: String) {
+        let writer = writer
+        return try await BlockingExecutor.shared.run { _ throws(DatastoreError) in
+            let digest = try writer.finish()
+            return (writer.length, digest)
+        }
+    }
+
+    /// Removes the file unless a revision took it.
+    package func discard() { writer.discard() }
 }
 
 /// The replicator's batch reads and writes (package API for `StrongroomSync`): one hop to the datastore's executor
@@ -47,12 +96,16 @@ extension Datastore {
                     throw DatastoreError(.notFound, "a revision to replicate is no longer in the datastore")
                 }
                 let json = row.isDeleted ? "{}" : row.json.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                let attachments = try store.sql { () throws(SQLiteError) in
+                    try store.attachmentRows(sequence: row.sequence).map(\.attachment)
+                }
                 return OutgoingRevision(
                     docID: pair[0],
                     revID: pair[1],
                     ancestry: ancestry,
                     isDeleted: row.isDeleted,
-                    json: json
+                    json: json,
+                    attachments: row.isDeleted ? [] : attachments.sorted { $0.name < $1.name }
                 )
             }
         }
@@ -83,6 +136,7 @@ extension Datastore {
                 guard outcome.isNew else { continue }
                 added += 1
                 documents.insert(revision.docID)
+                try store.attachReplicated(revision, sequence: outcome.revision.sequence)
                 if before <= 1, try store.sql({ () throws(SQLiteError) in try store.liveLeafCount(revision.docID) }) > 1
                 {
                     conflicted.insert(revision.docID)
@@ -94,7 +148,102 @@ extension Datastore {
     }
 }
 
+extension Datastore {
+    /// Starts receiving the body of attachment `name` of `docID` at `revpos` (encrypted under this datastore's key as
+    /// it arrives, bound to the document, name and revpos).
+    package func stageAttachment(
+        docID: String,
+        name: String,
+        revpos: Int
+    ) async throws(DatastoreError)
+        -> StagedAttachment
+    {
+        try Self.validateAttachment(name: name, contentType: "application/octet-stream")
+        try DocumentID.validate(docID)
+        let datastoreID = try await read { store throws(DatastoreError) in
+            try store.sql { () throws(SQLiteError) in try store.datastoreID() }
+        }
+        let (folder, key, limit) = (attachmentFolder, attachmentKey, limits.maximumAttachmentBytes)
+        let associatedData = AttachmentFile.associatedData(
+            datastoreID: datastoreID,
+            docID: docID,
+            name: name,
+            revpos: revpos
+        )
+        return StagedAttachment(
+            writer: try await BlockingExecutor.shared.run { _ throws(DatastoreError) in
+                try AttachmentWriter(folder: folder, key: key, associatedData: associatedData, limit: limit)
+            }
+        )
+    }
+
+    /// Whether the datastore holds attachment `name` of `docID` with this revpos and digest (on any revision), so a
+    /// replicated revision that carries it needs no copy of its body.
+    package func hasAttachment(
+        docID: String,
+        name: String,
+        revpos: Int,
+        digest: String
+    ) async throws(DatastoreError)
+        -> Bool
+    {
+        try await read { store throws(DatastoreError) in
+            try store.sql { () throws(SQLiteError) in
+                try store.attachmentFile(docID: docID, name: name, revpos: revpos, digest: digest) != nil
+            }
+        }
+    }
+}
+
 extension RevisionStore {
+    /// The file of attachment `name` of `docID` with this revpos and digest, on any revision.
+    func attachmentFile(docID: String, name: String, revpos: Int, digest: String) throws(SQLiteError) -> String? {
+        try connection.withStatement(
+            """
+            SELECT a.file FROM attachments a JOIN revs r ON a.sequence = r.sequence
+            WHERE r.doc_id = (SELECT doc_id FROM docs WHERE docid = ?) AND a.name = ? AND a.revpos = ? AND a.digest = ?
+            LIMIT 1
+            """
+        ) { statement throws(SQLiteError) in
+            try statement.bind(docID, at: 1)
+            try statement.bind(name, at: 2)
+            try statement.bind(Int64(revpos), at: 3)
+            try statement.bind(digest, at: 4)
+            return try statement.step() ? statement.text(at: 0) : nil
+        }
+    }
+
+    /// Adds a new replicated revision's attachments: staged bodies are renamed into place, the others share the
+    /// file the datastore already holds.
+    func attachReplicated(_ revision: IncomingRevision, sequence: Int64) throws(DatastoreError) {
+        for incoming in revision.attachments {
+            let attachment = incoming.attachment
+            try Datastore.validateAttachment(name: attachment.name, contentType: attachment.contentType)
+            let file: String
+            if let staged = incoming.staged {
+                // One body may serve several revisions of a page: renamed into place by the first.
+                if !staged.writer.committed { try staged.writer.commit() }
+                file = staged.writer.name
+            } else {
+                let found = try sql { () throws(SQLiteError) in
+                    try attachmentFile(
+                        docID: revision.docID,
+                        name: attachment.name,
+                        revpos: attachment.revpos,
+                        digest: attachment.digest
+                    )
+                }
+                guard let found else {
+                    throw DatastoreError(.notFound, "a replicated attachment's body is neither staged nor held")
+                }
+                file = found
+            }
+            try sql { () throws(SQLiteError) in
+                try insertAttachment(AttachmentRow(attachment: attachment, file: file), sequence: sequence)
+            }
+        }
+    }
+
     /// How many live (not deleted) leaves the document has; 0 for an unknown one.
     func liveLeafCount(_ docID: String) throws(SQLiteError) -> Int {
         try connection.withStatement(

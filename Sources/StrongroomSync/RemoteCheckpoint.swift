@@ -62,10 +62,13 @@ struct RemoteCheckpoint: Sendable {
         return Found(record: stored < epoch ? nil : record, rolledBack: stored < epoch)
     }
 
-    /// Forgets both local checkpoints and the record: the next push and pull start from the beginning.
+    /// Forgets both local checkpoints, the record and the attachment bodies known to be on the server: the next
+    /// push and pull start from the beginning.
     func restart() async throws {
         for key in ["push:", "pull:"] { try await session.datastore.setCheckpoint(key + session.checkpointID, "0") }
         try await session.datastore.setCheckpoint(localKey, "")
+        // The attachment bodies it knew of on the server may be gone too: upload them again when needed.
+        try await session.datastore.removeCheckpoints(withPrefix: session.attachmentKey(""))
     }
 
     /// Writes the next epoch: an update of `record`, or a new record when there is none.

@@ -11,6 +11,8 @@ public enum ReplicationLimits {
     public static let maximumBodyBytes = 1 << 20
     /// The largest attachment map, in bytes of JSON.
     public static let maximumAttachmentBytes = 64 << 10
+    /// The most attachments one revision carries.
+    public static let maximumAttachments = 100
     /// The longest datastore name, in UTF-8 bytes.
     public static let maximumNameBytes = 256
     /// The longest revision ID: a generation of at most 10 digits, `-`, and at most 64 letters or digits.

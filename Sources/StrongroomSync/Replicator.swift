@@ -188,12 +188,17 @@ struct Session: Sendable {
             var batch: [(write: Client.RevisionWrite, docID: String)] = []
             var batchBytes = 0
             for revision in revisions {
+                var references: [String: AttachmentReference] = [:]
+                for attachment in revision.attachments {
+                    references[attachment.name] = try await uploaded(attachment, of: revision)
+                }
                 let record = try RevisionRecord(
                     docID: revision.docID,
                     revID: revision.revID,
                     ancestry: revision.ancestry,
                     isDeleted: revision.isDeleted,
-                    body: revision.json
+                    body: revision.json,
+                    attachments: AttachmentReference.encode(references)
                 )
                 let size = record.body.utf8.count + record.attachments.utf8.count + 64 * record.ancestry.count
                 if !batch.isEmpty, batch.count == 500 || batchBytes + size > Replicator.batchBytes {
@@ -228,6 +233,88 @@ struct Session: Sendable {
         progress(.pushed(report))
     }
 
+    /// The reference of `attachment`: its body is uploaded as a file record of the type unless this replica knows
+    /// one with the same content address already (it uploaded or received it).
+    private func uploaded(_ attachment: Attachment, of revision: OutgoingRevision) async throws -> AttachmentReference {
+        let address = tags.attachmentAddress(digest: attachment.digest)
+        let known = attachmentKey(address)
+        var record = try await datastore.checkpoint(known).flatMap { UUID(uuidString: $0) }
+        if record == nil {
+            let source = try await datastore.document(id: revision.docID, rev: revision.revID)
+            let info = try await client.writeFile(
+                type: type,
+                plain: [
+                    RevisionRecord.PlainKey.version: RevisionRecord.formatVersion,
+                    RevisionRecord.PlainKey.attachment: address,
+                ],
+                fileName: "attachment",
+                contents: datastore.attachmentContents(named: attachment.name, of: source)
+            )
+            record = info.meta.recordID
+            try await datastore.setCheckpoint(known, info.meta.recordID.uuidString.lowercased())
+        }
+        guard let record else { throw SyncError(.invalidResponse, "an attachment has no file record") }
+        return AttachmentReference(
+            contentType: attachment.contentType,
+            length: attachment.length,
+            digest: attachment.digest,
+            revpos: attachment.revpos,
+            address: address,
+            record: record
+        )
+    }
+
+    /// The datastore's note of the file record that holds the body with content address `address`.
+    func attachmentKey(_ address: String) -> String { "attachment:" + checkpointID + ":" + address }
+
+    /// The attachments of a pulled revision: each body the datastore does not hold yet is downloaded, decrypted and
+    /// written (encrypted under the datastore's key) as it arrives, and checked against the digest and length the
+    /// signed revision record gives; `staged` shares bodies between revisions of one page.
+    private func incoming(
+        _ references: [String: AttachmentReference],
+        docID: String,
+        staged: inout [String: StagedAttachment]
+    ) async throws -> [IncomingAttachment] {
+        var attachments: [IncomingAttachment] = []
+        for (name, reference) in references.sorted(by: { $0.key < $1.key }) {
+            let attachment = Attachment(
+                replicatedName: name,
+                contentType: reference.contentType,
+                length: reference.length,
+                digest: reference.digest,
+                revpos: reference.revpos
+            )
+            let slot = "\(docID)\u{0}\(name)\u{0}\(reference.revpos)\u{0}\(reference.digest)"
+            if let body = staged[slot] {
+                attachments.append(IncomingAttachment(attachment, staged: body))
+                continue
+            }
+            if try await datastore.hasAttachment(
+                docID: docID,
+                name: name,
+                revpos: reference.revpos,
+                digest: reference.digest
+            ) {
+                attachments.append(IncomingAttachment(attachment, staged: nil))
+                continue
+            }
+            let body = try await datastore.stageAttachment(docID: docID, name: name, revpos: reference.revpos)
+            staged[slot] = body
+            _ = try await client.readFile(recordID: reference.record) { piece in try await body.append(piece) }
+            let (length, digest) = try await body.finish()
+            guard length == reference.length, ConstantTime.equals(Array(digest.utf8), Array(reference.digest.utf8))
+            else {
+                throw SyncError(.tampered, "an attachment's body is not the one its revision record names")
+            }
+            try await datastore.setCheckpoint(
+                attachmentKey(reference.address),
+                reference.record.uuidString.lowercased()
+            )
+            attachments.append(IncomingAttachment(attachment, staged: body))
+        }
+        return attachments
+    }
+
     func pull(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
         let key = "pull:" + checkpointID
         var after = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
@@ -243,18 +330,38 @@ struct Session: Sendable {
             // Every record of the page is checked before any is applied. Checkpoint records (signed, so the server
             // cannot turn a revision into one) are skipped.
             var bytes = 0
-            let revisions = try page.records.filter { $0.meta.plain[RevisionRecord.PlainKey.checkpoint] == nil }.map {
-                record throws -> IncomingRevision in
+            let revisionRecords = page.records.filter {
+                $0.meta.plain[RevisionRecord.PlainKey.checkpoint] == nil
+                    && $0.meta.plain[RevisionRecord.PlainKey.attachment] == nil
+            }
+            let verified = try revisionRecords.map {
+                record throws -> (RevisionRecord, [String: JSONValue], [String: AttachmentReference]) in
                 guard record.meta.writerID.uuidString.lowercased() == clientID else {
                     throw SyncError(.tampered, "a revision record of another writer is not part of this datastore")
                 }
                 let revision = try RevisionRecord(fields: record.data, plain: record.meta.plain, tags: tags)
                 bytes += revision.body.utf8.count
-                return IncomingRevision(
-                    docID: revision.docID,
-                    history: revision.ancestry,
-                    body: revision.isDeleted ? [:] : try Self.body(revision.body),
-                    isDeleted: revision.isDeleted
+                let generation = Int(revision.revID.prefix { $0.isASCII && $0.isNumber }) ?? 0
+                return (
+                    revision, revision.isDeleted ? [:] : try Self.body(revision.body),
+                    revision.isDeleted
+                        ? [:] : try AttachmentReference.decode(revision.attachments, generation: generation)
+                )
+            }
+            // The bodies of attachments the datastore lacks, received before the page is applied; removed unless a
+            // revision took them.
+            var staged: [String: StagedAttachment] = [:]
+            defer { for body in staged.values { body.discard() } }
+            var revisions: [IncomingRevision] = []
+            for (revision, body, references) in verified {
+                revisions.append(
+                    IncomingRevision(
+                        docID: revision.docID,
+                        history: revision.ancestry,
+                        body: body,
+                        isDeleted: revision.isDeleted,
+                        attachments: try await incoming(references, docID: revision.docID, staged: &staged)
+                    )
                 )
             }
             // The page and its checkpoint in one transaction (CouchDB saves the checkpoint after the page is durable).

@@ -23,6 +23,8 @@ public struct RevisionRecord: Sendable, Hashable {
         public static let revisionTag = "sr.r"
         /// On a replica's checkpoint record instead of the tags: a random ID of that record (not a revision).
         public static let checkpoint = "sr.c"
+        /// On an attachment body's file record instead of the tags: its content address (not a revision).
+        public static let attachment = "sr.a"
     }
 
     /// The encrypted field names.

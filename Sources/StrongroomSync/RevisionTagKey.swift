@@ -13,6 +13,8 @@ import Foundation
 ///
 /// - Document tag: base64url(HMAC-SHA-256(key, `d` ‖ len(docID) ‖ docID)).
 /// - Revision tag: base64url(HMAC-SHA-256(key, `r` ‖ len(docID) ‖ docID ‖ len(revID) ‖ revID)).
+/// - Attachment address: base64url(HMAC-SHA-256(key, `a` ‖ len(digest) ‖ digest)) of an attachment's `sha256-…`
+///   digest: the same content has the same address in one datastore, and the address is no plain digest.
 ///
 /// `len` is a 4-byte big-endian length; the tags are 43 characters (32 bytes, unpadded).
 public struct RevisionTagKey: Sendable {
@@ -37,6 +39,11 @@ public struct RevisionTagKey: Sendable {
     /// The blind tag of revision `revID` of document `docID`.
     public func revisionTag(docID: String, revID: String) -> String {
         tag(TagEncoding.message(domain: "r", [docID, revID]))
+    }
+
+    /// The content address of an attachment whose digest is `digest` (`sha256-<base64>`).
+    public func attachmentAddress(digest: String) -> String {
+        tag(TagEncoding.message(domain: "a", [digest]))
     }
 
     private func tag(_ message: [UInt8]) -> String {

@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 
 /// Replication proof 1 (issue 48), seeded: three replicas of one client's datastore create, update and delete
-/// documents at random and replicate in random directions through a proxy that cuts the network after the server
+/// documents and add attachments at random and replicate in random directions through a proxy that cuts the network after the server
 /// has acted (the client never hears its answer). At the end every replica has the same winner and the same leaves
 /// for every document, every revision a replica acknowledged is on every replica, and a repeat moves nothing.
 ///
@@ -103,8 +103,22 @@ import Testing
                             } else if let created = try? await store.createDocument(id: docID, body: body) {
                                 acknowledged.append((docID, created.revID))
                             }
-                        case 45..<60:
+                        case 45..<55:
                             if let current { acknowledged.append((docID, try await store.delete(from: current).revID)) }
+                        case 55..<65:
+                            // An attachment added or replaced: a few names, a few bodies (so some are shared).
+                            if let current {
+                                let body = Array("body \(Int.random(in: 0..<4, using: &generator))".utf8)
+                                let attached = try await store.addAttachment(
+                                    named: "file-\(Int.random(in: 0..<2, using: &generator))",
+                                    contentType: "text/plain",
+                                    to: current,
+                                    contents: AsyncStream {
+                                        $0.yield(body); $0.finish()
+                                    }
+                                )
+                                acknowledged.append((docID, attached.revID))
+                            }
                         default:
                             let direction = [ReplicationDirection.push, .pull, .both].randomElement(using: &generator)!
                             do {
@@ -134,8 +148,13 @@ import Testing
                         var views: [String] = []
                         for (store, _) in replicas {
                             let leaves = (try? await store.leaves(docID: docID)) ?? []
-                            let winner = (try? await store.document(id: docID))?.revID ?? "deleted or absent"
-                            views.append("\(winner) \(leaves.map(\.revID).sorted())")
+                            let winner = try? await store.document(id: docID)
+                            let files =
+                                (winner?.attachments.values.map { "\($0.name)=\($0.digest)@\($0.revpos)" } ?? [])
+                                .sorted()
+                            views.append(
+                                "\(winner?.revID ?? "deleted or absent") \(files) \(leaves.map(\.revID).sorted())"
+                            )
                         }
                         #expect(Set(views).count == 1, "\(label): \(docID) differs: \(views)")
                     }

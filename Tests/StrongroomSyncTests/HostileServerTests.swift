@@ -6,6 +6,7 @@ import StrongroomCrypto
 import StrongroomDatastore
 import StrongroomSync
 import StrongroomTesting
+import Synchronization
 import Testing
 
 /// Replication proof 3 (issue 48): a malicious or broken server is caught, not trusted. A proxy in front of a real
@@ -153,6 +154,67 @@ import Testing
                 #expect(report.revisionsApplied == 3, "\(report)")
                 #expect(try await phone.document(id: "alpha").body == ["n": 2])
                 #expect(try await replicator.replicate(.pull).revisionsApplied == 0)
+                await phone.close()
+            }
+        }
+    }
+
+    @Test("an attachment body swapped for another the same client uploaded is refused; nothing of the page is applied")
+    func swappedAttachmentBody() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let configuration = try await Client.register(token: Self.token, clientName: "victim", apiURL: url)
+            try await withTemporaryDirectory { folder in
+                let laptop = try await DatastoreManager(directory: folder.appending(path: "laptop"))
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                for (docID, text) in [("first", "the first body"), ("second", "another body entirely")] {
+                    let created = try await laptop.createDocument(id: docID, body: [:])
+                    _ = try await laptop.addAttachment(
+                        named: "a.txt",
+                        contentType: "text/plain",
+                        to: created,
+                        contents: AsyncStream {
+                            $0.yield(Array(text.utf8)); $0.finish()
+                        }
+                    )
+                }
+                let honest = Client(configuration: configuration)
+                try await Replicator(datastore: laptop, name: "notes", client: honest).replicate(.push)
+                await laptop.close()
+
+                // The server answers every file request after the first with the first file's record.
+                let first = Mutex<Data?>(nil)
+                let swap: HostileServer.Tamper = { path, _, response in
+                    guard path.hasPrefix("/v1/storage/files/") else { return .answer(response) }
+                    return .answer(
+                        first.withLock { stored -> Data in
+                            if let stored { return stored }
+                            stored = response
+                            return response
+                        }
+                    )
+                }
+                let phone = try await DatastoreManager(directory: folder.appending(path: "phone"))
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                try await HostileServer.with(upstream: url, tamper: swap) { proxy in
+                    var through = configuration
+                    through.apiURL = proxy
+                    let replicator = Replicator(datastore: phone, name: "notes", client: Client(configuration: through))
+                    let error = await #expect(throws: SyncError.self) { try await replicator.replicate(.pull) }
+                    #expect(error?.code == .tampered, "\(String(describing: error))")
+                }
+                #expect(try await phone.documentCount() == 0)
+                // The staged bodies are gone; an honest server brings both documents and their attachments.
+                let staged = try FileManager.default.contentsOfDirectory(
+                    atPath: folder.appending(path: "phone/notes/attachments").path
+                )
+                #expect(staged.isEmpty, "\(staged)")
+                #expect(
+                    try await Replicator(datastore: phone, name: "notes", client: honest).replicate(.pull)
+                        .revisionsApplied == 2
+                )
                 await phone.close()
             }
         }

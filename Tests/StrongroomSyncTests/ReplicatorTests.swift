@@ -170,6 +170,94 @@ import Testing
         }
     }
 
+    @Test(
+        "attachments replicate: each body uploaded once per content, received once, the same bytes, none in plaintext on the server"
+    )
+    func attachments() async throws {
+        try await withTemporaryDirectory { folder in
+            let data = folder.appending(path: "server-data")
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", data.path, "--registration-token", Self.token]
+            )
+            defer { server.stop() }
+            let url = try #require(URL(string: server.baseURL))
+            let configuration = try await Client.register(token: Self.token, clientName: "photos", apiURL: url)
+            let (laptop, phone, onLaptop, onPhone) = try await Self.devices(in: folder, configuration)
+            let canary = "attachment-canary-51c7"
+            let photo = Array(String(repeating: canary + " ", count: 20_000).utf8)  // ~460 KiB, several chunks
+            func chunks(_ bytes: [UInt8]) -> AsyncStream<[UInt8]> {
+                AsyncStream { continuation in
+                    for start in stride(from: 0, to: bytes.count, by: 100_000) {
+                        continuation.yield(Array(bytes[start..<min(start + 100_000, bytes.count)]))
+                    }
+                    continuation.finish()
+                }
+            }
+            func contents(_ store: Datastore, _ docID: String, _ name: String) async throws -> [UInt8] {
+                var bytes: [UInt8] = []
+                for try await piece in store.attachmentContents(named: name, of: try await store.document(id: docID)) {
+                    bytes += piece
+                }
+                return bytes
+            }
+            // The same body on two documents, and a later revision that carries it forward: one upload.
+            var original = try await laptop.createDocument(id: "photo", body: ["title": "beach"])
+            original = try await laptop.addAttachment(
+                named: "full.jpg",
+                contentType: "image/jpeg",
+                to: original,
+                contents: chunks(photo)
+            )
+            _ = try await laptop.update(from: original, body: ["title": "beach, 2026"])
+            let copy = try await laptop.createDocument(id: "copy", body: [:])
+            _ = try await laptop.addAttachment(
+                named: "same.jpg",
+                contentType: "image/jpeg",
+                to: copy,
+                contents: chunks(photo)
+            )
+            #expect(try await onLaptop.replicate().revisionsPushed == 2)
+
+            let client = Client(configuration: configuration)
+            let type = try ReplicationTypeKey(
+                privateKey: configuration.keys.encryptionKey,
+                clientID: configuration.clientID.uuidString.lowercased()
+            ).recordType(forDatastoreNamed: "notes")
+            func bodies() async throws -> Int {
+                try await client.query(QueryParams(count: 1_000, types: [type], includesData: false)).records
+                    .filter { $0.meta.plain[RevisionRecord.PlainKey.attachment] != nil }.count
+            }
+            #expect(try await bodies() == 1, "one body for one content")
+
+            let pulled = try await onPhone.replicate()
+            #expect(pulled.revisionsApplied == 2, "\(pulled)")
+            #expect(try await contents(phone, "photo", "full.jpg") == photo)
+            #expect(try await contents(phone, "copy", "same.jpg") == photo)
+            #expect(try await phone.document(id: "photo").attachments["full.jpg"]?.revpos == 2)
+
+            // The phone adds another body; the laptop receives it and still has the first.
+            let note = Array("a second attachment, \(canary)".utf8)
+            let current = try await phone.document(id: "photo")
+            _ = try await phone.addAttachment(
+                named: "note.txt",
+                contentType: "text/plain",
+                to: current,
+                contents: chunks(note)
+            )
+            #expect(try await onPhone.replicate().revisionsPushed == 1)
+            #expect(try await onLaptop.replicate().revisionsApplied == 1)
+            #expect(try await contents(laptop, "photo", "note.txt") == note)
+            #expect(try await contents(laptop, "photo", "full.jpg") == photo)
+            #expect(try await bodies() == 2)
+            #expect(try await onLaptop.replicate().revisionsPushed == 0)
+
+            let findings = try PlaintextScan.scan(data, for: [Data(canary.utf8)])
+            #expect(findings.isEmpty, "plaintext on the server: \(findings)")
+            await laptop.close()
+            await phone.close()
+        }
+    }
+
     /// Two devices of one client: a datastore "notes" each, under its own local key, and a replicator each.
     static func devices(
         in folder: URL,

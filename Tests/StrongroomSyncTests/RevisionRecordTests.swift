@@ -30,11 +30,17 @@ import Testing
         var privateKey: String
         var clientID: String
         var accessKey: String
+        struct Address: Decodable {
+            var digest: String
+            var address: String
+        }
+
         var types: [TypeName]
         var tags: [Tags]
+        var attachments: [Address]
 
         enum CodingKeys: String, CodingKey {
-            case types, tags
+            case types, tags, attachments
             case privateKey = "private_key"
             case clientID = "client_id"
             case accessKey = "access_key"
@@ -66,6 +72,10 @@ import Testing
         for vector in vectors.tags {
             #expect(tags.documentTag(vector.doc) == vector.documentTag, "\(vector.doc)")
             #expect(tags.revisionTag(docID: vector.doc, revID: vector.rev) == vector.revisionTag, "\(vector.doc)")
+        }
+        #expect(vectors.attachments.count == 2)
+        for vector in vectors.attachments {
+            #expect(tags.attachmentAddress(digest: vector.digest) == vector.address, "\(vector.digest)")
         }
         // Another client ID, another key: other names.
         let other = try ReplicationTypeKey(privateKey: privateKey, clientID: "another-client")

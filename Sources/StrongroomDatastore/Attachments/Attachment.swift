@@ -14,3 +14,10 @@ public struct Attachment: Sendable, Hashable {
     /// The generation of the revision that added this content; children carry it forward unchanged.
     public let revpos: Int
 }
+
+extension Attachment {
+    /// An attachment as a replicator received its metadata (package API for `StrongroomSync`).
+    package init(replicatedName name: String, contentType: String, length: Int64, digest: String, revpos: Int) {
+        self.init(name: name, contentType: contentType, length: length, digest: digest, revpos: revpos)
+    }
+}

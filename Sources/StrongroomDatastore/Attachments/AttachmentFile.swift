@@ -49,6 +49,8 @@ final class AttachmentWriter: @unchecked Sendable {
     private var hasher = SHA256()
     private(set) var length: Int64 = 0
     private var finished = false
+    /// Renamed into place: from then on the file belongs to the datastore and ``discard()`` leaves it.
+    private(set) var committed = false
 
     var partialURL: URL { folder.appending(path: name + ".partial") }
     var finalURL: URL { folder.appending(path: name) }
@@ -127,14 +129,16 @@ final class AttachmentWriter: @unchecked Sendable {
         } catch {
             throw DatastoreError(.storage, "the attachment file cannot be renamed", underlying: error)
         }
+        committed = true
         try? handle.close()  // the data is synced; a close failure loses nothing
     }
 
     /// Wipes the held-back plaintext's storage on every path (finished, discarded or dropped after an error).
     deinit { Wipe.allocation(&pending) }
 
-    /// Removes whatever was written.
+    /// Removes whatever was written, unless it was committed.
     func discard() {
+        guard !committed else { return }
         try? handle.close()  // best effort: the files are removed below
         // Cleanup after a failure already being thrown: that error is the one to report.
         try? FileManager.default.removeItem(at: partialURL)

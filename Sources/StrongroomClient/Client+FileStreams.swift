@@ -1,0 +1,89 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+package import Foundation
+import StrongroomCore
+import StrongroomCrypto
+
+/// File records from and to streams of plaintext, for the replicator's attachments (package API): the plaintext
+/// never touches the disk here — only E3DB ciphertext is staged, in a temporary file removed on every path.
+extension Client {
+    /// Encrypts `contents` as it arrives (E3DB file format "3") and uploads it as a file record of `type`.
+    ///
+    /// - Throws: ``ClientError`` from the upload; the sequence's own error as it is.
+    package func writeFile(
+        type: String,
+        plain: [String: String],
+        fileName: String,
+        contents: AsyncThrowingStream<[UInt8], any Error>
+    ) async throws -> FileInfo {
+        let key = try await writerKey(type: type)
+        let staged = stagingFile()
+        let registration = StagedFiles.register(staged.path)
+        defer {
+            try? FileManager.default.removeItem(at: staged)  // ciphertext; removed on every path
+            StagedFiles.unregister(registration)
+        }
+        let handle = try await BlockingExecutor.shared.run { _ in
+            guard FileManager.default.createFile(atPath: staged.path, contents: nil) else {
+                throw ClientError(
+                    .badRequest,
+                    "the upload cannot be staged in \(staged.deletingLastPathComponent().path)"
+                )
+            }
+            return try FileHandle(forWritingTo: staged)
+        }
+        defer { try? handle.close() }  // read again by the upload through its own handle
+        var encryptor = FileEncryptor(accessKey: key)
+        var output: [UInt8] = []
+        for try await piece in contents {
+            encryptor.update(piece, into: &output)
+            if output.count >= 1 << 20 {
+                let batch = output
+                output.removeAll(keepingCapacity: true)
+                try await BlockingExecutor.shared.run { _ in try handle.write(contentsOf: batch) }
+            }
+        }
+        let summary = encryptor.finalize(into: &output)
+        let rest = output
+        try await BlockingExecutor.shared.run { _ in try handle.write(contentsOf: rest) }
+        return try await upload(staged, summary: summary, type: type, plain: plain, fileName: fileName, progress: nil)
+    }
+
+    /// Downloads file record `recordID`, checks it against its checksum, and hands its plaintext to `consume` in
+    /// order, a chunk at a time. The file is authentic only when this returns: on a throw, discard what `consume`
+    /// received.
+    ///
+    /// - Throws: ``ClientError/Code/tampered`` when the file does not decrypt; `consume`'s error as it is.
+    package func readFile(recordID: UUID, consume: ([UInt8]) async throws -> Void) async throws -> FileInfo {
+        var failure: (any Error)?
+        let info = try await readFile(recordID: recordID, progress: nil) { encrypted, key throws(ClientError) in
+            do {
+                let handle = try FileHandle(forReadingFrom: encrypted)
+                defer { try? handle.close() }  // read-only
+                var decryptor = FileDecryptor(accessKey: key)
+                var plaintext: [UInt8] = []
+                while let piece = try await BlockingExecutor.shared.run({ _ in try handle.read(upToCount: 1 << 20) }),
+                    !piece.isEmpty
+                {
+                    plaintext.removeAll(keepingCapacity: true)
+                    try decryptor.update(piece, into: &plaintext)
+                    if !plaintext.isEmpty { try await consume(plaintext) }
+                }
+                plaintext.removeAll(keepingCapacity: true)
+                try decryptor.finalize(into: &plaintext)
+                if !plaintext.isEmpty { try await consume(plaintext) }
+                Wipe.allocation(&plaintext)
+            } catch let error as CryptoError {
+                throw Self.fileStepFailure(
+                    "the file did not decrypt: \(error.message)",
+                    cancelled: error.code == .cancelled,
+                    io: error.code == .io,
+                    underlying: error
+                )
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return info
+    }
+}
