@@ -85,4 +85,16 @@ extension Client {
             writers: writers
         )
     }
+
+    /// Deletes this client's revision records of `type` that carry one of `tags` (`POST /v2/sync/purge`; at most
+    /// 1,000); returns how many there were.
+    package func removeRevisions(type: String, tags: [String]) async throws(ClientError) -> Int {
+        try await authenticated(
+            .POST,
+            E3DBPath.syncPurge.render(),
+            body: SyncPurgeRequest(type: type, tags: tags),
+            success: [200],
+            as: SyncPurgeResponse.self
+        ).removed
+    }
 }

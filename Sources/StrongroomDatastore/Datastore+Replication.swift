@@ -149,6 +149,41 @@ extension Datastore {
 }
 
 extension Datastore {
+    /// Revisions that are not leaves and lie at least `depth` generations below every leaf of their document
+    /// (CouchDB's `revs_limit`), after the local sequence `after`, at most `limit`, in sequence order: what a
+    /// replica may ask the server to forget. Returns them with the sequence to continue after.
+    package func compactableRevisions(
+        depth: Int,
+        after: Int64,
+        limit: Int
+    ) async throws(DatastoreError) -> (revisions: [(docID: String, revID: String)], last: Int64) {
+        try await read { store throws(DatastoreError) in
+            try store.sql { () throws(SQLiteError) in
+                try store.connection.withStatement(
+                    """
+                    SELECT d.docid, r.revid, r.sequence FROM revs r JOIN docs d ON d.doc_id = r.doc_id
+                    WHERE r.sequence > ? AND r.current = 0
+                    AND CAST(substr(r.revid, 1, instr(r.revid, '-') - 1) AS INTEGER) <= (
+                        SELECT min(CAST(substr(l.revid, 1, instr(l.revid, '-') - 1) AS INTEGER)) FROM revs l
+                        WHERE l.doc_id = r.doc_id AND l.current = 1) - ?
+                    ORDER BY r.sequence LIMIT ?
+                    """
+                ) { statement throws(SQLiteError) in
+                    try statement.bind(after, at: 1)
+                    try statement.bind(Int64(depth), at: 2)
+                    try statement.bind(Int64(limit), at: 3)
+                    var found: [(docID: String, revID: String)] = []
+                    var last = after
+                    while try statement.step() {
+                        found.append((statement.text(at: 0) ?? "", statement.text(at: 1) ?? ""))
+                        last = statement.int64(at: 2)
+                    }
+                    return (found, last)
+                }
+            }
+        }
+    }
+
     /// Starts receiving the body of attachment `name` of `docID` at `revpos` (encrypted under this datastore's key as
     /// it arrives, bound to the document, name and revpos).
     package func stageAttachment(

@@ -132,6 +132,34 @@ public struct Replicator: Sendable {
         return report
     }
 
+    /// Asks the server to forget this replica's revision records that lie at least `revsLimit` generations below
+    /// every leaf of their document (CouchDB's `revs_limit`): the leaves keep their ancestry, so every replica still
+    /// merges as before; only the bodies of those old revisions are gone from the server (each replica keeps its
+    /// own until its local `Datastore.compact()`). Run it after a replication, on one device.
+    ///
+    /// - Parameter revsLimit: how many generations below the shallowest leaf to keep (at least 1).
+    /// - Returns: how many records the server deleted.
+    @discardableResult
+    public func compact(revsLimit: Int = 100) async throws -> Int {
+        guard revsLimit >= 1 else { throw SyncError(.invalidRecord, "revsLimit keeps at least one generation") }
+        let configuration = client.configuration
+        let clientID = configuration.clientID.uuidString.lowercased()
+        let type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
+            .recordType(forDatastoreNamed: name)
+        let tags = try RevisionTagKey(accessKey: try await client.replicationAccessKey(type: type))
+        var (after, removed) = (Int64(0), 0)
+        while true {
+            try Task.checkCancellation()
+            let page = try await datastore.compactableRevisions(depth: revsLimit, after: after, limit: 1_000)
+            guard !page.revisions.isEmpty else { return removed }
+            removed += try await client.removeRevisions(
+                type: type,
+                tags: page.revisions.map { tags.revisionTag(docID: $0.docID, revID: $0.revID) }
+            )
+            after = page.last
+        }
+    }
+
     /// The events of one replication in `direction`, ending after ``ReplicationEvent/completed(_:)`` or with its
     /// error. The replication starts at once; it is cancelled when the sequence is dropped or the task iterating it
     /// is cancelled.

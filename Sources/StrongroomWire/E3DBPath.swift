@@ -128,6 +128,8 @@ extension E3DBPath {
     public static let syncRevsDiff = E3DBPath("/v2/sync/revs_diff")
     /// `POST`: store revision records, idempotently.
     public static let syncBulk = E3DBPath("/v2/sync/bulk")
+    /// `POST`: delete the caller's revision records of some tags (compaction).
+    public static let syncPurge = E3DBPath("/v2/sync/purge")
 
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
@@ -135,5 +137,6 @@ extension E3DBPath {
         .blob, .accessKey, .policy, .readerPolicies, .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
+        .syncPurge,
     ]
 }

@@ -65,3 +65,27 @@ public struct SyncBulkResponse: Codable, Sendable, Hashable {
     /// Creates an answer.
     public init(records: [Outcome]) { self.records = records }
 }
+
+/// `POST /v2/sync/purge` body: delete the caller's revision records of `type` that carry these tags (a replica's
+/// compaction of revisions far below every leaf; the leaves keep their ancestry).
+public struct SyncPurgeRequest: Codable, Sendable, Hashable {
+    /// The record type (a replicated datastore's opaque type).
+    public var type: String
+    /// Blind revision tags, at most 1,000.
+    public var tags: [String]
+
+    /// Creates a request.
+    public init(type: String, tags: [String]) {
+        self.type = type
+        self.tags = tags
+    }
+}
+
+/// `POST /v2/sync/purge` answer.
+public struct SyncPurgeResponse: Codable, Sendable, Hashable {
+    /// How many records were deleted (0 for tags already gone, or another writer's).
+    public var removed: Int
+
+    /// Creates an answer.
+    public init(removed: Int) { self.removed = removed }
+}

@@ -116,6 +116,38 @@ import Testing
     }
 
     @Test(
+        "purge deletes only the caller's own records of the tags asked for, idempotently",
+        arguments: TestEngine.available
+    )
+    func purge(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let alice = try await api.register("alice")
+            let bob = try await api.register("bob")
+            let key = AccessKey()
+            let tags = (0..<3).map(Self.tag)
+            let stored = try await Self.bulk(api, alice, tags.map { Self.write(alice, tag: $0, key: key) })
+            try #require(stored.status == .ok)
+            func purge(_ client: TestClient, _ tags: [String]) async throws -> (HTTPResponse.Status, Int?) {
+                let response = try await api.request(
+                    .post,
+                    "/v2/sync/purge",
+                    token: client.token,
+                    json: SyncPurgeRequest(type: Self.type, tags: tags)
+                )
+                let removed = try? JSONDecoder().decode(SyncPurgeResponse.self, from: Data(buffer: response.body))
+                    .removed
+                return (response.status, removed)
+            }
+            #expect(try await purge(bob, tags) == (.ok, 0), "another writer's records stay")
+            #expect(try await purge(alice, [tags[0], "not a tag!"]).0 == .badRequest)
+            #expect(try await purge(alice, (0..<1_001).map(Self.tag)).0 == .badRequest)
+            #expect(try await purge(alice, [tags[0], tags[1], tags[0]]) == (.ok, 2))
+            #expect(try await purge(alice, [tags[0], tags[1]]) == (.ok, 0), "idempotent")
+            #expect(try await Self.missing(api, alice, tags) == [tags[0], tags[1]])
+        }
+    }
+
+    @Test(
         "bounds and refusals: counts, tags, duplicates, another writer, an empty body",
         arguments: TestEngine.available
     )

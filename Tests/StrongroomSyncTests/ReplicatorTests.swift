@@ -258,6 +258,54 @@ import Testing
         }
     }
 
+    @Test("compaction: the server forgets revisions far below every leaf; devices still merge, a new one gets the leaf")
+    func compaction() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let configuration = try await Client.register(token: Self.token, clientName: "compact", apiURL: url)
+            try await withTemporaryDirectory { folder in
+                let (laptop, phone, onLaptop, onPhone) = try await Self.devices(in: folder, configuration)
+                var revision = try await laptop.createDocument(id: "draft", body: ["v": 1])
+                try await onLaptop.replicate()
+                for version in 2...5 {
+                    revision = try await laptop.update(from: revision, body: ["v": .number(Double(version))])
+                    try await onLaptop.replicate()  // each generation becomes a record on the server
+                }
+                _ = try await laptop.createDocument(id: "single", body: ["v": 1])
+                try await onLaptop.replicate()
+                try await onPhone.replicate()
+
+                #expect(try await onLaptop.compact(revsLimit: 2) == 3, "generations 1 to 3 of draft")
+                #expect(try await onLaptop.compact(revsLimit: 2) == 0)
+                await #expect(throws: SyncError.self) { try await onLaptop.compact(revsLimit: 0) }
+
+                // A new device gets the leaf with its whole ancestry (older generations as stubs).
+                let tablet = try await DatastoreManager(directory: folder.appending(path: "tablet"))
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                let onTablet = Replicator(
+                    datastore: tablet,
+                    name: "notes",
+                    client: Client(configuration: configuration)
+                )
+                #expect(try await onTablet.replicate().revisionsApplied == 3, "draft's generations 4 and 5, and single")
+                let leaf = try await tablet.document(id: "draft")
+                #expect(leaf.revID == revision.revID && leaf.body == ["v": 5])
+                #expect(try await tablet.revisionHistory(of: leaf).count == 5)
+
+                // Concurrent edits still meet as one conflict everywhere.
+                _ = try await laptop.update(from: revision, body: ["v": "laptop"])
+                _ = try await tablet.update(from: leaf, body: ["v": "tablet"])
+                for replicator in [onLaptop, onTablet, onLaptop, onPhone] { try await replicator.replicate() }
+                for store in [laptop, phone, tablet] {
+                    #expect(try await store.conflictedDocumentIDs() == ["draft"])
+                }
+                for store in [laptop, phone, tablet] { await store.close() }
+            }
+        }
+    }
+
     /// Two devices of one client: a datastore "notes" each, under its own local key, and a replicator each.
     static func devices(
         in folder: URL,

@@ -10,6 +10,7 @@ import StrongroomWire
 /// - `POST /v2/sync/revs_diff`: which revision tags no record of a type readable by the caller carries.
 /// - `POST /v2/sync/bulk`: store revision records in one transaction, each at most once per writer, type and tag,
 ///   so a retry after a kill stores nothing twice.
+/// - `POST /v2/sync/purge`: delete the caller's own revision records of some tags (a replica's compaction).
 struct SyncRoutes {
     /// The most tags one revs_diff asks about.
     static let maximumTags = 1_000
@@ -30,6 +31,7 @@ struct SyncRoutes {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
         routes.post(RouterPath(.syncRevsDiff), use: revsDiff)
         routes.post(RouterPath(.syncBulk), use: bulk)
+        routes.post(RouterPath(.syncPurge), use: purge)
         return routes
     }
 
@@ -48,16 +50,33 @@ struct SyncRoutes {
         let caller = try context.caller()
         let body = try await decodeBody(SyncRevsDiffRequest.self, request, context)
         let type = try requireType(body.type, limits)
-        guard body.tags.count <= Self.maximumTags else {
-            throw ServerError.badRequest("at most \(Self.maximumTags) tags per request")
-        }
-        guard body.tags.allSatisfy(Self.isTag) else {
-            throw ServerError.badRequest("a tag is 1 to \(Self.maximumTagLength) base64url characters")
-        }
-        let missing = try await store.missingSyncTags(type: type, tags: body.tags, readableBy: caller)
+        let missing = try await store.missingSyncTags(
+            type: type,
+            tags: try Self.checkedTags(body.tags),
+            readableBy: caller
+        )
         var seen = Set<String>()
         let ordered = body.tags.filter { missing.contains($0) && seen.insert($0).inserted }
         return try json(SyncRevsDiffResponse(missing: ordered))
+    }
+
+    func purge(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(SyncPurgeRequest.self, request, context)
+        let type = try requireType(body.type, limits)
+        let tags = try Self.checkedTags(body.tags)
+        return try json(
+            SyncPurgeResponse(removed: try await store.deleteSyncRecords(type: type, tags: tags, writer: caller))
+        )
+    }
+
+    /// `tags` when there are at most ``maximumTags`` and each is a tag; else 400.
+    static func checkedTags(_ tags: [String]) throws -> [String] {
+        guard tags.count <= maximumTags else { throw ServerError.badRequest("at most \(maximumTags) tags per request") }
+        guard tags.allSatisfy(isTag) else {
+            throw ServerError.badRequest("a tag is 1 to \(maximumTagLength) base64url characters")
+        }
+        return tags
     }
 
     func bulk(_ request: Request, context: StrongroomRequestContext) async throws -> Response {

@@ -99,6 +99,16 @@ extension SQLServerStore {
         }
     }
 
+    package func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int {
+        guard !tags.isEmpty else { return 0 }
+        return try await database.raw(
+            """
+            DELETE FROM records WHERE writer_id = \(bind: writer) AND type = \(bind: type)
+            AND sync_tag IN (\(binds: tags.map { $0 as any Encodable & Sendable })) RETURNING record_id
+            """
+        ).all().count
+    }
+
     /// Rows per multi-row insert (14 values each; SQLite takes 32,766 bound values, PostgreSQL 65,535).
     static let syncBatchRows = 100
 

@@ -122,6 +122,8 @@ package protocol SyncStore: Sendable {
         _ records: [(record: StoredRecordText, tag: String)]
     ) async throws
         -> [(recordID: String, created: Bool)]
+    /// Deletes the records of `type` that `writer` wrote with one of `tags`; returns how many.
+    func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int
 }
 
 /// Notes, their quotas and views.
