@@ -23,7 +23,13 @@ extension Client {
             StagedFiles.unregister(registration)
         }
         let handle = try await BlockingExecutor.shared.run { _ in
-            guard FileManager.default.createFile(atPath: staged.path, contents: nil) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: staged.path,
+                    contents: nil,
+                    attributes: [.posixPermissions: 0o600]
+                )
+            else {
                 throw ClientError(
                     .badRequest,
                     "the upload cannot be staged in \(staged.deletingLastPathComponent().path)"
@@ -61,6 +67,7 @@ extension Client {
                 defer { try? handle.close() }  // read-only
                 var decryptor = FileDecryptor(accessKey: key)
                 var plaintext: [UInt8] = []
+                defer { Wipe.allocation(&plaintext) }  // on every path, a failed one too
                 while let piece = try await BlockingExecutor.shared.run({ _ in try handle.read(upToCount: 1 << 20) }),
                     !piece.isEmpty
                 {
@@ -71,7 +78,6 @@ extension Client {
                 plaintext.removeAll(keepingCapacity: true)
                 try decryptor.finalize(into: &plaintext)
                 if !plaintext.isEmpty { try await consume(plaintext) }
-                Wipe.allocation(&plaintext)
             } catch let error as CryptoError {
                 throw Self.fileStepFailure(
                     "the file did not decrypt: \(error.message)",

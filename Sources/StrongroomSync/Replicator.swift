@@ -328,7 +328,11 @@ struct Session: Sendable {
             }
             let body = try await datastore.stageAttachment(docID: docID, name: name, revpos: reference.revpos)
             staged[slot] = body
-            _ = try await client.readFile(recordID: reference.record) { piece in try await body.append(piece) }
+            do {
+                _ = try await client.readFile(recordID: reference.record) { piece in try await body.append(piece) }
+            } catch let error as ClientError where error.code == .tampered {
+                throw SyncError(.tampered, "an attachment's body does not decrypt", underlying: error)
+            }
             let (length, digest) = try await body.finish()
             guard length == reference.length, ConstantTime.equals(Array(digest.utf8), Array(reference.digest.utf8))
             else {
