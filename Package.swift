@@ -401,7 +401,7 @@ let package = Package(
             name: "StrongroomSyncTests",
             dependencies: [
                 "StrongroomSync", "StrongroomClient", "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore",
-                "StrongroomTesting",
+                "StrongroomTesting", "StrongroomServerS3",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -171,13 +171,17 @@ import Testing
     }
 
     @Test(
-        "attachments replicate: each body uploaded once per content, received once, the same bytes, none in plaintext on the server"
+        "attachments replicate: each body uploaded once per content, received once, the same bytes, none in plaintext on the server (folder and S3 blob stores)",
+        arguments: [false] + (ObjectStoreBucket.isAvailable ? [true] : [])
     )
-    func attachments() async throws {
+    func attachments(inObjectStore: Bool) async throws {
         try await withTemporaryDirectory { folder in
             let data = folder.appending(path: "server-data")
+            let bucket = inObjectStore ? try await ObjectStoreBucket.make() : nil
             let server = try await ServerProcess(
                 arguments: ["--data-directory", data.path, "--registration-token", Self.token]
+                    + (bucket?.arguments ?? []),
+                environment: bucket?.environment ?? [:]
             )
             defer { server.stop() }
             let url = try #require(URL(string: server.baseURL))
@@ -251,6 +255,10 @@ import Testing
             #expect(try await bodies() == 2)
             #expect(try await onLaptop.replicate().revisionsPushed == 0)
 
+            if let bucket {
+                // S3: every object of the bucket, copied beside the data directory to be scanned with it.
+                #expect(try await bucket.copyObjects(into: data.appending(path: "s3-objects")) == 2, "two bodies")
+            }
             let findings = try PlaintextScan.scan(data, for: [Data(canary.utf8)])
             #expect(findings.isEmpty, "plaintext on the server: \(findings)")
             await laptop.close()
