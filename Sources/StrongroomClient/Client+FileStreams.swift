@@ -54,16 +54,28 @@ extension Client {
         return try await upload(staged, summary: summary, type: type, plain: plain, fileName: fileName, progress: nil)
     }
 
-    /// Downloads file record `recordID`, checks it against its checksum, and hands its plaintext to `consume` in
-    /// order, a chunk at a time. The file is authentic only when this returns: on a throw, discard what `consume`
-    /// received.
+    /// Downloads file record `recordID` — refused before the download when it is larger than `plaintextSize`
+    /// bytes of plaintext can be in E3DB's format — checks it against its checksum, and hands its plaintext to
+    /// `consume` in order, a chunk at a time. The file is authentic only when this returns: on a throw, discard what
+    /// `consume` received.
     ///
-    /// - Throws: ``ClientError/Code/tampered`` when the file does not decrypt; `consume`'s error as it is.
-    package func readFile(recordID: UUID, consume: ([UInt8]) async throws -> Void) async throws -> FileInfo {
+    /// - Throws: ``ClientError/Code/tampered`` when the file is too large or does not decrypt; `consume`'s error as
+    ///   it is.
+    package func readFile(
+        recordID: UUID,
+        plaintextSize: Int64,
+        consume: ([UInt8]) async throws -> Void
+    ) async throws -> FileInfo {
+        // The prologue (sealed stream key, header, version) is far below 4 KiB; each 64 KiB block adds its MAC.
+        let size = min(max(plaintextSize, 0), 1 << 50)
+        let blocks = size / Int64(FileFormat.blockSize) + 1
+        let maximumSize = 4_096 + size + blocks * Int64(FileFormat.chunkOverhead)
         var failure: (any Error)?
-        let info = try await readFile(recordID: recordID, progress: nil) { encrypted, key throws(ClientError) in
+        let info = try await readFile(recordID: recordID, maximumSize: maximumSize, progress: nil) {
+            encrypted,
+            key throws(ClientError) in
             do {
-                let handle = try FileHandle(forReadingFrom: encrypted)
+                let handle = try await BlockingExecutor.shared.run { _ in try FileHandle(forReadingFrom: encrypted) }
                 defer { try? handle.close() }  // read-only
                 var decryptor = FileDecryptor(accessKey: key)
                 var plaintext: [UInt8] = []

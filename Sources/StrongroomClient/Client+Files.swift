@@ -182,13 +182,19 @@ extension Client {
         return (response, info, url)
     }
 
-    /// Downloads a file record into a staged, checked copy and hands it with its access key to `finish`.
+    /// Downloads a file record into a staged, checked copy and hands it with its access key to `finish`; a file the
+    /// server says is larger than `maximumSize` ciphertext bytes is ``ClientError/Code/tampered`` before any of it
+    /// is downloaded.
     package func readFile(
         recordID: UUID,
+        maximumSize: Int64? = nil,
         progress: (@Sendable (FileTransferProgress) -> Void)?,
         finish: (URL, AccessKey) async throws(ClientError) -> Void
     ) async throws(ClientError) -> FileInfo {
         let (response, info, url) = try await fileRecord(recordID)
+        if let maximumSize, info.size > maximumSize {
+            throw ClientError(.tampered, "file \(recordID) is larger than the \(maximumSize) bytes it can be")
+        }
         let key = try await readerKey(
             writerID: response.meta.writerID,
             userID: response.meta.userID,

@@ -30,19 +30,7 @@ extension Datastore {
         try Self.validateAttachment(name: name, contentType: contentType)
         try DocumentID.validate(revision.docID)
         let revpos = try RevisionID.parse(revision.revID).generation + 1
-        let datastoreID = try await read { store throws(DatastoreError) in
-            try store.sql { () throws(SQLiteError) in try store.datastoreID() }
-        }
-        let (folder, key, limit) = (attachmentFolder, attachmentKey, limits.maximumAttachmentBytes)
-        let associatedData = AttachmentFile.associatedData(
-            datastoreID: datastoreID,
-            docID: revision.docID,
-            name: name,
-            revpos: revpos
-        )
-        let writer = try await BlockingExecutor.shared.run { _ throws(DatastoreError) in
-            try AttachmentWriter(folder: folder, key: key, associatedData: associatedData, limit: limit)
-        }
+        let writer = try await attachmentWriter(docID: revision.docID, name: name, revpos: revpos)
         do {
             // Gathered into about 1 MiB per blocking call: fewer thread hops, the same constant memory bound.
             var gathered: [UInt8] = []
@@ -320,5 +308,25 @@ extension RevisionStore {
             return child
         }
         return try load(child)
+    }
+}
+
+extension Datastore {
+    /// A writer of a new attachment body of `docID`, encrypted (when the datastore is) and bound to the document,
+    /// the name and the revpos.
+    func attachmentWriter(docID: String, name: String, revpos: Int) async throws(DatastoreError) -> AttachmentWriter {
+        let datastoreID = try await read { store throws(DatastoreError) in
+            try store.sql { () throws(SQLiteError) in try store.datastoreID() }
+        }
+        let (folder, key, limit) = (attachmentFolder, attachmentKey, limits.maximumAttachmentBytes)
+        let associatedData = AttachmentFile.associatedData(
+            datastoreID: datastoreID,
+            docID: docID,
+            name: name,
+            revpos: revpos
+        )
+        return try await BlockingExecutor.shared.run { _ throws(DatastoreError) in
+            try AttachmentWriter(folder: folder, key: key, associatedData: associatedData, limit: limit)
+        }
     }
 }

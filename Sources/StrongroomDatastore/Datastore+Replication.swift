@@ -137,7 +137,8 @@ extension Datastore {
                 added += 1
                 documents.insert(revision.docID)
                 try store.attachReplicated(revision, sequence: outcome.revision.sequence)
-                if before <= 1, try store.sql({ () throws(SQLiteError) in try store.liveLeafCount(revision.docID) }) > 1
+                // One new revision adds at most one live leaf: without one before, there is no conflict now.
+                if before == 1, try store.sql({ () throws(SQLiteError) in try store.liveLeafCount(revision.docID) }) > 1
                 {
                     conflicted.insert(revision.docID)
                 }
@@ -195,21 +196,7 @@ extension Datastore {
     {
         try Self.validateAttachment(name: name, contentType: "application/octet-stream")
         try DocumentID.validate(docID)
-        let datastoreID = try await read { store throws(DatastoreError) in
-            try store.sql { () throws(SQLiteError) in try store.datastoreID() }
-        }
-        let (folder, key, limit) = (attachmentFolder, attachmentKey, limits.maximumAttachmentBytes)
-        let associatedData = AttachmentFile.associatedData(
-            datastoreID: datastoreID,
-            docID: docID,
-            name: name,
-            revpos: revpos
-        )
-        return StagedAttachment(
-            writer: try await BlockingExecutor.shared.run { _ throws(DatastoreError) in
-                try AttachmentWriter(folder: folder, key: key, associatedData: associatedData, limit: limit)
-            }
-        )
+        return StagedAttachment(writer: try await attachmentWriter(docID: docID, name: name, revpos: revpos))
     }
 
     /// Whether the datastore holds attachment `name` of `docID` with this revpos and digest (on any revision), so a

@@ -57,7 +57,7 @@ public struct AttachmentReference: Sendable, Hashable, Codable {
         }
         for (name, reference) in references {
             guard !name.isEmpty, name.utf8.count <= 1024, reference.contentType.utf8.count <= 255,
-                reference.length >= 0, (1...max(generation, 1)).contains(reference.revpos),
+                (0...(1 << 40)).contains(reference.length), (1...max(generation, 1)).contains(reference.revpos),
                 reference.digest.hasPrefix("sha256-"), reference.digest.utf8.count == 51,
                 reference.address.utf8.count == 43
             else { throw SyncError(.invalidRecord, "an attachment reference is out of range") }

@@ -65,7 +65,7 @@ struct RemoteCheckpoint: Sendable {
     /// Forgets both local checkpoints, the record and the attachment bodies known to be on the server: the next
     /// push and pull start from the beginning.
     func restart() async throws {
-        for key in ["push:", "pull:"] { try await session.datastore.setCheckpoint(key + session.checkpointID, "0") }
+        for key in [session.pushKey, session.pullKey] { try await session.datastore.setCheckpoint(key, "0") }
         try await session.datastore.setCheckpoint(localKey, "")
         // The attachment bodies it knew of on the server may be gone too: upload them again when needed.
         try await session.datastore.removeCheckpoints(withPrefix: session.attachmentKey(""))
@@ -74,7 +74,9 @@ struct RemoteCheckpoint: Sendable {
     /// Writes the next epoch: an update of `record`, or a new record when there is none.
     func advance(from record: Record?) async throws {
         let saved = try await session.datastore.checkpoint(localKey) ?? ""
-        let epoch = (saved.split(separator: " ").last.flatMap { Int64($0) } ?? 0) + 1
+        // Read from the datastore's file: range-checked before the arithmetic.
+        let last = saved.split(separator: " ").last.flatMap { Int64($0) }.map { (0..<Int64.max).contains($0) ? $0 : 0 }
+        let epoch = (last ?? 0) + 1
         let data = [Self.epochField: String(epoch)]
         let written: Record
         if let record {

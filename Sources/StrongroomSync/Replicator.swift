@@ -103,20 +103,7 @@ public struct Replicator: Sendable {
         progress: @Sendable (ReplicationEvent) -> Void = { _ in }
     ) async throws -> ReplicationReport {
         let started = ContinuousClock.now
-        let configuration = client.configuration
-        let clientID = configuration.clientID.uuidString.lowercased()
-        let type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
-            .recordType(forDatastoreNamed: name)
-        let tags = try RevisionTagKey(accessKey: try await client.replicationAccessKey(type: type))
-        let session = Session(
-            datastore: datastore,
-            client: client,
-            type: type,
-            tags: tags,
-            clientID: clientID,
-            checkpointID: "\(clientID)@\(configuration.apiURL.absoluteString)/\(type)",
-            started: started
-        )
+        let session = try await self.session(started: started)
         var report = ReplicationReport()
         let remote = RemoteCheckpoint(session: session)
         let stored = try await remote.check()
@@ -142,22 +129,36 @@ public struct Replicator: Sendable {
     @discardableResult
     public func compact(revsLimit: Int = 100) async throws -> Int {
         guard revsLimit >= 1 else { throw SyncError(.invalidRecord, "revsLimit keeps at least one generation") }
-        let configuration = client.configuration
-        let clientID = configuration.clientID.uuidString.lowercased()
-        let type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
-            .recordType(forDatastoreNamed: name)
-        let tags = try RevisionTagKey(accessKey: try await client.replicationAccessKey(type: type))
+        let session = try await session(started: .now)
         var (after, removed) = (Int64(0), 0)
         while true {
             try Task.checkCancellation()
             let page = try await datastore.compactableRevisions(depth: revsLimit, after: after, limit: 1_000)
             guard !page.revisions.isEmpty else { return removed }
             removed += try await client.removeRevisions(
-                type: type,
-                tags: page.revisions.map { tags.revisionTag(docID: $0.docID, revID: $0.revID) }
+                type: session.type,
+                tags: page.revisions.map { session.tags.revisionTag(docID: $0.docID, revID: $0.revID) }
             )
             after = page.last
         }
+    }
+
+    /// The datastore's type on the server, its tag key (from the type's access key, made on first use) and its
+    /// checkpoint names, for a replication or a compaction starting at `started`.
+    private func session(started: ContinuousClock.Instant) async throws -> Session {
+        let configuration = client.configuration
+        let clientID = configuration.clientID.uuidString.lowercased()
+        let type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
+            .recordType(forDatastoreNamed: name)
+        return Session(
+            datastore: datastore,
+            client: client,
+            type: type,
+            tags: try RevisionTagKey(accessKey: try await client.replicationAccessKey(type: type)),
+            clientID: clientID,
+            checkpointID: "\(clientID)@\(configuration.apiURL.absoluteString)/\(type)",
+            started: started
+        )
     }
 
     /// The events of one replication in `direction`, ending after ``ReplicationEvent/completed(_:)`` or with its
@@ -190,8 +191,12 @@ struct Session: Sendable {
     let checkpointID: String
     let started: ContinuousClock.Instant
 
+    /// The datastore's checkpoint names: the changes-feed sequence pushed up to, the server index pulled up to.
+    var pushKey: String { "push:" + checkpointID }
+    var pullKey: String { "pull:" + checkpointID }
+
     func push(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
-        let key = "push:" + checkpointID
+        let key = pushKey
         var documents = Set<String>()
         var since = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
         while true {
@@ -266,8 +271,10 @@ struct Session: Sendable {
     private func uploaded(_ attachment: Attachment, of revision: OutgoingRevision) async throws -> AttachmentReference {
         let address = tags.attachmentAddress(digest: attachment.digest)
         let known = attachmentKey(address)
-        var record = try await datastore.checkpoint(known).flatMap { UUID(uuidString: $0) }
-        if record == nil {
+        let record: UUID
+        if let noted = try await datastore.checkpoint(known).flatMap({ UUID(uuidString: $0) }) {
+            record = noted
+        } else {
             let source = try await datastore.document(id: revision.docID, rev: revision.revID)
             let info = try await client.writeFile(
                 type: type,
@@ -279,9 +286,8 @@ struct Session: Sendable {
                 contents: datastore.attachmentContents(named: attachment.name, of: source)
             )
             record = info.meta.recordID
-            try await datastore.setCheckpoint(known, info.meta.recordID.uuidString.lowercased())
+            try await datastore.setCheckpoint(known, record.uuidString.lowercased())
         }
-        guard let record else { throw SyncError(.invalidResponse, "an attachment has no file record") }
         return AttachmentReference(
             contentType: attachment.contentType,
             length: attachment.length,
@@ -329,7 +335,9 @@ struct Session: Sendable {
             let body = try await datastore.stageAttachment(docID: docID, name: name, revpos: reference.revpos)
             staged[slot] = body
             do {
-                _ = try await client.readFile(recordID: reference.record) { piece in try await body.append(piece) }
+                _ = try await client.readFile(recordID: reference.record, plaintextSize: reference.length) { piece in
+                    try await body.append(piece)
+                }
             } catch let error as ClientError where error.code == .tampered {
                 throw SyncError(.tampered, "an attachment's body does not decrypt", underlying: error)
             }
@@ -348,7 +356,7 @@ struct Session: Sendable {
     }
 
     func pull(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
-        let key = "pull:" + checkpointID
+        let key = pullKey
         var after = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
         while true {
             try Task.checkCancellation()
@@ -373,7 +381,7 @@ struct Session: Sendable {
                 }
                 let revision = try RevisionRecord(fields: record.data, plain: record.meta.plain, tags: tags)
                 bytes += revision.body.utf8.count
-                let generation = Int(revision.revID.prefix { $0.isASCII && $0.isNumber }) ?? 0
+                let generation = try RevisionAncestry.generation(of: revision.revID)
                 return (
                     revision, revision.isDeleted ? [:] : try Self.body(revision.body),
                     revision.isDeleted
@@ -440,12 +448,5 @@ struct Session: Sendable {
         } catch {
             throw SyncError(.invalidRecord, "a revision's body is not a JSON object", underlying: error)
         }
-    }
-}
-
-extension Array {
-    /// Consecutive slices of at most `size` elements.
-    func chunked(into size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

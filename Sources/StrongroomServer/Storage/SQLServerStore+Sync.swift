@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import SQLKit
+import StrongroomCore
 
 extension SQLServerStore {
     // MARK: Replication
@@ -120,12 +121,5 @@ extension SQLServerStore {
         case .text(let text): text
         case .boolean(let flag): flag
         }
-    }
-}
-
-extension Array {
-    /// Consecutive slices of at most `size` elements.
-    fileprivate func chunked(into size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }
