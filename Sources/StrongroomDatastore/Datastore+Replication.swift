@@ -111,21 +111,30 @@ extension Datastore {
         }
     }
 
-    /// Adds replicated revisions as ``forceInsert(docID:history:body:isDeleted:)`` does, and saves the checkpoint
-    /// `id`, all in one transaction: a page and its checkpoint land together or not at all.
+    /// Adds replicated revisions as ``forceInsert(docID:history:body:isDeleted:)`` does, then applies replicated
+    /// purges (each removes the listed revisions of its document, as ``purge(_:)`` does, and notes them), and saves
+    /// the checkpoint `id`, all in one transaction: a page and its checkpoint land together or not at all. A
+    /// revision an earlier replicated purge removed is not taken back.
     ///
-    /// - Returns: how many of the revisions were new, the IDs of the documents they went to, and the IDs of the
-    ///   documents that were not conflicted before and are now (more than one live leaf).
+    /// - Returns: how many of the revisions were new, the IDs of the documents they went to, the IDs of the
+    ///   documents that were not conflicted before and are now (more than one live leaf), and how many revisions the
+    ///   purges removed.
     package func applyReplicated(
         _ revisions: [IncomingRevision],
+        purges: [(docID: String, revisions: Set<String>)] = [],
         checkpoint id: String,
         value: String
-    ) async throws(DatastoreError) -> (added: Int, documents: Set<String>, conflicted: Set<String>) {
+    ) async throws(DatastoreError) -> ReplicatedPage {
         let key = Self.checkpointPrefix + id
-        return try await write { store throws(DatastoreError) in
-            var added = 0
-            var (documents, conflicted) = (Set<String>(), Set<String>())
+        let folder = attachmentFolder
+        for purge in purges { try DocumentID.validate(purge.docID) }
+        let (page, unused) = try await write { store throws(DatastoreError) in
+            var page = ReplicatedPage()
             for revision in revisions {
+                let purged = try store.sql { () throws(SQLiteError) in
+                    try store.wasPurged(docID: revision.docID, revID: revision.history.first ?? "")
+                }
+                if purged { continue }
                 let before = try store.sql { () throws(SQLiteError) in try store.liveLeafCount(revision.docID) }
                 let outcome = try store.forceInsert(
                     docID: revision.docID,
@@ -134,19 +143,39 @@ extension Datastore {
                     isDeleted: revision.isDeleted
                 )
                 guard outcome.isNew else { continue }
-                added += 1
-                documents.insert(revision.docID)
+                page.added += 1
+                page.documents.insert(revision.docID)
                 try store.attachReplicated(revision, sequence: outcome.revision.sequence)
                 // One new revision adds at most one live leaf: without one before, there is no conflict now.
                 if before == 1, try store.sql({ () throws(SQLiteError) in try store.liveLeafCount(revision.docID) }) > 1
                 {
-                    conflicted.insert(revision.docID)
+                    page.conflicted.insert(revision.docID)
                 }
             }
+            var files = Set<String>()
+            for purge in purges {
+                let removed = try store.purgeOne(docID: purge.docID, revisions: purge.revisions, remember: true)
+                page.purged += removed.revIDs.count
+                files.formUnion(removed.files)
+            }
             try store.saveCheckpoint(key, value)
-            return (added, documents, conflicted)
+            return (page, try store.unreferenced(files))
         }
+        Self.deleteAttachmentFiles(unused, in: folder)
+        return page
     }
+}
+
+/// What ``Datastore/applyReplicated(_:purges:checkpoint:value:)`` did with one page.
+package struct ReplicatedPage: Sendable {
+    /// How many revisions were new.
+    package var added = 0
+    /// The documents new revisions went to.
+    package var documents: Set<String> = []
+    /// The documents that were not conflicted before the page and are now.
+    package var conflicted: Set<String> = []
+    /// How many revisions the page's purges removed.
+    package var purged = 0
 }
 
 extension Datastore {

@@ -15,6 +15,8 @@ public enum ReplicationLimits {
     public static let maximumAttachments = 100
     /// The longest datastore name, in UTF-8 bytes.
     public static let maximumNameBytes = 256
+    /// The most revision IDs one purge marker names (a larger tree is purged with several markers).
+    public static let maximumPurgedRevisions = 1_000
     /// The longest revision ID: a generation of at most 10 digits, `-`, and at most 64 letters or digits.
     public static let maximumRevisionIDBytes = 75
 }

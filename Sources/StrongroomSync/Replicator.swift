@@ -36,6 +36,8 @@ public struct ReplicationReport: Sendable, Hashable {
     /// Documents that were not conflicted and are now, because a pulled revision made a second live leaf (they are
     /// in the datastore's `conflictedDocumentIDs()`; nothing is dropped).
     public var conflictsCreated = 0
+    /// Revisions removed from the datastore by purge markers pulled (another replica purged their documents).
+    public var revisionsPurged = 0
     /// Bytes of revision bodies sent (before encryption).
     public var bytesPushed = 0
     /// Bytes of revision bodies received (after decryption).
@@ -141,6 +143,37 @@ public struct Replicator: Sendable {
             )
             after = page.last
         }
+    }
+
+    /// Purges the documents `docIDs` on every replica: each is removed from this datastore entirely (as
+    /// `Datastore.purge(_:)` does), its revision records are deleted from the server, and a signed purge marker
+    /// (``PurgeRecord``) tells every other replica, on its next pull, to remove the revisions this one held. A
+    /// revision another replica writes before it hears of the purge survives there (and comes back here with its
+    /// ancestry, as any concurrent edit would); a purged revision a replica sends again is not taken back.
+    ///
+    /// The marker is written first, so an interrupted purge finishes on this replica's next pull.
+    ///
+    /// - Returns: how many revisions were removed from this datastore.
+    @discardableResult
+    public func purge(_ docIDs: [String]) async throws -> Int {
+        let session = try await session(started: .now)
+        var removed = 0
+        for docID in docIDs {
+            try Task.checkCancellation()
+            let revisions = try await datastore.revisionIDs(of: docID)
+            guard !revisions.isEmpty else { continue }
+            for chunk in revisions.chunked(into: ReplicationLimits.maximumPurgedRevisions) {
+                let marker = try PurgeRecord(docID: docID, revIDs: Array(chunk))
+                _ = try await client.write(
+                    type: session.type,
+                    data: marker.fields,
+                    plain: marker.plain(tags: session.tags)
+                )
+            }
+            try await session.removeFromServer(revisions.map { (docID, $0) })
+            removed += try await datastore.purge(docID: docID, revisions: Set(revisions), remember: true).count
+        }
+        return removed
     }
 
     /// The datastore's type on the server, its tag key (from the type's access key, made on first use) and its
@@ -367,18 +400,24 @@ struct Session: Sendable {
             guard page.lastIndex > after else {
                 throw SyncError(.invalidResponse, "the server's changes feed did not move past index \(after)")
             }
-            // Every record of the page is checked before any is applied. Checkpoint records (signed, so the server
-            // cannot turn a revision into one) are skipped.
+            // Every record of the page is checked before any is applied. Checkpoint records and attachment bodies
+            // (signed, so the server cannot turn a revision into one) are skipped; purge markers are applied after
+            // the page's revisions.
             var bytes = 0
+            if page.records.contains(where: { $0.meta.writerID.uuidString.lowercased() != clientID }) {
+                throw SyncError(.tampered, "a revision record of another writer is not part of this datastore")
+            }
+            let purges = try page.records.filter { $0.meta.plain[RevisionRecord.PlainKey.purge] != nil }.map {
+                record throws -> PurgeRecord in
+                try PurgeRecord(fields: record.data, plain: record.meta.plain, tags: tags)
+            }
             let revisionRecords = page.records.filter {
                 $0.meta.plain[RevisionRecord.PlainKey.checkpoint] == nil
                     && $0.meta.plain[RevisionRecord.PlainKey.attachment] == nil
+                    && $0.meta.plain[RevisionRecord.PlainKey.purge] == nil
             }
             let verified = try revisionRecords.map {
                 record throws -> (RevisionRecord, [String: JSONValue], [String: AttachmentReference]) in
-                guard record.meta.writerID.uuidString.lowercased() == clientID else {
-                    throw SyncError(.tampered, "a revision record of another writer is not part of this datastore")
-                }
                 let revision = try RevisionRecord(fields: record.data, plain: record.meta.plain, tags: tags)
                 bytes += revision.body.utf8.count
                 let generation = try RevisionAncestry.generation(of: revision.revID)
@@ -405,7 +444,18 @@ struct Session: Sendable {
                 )
             }
             // The page and its checkpoint in one transaction (CouchDB saves the checkpoint after the page is durable).
-            let applied = try await datastore.applyReplicated(revisions, checkpoint: key, value: String(page.lastIndex))
+            let applied = try await datastore.applyReplicated(
+                revisions,
+                purges: purges.map { ($0.docID, Set($0.revIDs)) },
+                checkpoint: key,
+                value: String(page.lastIndex)
+            )
+            // A replica that had not heard of a purge may have sent purged revisions again before it pulled the
+            // marker: whoever removes them locally asks the server to forget them too (idempotent).
+            if applied.purged > 0 {
+                try await removeFromServer(purges.flatMap { marker in marker.revIDs.map { (marker.docID, $0) } })
+            }
+            report.revisionsPurged += applied.purged
             report.revisionsApplied += applied.added
             report.conflictsCreated += applied.conflicted.count
             report.documentsPulled += applied.documents.count
@@ -414,6 +464,16 @@ struct Session: Sendable {
             report.duration = ContinuousClock.now - started
             after = page.lastIndex
             progress(.pulled(report))
+        }
+    }
+
+    /// Asks the server to delete this client's records of the revisions `revisions` names (at most 1,000 a request).
+    func removeFromServer(_ revisions: [(docID: String, revID: String)]) async throws {
+        for chunk in revisions.chunked(into: 1_000) {
+            _ = try await client.removeRevisions(
+                type: type,
+                tags: chunk.map { tags.revisionTag(docID: $0.docID, revID: $0.revID) }
+            )
         }
     }
 

@@ -25,6 +25,8 @@ public struct RevisionRecord: Sendable, Hashable {
         public static let checkpoint = "sr.c"
         /// On an attachment body's file record instead of the tags: its content address (not a revision).
         public static let attachment = "sr.a"
+        /// On a purge marker instead of the tags: the purged document's tag (``PurgeRecord``).
+        public static let purge = "sr.p"
     }
 
     /// The encrypted field names.
@@ -35,6 +37,8 @@ public struct RevisionRecord: Sendable, Hashable {
         public static let deleted = "deleted"
         public static let body = "body"
         public static let attachments = "att"
+        /// A purge marker's purged revision IDs (a JSON array).
+        public static let purgedRevisions = "revs"
     }
 
     /// The document ID.

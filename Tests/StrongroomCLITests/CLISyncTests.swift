@@ -75,6 +75,19 @@ import Testing
                     == "pushed 0 revisions; pulled 0, 0 new"
             )
             try await laptop.fails(["store", "sync", "--push", "--pull", "--profile", "alice"] + store, status: 64)
+
+            // A purge reaches the other home; --compact lets the server forget old generations.
+            _ = try await put(laptop, #"{"title": "kept"}"#, ["--id", "kept"])
+            let purged = try await laptop.ok(
+                ["store", "sync", "--json", "--purge", "first", "--compact", "1", "--profile", "alice"] + store
+            )
+            #expect(purged.contains("\"purged\" : 3") && purged.contains("\"compacted\" : 0"), "\(purged)")
+            try await laptop.fails(["store", "get", "--id", "first"] + store, status: 7)
+            let heard = try await phone.ok(["store", "sync", "--profile", "alice"] + store)
+            #expect(heard.contains("3 purged elsewhere removed"), "\(heard)")
+            try await phone.fails(["store", "get", "--id", "first"] + store, status: 7)
+            #expect(try await phone.ok(["store", "get", "--id", "kept"] + store).contains("kept"))
+            try await laptop.fails(["store", "sync", "--compact", "0", "--profile", "alice"] + store, status: 64)
             // The transport flags every networked command takes: a pin is checked, and refused on plain HTTP.
             try await laptop.fails(["store", "sync", "--pin", "c2hvcnQ=", "--profile", "alice"] + store, status: 64)
             try await laptop.fails(

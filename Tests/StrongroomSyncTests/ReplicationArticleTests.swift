@@ -78,6 +78,17 @@ import Testing
                 #expect(completed?.revisionsApplied == 0, "the first sequence applied the new revision")
                 #expect((try? await phone.document(id: "later")) != nil)
 
+                _ = try await laptop.createDocument(id: "draft", body: ["pin": 1])
+                try await onLaptop.replicate()
+                try await replicator.replicate()
+                // porting: how-purge
+                try await onLaptop.purge(["draft"])  // gone here and on the server; on the phone at its next pull
+                let pulled = try await replicator.replicate()
+                print(pulled.revisionsPurged, "revisions purged elsewhere are gone here too")
+                // end porting
+                #expect(pulled.revisionsPurged == 1)
+                await #expect(throws: DatastoreError.self) { try await phone.document(id: "draft") }
+
                 // porting: cdt-stop
                 let running = Task { try await replicator.replicate() }
                 running.cancel()  // CDTReplicator's stop: pages already applied stay, with their checkpoint
@@ -92,7 +103,7 @@ import Testing
     @Test("each replication article quotes its tested snippets verbatim, and every snippet is tested")
     func articlesMatchTests() throws {
         for (article, prefix, count) in [
-            ("Sources/StrongroomSync/Documentation.docc/HowReplicationWorks.md", "how-", 2),
+            ("Sources/StrongroomSync/Documentation.docc/HowReplicationWorks.md", "how-", 3),
             ("Sources/StrongroomSync/Documentation.docc/PortingFromCDTReplicator.md", "cdt-", 2),
         ] {
             let (quoted, all) = try ArticleSnippets.compare(article: article, testFile: #filePath)

@@ -223,10 +223,7 @@ import Testing
             #expect(try await onLaptop.replicate().revisionsPushed == 2)
 
             let client = Client(configuration: configuration)
-            let type = try ReplicationTypeKey(
-                privateKey: configuration.keys.encryptionKey,
-                clientID: configuration.clientID.uuidString.lowercased()
-            ).recordType(forDatastoreNamed: "notes")
+            let type = try Self.notesType(of: configuration)
             func bodies() async throws -> Int {
                 try await client.query(QueryParams(count: 1_000, types: [type], includesData: false)).records
                     .filter { $0.meta.plain[RevisionRecord.PlainKey.attachment] != nil }.count
@@ -314,6 +311,14 @@ import Testing
         }
     }
 
+    /// The record type of the datastore "notes" of the client `configuration` registered.
+    static func notesType(of configuration: Client.Configuration) throws -> String {
+        try ReplicationTypeKey(
+            privateKey: configuration.keys.encryptionKey,
+            clientID: configuration.clientID.uuidString.lowercased()
+        ).recordType(forDatastoreNamed: "notes")
+    }
+
     /// Two devices of one client: a datastore "notes" each, under its own local key, and a replicator each.
     static func devices(
         in folder: URL,
@@ -365,10 +370,7 @@ import Testing
                 let replicator = Replicator(datastore: store, name: "notes", client: Client(configuration: alice))
                 _ = try await replicator.replicate()  // makes alice's key for the type
                 // Mallory writes a well-formed record into alice's type and shares it with her.
-                let type = try ReplicationTypeKey(
-                    privateKey: alice.keys.encryptionKey,
-                    clientID: alice.clientID.uuidString.lowercased()
-                ).recordType(forDatastoreNamed: "notes")
+                let type = try Self.notesType(of: alice)
                 _ = try await mallory.write(type: type, data: ["doc": "planted"], plain: ["sr.v": "1"])
                 try await mallory.share(type: type, readerID: alice.clientID)
                 let error = await #expect(throws: SyncError.self) { try await replicator.replicate(.pull) }
@@ -393,10 +395,7 @@ import Testing
                 let revision = try await store.createDocument(id: "shared-doc", body: ["title": "read by python"])
                 let client = Client(configuration: configuration)
                 _ = try await Replicator(datastore: store, name: "notes", client: client).replicate(.push)
-                let type = try ReplicationTypeKey(
-                    privateKey: configuration.keys.encryptionKey,
-                    clientID: configuration.clientID.uuidString.lowercased()
-                ).recordType(forDatastoreNamed: "notes")
+                let type = try Self.notesType(of: configuration)
                 let records = try await client.query(QueryParams(types: [type])).records
                 let recordID = try #require(records.first?.meta.recordID.uuidString.lowercased())
                 try configuration.save(profile: "swift", in: home.appending(path: ".tozny"))

@@ -189,4 +189,44 @@ import Testing
             )
         }
     }
+
+    @Test("a purge marker reads back; a swapped tag, a foreign key, bad or too many revision IDs are refused")
+    func purgeMarker() throws {
+        let marker = try PurgeRecord(docID: "secret", revIDs: ["2-b", "1-a", "2-c"])
+        let plain = marker.plain(tags: Self.tags)
+        #expect(plain.count == 2 && plain[RevisionRecord.PlainKey.purge] == Self.tags.documentTag("secret"))
+        #expect(try PurgeRecord(fields: marker.fields, plain: plain, tags: Self.tags) == marker)
+        func code(
+            _ fields: [String: String],
+            _ plain: [String: String],
+            _ tags: RevisionTagKey = Self.tags
+        )
+            -> SyncError.Code?
+        {
+            do {
+                _ = try PurgeRecord(fields: fields, plain: plain, tags: tags)
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        let other = try PurgeRecord(docID: "other", revIDs: ["1-a"])
+        #expect(code(marker.fields, other.plain(tags: Self.tags)) == .tampered)
+        #expect(code(marker.fields, plain, try RevisionTagKey(accessKey: AccessKey())) == .tampered)
+        var future = plain
+        future[RevisionRecord.PlainKey.version] = "2"
+        #expect(code(marker.fields, future) == .unsupportedVersion)
+        let revs = RevisionRecord.FieldName.purgedRevisions
+        for value in [
+            "[]", "not json", #"["1-a!"]"#, "[" + String(repeating: #""1-a","#, count: 1_000) + #""1-a"]"#,
+            "[" + String(repeating: " ", count: 80_000) + "]",
+        ] {
+            var fields = marker.fields
+            fields[revs] = value
+            #expect(code(fields, plain) == .invalidRecord, "\(value.prefix(20))")
+        }
+        var noDoc = marker.fields
+        noDoc[RevisionRecord.FieldName.documentID] = nil
+        #expect(code(noDoc, plain) == .invalidRecord)
+    }
 }

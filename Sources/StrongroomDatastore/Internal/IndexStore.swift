@@ -156,6 +156,25 @@ struct IndexStore {
         }
     }
 
+    /// Replaces every index's entries of one document from its winning revision now (none when it has no live
+    /// winner or no longer exists): a purge changes a document without a new sequence for ``catchUp(_:)`` to find.
+    func refresh(docRow: Int64) throws(DatastoreError) {
+        let indexes = try all()
+        guard !indexes.isEmpty else { return }
+        let winner = try store.sql { () throws(SQLiteError) in try store.winner(docRow: docRow) }
+        var body: [String: JSONValue]?
+        if let winner, !winner.isDeleted, let json = winner.json { body = try BodyCodec.decode(json) }
+        for index in indexes {
+            try store.sql { () throws(SQLiteError) in
+                if index.definition.kind == .text {
+                    try replaceText(index, docRow: docRow, body: body)
+                } else {
+                    try replaceValues(index, docRow: docRow, body: body)
+                }
+            }
+        }
+    }
+
     private func replaceValues(_ index: StoredIndex, docRow: Int64, body: [String: JSONValue]?) throws(SQLiteError) {
         try connection.withStatement("DELETE FROM query_values WHERE doc_id = ? AND index_id = ?") {
             statement throws(SQLiteError) in

@@ -50,6 +50,11 @@ enum Schema {
             "CREATE INDEX query_values_arrays ON query_values (index_id, field, rank, value) WHERE whole = 5",
             "CREATE INDEX query_values_doc ON query_values (doc_id, index_id)",
         ],
+        [
+            // Revisions a replicated purge removed: a replica that had not heard of the purge may send them again,
+            // and a pull does not take them back.
+            "CREATE TABLE purged_revisions (docid TEXT NOT NULL, revid TEXT NOT NULL, PRIMARY KEY (docid, revid)) WITHOUT ROWID"
+        ],
     ]
 
     /// Applies every step above the stored version, each in a transaction with its version bump.

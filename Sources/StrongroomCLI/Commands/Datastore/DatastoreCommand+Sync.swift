@@ -14,11 +14,21 @@ extension DatastoreCommand {
                 on the same documents; concurrent edits are kept as conflicts (`store conflicts`). Push sends the \
                 revisions the server lacks, pull applies the ones the datastore lacks; both resume from their \
                 checkpoints, kept inside the datastore.
+
+                --purge ID removes a document on every replica, as if it had never been written: here at once, on \
+                the server, and on each other device at its next sync (an edit made there before it heard of the \
+                purge survives). --compact N then asks the server to forget this client's revisions of each \
+                document that lie N or more generations below its newest (CouchDB's revs_limit); every device \
+                still merges as before.
                 """
         )
         @OptionGroup var store: DatastoreOptions
         @Flag(help: "Only send local changes.") var push = false
         @Flag(help: "Only receive the server's.") var pull = false
+        @Option(help: ArgumentHelp("Purge this document on every replica first (repeatable).", valueName: "id"))
+        var purge: [String] = []
+        @Option(help: ArgumentHelp("Then let the server forget revisions this many generations old.", valueName: "n"))
+        var compact: Int?
         @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print the report as JSON.") var json = false
 
@@ -27,12 +37,28 @@ extension DatastoreCommand {
                 guard !(push && pull) else {
                     throw CLIError(description: "error: give --push or --pull, not both", exitCode: .validationFailure)
                 }
+                if let compact, !(1...1_000_000).contains(compact) {
+                    throw CLIError(
+                        description: "error: --compact keeps 1 to 1000000 generations",
+                        exitCode: .validationFailure
+                    )
+                }
                 let client = try await connection.client(keychain: store.keychain)
                 let direction: ReplicationDirection = push ? .push : pull ? .pull : .both
-                let report = try await store.withDatastore { datastore in
-                    try await Replicator(datastore: datastore, name: store.name, client: client).replicate(direction)
+                let (purged, report, compacted) = try await store.withDatastore { datastore in
+                    let replicator = Replicator(datastore: datastore, name: store.name, client: client)
+                    let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
+                    let report = try await replicator.replicate(direction)
+                    var compacted: Int?
+                    if let compact { compacted = try await replicator.compact(revsLimit: compact) }
+                    return (purged, report, compacted)
                 }
-                if json { return try printJSON(SyncReportOutput(report)) }
+                if json {
+                    return try printJSON(SyncReportOutput(report, purged: purged, compacted: compacted))
+                }
+                if !purge.isEmpty {
+                    print("purged \(purged) revisions here; the other devices follow on their next sync")
+                }
                 if report.restartedFromZero {
                     print(
                         "the server had lost this datastore's checkpoint (restored from an older backup?): started over"
@@ -42,7 +68,9 @@ extension DatastoreCommand {
                     "pushed \(report.revisionsPushed) revisions; pulled \(report.revisionsPulled), "
                         + "\(report.revisionsApplied) new"
                         + (report.conflictsCreated == 0 ? "" : "; \(report.conflictsCreated) conflicted now")
+                        + (report.revisionsPurged == 0 ? "" : "; \(report.revisionsPurged) purged elsewhere removed")
                 )
+                if let compacted { print("the server forgot \(compacted) old revisions") }
             }
         }
     }
@@ -57,9 +85,14 @@ struct SyncReportOutput: Encodable {
     var conflicts: Int
     /// The server had lost this replica's checkpoint, so both directions started over.
     var restarted: Bool
+    /// Revisions removed here: by `--purge`, and by purges other devices made.
+    var purged: Int
+    /// Records the server deleted for `--compact` (absent without it).
+    var compacted: Int?
 
-    init(_ report: ReplicationReport) {
+    init(_ report: ReplicationReport, purged: Int = 0, compacted: Int? = nil) {
         (pushed, pulled, applied) = (report.revisionsPushed, report.revisionsPulled, report.revisionsApplied)
         (conflicts, restarted) = (report.conflictsCreated, report.restartedFromZero)
+        (self.purged, self.compacted) = (purged + report.revisionsPurged, compacted)
     }
 }

@@ -1,0 +1,87 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomSQLite
+
+extension RevisionStore {
+    /// Removes revisions of the document in row `docRow`, as if never written, inside the caller's transaction.
+    ///
+    /// A leaf goes when `listed` names it (every leaf when `listed` is nil); an ancestor goes once all its children
+    /// have gone, whether listed or not, so the tree stays whole: a listed revision that still has a child not
+    /// removed (an edit made where the purge was not known) stays as that child's ancestor. When nothing is left the
+    /// document row goes too, and the caller refreshes its query-index entries either way.
+    ///
+    /// - Returns: the revision IDs removed and the attachment files their rows named.
+    func purge(docRow: Int64, listed: Set<String>?) throws(SQLiteError) -> (removed: [String], files: Set<String>) {
+        struct Node {
+            var revID: String
+            var parent: Int64?
+            var isLeaf: Bool
+            var children = 0
+        }
+        var nodes: [Int64: Node] = [:]
+        try connection.withStatement("SELECT sequence, revid, parent, current FROM revs WHERE doc_id = ?") {
+            statement throws(SQLiteError) in
+            try statement.bind(docRow, at: 1)
+            while try statement.step() {
+                nodes[statement.int64(at: 0)] = Node(
+                    revID: statement.text(at: 1) ?? "",
+                    parent: statement.isNull(at: 2) ? nil : statement.int64(at: 2),
+                    isLeaf: statement.int64(at: 3) != 0
+                )
+            }
+        }
+        for node in nodes.values { if let parent = node.parent { nodes[parent]?.children += 1 } }
+        // A worklist from the leaves to remove towards the root: linear in the tree's size.
+        var pending = nodes.filter { $0.value.isLeaf && (listed?.contains($0.value.revID) ?? true) }.map(\.key)
+        var removed: [Int64] = []
+        while let sequence = pending.popLast() {
+            removed.append(sequence)
+            guard let parent = nodes[sequence]?.parent, var node = nodes[parent] else { continue }
+            node.children -= 1
+            nodes[parent] = node
+            if node.children == 0 { pending.append(parent) }
+        }
+        var files: Set<String> = []
+        // Children before parents (a child's sequence is always higher): the foreign keys hold at every step.
+        for sequence in removed.sorted(by: >) {
+            files.formUnion(try attachmentRows(sequence: sequence).map(\.file))
+            try connection.withStatement("DELETE FROM attachments WHERE sequence = ?") {
+                statement throws(SQLiteError) in
+                try statement.bind(sequence, at: 1)
+                try statement.run()
+            }
+            try connection.withStatement("DELETE FROM revs WHERE sequence = ?") { statement throws(SQLiteError) in
+                try statement.bind(sequence, at: 1)
+                try statement.run()
+            }
+        }
+        if removed.count == nodes.count {
+            try connection.withStatement("DELETE FROM docs WHERE doc_id = ?") { statement throws(SQLiteError) in
+                try statement.bind(docRow, at: 1)
+                try statement.run()
+            }
+        }
+        return (removed.compactMap { nodes[$0]?.revID }, files)
+    }
+
+    /// Notes revisions a replicated purge removed (or named), so a pull does not take them back.
+    func rememberPurged(docID: String, revIDs: some Sequence<String>) throws(SQLiteError) {
+        try connection.withStatement("INSERT OR IGNORE INTO purged_revisions (docid, revid) VALUES (?, ?)") {
+            statement throws(SQLiteError) in
+            for revID in revIDs {
+                try statement.bind(docID, at: 1)
+                try statement.bind(revID, at: 2)
+                try statement.run()
+            }
+        }
+    }
+
+    /// Whether a replicated purge removed revision `revID` of `docID`.
+    func wasPurged(docID: String, revID: String) throws(SQLiteError) -> Bool {
+        try connection.withStatement("SELECT 1 FROM purged_revisions WHERE docid = ? AND revid = ?") {
+            statement throws(SQLiteError) in
+            try statement.bind(docID, at: 1)
+            try statement.bind(revID, at: 2)
+            return try statement.step()
+        }
+    }
+}
