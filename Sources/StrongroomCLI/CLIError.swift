@@ -8,6 +8,7 @@ import StrongroomDatastore
 import StrongroomKeychain
 import StrongroomPKI
 import StrongroomShield
+import StrongroomSync
 
 /// A failure the CLI reports to the user: one line on standard error and a distinct exit code.
 struct CLIError: Error, CustomStringConvertible {
@@ -85,6 +86,17 @@ struct CLIError: Error, CustomStringConvertible {
                 case .keyUnavailable, .invalidParameters: 5
                 case .io: 6
                 case .cancelled: 130
+                default: 1
+                }
+            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as SyncError:
+            let code: Int32 =
+                switch error.code {
+                case .tampered, .invalidRecord: 3
+                case .invalidName: 4
+                case .invalidKey, .unsupportedVersion: 5
+                case .readOnly, .accessRevoked, .notOwner: 8
+                case .invalidResponse: 11
                 default: 1
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))

@@ -12,13 +12,18 @@ extension Client {
     }
 
     /// One page of `params`, decrypted; with `requiringSignatures`, every record must carry a `rec_sig` that
-    /// verifies under its writer's signing key; with `writers`, a record of any other writer is
-    /// ``ClientError/Code/tampered`` before anything of the page is decrypted.
+    /// verifies under its writer's signing key.
+    func search(_ params: QueryParams, requiringSignatures: Bool) async throws(ClientError) -> QueryResult {
+        try await search(params, requiringSignatures: requiringSignatures, writers: nil).page
+    }
+
+    /// As ``search(_:requiringSignatures:)``; with `writers`, a record of any other writer is left out before
+    /// anything is decrypted, its meta listed in `dropped`.
     func search(
         _ params: QueryParams,
         requiringSignatures: Bool,
-        writers: Set<String>? = nil
-    ) async throws(ClientError) -> QueryResult {
+        writers: Set<String>?
+    ) async throws(ClientError) -> (page: QueryResult, dropped: [RecordMeta]) {
         let response = try await authenticated(
             .POST,
             E3DBPath.search.render(),
@@ -26,17 +31,13 @@ extension Client {
             success: [200],
             as: SearchResponse.self
         )
-        if let writers,
-            let stranger = response.results.first(where: { !writers.contains($0.meta.writerID.lowercased()) })
-        {
-            throw ClientError(
-                .tampered,
-                "record \(stranger.meta.recordID) was written by a client outside the set asked for"
-            )
-        }
-        var records: [Record] = []
+        var (records, dropped) = ([Record](), [RecordMeta]())
         records.reserveCapacity(response.results.count)
         for result in response.results {
+            if let writers, !writers.contains(result.meta.writerID.lowercased()) {
+                dropped.append(result.meta)
+                continue
+            }
             records.append(
                 try await decrypt(
                     meta: result.meta,
@@ -47,7 +48,7 @@ extension Client {
                 )
             )
         }
-        return QueryResult(records: records, lastIndex: response.lastIndex)
+        return (QueryResult(records: records, lastIndex: response.lastIndex), dropped)
     }
 
     /// Every record matching `params`, fetched a page at a time as you iterate.

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+package import Foundation
 import StrongroomCore
 package import StrongroomCrypto
 package import StrongroomWire
@@ -64,15 +65,15 @@ extension Client {
     }
 
     /// One page of the revision records of `type` readable by this client, after `afterIndex` in the server's
-    /// record order (`POST /v1/storage/search`), decrypted. Each record must be written by one of `writers`
-    /// (lowercase client IDs; checked before any is decrypted) and carry its writer's `rec_sig` and verify under it:
-    /// any other record is ``ClientError/Code/tampered``.
+    /// record order (`POST /v1/storage/search`), decrypted. A record written by a client outside `writers`
+    /// (lowercase client IDs) is left out before anything is decrypted, its meta listed in `dropped`; every other
+    /// record must carry its writer's `rec_sig` and verify under it, or the page is ``ClientError/Code/tampered``.
     package func revisionRecords(
         type: String,
         writers: Set<String>,
         afterIndex: Int64,
         count: Int
-    ) async throws(ClientError) -> QueryResult {
+    ) async throws(ClientError) -> (page: QueryResult, dropped: [RecordMeta]) {
         try await search(
             QueryParams(
                 count: count,
@@ -84,6 +85,17 @@ extension Client {
             requiringSignatures: true,
             writers: writers
         )
+    }
+
+    /// The access key of `type` written by `ownerID`, as shared with this client, fetched from the server (never
+    /// from the cache: a replication learns at once that the owner has revoked it).
+    ///
+    /// - Throws: ``ClientError/Code/notFound`` or ``ClientError/Code/forbidden`` when it is not (or no longer)
+    ///   shared with this client.
+    package func sharedAccessKey(type: String, ownerID: UUID) async throws(ClientError) -> AccessKey {
+        let owner = ClientID(ownerID).description
+        await accessKeys.remove(writerID: owner, userID: owner, type: type)
+        return try await readerKey(writerID: owner, userID: owner, type: type)
     }
 
     /// Deletes this client's revision records of `type` that carry one of `tags` (`POST /v2/sync/purge`; at most

@@ -13,7 +13,7 @@ package struct OutgoingRevision: Sendable {
     package var attachments: [Attachment]
 }
 
-/// A revision as a replicator receives it, for ``Datastore/applyReplicated(_:checkpoint:value:)``.
+/// A revision as a replicator receives it, for ``Datastore/applyReplicated(_:purges:checkpoint:value:notes:)``.
 package struct IncomingRevision: Sendable {
     package var docID: String
     package var history: [String]
@@ -48,7 +48,7 @@ package struct IncomingAttachment: Sendable {
 }
 
 /// An attachment body being received: appended to in pieces, then finished (synced, its length and digest known),
-/// then made part of a revision by ``Datastore/applyReplicated(_:checkpoint:value:)`` or discarded.
+/// then made part of a revision by ``Datastore/applyReplicated(_:purges:checkpoint:value:notes:)`` or discarded.
 package final class StagedAttachment: Sendable {
     let writer: AttachmentWriter
 
@@ -113,7 +113,8 @@ extension Datastore {
 
     /// Adds replicated revisions as ``forceInsert(docID:history:body:isDeleted:)`` does, then applies replicated
     /// purges (each removes the listed revisions of its document, as ``purge(_:)`` does, and notes them), and saves
-    /// the checkpoint `id`, all in one transaction: a page and its checkpoint land together or not at all. A
+    /// the checkpoint `id` (and `notes`, other checkpoints that describe the same point), all in one transaction: a
+    /// page and its checkpoint land together or not at all. A
     /// revision an earlier replicated purge removed is not taken back.
     ///
     /// - Returns: how many of the revisions were new, the IDs of the documents they went to, the IDs of the
@@ -123,7 +124,8 @@ extension Datastore {
         _ revisions: [IncomingRevision],
         purges: [(docID: String, revisions: Set<String>)] = [],
         checkpoint id: String,
-        value: String
+        value: String,
+        notes: [String: String] = [:]
     ) async throws(DatastoreError) -> ReplicatedPage {
         let key = Self.checkpointPrefix + id
         let folder = attachmentFolder
@@ -159,6 +161,7 @@ extension Datastore {
                 files.formUnion(removed.files)
             }
             try store.saveCheckpoint(key, value)
+            for (note, text) in notes { try store.saveCheckpoint(Self.checkpointPrefix + note, text) }
             return (page, try store.unreferenced(files))
         }
         Self.deleteAttachmentFiles(unused, in: folder)
@@ -166,7 +169,7 @@ extension Datastore {
     }
 }
 
-/// What ``Datastore/applyReplicated(_:purges:checkpoint:value:)`` did with one page.
+/// What ``Datastore/applyReplicated(_:purges:checkpoint:value:notes:)`` did with one page.
 package struct ReplicatedPage: Sendable {
     /// How many revisions were new.
     package var added = 0

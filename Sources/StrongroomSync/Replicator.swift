@@ -6,9 +6,9 @@ public import StrongroomDatastore
 import StrongroomWire
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// Which way a replication runs.
@@ -36,6 +36,9 @@ public struct ReplicationReport: Sendable, Hashable {
     /// Documents that were not conflicted and are now, because a pulled revision made a second live leaf (they are
     /// in the datastore's `conflictedDocumentIDs()`; nothing is dropped).
     public var conflictsCreated = 0
+    /// Records of the datastore's type the pull did not apply because their writer had no write access when they
+    /// were written (a client that was never a member, a read-only member, one whose access was revoked before).
+    public var revisionsRefused = 0
     /// Revisions removed from the datastore by purge markers pulled (another replica purged their documents).
     public var revisionsPurged = 0
     /// Bytes of revision bodies sent (before encryption).
@@ -80,12 +83,38 @@ public struct Replicator: Sendable {
     let datastore: Datastore
     let client: Client
     let name: String
+    /// A member's replicator: the owner's datastore it replicates.
+    let shared: SharedDatastore?
+    let keepsCopyOnAccessLoss: Bool
 
-    /// A replicator of `datastore`, known to the server under the name `name` (the same name on every device).
+    /// A replicator of `datastore`, known to the server under the name `name` (the same name on every device of
+    /// this client, its owner).
     public init(datastore: Datastore, name: String, client: Client) {
         self.datastore = datastore
         self.name = name
         self.client = client
+        (shared, keepsCopyOnAccessLoss) = (nil, false)
+    }
+
+    /// A member's replicator: `datastore` replicates the datastore another client shares with this one
+    /// (``share(with:access:)`` on the owner's side, which hands out `shared`).
+    ///
+    /// - Parameters:
+    ///   - datastore: this client's local copy.
+    ///   - shared: the owner's datastore, as the owner's ``sharedDatastore()`` gave it.
+    ///   - client: this client (a member).
+    ///   - keepsCopyOnAccessLoss: when the owner revokes this client, keep the local documents (read only from then
+    ///     on) instead of purging them — CouchDB/Couchbase's "auto-purge on access loss" is the default.
+    public init(
+        datastore: Datastore,
+        sharedDatastore shared: SharedDatastore,
+        client: Client,
+        keepsCopyOnAccessLoss: Bool = false
+    ) {
+        self.datastore = datastore
+        self.name = shared.type
+        self.client = client
+        (self.shared, self.keepsCopyOnAccessLoss) = (shared, keepsCopyOnAccessLoss)
     }
 
     /// Runs one replication in `direction`.
@@ -113,9 +142,30 @@ public struct Replicator: Sendable {
             report.restartedFromZero = true
             try await remote.restart()
         }
-        if direction != .pull { try await session.push(&report, progress) }
-        if direction != .push { try await session.pull(&report, progress) }
+        var pending = 0
+        if session.isOwner {
+            if direction != .pull { try await session.push(&report, progress) }
+            if direction != .push { try await session.pull(&report, progress) }
+        } else {
+            // A member learns its access (and the other members) from the owner's records first.
+            try await session.pull(&report, progress)
+            if direction != .pull {
+                let state = try await session.membership()
+                if state.access[session.clientID] == .readWrite {
+                    try await session.shareBack(state)
+                    try await session.push(&report, progress)
+                } else {
+                    pending = try await session.push(&report, progress, sending: false)
+                }
+            }
+        }
         try await remote.advance(from: stored.record)
+        if pending > 0 {
+            throw SyncError(
+                .readOnly,
+                "\(pending) local revisions were not pushed: this client may only read the shared datastore"
+            )
+        }
         report.duration = ContinuousClock.now - started
         progress(.completed(report))
         return report
@@ -181,17 +231,125 @@ public struct Replicator: Sendable {
     private func session(started: ContinuousClock.Instant) async throws -> Session {
         let configuration = client.configuration
         let clientID = configuration.clientID.uuidString.lowercased()
-        let type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
-            .recordType(forDatastoreNamed: name)
+        let type: String
+        let key: AccessKey
+        if let shared {
+            type = shared.type
+            key = try await sharedKey(shared)
+        } else {
+            type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
+                .recordType(forDatastoreNamed: name)
+            key = try await client.replicationAccessKey(type: type)
+        }
         return Session(
             datastore: datastore,
             client: client,
             type: type,
-            tags: try RevisionTagKey(accessKey: try await client.replicationAccessKey(type: type)),
+            tags: try RevisionTagKey(accessKey: key),
             clientID: clientID,
+            owner: shared?.ownerID.uuidString.lowercased() ?? clientID,
             checkpointID: "\(clientID)@\(configuration.apiURL.absoluteString)/\(type)",
             started: started
         )
+    }
+
+    /// The owner's key for a shared datastore, fetched afresh; when the owner no longer shares it, the local copy
+    /// is purged (unless kept) and ``SyncError/Code/accessRevoked`` thrown.
+    private func sharedKey(_ shared: SharedDatastore) async throws -> AccessKey {
+        let outcome: Result<AccessKey, ClientError>
+        do {
+            outcome = .success(try await client.sharedAccessKey(type: shared.type, ownerID: shared.ownerID))
+        } catch {
+            outcome = .failure(error)
+        }
+        switch outcome {
+        case .success(let key): return key
+        case .failure(let error) where error.code == .notFound || error.code == .forbidden:
+            var purged = 0
+            if !keepsCopyOnAccessLoss {
+                var since: Int64 = 0
+                while true {
+                    let page = try await datastore.changes(since: since, limit: 1_000)
+                    guard !page.changes.isEmpty else { break }
+                    for change in page.changes { purged += try await datastore.purge(change.docID) }
+                    since = page.lastSequence
+                }
+            }
+            throw SyncError(
+                .accessRevoked,
+                "the owner no longer shares this datastore with this client"
+                    + (keepsCopyOnAccessLoss ? "; the local copy is kept" : "; \(purged) local revisions purged"),
+                underlying: error
+            )
+        case .failure(let error): throw error
+        }
+    }
+
+    // MARK: Members (the owner's side)
+
+    /// Where this (owned) datastore lives on the server, for members to replicate it
+    /// (``init(datastore:sharedDatastore:client:keepsCopyOnAccessLoss:)``).
+    public func sharedDatastore() async throws -> SharedDatastore {
+        let session = try await ownerSession()
+        return SharedDatastore(ownerID: client.configuration.clientID, type: session.type)
+    }
+
+    /// Shares this datastore with another client: it gets the datastore's key (an E3DB share of its type) and, by
+    /// a membership record every replica folds, `access`. Call it again to change the access. The new member also
+    /// gets the records of every read-write member that has synced since joining (they made this client their
+    /// authorizer), so it sees every revision from the start.
+    ///
+    /// - Throws: ``SyncError/Code/notOwner`` on a member's replicator; `ClientError.notFound` for an unknown client.
+    public func share(with memberID: UUID, access: MemberAccess) async throws {
+        let session = try await ownerSession()
+        try await client.share(type: session.type, readerID: memberID)
+        let state = try await session.membership()
+        for writer in state.writers where writer != memberID {
+            try await Self.ignoringMissingGrant { () throws(ClientError) in
+                try await client.share(onBehalfOf: writer, type: session.type, readerID: memberID)
+            }
+        }
+        try await session.writeMembership(MembershipRecord(member: memberID, access: access))
+    }
+
+    /// Stops sharing this datastore with `memberID`: the server refuses its reads of the owner's records at once,
+    /// and every replica refuses the revisions it writes from now on (those written before stay). On its next sync
+    /// the member learns it has lost access and purges its copy (unless it keeps one).
+    ///
+    /// - Throws: ``SyncError/Code/notOwner`` on a member's replicator.
+    public func revoke(_ memberID: UUID) async throws {
+        let session = try await ownerSession()
+        try await session.writeMembership(MembershipRecord(member: memberID, access: nil))
+        try await client.revoke(type: session.type, readerID: memberID)
+        let state = try await session.membership()
+        for writer in state.writers where writer != memberID {
+            try await Self.ignoringMissingGrant { () throws(ClientError) in
+                try await client.revoke(onBehalfOf: writer, type: session.type, readerID: memberID)
+            }
+        }
+    }
+
+    /// The datastore's members as this replica last pulled them (the owner is not listed).
+    public func members() async throws -> [Member] {
+        let session = try await session(started: .now)
+        return try await session.membership().members
+    }
+
+    private func ownerSession() async throws -> Session {
+        guard shared == nil else { throw SyncError(.notOwner, "only the datastore's owner may change its members") }
+        return try await session(started: .now)
+    }
+
+    /// Runs a share on a writer's behalf; a writer that has not made the owner its authorizer yet (it has not
+    /// synced since it joined) is skipped: it shares its records itself on its next sync.
+    private static func ignoringMissingGrant(_ body: () async throws(ClientError) -> Void) async throws {
+        let outcome: Result<Void, ClientError>
+        do {
+            outcome = .success(try await body())
+        } catch {
+            outcome = .failure(error)
+        }
+        if case .failure(let error) = outcome, error.code != .notFound, error.code != .forbidden { throw error }
     }
 
     /// The events of one replication in `direction`, ending after ``ReplicationEvent/completed(_:)`` or with its
@@ -221,21 +379,73 @@ struct Session: Sendable {
     let type: String
     let tags: RevisionTagKey
     let clientID: String
+    /// The datastore's owner (lowercase); this client for its own datastores.
+    let owner: String
     let checkpointID: String
     let started: ContinuousClock.Instant
 
-    /// The datastore's checkpoint names: the changes-feed sequence pushed up to, the server index pulled up to.
+    var isOwner: Bool { owner == clientID }
+
+    /// The datastore's checkpoint names: the changes-feed sequence pushed up to, the server index pulled up to, the
+    /// members folded up to that index, the clients a member has shared its own records with.
     var pushKey: String { "push:" + checkpointID }
     var pullKey: String { "pull:" + checkpointID }
+    var membersKey: String { "members:" + checkpointID }
+    var sharedBackKey: String { "shared-back:" + checkpointID }
 
-    func push(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
+    /// The members as folded by the last pull.
+    func membership() async throws -> MembershipState {
+        MembershipState.decode(try await datastore.checkpoint(membersKey))
+    }
+
+    /// Writes a membership change (the owner's), then pulls so this replica folds it in the server's order.
+    func writeMembership(_ change: MembershipRecord) async throws {
+        _ = try await client.write(type: type, data: change.fields, plain: change.plain)
+        var report = ReplicationReport()
+        try await pull(&report, { _ in })
+    }
+
+    /// A read-write member's records are readable by the owner and every member: it makes the owner its
+    /// authorizer for the type (so the owner can share them with members who join later) and shares them with each
+    /// member, and stops sharing them with those who left.
+    func shareBack(_ state: MembershipState) async throws {
+        var done = Set((try await datastore.checkpoint(sharedBackKey) ?? "").split(separator: " ").map(String.init))
+        let wanted = Set(state.access.keys).union([owner]).subtracting([clientID])
+        guard let ownerID = UUID(uuidString: owner) else { return }
+        if !done.contains("authorizer") {
+            try await client.add(authorizerID: ownerID, type: type)
+            done.insert("authorizer")
+        }
+        for reader in wanted.subtracting(done) {
+            guard let readerID = UUID(uuidString: reader) else { continue }
+            try await client.share(type: type, readerID: readerID)
+            done.insert(reader)
+            try await datastore.setCheckpoint(sharedBackKey, done.sorted().joined(separator: " "))
+        }
+        for reader in done.subtracting(wanted).subtracting(["authorizer"]) {
+            guard let readerID = UUID(uuidString: reader) else { continue }
+            try await client.revoke(type: type, readerID: readerID)
+            done.remove(reader)
+        }
+        try await datastore.setCheckpoint(sharedBackKey, done.sorted().joined(separator: " "))
+    }
+
+    /// Sends every local leaf revision the server lacks; with `sending` false (a read-only member), only counts
+    /// them and returns how many there are.
+    @discardableResult
+    func push(
+        _ report: inout ReplicationReport,
+        _ progress: (ReplicationEvent) -> Void,
+        sending: Bool = true
+    ) async throws -> Int {
         let key = pushKey
         var documents = Set<String>()
         var since = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
+        var unsent = 0
         while true {
             try Task.checkCancellation()
             let page = try await datastore.changes(since: since, limit: Replicator.pushPageSize)
-            guard !page.changes.isEmpty else { return }
+            guard !page.changes.isEmpty else { return unsent }
             var candidates: [(docID: String, revID: String, tag: String)] = []
             for change in page.changes {
                 for revID in change.leafRevIDs {
@@ -247,6 +457,11 @@ struct Session: Sendable {
                 missing.formUnion(try await client.missingRevisionTags(type: type, tags: chunk.map(\.tag)))
             }
             let wanted = candidates.filter { missing.contains($0.tag) }.map { (docID: $0.docID, revID: $0.revID) }
+            guard sending else {
+                unsent += wanted.count
+                since = page.lastSequence
+                continue
+            }
             let revisions = try await datastore.outgoingRevisions(
                 wanted,
                 maximumAncestry: ReplicationLimits.maximumAncestry
@@ -391,30 +606,61 @@ struct Session: Sendable {
     func pull(_ report: inout ReplicationReport, _ progress: (ReplicationEvent) -> Void) async throws {
         let key = pullKey
         var after = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
+        var state = try await membership()
         while true {
             try Task.checkCancellation()
-            let page = try await revisionRecords(after: after)
-            guard !page.records.isEmpty else { return }
+            var writers = state.allowedWriters(owner: owner)
+            var (page, dropped) = try await revisionRecords(after: after, writers: writers)
+            guard !page.records.isEmpty || !dropped.isEmpty else { return }
             // A page that does not move past the checkpoint would be read again forever: a server bug or a hostile
             // one, refused before anything of it is applied.
             guard page.lastIndex > after else {
                 throw SyncError(.invalidResponse, "the server's changes feed did not move past index \(after)")
             }
-            // Every record of the page is checked before any is applied. Checkpoint records and attachment bodies
-            // (signed, so the server cannot turn a revision into one) are skipped; purge markers are applied after
-            // the page's revisions.
+            // A grant in this page lets in a writer whose records later in the page were left out: read it again
+            // with that writer (at most a few rounds; each adds writers).
+            for _ in 0..<4 {
+                var folded = state
+                for record in page.records
+                where record.meta.writerID.uuidString.lowercased() == owner
+                    && record.meta.plain[RevisionRecord.PlainKey.membership] != nil
+                {
+                    try folded.apply(MembershipRecord(fields: record.data, plain: record.meta.plain))
+                }
+                let grown = folded.allowedWriters(owner: owner).subtracting(writers)
+                guard dropped.contains(where: { grown.contains($0.writerID.lowercased()) }) else { break }
+                writers.formUnion(grown)
+                (page, dropped) = try await revisionRecords(after: after, writers: writers)
+            }
+            // Every record of the page is checked before any is applied, in the server's order: membership changes
+            // (the owner's only) decide whose revisions count from there on. Checkpoint records and attachment
+            // bodies (signed, so the server cannot turn a revision into one) are skipped; purge markers are applied
+            // after the page's revisions.
             var bytes = 0
-            if page.records.contains(where: { $0.meta.writerID.uuidString.lowercased() != clientID }) {
-                throw SyncError(.tampered, "a revision record of another writer is not part of this datastore")
-            }
-            let purges = try page.records.filter { $0.meta.plain[RevisionRecord.PlainKey.purge] != nil }.map {
-                record throws -> PurgeRecord in
-                try PurgeRecord(fields: record.data, plain: record.meta.plain, tags: tags)
-            }
-            let revisionRecords = page.records.filter {
-                $0.meta.plain[RevisionRecord.PlainKey.checkpoint] == nil
-                    && $0.meta.plain[RevisionRecord.PlainKey.attachment] == nil
-                    && $0.meta.plain[RevisionRecord.PlainKey.purge] == nil
+            var refused = dropped.filter { !Self.isBookkeeping($0.plain) }.count
+            var purges: [PurgeRecord] = []
+            var revisionRecords: [Record] = []
+            for record in page.records {
+                let writer = record.meta.writerID.uuidString.lowercased()
+                let plain = record.meta.plain
+                if Self.isBookkeeping(plain) { continue }
+                if plain[RevisionRecord.PlainKey.membership] != nil {
+                    guard writer == owner else {
+                        refused += 1
+                        continue
+                    }
+                    try state.apply(MembershipRecord(fields: record.data, plain: plain))
+                    continue
+                }
+                guard writer == owner || state.access[writer] == .readWrite else {
+                    refused += 1
+                    continue
+                }
+                if plain[RevisionRecord.PlainKey.purge] != nil {
+                    purges.append(try PurgeRecord(fields: record.data, plain: plain, tags: tags))
+                } else {
+                    revisionRecords.append(record)
+                }
             }
             let verified = try revisionRecords.map {
                 record throws -> (RevisionRecord, [String: JSONValue], [String: AttachmentReference]) in
@@ -448,8 +694,10 @@ struct Session: Sendable {
                 revisions,
                 purges: purges.map { ($0.docID, Set($0.revIDs)) },
                 checkpoint: key,
-                value: String(page.lastIndex)
+                value: String(page.lastIndex),
+                notes: [membersKey: state.encoded]
             )
+            report.revisionsRefused += refused
             // A replica that had not heard of a purge may have sent purged revisions again before it pulled the
             // marker: whoever removes them locally asks the server to forget them too (idempotent).
             if applied.purged > 0 {
@@ -477,15 +725,23 @@ struct Session: Sendable {
         }
     }
 
-    /// A page of revision records after `after`; one whose signature or ciphertext does not verify is
-    /// ``SyncError/Code/tampered``.
-    private func revisionRecords(after: Int64) async throws -> QueryResult {
-        let outcome: Result<QueryResult, ClientError>
+    /// A checkpoint record or an attachment body: not a revision, not a membership change.
+    static func isBookkeeping(_ plain: [String: String]) -> Bool {
+        plain[RevisionRecord.PlainKey.checkpoint] != nil || plain[RevisionRecord.PlainKey.attachment] != nil
+    }
+
+    /// A page of revision records after `after`, records of writers outside `writers` left out (their metas in
+    /// `dropped`); one whose signature or ciphertext does not verify is ``SyncError/Code/tampered``.
+    private func revisionRecords(
+        after: Int64,
+        writers: Set<String>
+    ) async throws -> (QueryResult, dropped: [RecordMeta]) {
+        let outcome: Result<(page: QueryResult, dropped: [RecordMeta]), ClientError>
         do {
             outcome = .success(
                 try await client.revisionRecords(
                     type: type,
-                    writers: [clientID],
+                    writers: writers,
                     afterIndex: after,
                     count: Replicator.pullPageSize
                 )
@@ -494,7 +750,7 @@ struct Session: Sendable {
             outcome = .failure(error)
         }
         switch outcome {
-        case .success(let page): return page
+        case .success(let found): return (found.page, found.dropped)
         case .failure(let error) where error.code == .tampered:
             throw SyncError(.tampered, "a revision record from the server does not verify", underlying: error)
         case .failure(let error): throw error

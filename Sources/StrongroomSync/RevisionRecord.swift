@@ -25,6 +25,8 @@ public struct RevisionRecord: Sendable, Hashable {
         public static let checkpoint = "sr.c"
         /// On an attachment body's file record instead of the tags: its content address (not a revision).
         public static let attachment = "sr.a"
+        /// On a membership change (written by the datastore's owner) instead of the tags: a random ID.
+        public static let membership = "sr.m"
         /// On a purge marker instead of the tags: the purged document's tag (``PurgeRecord``).
         public static let purge = "sr.p"
     }

@@ -6,7 +6,8 @@ public struct SyncError: StrongroomError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
-            case tampered, invalidRecord, unsupportedVersion, invalidName, invalidKey, invalidResponse
+            case tampered, invalidRecord, unsupportedVersion, invalidName, invalidKey, invalidResponse, readOnly,
+                accessRevoked, notOwner
         }
 
         private let kind: Kind
@@ -24,6 +25,14 @@ public struct SyncError: StrongroomError {
         /// The server answered against the protocol: a changes feed page that does not move past the checkpoint
         /// (which would replay forever). Nothing of that page is applied.
         public static let invalidResponse = Code(kind: .invalidResponse)
+        /// This client may only read the shared datastore: its local revisions the server lacks were not pushed
+        /// (they stay local; discard them, or ask the owner for write access).
+        public static let readOnly = Code(kind: .readOnly)
+        /// The owner no longer shares the datastore with this client (or never did). Unless the replicator keeps a
+        /// copy, the local datastore's documents have been purged.
+        public static let accessRevoked = Code(kind: .accessRevoked)
+        /// Only the datastore's owner may change its members.
+        public static let notOwner = Code(kind: .notOwner)
         /// A key that is not 32 bytes.
         public static let invalidKey = Code(kind: .invalidKey)
 

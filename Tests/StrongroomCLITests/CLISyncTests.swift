@@ -98,6 +98,60 @@ import Testing
         }
     }
 
+    @Test("store share: another client syncs the datastore, writes back; unshare makes it purge its copy (exit 8)")
+    func sharedStore() async throws {
+        try await withTemporaryDirectory { folder in
+            let server = try await ServerProcess(
+                arguments: ["--data-directory", folder.appending(path: "data").path, "--registration-token", "tok"]
+            )
+            defer { server.stop() }
+            var clis: [CLISessionTests.CLI] = []
+            for name in ["owner", "member"] {
+                let home = folder.appending(path: name)
+                try FileManager.default.createDirectory(
+                    at: home.appending(path: "tmp"),
+                    withIntermediateDirectories: true
+                )
+                let cli = CLISessionTests.CLI(url: server.baseURL, home: home)
+                _ = try await cli.ok(["register", "--token", "tok", "--url", server.baseURL])
+                _ = try await cli.ok(["keys", "access-key", "--output", "local.key"])
+                clis.append(cli)
+            }
+            let (owner, member) = (clis[0], clis[1])
+            let store = ["--directory", "stores", "--name", "team", "--key-file", "local.key"]
+            let whoami = try await member.ok(["whoami", "--json"])
+            let memberID = try #require(
+                (try JSONSerialization.jsonObject(with: Data(whoami.utf8)) as? [String: Any])?["client_id"] as? String
+            )
+            for cli in [owner, member] { _ = try await cli.ok(["store", "create"] + store) }
+            _ = try await owner.run(["store", "put", "--id", "plan"] + store, input: #"{"step": 1}"#)
+            _ = try await owner.ok(["store", "sync"] + store)
+            let shared = try await owner.ok(["store", "share", "--with", memberID] + store)
+            let address = try #require(
+                shared.split(separator: " ").firstIndex(of: "--shared").map {
+                    String(shared.split(separator: " ")[$0 + 1])
+                },
+                "\(shared)"
+            )
+            try await owner.fails(["store", "share", "--with", "not-a-uuid"] + store, status: 64)
+            try await member.fails(["store", "sync", "--shared", "nonsense"] + store, status: 64)
+            #expect(try await member.ok(["store", "sync", "--shared", address] + store).contains("1 new"))
+            #expect(try await member.ok(["store", "get", "--id", "plan"] + store).contains("step"))
+            // Remembered: later syncs need no --shared.
+            _ = try await member.run(["store", "put", "--id", "reply"] + store, input: #"{"from": "member"}"#)
+            #expect(try await member.ok(["store", "sync"] + store).hasPrefix("pushed 1 revisions"))
+            #expect(try await owner.ok(["store", "sync"] + store).contains("1 new"))
+            #expect(try await owner.ok(["store", "get", "--id", "reply"] + store).contains("member"))
+            let members = try await owner.ok(["store", "members", "--json"] + store)
+            #expect(members.contains(memberID) && members.contains("readWrite"), "\(members)")
+
+            _ = try await owner.ok(["store", "unshare", "--with", memberID] + store)
+            try await member.fails(["store", "sync"] + store, status: 8)
+            try await member.fails(["store", "get", "--id", "plan"] + store, status: 7)
+            #expect(try await owner.ok(["store", "members"] + store).isEmpty)
+        }
+    }
+
     @Test(
         "a sync killed at seeded points, pulling and pushing, resumes: the re-run completes, nothing is lost or twice"
     )

@@ -81,11 +81,16 @@ import Testing
             Attack(description: "a record's signature stripped", expected: .tampered) { object in
                 Self.results(&object) { list in list[0]["rec_sig"] = nil }
             },
-            Attack(description: "a record attributed to another writer", expected: .tampered) { object in
+            Attack(
+                description: "every record attributed to a client that is no member (left out, as if withheld)",
+                expected: nil
+            ) { object in
                 Self.results(&object) { list in
-                    var meta = list[0]["meta"] as? [String: Any] ?? [:]
-                    meta["writer_id"] = otherWriter
-                    list[0]["meta"] = meta
+                    for index in list.indices {
+                        var meta = list[index]["meta"] as? [String: Any] ?? [:]
+                        meta["writer_id"] = otherWriter
+                        list[index]["meta"] = meta
+                    }
                 }
             },
             Attack(description: "a changes feed that does not move", expected: .invalidResponse) { object in
@@ -124,9 +129,10 @@ import Testing
                 )
                 await laptop.close()
 
-                let phone = try await DatastoreManager(directory: folder.appending(path: "phone"))
-                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
-                for attack in Self.attacks(otherWriter: other.clientID.uuidString.lowercased()) {
+                // A fresh replica for each attack: one that only withholds may move its checkpoint.
+                for (number, attack) in Self.attacks(otherWriter: other.clientID.uuidString.lowercased()).enumerated() {
+                    let phone = try await DatastoreManager(directory: folder.appending(path: "phone\(number)"))
+                        .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
                     try await HostileServer.with(upstream: url, tamper: HostileServer.rewritingSearch(attack.change)) {
                         proxy in
                         var through = configuration
@@ -147,8 +153,16 @@ import Testing
                         }
                     }
                     #expect(try await phone.documentCount() == 0, "\(attack): something was applied")
+                    if attack.expected != nil {
+                        // The checkpoint never moved: an honest server brings every revision, once.
+                        let report = try await Replicator(datastore: phone, name: "notes", client: honest)
+                            .replicate(.pull)
+                        #expect(report.revisionsApplied == 3, "\(attack): \(report)")
+                    }
+                    await phone.close()
                 }
-                // The checkpoint never moved: an honest server brings every revision, once.
+                let phone = try await DatastoreManager(directory: folder.appending(path: "phone"))
+                    .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
                 let replicator = Replicator(datastore: phone, name: "notes", client: honest)
                 let report = try await replicator.replicate(.pull)
                 #expect(report.revisionsApplied == 3, "\(report)")

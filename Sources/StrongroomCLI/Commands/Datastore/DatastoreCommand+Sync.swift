@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
+import StrongroomDatastore
 import StrongroomSync
 
 extension DatastoreCommand {
@@ -29,6 +30,15 @@ extension DatastoreCommand {
         var purge: [String] = []
         @Option(help: ArgumentHelp("Then let the server forget revisions this many generations old.", valueName: "n"))
         var compact: Int?
+        @Option(
+            help: ArgumentHelp(
+                "Replicate a datastore another client shares with this one (what `store share` printed; remembered).",
+                valueName: "owner/type"
+            )
+        )
+        var shared: String?
+        @Flag(help: "When the owner has revoked this client, keep the local copy instead of purging it.")
+        var keepCopy = false
         @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print the report as JSON.") var json = false
 
@@ -45,8 +55,23 @@ extension DatastoreCommand {
                 }
                 let client = try await connection.client(keychain: store.keychain)
                 let direction: ReplicationDirection = push ? .push : pull ? .pull : .both
+                let given = try shared.map { text throws -> SharedDatastore in
+                    guard let address = SharedDatastore(text) else {
+                        throw CLIError(
+                            description: "error: --shared takes owner-id/type, as `store share` printed it",
+                            exitCode: .validationFailure
+                        )
+                    }
+                    return address
+                }
                 let (purged, report, compacted) = try await store.withDatastore { datastore in
-                    let replicator = Replicator(datastore: datastore, name: store.name, client: client)
+                    let replicator = try await Self.replicator(
+                        datastore,
+                        name: store.name,
+                        client: client,
+                        shared: given,
+                        keepCopy: keepCopy
+                    )
                     let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
                     let report = try await replicator.replicate(direction)
                     var compacted: Int?
@@ -73,6 +98,32 @@ extension DatastoreCommand {
                 if let compacted { print("the server forgot \(compacted) old revisions") }
             }
         }
+    }
+}
+
+extension DatastoreCommand.Sync {
+    /// The note in the datastore of the shared datastore it replicates.
+    static let sharedNote = "cli.shared-datastore"
+
+    /// The owner's replicator, or a member's when `shared` is given or was given before (then remembered).
+    static func replicator(
+        _ datastore: Datastore,
+        name: String,
+        client: Client,
+        shared given: SharedDatastore?,
+        keepCopy: Bool
+    ) async throws -> Replicator {
+        if let given { try await datastore.setCheckpoint(sharedNote, given.description) }
+        let remembered = try await datastore.checkpoint(sharedNote).flatMap { SharedDatastore($0) }
+        guard let shared = given ?? remembered else {
+            return Replicator(datastore: datastore, name: name, client: client)
+        }
+        return Replicator(
+            datastore: datastore,
+            sharedDatastore: shared,
+            client: client,
+            keepsCopyOnAccessLoss: keepCopy
+        )
     }
 }
 

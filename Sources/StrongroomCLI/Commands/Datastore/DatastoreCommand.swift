@@ -14,7 +14,8 @@ struct DatastoreCommand: AsyncParsableCommand {
         subcommands: [
             Create.self, Put.self, Get.self, Delete.self, History.self, Import.self, List.self, Find.self,
             IndexCommand.self, Changes.self, Conflicts.self, Resolve.self, Attach.self, AttachmentCommand.self,
-            Check.self, Compact.self, Rekey.self, ChangePassword.self, Sync.self,
+            Check.self, Compact.self, Rekey.self, ChangePassword.self, Sync.self, Share.self, Unshare.self,
+            Members.self,
         ]
     )
 

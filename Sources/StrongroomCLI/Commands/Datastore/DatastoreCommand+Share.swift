@@ -1,0 +1,104 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import StrongroomClient
+import StrongroomSync
+
+extension DatastoreCommand {
+    /// `strongroom store share`: let another client replicate this datastore.
+    struct Share: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Share a synced datastore with another client, read-write or read-only.",
+            discussion: """
+                The member gets the datastore's key (an E3DB share of its record type) and syncs it with \\
+                `store sync --shared OWNER/TYPE` (printed here) into a datastore of its own. A read-write member's \\
+                revisions reach every member; a read-only member's local edits are refused at push. Run it again \\
+                to change the access; `store unshare` ends it.
+                """
+        )
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: ArgumentHelp("The client to share with.", valueName: "client-id")) var with: String
+        @Flag(help: "Share read-only (the default is read-write).") var readOnly = false
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let member = try memberID(with)
+                let client = try await connection.client(keychain: store.keychain)
+                let access: MemberAccess = readOnly ? .read : .readWrite
+                let shared = try await store.withDatastore { datastore in
+                    let replicator = Replicator(datastore: datastore, name: store.name, client: client)
+                    try await replicator.share(with: member, access: access)
+                    return try await replicator.sharedDatastore()
+                }
+                print("shared with \(with.lowercased()) (\(readOnly ? "read-only" : "read-write"))")
+                print("the member syncs with: strongroom store sync --shared \(shared) --name NAME ...")
+            }
+        }
+    }
+
+    /// `strongroom store unshare`: end a member's access.
+    struct Unshare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop sharing a datastore with a client.",
+            discussion: """
+                The server refuses the client's reads at once, every replica refuses the revisions it writes from \\
+                now on (those written before stay), and on its next sync the client purges its copy unless it \\
+                keeps it (`store sync --keep-copy`). What it already copied, it can still read.
+                """
+        )
+        @OptionGroup var store: DatastoreOptions
+        @Option(help: ArgumentHelp("The member to remove.", valueName: "client-id")) var with: String
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let member = try memberID(with)
+                let client = try await connection.client(keychain: store.keychain)
+                try await store.withDatastore { datastore in
+                    try await Replicator(datastore: datastore, name: store.name, client: client).revoke(member)
+                }
+                print("no longer shared with \(with.lowercased())")
+            }
+        }
+    }
+
+    /// `strongroom store members`: who shares the datastore.
+    struct Members: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the clients a synced datastore is shared with, as of its last sync."
+        )
+        @OptionGroup var store: DatastoreOptions
+        @OptionGroup var connection: ConnectionOptions
+        @Flag(help: "Print a JSON array.") var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let client = try await connection.client(keychain: store.keychain)
+                let members = try await store.withDatastore { datastore in
+                    let replicator = try await Sync.replicator(
+                        datastore,
+                        name: store.name,
+                        client: client,
+                        shared: nil,
+                        keepCopy: true
+                    )
+                    return try await replicator.members()
+                }
+                let rows = members.map { [$0.clientID.uuidString.lowercased(), $0.access.rawValue] }
+                if json {
+                    return try printJSON(rows.map { ["client_id": $0[0], "access": $0[1]] })
+                }
+                printTable(["CLIENT", "ACCESS"], rows)
+            }
+        }
+    }
+}
+
+/// A client ID given on the command line.
+private func memberID(_ text: String) throws -> UUID {
+    guard let id = UUID(uuidString: text) else {
+        throw CLIError(description: "error: --with takes a client ID (a UUID)", exitCode: .validationFailure)
+    }
+    return id
+}

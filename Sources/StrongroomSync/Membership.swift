@@ -1,0 +1,140 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+
+/// What a member of a shared datastore may do.
+public enum MemberAccess: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Pull the owner's and the writers' revisions; local edits are refused at push (``SyncError/Code/readOnly``).
+    case read
+    /// Pull, and push revisions of its own, which every member applies.
+    case readWrite
+}
+
+/// A member of a shared datastore and its access.
+public struct Member: Sendable, Hashable {
+    /// The member's client ID.
+    public var clientID: UUID
+    /// What it may do.
+    public var access: MemberAccess
+
+    public init(clientID: UUID, access: MemberAccess) { (self.clientID, self.access) = (clientID, access) }
+}
+
+/// Where a shared datastore lives on the server: its owner and its (opaque) record type. The owner hands it to a
+/// member (``Replicator/sharedDatastore()``), whose ``Replicator`` then replicates the owner's datastore; its text
+/// form is `owner-id/type`.
+public struct SharedDatastore: Sendable, Hashable, CustomStringConvertible, LosslessStringConvertible {
+    /// The client that made the datastore and decides its members.
+    public var ownerID: UUID
+    /// The datastore's record type.
+    public var type: String
+
+    public init(ownerID: UUID, type: String) { (self.ownerID, self.type) = (ownerID, type) }
+
+    /// Parses `owner-id/type`; nil for anything else (a type of `sr1.` and 22 base64url characters).
+    public init?(_ description: String) {
+        let parts = description.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let owner = UUID(uuidString: String(parts[0])), parts[1].utf8.count == 26,
+            parts[1].hasPrefix("sr1."),
+            parts[1].utf8.dropFirst(4).allSatisfy({ byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: "_")
+            })
+        else { return nil }
+        (ownerID, type) = (owner, String(parts[1]))
+    }
+
+    public var description: String { ownerID.uuidString.lowercased() + "/" + type }
+}
+
+/// A membership change: a record of the datastore's type written and signed by its owner (plain `sr.v` and
+/// `sr.m`, a random ID; encrypted `member` and `access`: `read`, `readWrite` or `none`). Every replica folds them in
+/// the server's order, so a member's revision is applied only while the member had write access when it was
+/// written.
+struct MembershipRecord: Sendable, Hashable {
+    static let memberField = "member"
+    static let accessField = "access"
+    static let revoked = "none"
+
+    var member: UUID
+    /// nil: revoked.
+    var access: MemberAccess?
+
+    init(member: UUID, access: MemberAccess?) { (self.member, self.access) = (member, access) }
+
+    var fields: [String: String] {
+        [Self.memberField: member.uuidString.lowercased(), Self.accessField: access?.rawValue ?? Self.revoked]
+    }
+
+    var plain: [String: String] {
+        [
+            RevisionRecord.PlainKey.version: RevisionRecord.formatVersion,
+            RevisionRecord.PlainKey.membership: UUID().uuidString.lowercased(),
+        ]
+    }
+
+    /// Reads a pulled membership record (already checked: signed by the owner).
+    init(fields: [String: String], plain: [String: String]) throws(SyncError) {
+        guard plain[RevisionRecord.PlainKey.version] == RevisionRecord.formatVersion else {
+            throw SyncError(.unsupportedVersion, "a membership record of an unknown format")
+        }
+        guard let text = fields[Self.memberField], text.utf8.count == 36, let member = UUID(uuidString: text),
+            let accessText = fields[Self.accessField]
+        else { throw SyncError(.invalidRecord, "a membership record without a member or an access") }
+        if accessText == Self.revoked {
+            self.init(member: member, access: nil)
+        } else if let access = MemberAccess(rawValue: accessText) {
+            self.init(member: member, access: access)
+        } else {
+            throw SyncError(.invalidRecord, "a membership record with an unknown access")
+        }
+    }
+}
+
+/// The members as a replica has folded them so far, kept in the datastore with the pull checkpoint (JSON: client ID
+/// → access). Bounded: at most ``maximumMembers``.
+struct MembershipState: Sendable, Hashable, Codable {
+    static let maximumMembers = 1_000
+
+    var access: [String: MemberAccess] = [:]
+
+    static func decode(_ text: String?) -> MembershipState {
+        // Written by this code into the encrypted datastore; a damaged one starts empty (the next full pull rebuilds it).
+        guard let text, text.utf8.count <= 100_000,
+            let state = try? JSONDecoder().decode(MembershipState.self, from: Data(text.utf8)),
+            state.access.count <= maximumMembers
+        else { return MembershipState() }
+        return state
+    }
+
+    var encoded: String {
+        String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    mutating func apply(_ change: MembershipRecord) throws(SyncError) {
+        let key = change.member.uuidString.lowercased()
+        if let access = change.access {
+            guard self.access.count < Self.maximumMembers || self.access[key] != nil else {
+                throw SyncError(.invalidRecord, "a datastore has at most \(Self.maximumMembers) members")
+            }
+            self.access[key] = access
+        } else {
+            self.access[key] = nil
+        }
+    }
+
+    /// The clients whose revisions count: the owner and every read-write member (lowercase IDs).
+    func allowedWriters(owner: String) -> Set<String> {
+        Set(access.filter { $0.value == .readWrite }.keys).union([owner])
+    }
+
+    /// The read-write members.
+    var writers: [UUID] { access.filter { $0.value == .readWrite }.keys.compactMap { UUID(uuidString: $0) } }
+
+    var members: [Member] {
+        access.compactMap { id, access in UUID(uuidString: id).map { Member(clientID: $0, access: access) } }
+            .sorted { $0.clientID.uuidString < $1.clientID.uuidString }
+    }
+}

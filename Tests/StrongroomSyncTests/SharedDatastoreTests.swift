@@ -1,0 +1,131 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomClient
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomDatastore
+import StrongroomSync
+import StrongroomTesting
+import Testing
+
+/// Issue 49, slice 1: a datastore shared between clients. The owner shares it read-write with one client and
+/// read-only with another; every member's revisions reach every other; the reader's local edits are refused at push;
+/// after a revoke the server refuses the revoked member's reads, every replica refuses its later revisions, and the
+/// revoked member purges its copy (or keeps it, when asked).
+@Suite struct SharedDatastoreTests {
+    static let token = "share-token"
+
+    static func store(_ folder: URL, _ name: String) async throws -> Datastore {
+        try await DatastoreManager(directory: folder.appending(path: name))
+            .datastore(named: "team", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+    }
+
+    @Test(
+        "owner, read-write member and reader converge; the reader cannot push; a revoked writer is refused and purges"
+    )
+    func ownerWriterReader() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let ownerClient = Client(
+                configuration: try await Client.register(token: Self.token, clientName: "owner", apiURL: url)
+            )
+            let writerClient = Client(
+                configuration: try await Client.register(token: Self.token, clientName: "writer", apiURL: url)
+            )
+            let readerClient = Client(
+                configuration: try await Client.register(token: Self.token, clientName: "reader", apiURL: url)
+            )
+            let (writerID, readerID) = (writerClient.configuration.clientID, readerClient.configuration.clientID)
+            try await withTemporaryDirectory { folder in
+                let (owned, written, read) = (
+                    try await Self.store(folder, "owner"), try await Self.store(folder, "writer"),
+                    try await Self.store(folder, "reader")
+                )
+                let owner = Replicator(datastore: owned, name: "team", client: ownerClient)
+                _ = try await owned.createDocument(id: "plan", body: ["step": 1])
+                try await owner.replicate()
+
+                let shared = try await owner.sharedDatastore()
+                #expect(SharedDatastore(shared.description) == shared)
+                try await owner.share(with: writerID, access: .readWrite)
+                try await owner.share(with: readerID, access: .read)
+                #expect(
+                    try await owner.members().sorted { $0.access.rawValue < $1.access.rawValue }
+                        == [Member(clientID: readerID, access: .read), Member(clientID: writerID, access: .readWrite)]
+                )
+                let writer = Replicator(datastore: written, sharedDatastore: shared, client: writerClient)
+                let reader = Replicator(datastore: read, sharedDatastore: shared, client: readerClient)
+                await #expect(throws: SyncError.self) { try await writer.share(with: readerID, access: .readWrite) }
+
+                // The writer pulls the plan, edits it and adds a document; the owner and the reader receive both.
+                #expect(try await writer.replicate().revisionsApplied == 1)
+                let edited = try await written.update(from: try await written.document(id: "plan"), body: ["step": 2])
+                _ = try await written.createDocument(id: "notes", body: ["by": "writer"])
+                #expect(try await writer.replicate().revisionsPushed == 2)
+                #expect(try await owner.replicate().revisionsApplied == 2)
+                #expect(try await owned.document(id: "plan").revID == edited.revID)
+                #expect(try await reader.replicate().revisionsApplied == 3)
+                #expect(try await read.document(id: "notes").body == ["by": "writer"])
+
+                // Concurrent edits by the owner and the writer: the same conflict everywhere.
+                _ = try await owned.update(from: try await owned.document(id: "plan"), body: ["step": "owner"])
+                _ = try await written.update(from: edited, body: ["step": "writer"])
+                for replicator in [owner, writer, owner, reader] { try await replicator.replicate() }
+                for store in [owned, written, read] { #expect(try await store.conflictedDocumentIDs() == ["plan"]) }
+
+                // The reader's local edit is refused at push, and stays local.
+                _ = try await read.createDocument(id: "mine", body: [:])
+                let refused = await #expect(throws: SyncError.self) { try await reader.replicate() }
+                #expect(refused?.code == .readOnly)
+                #expect(try await read.document(id: "mine").body == [:])
+                await #expect(throws: DatastoreError.self) { try await owned.document(id: "mine") }
+
+                // The writer keeps the key it had, is revoked, and writes once more straight to the server.
+                let type = shared.type
+                let tags = try RevisionTagKey(
+                    accessKey: try await writerClient.sharedAccessKey(type: type, ownerID: shared.ownerID)
+                )
+                try await owner.revoke(writerID)
+                #expect(try await owner.members() == [Member(clientID: readerID, access: .read)])
+                let late = try RevisionRecord(
+                    docID: "late",
+                    revID: "1-abc",
+                    ancestry: ["1-abc"],
+                    isDeleted: false,
+                    body: #"{"after":"revoke"}"#
+                )
+                _ = try await writerClient.writeRevisions(
+                    type: type,
+                    [Client.RevisionWrite(fields: late.fields, plain: late.plain(tags: tags))]
+                )
+                let ownerReport = try await owner.replicate()
+                #expect(ownerReport.revisionsRefused >= 1 && ownerReport.revisionsApplied == 0, "\(ownerReport)")
+                await #expect(throws: DatastoreError.self) { try await owned.document(id: "late") }
+                _ = try? await reader.replicate()  // read-only: still refuses its own edit
+                await #expect(throws: DatastoreError.self) { try await read.document(id: "late") }
+                // The revisions it wrote while a member stay.
+                #expect(try await owned.document(id: "notes").body == ["by": "writer"])
+
+                // The revoked writer learns it on its next sync and purges its copy.
+                let lost = await #expect(throws: SyncError.self) { try await writer.replicate() }
+                #expect(lost?.code == .accessRevoked)
+                #expect(try await written.documentCount() == 0)
+
+                // A revoked reader that keeps its copy keeps it.
+                try await owner.revoke(readerID)
+                let keeping = Replicator(
+                    datastore: read,
+                    sharedDatastore: shared,
+                    client: readerClient,
+                    keepsCopyOnAccessLoss: true
+                )
+                let gone = await #expect(throws: SyncError.self) { try await keeping.replicate() }
+                #expect(gone?.code == .accessRevoked)
+                #expect(try await read.document(id: "notes").body == ["by": "writer"])
+                for store in [owned, written, read] { await store.close() }
+            }
+        }
+    }
+}
