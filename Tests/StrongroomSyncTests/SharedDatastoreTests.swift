@@ -128,4 +128,57 @@ import Testing
             }
         }
     }
+
+    @Test("the official Python SDK, as a member, reads the owner's revision record; as the owner, a writer's")
+    func pythonReadsSharedRevisions() async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let ownerConfiguration = try await Client.register(token: Self.token, clientName: "owner", apiURL: url)
+            let memberConfiguration = try await Client.register(token: Self.token, clientName: "member", apiURL: url)
+            let (ownerClient, memberClient) = (
+                Client(configuration: ownerConfiguration), Client(configuration: memberConfiguration)
+            )
+            try await withTemporaryDirectory { home in
+                let owned = try await Self.store(home, "owner")
+                let theirs = try await Self.store(home, "member")
+                _ = try await owned.createDocument(id: "by-owner", body: ["text": "the owner's words"])
+                let owner = Replicator(datastore: owned, name: "team", client: ownerClient)
+                try await owner.replicate()
+                let shared = try await owner.sharedDatastore()
+                try await owner.share(with: memberConfiguration.clientID, access: .readWrite)
+                let member = Replicator(datastore: theirs, sharedDatastore: shared, client: memberClient)
+                _ = try await theirs.createDocument(id: "by-member", body: ["text": "the member's words"])
+                try await member.replicate()
+
+                func recordID(writtenBy writer: Client.Configuration) async throws -> String {
+                    let records = try await memberClient.query(
+                        QueryParams(types: [shared.type], includesAllWriters: true, writerIDs: [writer.clientID])
+                    ).records.filter { $0.meta.plain[RevisionRecord.PlainKey.revisionTag] != nil }
+                    return try #require(records.first?.meta.recordID.uuidString.lowercased())
+                }
+                try ownerConfiguration.save(profile: "owner", in: home.appending(path: ".tozny"))
+                try memberConfiguration.save(profile: "member", in: home.appending(path: ".tozny"))
+                for (profile, writer, words) in [
+                    ("member", ownerConfiguration, "the owner's words"),
+                    ("owner", memberConfiguration, "the member's words"),
+                ] {
+                    let outcome = try await PythonSDK.run(
+                        [
+                            PythonSDK.path("Scripts/conformance/interop_client.py"), "read-with-profile", profile,
+                            try await recordID(writtenBy: writer),
+                        ],
+                        environment: [
+                            "HOME": home.path, "STRONGROOM_URL": url.absoluteString, "REGISTRATION_TOKEN": Self.token,
+                        ]
+                    )
+                    #expect(outcome.status == 0 && outcome.output.contains(words), "\(profile): \(outcome.output)")
+                }
+                await owned.close()
+                await theirs.close()
+            }
+        }
+    }
 }
