@@ -38,7 +38,7 @@ run_engine() {
     local data="$work/$engine"
     local port_file="$work/$engine.port"
     "$server" serve --port 0 --port-file "$port_file" --data-directory "$data" --registration-token fuzz-token \
-        --authentication-failures-per-minute 1000000 --log-level error "$@" >"$work/$engine.log" 2>&1 &
+        --authentication-failures-per-minute 1000000 --maximum-sync-wait 0 --log-level error "$@" >"$work/$engine.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 300); do [ -s "$port_file" ] && break; sleep 0.1; done
     local base="http://127.0.0.1:$(cat "$port_file")"

@@ -98,6 +98,21 @@ extension Client {
         return try await readerKey(writerID: owner, userID: owner, type: type)
     }
 
+    /// Waits, at most `wait` (and never so long that the request would time out), for a record of `type` readable
+    /// by this client after `afterIndex` (`POST /v2/sync/changes`, a long-poll; a replica's checkpoint record does
+    /// not count). Returns the first such record's index, or `afterIndex` when none came.
+    package func waitForRecords(type: String, afterIndex: Int64, wait: Duration) async throws(ClientError) -> Int64 {
+        let ceiling = transport.options.requestTimeout - .seconds(5)
+        let seconds = max(0, min(wait, ceiling).components.seconds)
+        return try await authenticated(
+            .POST,
+            E3DBPath.syncChanges.render(),
+            body: SyncChangesRequest(type: type, afterIndex: afterIndex, wait: Int(min(seconds, 3_600))),
+            success: [200],
+            as: SyncChangesResponse.self
+        ).lastIndex
+    }
+
     /// Deletes this client's revision records of `type` that carry one of `tags` (`POST /v2/sync/purge`; at most
     /// 1,000); returns how many there were.
     package func removeRevisions(type: String, tags: [String]) async throws(ClientError) -> Int {

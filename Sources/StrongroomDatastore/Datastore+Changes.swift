@@ -17,6 +17,15 @@ extension Datastore {
         }
     }
 
+    /// How many writes this process has committed through this datastore's handles (for a live replicator).
+    package var changeGeneration: UInt64 { notifier.generation }
+
+    /// Returns after a write later than `seen` committed through this process's handles, after `timeout`, or when
+    /// the task is cancelled.
+    package func waitForChange(after seen: UInt64, timeout: Duration) async {
+        await notifier.wait(after: seen, timeout: timeout)
+    }
+
     /// Follows the changes feed: every change after `since`, then each new one as it is committed — at once for
     /// writes through this process's handles, within `pollInterval` for writes by other processes. Ends when the
     /// consuming task is cancelled; fails with the datastore's error (``DatastoreError/Code/closed`` after

@@ -52,6 +52,10 @@ public struct ServerLimits: Sendable, Hashable {
     public var integrityReportsPerClient: Int = 200
     /// Integrity check-in: the largest report, in bytes of JSON.
     public var maximumIntegrityReportBytes: Int = 64 << 10
+    /// Live replication: the longest a `POST /v2/sync/changes` long-poll waits for a record (0 answers at once).
+    public var maximumSyncWait: Duration = .seconds(25)
+    /// Live replication: long-polls one client may hold open at once (more is 429).
+    public var syncWaitsPerClient: Int = 8
 
     /// The defaults.
     public init() {}

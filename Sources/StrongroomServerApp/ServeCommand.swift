@@ -44,6 +44,8 @@ struct Serve: AsyncParsableCommand {
     var noteBytesTotal: Int64 = ServerLimits().noteBytesTotal
     @Option(help: "Failed credential attempts per source address and minute before 429 (default 30).")
     var authenticationFailuresPerMinute: Int = ServerLimits().authenticationFailuresPerMinute
+    @Option(help: "Seconds a live-replication long-poll may wait for a change (0 to 3600; default 25).")
+    var maximumSyncWait: Int64 = ServerLimits().maximumSyncWait.components.seconds
     @Option(help: "Connections held open at most (default: half the file-descriptor limit, 16 to 4096).")
     var maximumConnections: Int = ConnectionLimits.defaultMaximumConnections
     @Option(help: "Seconds before an idle connection is closed (default 60).")
@@ -133,6 +135,9 @@ struct Serve: AsyncParsableCommand {
         ] where !(1...(1 << 30)).contains(value) {
             throw ValidationError("\(name) must be a positive number")
         }
+        guard (0...3600).contains(maximumSyncWait) else {
+            throw ValidationError("--maximum-sync-wait must be 0 to 3600 seconds")
+        }
     }
 
     func run() async throws {
@@ -151,6 +156,7 @@ struct Serve: AsyncParsableCommand {
         limits.noteBytesTotal = noteBytesTotal
         limits.authenticationFailuresPerMinute = authenticationFailuresPerMinute
         limits.certificatesPerClientPerDay = certificatesPerClientPerDay
+        limits.maximumSyncWait = .seconds(maximumSyncWait)
         var connections = ConnectionLimits()
         connections.maximumConnections = maximumConnections
         connections.idleTimeout = .seconds(idleTimeout)

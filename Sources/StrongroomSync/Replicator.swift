@@ -55,7 +55,7 @@ public struct ReplicationReport: Sendable, Hashable {
 }
 
 /// A step of a replication, as ``Replicator/replicate(_:progress:)`` reports it and
-/// ``Replicator/events(_:)`` yields it (CDTDatastore's replicator delegate).
+/// ``Replicator/events(_:continuous:)`` yields it (CDTDatastore's replicator delegate).
 public enum ReplicationEvent: Sendable, Hashable {
     /// A batch of revisions was stored on the server; the report so far.
     case pushed(ReplicationReport)
@@ -63,6 +63,12 @@ public enum ReplicationEvent: Sendable, Hashable {
     case pulled(ReplicationReport)
     /// The replication finished: nothing it read is left to send or apply. The final report.
     case completed(ReplicationReport)
+    /// Live replication only: the last pass completed and nothing is left to do; waiting for a change here or on the
+    /// server. The last pass's report.
+    case idle(ReplicationReport)
+    /// Live replication only: a pass failed because the server could not be reached (or answered with its own
+    /// error); the next try comes after `retryIn`, backing off with jitter up to 30 s.
+    case offline(reason: String, retryIn: Duration)
 }
 
 /// Replicates a datastore through the Strongroom server with CouchDB's algorithm, end to end encrypted
@@ -352,16 +358,129 @@ public struct Replicator: Sendable {
         if case .failure(let error) = outcome, error.code != .notFound, error.code != .forbidden { throw error }
     }
 
+    /// Replicates in `direction` until the task is cancelled (CouchDB's continuous replication): a pass at once, then
+    /// another whenever the datastore changes through this process or the server has new records of the datastore
+    /// (a bounded long-poll, `POST /v2/sync/changes`), reporting ``ReplicationEvent/idle(_:)`` between passes. When
+    /// the server cannot be reached it reports ``ReplicationEvent/offline(reason:retryIn:)`` and tries again, backing
+    /// off with jitter; any other failure ends it.
+    ///
+    /// - Throws: `CancellationError` when cancelled (every page already applied stays, with its checkpoint); the
+    ///   first error that is not the server being away.
+    public func replicateContinuously(
+        _ direction: ReplicationDirection = .both,
+        progress: @Sendable (ReplicationEvent) -> Void = { _ in }
+    ) async throws {
+        var backoff = Self.firstRetry
+        while true {
+            try Task.checkCancellation()
+            let seen = datastore.changeGeneration
+            let outcome: Result<ReplicationReport, any Error>
+            do {
+                outcome = .success(try await replicate(direction, progress: progress))
+            } catch {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case .success(let report):
+                backoff = Self.firstRetry
+                progress(.idle(report))
+                await waitForWork(direction, seenLocally: seen)
+            case .failure where Task.isCancelled:
+                throw CancellationError()
+            case .failure(let error) where Self.isServerAway(error):
+                let delay = backoff * Double.random(in: 0.5...1.0)
+                progress(.offline(reason: String(describing: error), retryIn: delay))
+                try await Task.sleep(for: delay)
+                backoff = min(backoff * 2, Self.longestRetry)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    static let firstRetry: Duration = .milliseconds(500)
+    static let longestRetry: Duration = .seconds(30)
+    /// How long one long-poll asks the server to wait.
+    static let longPoll: Duration = .seconds(25)
+    /// How often a live replicator looks for writes other processes made to the datastore.
+    static let localPoll: Duration = .seconds(1)
+
+    /// Whether `error` is the server being away (unreachable, timed out, or answering with its own failure).
+    static func isServerAway(_ error: any Error) -> Bool {
+        guard let error = error as? ClientError else { return false }
+        return [.transport, .timedOut, .server].contains(error.code)
+    }
+
+    /// Returns when there is work: a local write through this process (unless only pulling) or a record on the
+    /// server after the pull checkpoint (unless only pushing); also when the long-poll fails, so that the next pass
+    /// reports why.
+    private func waitForWork(_ direction: ReplicationDirection, seenLocally seen: UInt64) async {
+        let (datastore, client) = (datastore, client)
+        let configuration = client.configuration
+        let clientID = configuration.clientID.uuidString.lowercased()
+        let type =
+            shared?.type
+            ?? (try? ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
+                .recordType(forDatastoreNamed: name))
+        let checkpointID = type.map { "\(clientID)@\(configuration.apiURL.absoluteString)/\($0)" }
+        let (pullKey, pushKey) = (checkpointID.map { "pull:" + $0 }, checkpointID.map { "push:" + $0 })
+        await withTaskGroup(of: Void.self) { group in
+            if direction != .push, let type, let pullKey {
+                group.addTask {
+                    while !Task.isCancelled {
+                        let saved: String??
+                        do { saved = .some(try await datastore.checkpoint(pullKey)) } catch { saved = .none }
+                        guard let saved else { return }
+                        let after = saved.flatMap { Int64($0) } ?? 0
+                        guard
+                            let index = try? await client.waitForRecords(
+                                type: type,
+                                afterIndex: after,
+                                wait: Self.longPoll
+                            )
+                        else { return }
+                        if index > after { return }
+                    }
+                }
+            }
+            if direction != .pull, let pushKey {
+                group.addTask {
+                    // At once for writes through this process; within a second for writes by other processes (the
+                    // changes feed has moved past the push checkpoint).
+                    while !Task.isCancelled, datastore.changeGeneration == seen {
+                        await datastore.waitForChange(after: seen, timeout: Self.localPoll)
+                        let pushed =
+                            (try? await datastore.checkpoint(pushKey)).flatMap { $0.flatMap { Int64($0) } } ?? 0
+                        if let page = try? await datastore.changes(since: pushed, limit: 1), !page.changes.isEmpty {
+                            return
+                        }
+                    }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// The events of one replication in `direction`, ending after ``ReplicationEvent/completed(_:)`` or with its
     /// error. The replication starts at once; it is cancelled when the sequence is dropped or the task iterating it
     /// is cancelled.
     ///
-    /// - Parameter direction: push, pull, or both (push first).
-    public func events(_ direction: ReplicationDirection = .both) -> AsyncThrowingStream<ReplicationEvent, any Error> {
+    /// - Parameters:
+    ///   - direction: push, pull, or both (push first).
+    ///   - continuous: keep replicating until the sequence is dropped (``replicateContinuously(_:progress:)``).
+    public func events(
+        _ direction: ReplicationDirection = .both,
+        continuous: Bool = false
+    ) -> AsyncThrowingStream<ReplicationEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ReplicationEvent.self)
         let task = Task {
             do {
-                try await replicate(direction) { continuation.yield($0) }
+                if continuous {
+                    try await replicateContinuously(direction) { continuation.yield($0) }
+                } else {
+                    try await replicate(direction) { continuation.yield($0) }
+                }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -460,6 +579,8 @@ struct Session: Sendable {
             guard sending else {
                 unsent += wanted.count
                 since = page.lastSequence
+                // Up to the first unsent revision the server has everything: no need to look there again.
+                if unsent == 0 { try await datastore.setCheckpoint(key, String(since)) }
                 continue
             }
             let revisions = try await datastore.outgoingRevisions(

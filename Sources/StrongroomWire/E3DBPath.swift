@@ -130,6 +130,8 @@ extension E3DBPath {
     public static let syncBulk = E3DBPath("/v2/sync/bulk")
     /// `POST`: delete the caller's revision records of some tags (compaction).
     public static let syncPurge = E3DBPath("/v2/sync/purge")
+    /// `POST`: a long-poll for new records of a replicated datastore's type.
+    public static let syncChanges = E3DBPath("/v2/sync/changes")
 
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
@@ -137,6 +139,6 @@ extension E3DBPath {
         .blob, .accessKey, .policy, .readerPolicies, .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
-        .syncPurge,
+        .syncPurge, .syncChanges,
     ]
 }

@@ -89,3 +89,36 @@ public struct SyncPurgeResponse: Codable, Sendable, Hashable {
     /// Creates an answer.
     public init(removed: Int) { self.removed = removed }
 }
+
+/// `POST /v2/sync/changes` body: a long-poll for records of `type` readable by the caller after `afterIndex`.
+public struct SyncChangesRequest: Codable, Sendable, Hashable {
+    /// The record type (a replicated datastore's opaque type).
+    public var type: String
+    /// The index the caller has read up to (its pull checkpoint).
+    public var afterIndex: Int64
+    /// Seconds to wait for a record when there is none yet (the server caps it; 0 answers at once).
+    public var wait: Int
+
+    enum CodingKeys: String, CodingKey {
+        case type
+        case afterIndex = "after_index"
+        case wait
+    }
+
+    /// Creates a request.
+    public init(type: String, afterIndex: Int64, wait: Int) {
+        (self.type, self.afterIndex, self.wait) = (type, afterIndex, wait)
+    }
+}
+
+/// `POST /v2/sync/changes` answer.
+public struct SyncChangesResponse: Codable, Sendable, Hashable {
+    /// The index of the first such record after the request's (a replica's checkpoint records do not count), or the
+    /// request's own `after_index` when none came within the wait.
+    public var lastIndex: Int64
+
+    enum CodingKeys: String, CodingKey { case lastIndex = "last_index" }
+
+    /// Creates an answer.
+    public init(lastIndex: Int64) { self.lastIndex = lastIndex }
+}

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomTesting
+import Synchronization
 import Testing
 
 /// `strongroom store sync` (issue 48): two CLI homes of one client — the profile copied, as a user moves it to a new
@@ -95,6 +96,78 @@ import Testing
                     + store,
                 status: 5
             )
+        }
+    }
+
+    @Test("store sync --watch: two homes see each other's edits as they happen and ride out a server restart")
+    func watch() async throws {
+        try await withTemporaryDirectory { folder in
+            let arguments = ["--data-directory", folder.appending(path: "data").path, "--registration-token", "tok"]
+            let first = try await ServerProcess(arguments: arguments)
+            let server = Mutex<ServerProcess?>(first)
+            defer { server.withLock { $0?.stop() } }
+            var clis: [CLISessionTests.CLI] = []
+            for name in ["laptop", "phone"] {
+                let home = folder.appending(path: name)
+                try FileManager.default.createDirectory(
+                    at: home.appending(path: "tmp"),
+                    withIntermediateDirectories: true
+                )
+                clis.append(CLISessionTests.CLI(url: first.baseURL, home: home))
+            }
+            let (laptop, phone) = (clis[0], clis[1])
+            _ = try await laptop.ok(["register", "--token", "tok", "--url", first.baseURL])
+            try FileManager.default.copyItem(
+                at: laptop.home.appending(path: "profiles"),
+                to: phone.home.appending(path: "profiles")
+            )
+            let store = ["--directory", "stores", "--name", "notes", "--key-file", "local.key"]
+            for cli in [laptop, phone] {
+                _ = try await cli.ok(["keys", "access-key", "--output", "local.key"])
+                _ = try await cli.ok(["store", "create"] + store)
+            }
+            let watchers = try [laptop, phone].map { cli in
+                let process = Process()
+                process.executableURL = CLISessionTests.CLI.executable
+                process.arguments = ["store", "sync", "--watch"] + store
+                process.currentDirectoryURL = cli.home
+                process.environment = ProcessInfo.processInfo.environment.merging([
+                    "STRONGROOM_HOME": cli.home.appending(path: "profiles").path, "STRONGROOM_PROFILE": "alice",
+                    "TMPDIR": cli.home.appending(path: "tmp").path,
+                ]) { _, given in given }
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            defer { for watcher in watchers where watcher.isRunning { watcher.terminate() } }
+            func has(_ cli: CLISessionTests.CLI, _ id: String) async throws -> Bool {
+                try await cli.run(["store", "get", "--id", id] + store).status == 0
+            }
+
+            _ = try await laptop.run(["store", "put", "--id", "from-laptop"] + store, input: #"{"n": 1}"#)
+            let there = try await eventually("the laptop's edit on the phone") {
+                try await has(phone, "from-laptop")
+            }
+            _ = try await phone.run(["store", "put", "--id", "from-phone"] + store, input: #"{"n": 2}"#)
+            let back = try await eventually("the phone's edit on the laptop") {
+                try await has(laptop, "from-phone")
+            }
+            print("store sync --watch: laptop → phone in \(there), phone → laptop in \(back) (each check a process)")
+
+            server.withLock { $0?.stop() }
+            _ = try await phone.run(["store", "put", "--id", "while-away"] + store, input: #"{"n": 3}"#)
+            let restarted = try await ServerProcess(arguments: arguments + ["--port", String(first.port)])
+            server.withLock { $0 = restarted }
+            _ = try await eventually("the edit made while the server was away on the laptop") {
+                try await has(laptop, "while-away")
+            }
+            for watcher in watchers {
+                #expect(watcher.isRunning, "a watcher stopped on its own")
+                kill(watcher.processIdentifier, SIGINT)
+                watcher.waitUntilExit()
+                #expect(watcher.terminationStatus == 130)
+            }
         }
     }
 

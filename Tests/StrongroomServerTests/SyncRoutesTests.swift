@@ -116,6 +116,47 @@ import Testing
     }
 
     @Test(
+        "changes: at once when a record lies after the index, else waits and wakes on a write; checkpoints do not count",
+        arguments: TestEngine.available
+    )
+    func changesLongPoll(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let alice = try await api.register("alice")
+            let bob = try await api.register("bob")
+            let key = AccessKey()
+            func changes(_ client: TestClient, after: Int64, wait: Int) async throws -> (HTTPResponse.Status, Int64?) {
+                let response = try await api.request(
+                    .post,
+                    "/v2/sync/changes",
+                    token: client.token,
+                    json: SyncChangesRequest(type: Self.type, afterIndex: after, wait: wait)
+                )
+                let index = try? JSONDecoder().decode(SyncChangesResponse.self, from: Data(buffer: response.body))
+                    .lastIndex
+                return (response.status, index)
+            }
+            #expect(try await changes(alice, after: 0, wait: 0) == (.ok, 0))
+            // A replica's checkpoint record is rewritten by every replication: it wakes nobody.
+            var checkpoint = Self.write(alice, tag: Self.tag(0), key: key)
+            checkpoint.meta.plain = ["sr.v": "1", "sr.c": "checkpoint"]
+            let written = try await api.request(.post, "/v1/storage/records", token: alice.token, json: checkpoint)
+            try #require(written.status == .created || written.status == .ok, "\(String(buffer: written.body))")
+            #expect(try await changes(alice, after: 0, wait: 1) == (.ok, 0))
+
+            // A poll waiting when the revision arrives answers with its index (or at once, if it came first).
+            async let woken = changes(alice, after: 0, wait: 20)
+            let stored = try await Self.bulk(api, alice, [Self.write(alice, tag: Self.tag(1), key: key)])
+            try #require(stored.status == .ok)
+            let (status, index) = try await woken
+            #expect(status == .ok && (index ?? 0) > 0, "\(String(describing: index))")
+            #expect(try await changes(alice, after: index ?? 0, wait: 0) == (.ok, index ?? 0))
+            #expect(try await changes(bob, after: 0, wait: 0) == (.ok, 0), "not readable by bob")
+            #expect(try await changes(alice, after: -1, wait: 0).0 == .badRequest)
+            #expect(try await changes(alice, after: 0, wait: 3_601).0 == .badRequest)
+        }
+    }
+
+    @Test(
         "purge deletes only the caller's own records of the tags asked for, idempotently",
         arguments: TestEngine.available
     )

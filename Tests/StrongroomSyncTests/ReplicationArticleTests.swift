@@ -69,6 +69,7 @@ import Testing
                     switch event {
                     case .pushed(let soFar), .pulled(let soFar): print("progress:", soFar.revisionsPulled)
                     case .completed(let report): print("complete:", report.revisionsApplied, "new revisions")
+                    case .idle, .offline: break  // only in live replication: events(.both, continuous: true)
                     }
                 }
                 // end porting

@@ -82,6 +82,8 @@ struct ServerRoutes {
         )
         let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
         let sync = SyncRoutes(store: store, clock: clock, authorization: authorization, limits: limits)
+        let changes = ChangeNotifier()
+        let syncChanges = SyncChangesRoute(store: store, changes: changes, waits: WaitingClients(), limits: limits)
         let notes = NoteRoutes(store: store, clock: clock, limits: limits)
         let clients = ClientCache(store: store)
         let signatures = TSV1Verifier(
@@ -123,7 +125,7 @@ struct ServerRoutes {
         middleware = [
             .open: [],
             .admin: [AdminTokenMiddleware(token: admin)],
-            .client: [authentication, refusal],
+            .client: [authentication, refusal, WriteSignalMiddleware(changes: changes)],
             .integrityCheckIn: [authentication],
             .note: [NoteAuthenticationMiddleware(signatures: signatures, certificates: certificates), refusal],
             .certificate: [CertificateAuthenticationMiddleware(certificates: certificates, clients: clients), refusal],
@@ -143,6 +145,7 @@ struct ServerRoutes {
         }
         mounts.append((searchV2.routes, .client))
         mounts.append((sync.routes, .client))
+        mounts.append((syncChanges.routes, .client))
         mounts.append((notes.routes, .note))
     }
 

@@ -39,6 +39,13 @@ extension DatastoreCommand {
         var shared: String?
         @Flag(help: "When the owner has revoked this client, keep the local copy instead of purging it.")
         var keepCopy = false
+        @Flag(
+            help: """
+                Keep syncing until interrupted: again whenever this datastore changes or the server has new \
+                revisions, riding out a server that goes away (a line per pass that moved something).
+                """
+        )
+        var watch = false
         @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print the report as JSON.") var json = false
 
@@ -73,6 +80,25 @@ extension DatastoreCommand {
                         keepCopy: keepCopy
                     )
                     let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
+                    if watch {
+                        try await replicator.replicateContinuously(direction) { event in
+                            switch event {
+                            case .completed(let report)
+                            where report.revisionsPushed + report.revisionsApplied + report.revisionsPurged > 0:
+                                if json {
+                                    try? printJSON(SyncReportOutput(report))
+                                } else {
+                                    print(Self.summary(report))
+                                }
+                                fflush(nil)  // every stream: a watcher reads each line as it comes
+                            case .offline(let reason, let retryIn):
+                                FileHandle.standardError.write(
+                                    Data("the server is away (\(reason)); trying again in \(retryIn)\n".utf8)
+                                )
+                            default: break
+                            }
+                        }
+                    }
                     let report = try await replicator.replicate(direction)
                     var compacted: Int?
                     if let compact { compacted = try await replicator.compact(revsLimit: compact) }
@@ -89,12 +115,7 @@ extension DatastoreCommand {
                         "the server had lost this datastore's checkpoint (restored from an older backup?): started over"
                     )
                 }
-                print(
-                    "pushed \(report.revisionsPushed) revisions; pulled \(report.revisionsPulled), "
-                        + "\(report.revisionsApplied) new"
-                        + (report.conflictsCreated == 0 ? "" : "; \(report.conflictsCreated) conflicted now")
-                        + (report.revisionsPurged == 0 ? "" : "; \(report.revisionsPurged) purged elsewhere removed")
-                )
+                print(Self.summary(report))
                 if let compacted { print("the server forgot \(compacted) old revisions") }
             }
         }
@@ -102,6 +123,15 @@ extension DatastoreCommand {
 }
 
 extension DatastoreCommand.Sync {
+    /// One pass in words.
+    static func summary(_ report: ReplicationReport) -> String {
+        "pushed \(report.revisionsPushed) revisions; pulled \(report.revisionsPulled), \(report.revisionsApplied) new"
+            + (report.conflictsCreated == 0 ? "" : "; \(report.conflictsCreated) conflicted now")
+            + (report.revisionsPurged == 0 ? "" : "; \(report.revisionsPurged) purged elsewhere removed")
+            + (report.revisionsRefused == 0
+                ? "" : "; \(report.revisionsRefused) from clients without write access refused")
+    }
+
     /// The note in the datastore of the shared datastore it replicates.
     static let sharedNote = "cli.shared-datastore"
 

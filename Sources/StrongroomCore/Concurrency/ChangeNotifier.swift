@@ -1,9 +1,9 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
-/// Wakes the followers of a datastore's changes feed when this process commits a write. Writes by other processes
-/// or other handles are seen at the next poll instead.
-final class ChangeNotifier: Sendable {
+/// Wakes waiters when this process commits a write: the followers of a datastore's changes feed, the server's
+/// long-polls for new records. Writes by other processes are seen at the waiter's next poll instead.
+package final class ChangeNotifier: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var nextID = 0
@@ -12,11 +12,13 @@ final class ChangeNotifier: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// How many commits have been signalled.
-    var generation: UInt64 { state.withLock { $0.generation } }
+    package var generation: UInt64 { state.withLock { $0.generation } }
 
     /// Wakes every waiter.
-    func signal() {
+    package func signal() {
         let waiters = state.withLock { state in
             state.generation &+= 1
             defer { state.waiters = [:] }
@@ -27,7 +29,7 @@ final class ChangeNotifier: Sendable {
 
     /// Returns after a commit later than `seen`, after `timeout`, or when the task is cancelled — whichever comes
     /// first.
-    func wait(after seen: UInt64, timeout: Duration) async {
+    package func wait(after seen: UInt64, timeout: Duration) async {
         let id = state.withLock { state in
             state.nextID &+= 1
             return state.nextID
