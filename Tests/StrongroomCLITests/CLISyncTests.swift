@@ -7,6 +7,26 @@ import Testing
 /// `strongroom store sync` (issue 48): two CLI homes of one client — the profile copied, as a user moves it to a new
 /// device — edit offline, sync through a real server and converge, a concurrent edit kept as a conflict.
 @Suite struct CLISyncTests {
+    /// Two CLI homes of one client: registered in the first, the profile copied to the second (0700 folder, 0600
+    /// file, as register made them), as a user moves it to a new device.
+    static func twoDevices(
+        in folder: URL,
+        url: String
+    ) async throws -> (laptop: CLISessionTests.CLI, phone: CLISessionTests.CLI) {
+        var homes: [CLISessionTests.CLI] = []
+        for name in ["laptop", "phone"] {
+            let home = folder.appending(path: name)
+            try FileManager.default.createDirectory(at: home.appending(path: "tmp"), withIntermediateDirectories: true)
+            homes.append(CLISessionTests.CLI(url: url, home: home))
+        }
+        _ = try await homes[0].ok(["register", "--token", "tok", "--url", url])
+        try FileManager.default.copyItem(
+            at: homes[0].home.appending(path: "profiles"),
+            to: homes[1].home.appending(path: "profiles")
+        )
+        return (homes[0], homes[1])
+    }
+
     @Test("two homes converge through the server; a concurrent edit is a conflict on both; a repeat does nothing")
     func twoHomes() async throws {
         try await withTemporaryDirectory { folder in
@@ -14,22 +34,7 @@ import Testing
                 arguments: ["--data-directory", folder.appending(path: "data").path, "--registration-token", "tok"]
             )
             defer { server.stop() }
-            let laptopHome = folder.appending(path: "laptop")
-            let phoneHome = folder.appending(path: "phone")
-            for home in [laptopHome, phoneHome] {
-                try FileManager.default.createDirectory(
-                    at: home.appending(path: "tmp"),
-                    withIntermediateDirectories: true
-                )
-            }
-            let laptop = CLISessionTests.CLI(url: server.baseURL, home: laptopHome)
-            let phone = CLISessionTests.CLI(url: server.baseURL, home: phoneHome)
-            _ = try await laptop.ok(["register", "--token", "tok", "--url", server.baseURL])
-            // The new device gets the profile by copy (0700 folder, 0600 file, as register made them).
-            try FileManager.default.copyItem(
-                at: laptopHome.appending(path: "profiles"),
-                to: phoneHome.appending(path: "profiles")
-            )
+            let (laptop, phone) = try await Self.twoDevices(in: folder, url: server.baseURL)
             let store = ["--directory", "stores", "--name", "notes", "--key-file", "local.key"]
             for cli in [laptop, phone] {
                 _ = try await cli.ok(["keys", "access-key", "--output", "local.key"])
@@ -106,21 +111,7 @@ import Testing
             let first = try await ServerProcess(arguments: arguments)
             let server = Mutex<ServerProcess?>(first)
             defer { server.withLock { $0?.stop() } }
-            var clis: [CLISessionTests.CLI] = []
-            for name in ["laptop", "phone"] {
-                let home = folder.appending(path: name)
-                try FileManager.default.createDirectory(
-                    at: home.appending(path: "tmp"),
-                    withIntermediateDirectories: true
-                )
-                clis.append(CLISessionTests.CLI(url: first.baseURL, home: home))
-            }
-            let (laptop, phone) = (clis[0], clis[1])
-            _ = try await laptop.ok(["register", "--token", "tok", "--url", first.baseURL])
-            try FileManager.default.copyItem(
-                at: laptop.home.appending(path: "profiles"),
-                to: phone.home.appending(path: "profiles")
-            )
+            let (laptop, phone) = try await Self.twoDevices(in: folder, url: first.baseURL)
             let store = ["--directory", "stores", "--name", "notes", "--key-file", "local.key"]
             for cli in [laptop, phone] {
                 _ = try await cli.ok(["keys", "access-key", "--output", "local.key"])
@@ -234,21 +225,7 @@ import Testing
                 arguments: ["--data-directory", folder.appending(path: "data").path, "--registration-token", "tok"]
             )
             defer { server.stop() }
-            var homes: [CLISessionTests.CLI] = []
-            for name in ["laptop", "phone"] {
-                let home = folder.appending(path: name)
-                try FileManager.default.createDirectory(
-                    at: home.appending(path: "tmp"),
-                    withIntermediateDirectories: true
-                )
-                homes.append(CLISessionTests.CLI(url: server.baseURL, home: home))
-            }
-            let (laptop, phone) = (homes[0], homes[1])
-            _ = try await laptop.ok(["register", "--token", "tok", "--url", server.baseURL])
-            try FileManager.default.copyItem(
-                at: laptop.home.appending(path: "profiles"),
-                to: phone.home.appending(path: "profiles")
-            )
+            let (laptop, phone) = try await Self.twoDevices(in: folder, url: server.baseURL)
             for cli in [laptop, phone] { _ = try await cli.ok(["keys", "access-key", "--output", "local.key"]) }
             let documents = 450  // three pages of 200 each way
             func store(_ name: String) -> [String] {
