@@ -92,14 +92,32 @@ public struct Replicator: Sendable {
     /// A member's replicator: the owner's datastore it replicates.
     let shared: SharedDatastore?
     let keepsCopyOnAccessLoss: Bool
+    let channel: ReplicationChannel?
+    let filter: SelectorFilter?
 
     /// A replicator of `datastore`, known to the server under the name `name` (the same name on every device of
     /// this client, its owner).
-    public init(datastore: Datastore, name: String, client: Client) {
+    ///
+    /// - Parameters:
+    ///   - datastore: the local datastore.
+    ///   - name: the datastore's name on the server (never sent: the record type is derived from it).
+    ///   - client: this client, the datastore's owner.
+    ///   - channel: replicate only one channel of the datastore: the documents its selector matches, as a record
+    ///     type, and so an access key, of their own — what ``share(with:access:)`` then shares is that channel alone.
+    ///   - filter: push only documents whose winning revision matches, apply only pulled revisions that match
+    ///     (CDTDatastore's filtered replication: a convenience, not a boundary — channels are the boundary).
+    public init(
+        datastore: Datastore,
+        name: String,
+        client: Client,
+        channel: ReplicationChannel? = nil,
+        filter: SelectorFilter? = nil
+    ) {
         self.datastore = datastore
-        self.name = name
+        self.name = channel.map { name + "\u{0}channel\u{0}" + $0.name } ?? name
         self.client = client
         (shared, keepsCopyOnAccessLoss) = (nil, false)
+        (self.channel, self.filter) = (channel, filter)
     }
 
     /// A member's replicator: `datastore` replicates the datastore another client shares with this one
@@ -111,16 +129,19 @@ public struct Replicator: Sendable {
     ///   - client: this client (a member).
     ///   - keepsCopyOnAccessLoss: when the owner revokes this client, keep the local documents (read only from then
     ///     on) instead of purging them — CouchDB/Couchbase's "auto-purge on access loss" is the default.
+    ///   - filter: push only documents whose winning revision matches, apply only pulled revisions that match.
     public init(
         datastore: Datastore,
         sharedDatastore shared: SharedDatastore,
         client: Client,
-        keepsCopyOnAccessLoss: Bool = false
+        keepsCopyOnAccessLoss: Bool = false,
+        filter: SelectorFilter? = nil
     ) {
         self.datastore = datastore
         self.name = shared.type
         self.client = client
         (self.shared, self.keepsCopyOnAccessLoss) = (shared, keepsCopyOnAccessLoss)
+        (channel, self.filter) = (nil, filter)
     }
 
     /// Runs one replication in `direction`.
@@ -247,15 +268,18 @@ public struct Replicator: Sendable {
                 .recordType(forDatastoreNamed: name)
             key = try await client.replicationAccessKey(type: type)
         }
+        let tags = try RevisionTagKey(accessKey: key)
         return Session(
             datastore: datastore,
             client: client,
             type: type,
-            tags: try RevisionTagKey(accessKey: key),
+            tags: tags,
             clientID: clientID,
             owner: shared?.ownerID.uuidString.lowercased() ?? clientID,
-            checkpointID: "\(clientID)@\(configuration.apiURL.absoluteString)/\(type)",
-            started: started
+            checkpointID: Self.checkpointID(clientID: clientID, url: configuration.apiURL, type: type, filter: filter),
+            started: started,
+            pushSelection: [channel?.selector, filter].compactMap { $0 },
+            pullFilter: filter
         )
     }
 
@@ -294,7 +318,7 @@ public struct Replicator: Sendable {
     // MARK: Members (the owner's side)
 
     /// Where this (owned) datastore lives on the server, for members to replicate it
-    /// (``init(datastore:sharedDatastore:client:keepsCopyOnAccessLoss:)``).
+    /// (``init(datastore:sharedDatastore:client:keepsCopyOnAccessLoss:filter:)``).
     public func sharedDatastore() async throws -> SharedDatastore {
         let session = try await ownerSession()
         return SharedDatastore(ownerID: client.configuration.clientID, type: session.type)
@@ -398,6 +422,17 @@ public struct Replicator: Sendable {
         }
     }
 
+    /// The replication's name in the datastore's checkpoints: client, server, type, and a filter's selector (as
+    /// CouchDB's replication ID includes the filter, so a changed filter starts over).
+    static func checkpointID(clientID: String, url: URL, type: String, filter: SelectorFilter?) -> String {
+        let base = "\(clientID)@\(url.absoluteString)/\(type)"
+        guard let filter else { return base }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let text = (try? encoder.encode(filter.selector)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return base + "?filter=" + text
+    }
+
     static let firstRetry: Duration = .milliseconds(500)
     static let longestRetry: Duration = .seconds(30)
     /// How long one long-poll asks the server to wait.
@@ -422,7 +457,9 @@ public struct Replicator: Sendable {
             shared?.type
             ?? (try? ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
                 .recordType(forDatastoreNamed: name))
-        let checkpointID = type.map { "\(clientID)@\(configuration.apiURL.absoluteString)/\($0)" }
+        let checkpointID = type.map {
+            Self.checkpointID(clientID: clientID, url: configuration.apiURL, type: $0, filter: filter)
+        }
         let (pullKey, pushKey) = (checkpointID.map { "pull:" + $0 }, checkpointID.map { "push:" + $0 })
         await withTaskGroup(of: Void.self) { group in
             if direction != .push, let type, let pullKey {
@@ -502,6 +539,10 @@ struct Session: Sendable {
     let owner: String
     let checkpointID: String
     let started: ContinuousClock.Instant
+    /// What a pushed document's winning revision must match (a channel's selector, a filter).
+    var pushSelection: [SelectorFilter] = []
+    /// What a pulled revision must match to be applied.
+    var pullFilter: SelectorFilter?
 
     var isOwner: Bool { owner == clientID }
 
@@ -566,7 +607,8 @@ struct Session: Sendable {
             let page = try await datastore.changes(since: since, limit: Replicator.pushPageSize)
             guard !page.changes.isEmpty else { return unsent }
             var candidates: [(docID: String, revID: String, tag: String)] = []
-            for change in page.changes {
+            let selected = try await selected(page.changes)
+            for change in page.changes where selected?.contains(change.docID) ?? true {
                 for revID in change.leafRevIDs {
                     candidates.append((change.docID, revID, tags.revisionTag(docID: change.docID, revID: revID)))
                 }
@@ -616,6 +658,30 @@ struct Session: Sendable {
             since = page.lastSequence
             try await datastore.setCheckpoint(key, String(since))
         }
+    }
+
+    /// With a channel or a filter, the documents of `changes` this replication carries (nil: all): those whose
+    /// winning revision matches, and deleted ones whose previous revision it carried (so a tombstone reaches the
+    /// channel's members, and no other document's ID does).
+    private func selected(_ changes: [DocumentChange]) async throws -> Set<String>? {
+        guard !pushSelection.isEmpty else { return nil }
+        let live = try await datastore.documents(ids: changes.filter { !$0.isDeleted }.map(\.docID))
+        var chosen = Set(
+            live.filter { revision in pushSelection.allSatisfy { $0.matches(revision.body) } }.map(\.docID)
+        )
+        let deleted = changes.filter(\.isDeleted).map { (docID: $0.docID, revID: $0.revID) }
+        guard !deleted.isEmpty else { return chosen }
+        let parents = try await datastore.outgoingRevisions(deleted, maximumAncestry: 2).compactMap { tombstone in
+            tombstone.ancestry.count > 1
+                ? (docID: tombstone.docID, tag: tags.revisionTag(docID: tombstone.docID, revID: tombstone.ancestry[1]))
+                : nil
+        }
+        var missing = Set<String>()
+        for chunk in parents.chunked(into: 1_000) {
+            missing.formUnion(try await client.missingRevisionTags(type: type, tags: chunk.map(\.tag)))
+        }
+        for parent in parents where !missing.contains(parent.tag) { chosen.insert(parent.docID) }
+        return chosen
     }
 
     private func send(
@@ -800,6 +866,7 @@ struct Session: Sendable {
             defer { for body in staged.values { body.discard() } }
             var revisions: [IncomingRevision] = []
             for (revision, body, references) in verified {
+                if let pullFilter, !revision.isDeleted, !pullFilter.matches(body) { continue }
                 revisions.append(
                     IncomingRevision(
                         docID: revision.docID,

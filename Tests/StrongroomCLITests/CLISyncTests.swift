@@ -209,6 +209,27 @@ import Testing
             let members = try await owner.ok(["store", "members", "--json"] + store)
             #expect(members.contains(memberID) && members.contains("readWrite"), "\(members)")
 
+            // One channel shared read-only: the member's copy of it holds its documents only.
+            _ = try await owner.run(["store", "put", "--id", "memo"] + store, input: #"{"kind": "public"}"#)
+            let channel = ["--channel", "public", "--selector", #"{"kind": "public"}"#]
+            #expect(try await owner.ok(["store", "sync"] + channel + store).hasPrefix("pushed 1 revisions"))
+            let channelShare = try await owner.ok(
+                ["store", "share", "--with", memberID, "--read-only"] + channel + store
+            )
+            let channelAddress = try #require(
+                channelShare.split(separator: " ").firstIndex(of: "--shared").map {
+                    String(channelShare.split(separator: " ")[$0 + 1])
+                }
+            )
+            #expect(channelAddress != address)
+            let copy = ["--directory", "stores", "--name", "public-copy", "--key-file", "local.key"]
+            _ = try await member.ok(["store", "create"] + copy)
+            #expect(try await member.ok(["store", "sync", "--shared", channelAddress] + copy).contains("1 new"))
+            #expect(try await member.ok(["store", "get", "--id", "memo"] + copy).contains("public"))
+            try await member.fails(["store", "get", "--id", "plan"] + copy, status: 7)
+            try await owner.fails(["store", "sync", "--selector", "{}"] + store, status: 64)
+            try await owner.fails(["store", "sync", "--channel", "x"] + store, status: 64)
+
             _ = try await owner.ok(["store", "unshare", "--with", memberID] + store)
             try await member.fails(["store", "sync"] + store, status: 8)
             try await member.fails(["store", "get", "--id", "plan"] + store, status: 7)

@@ -19,6 +19,7 @@ extension DatastoreCommand {
         @OptionGroup var store: DatastoreOptions
         @Option(help: ArgumentHelp("The client to share with.", valueName: "client-id")) var with: String
         @Flag(help: "Share read-only (the default is read-write).") var readOnly = false
+        @OptionGroup var channel: ChannelOptions
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -26,8 +27,14 @@ extension DatastoreCommand {
                 let member = try memberID(with)
                 let client = try await connection.client(keychain: store.keychain)
                 let access: MemberAccess = readOnly ? .read : .readWrite
+                let channel = try channel.parsed()
                 let shared = try await store.withDatastore { datastore in
-                    let replicator = Replicator(datastore: datastore, name: store.name, client: client)
+                    let replicator = Replicator(
+                        datastore: datastore,
+                        name: store.name,
+                        client: client,
+                        channel: channel
+                    )
                     try await replicator.share(with: member, access: access)
                     return try await replicator.sharedDatastore()
                 }
@@ -49,14 +56,17 @@ extension DatastoreCommand {
         )
         @OptionGroup var store: DatastoreOptions
         @Option(help: ArgumentHelp("The member to remove.", valueName: "client-id")) var with: String
+        @OptionGroup var channel: ChannelOptions
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
             try await reportingErrors {
                 let member = try memberID(with)
                 let client = try await connection.client(keychain: store.keychain)
+                let channel = try channel.parsed()
                 try await store.withDatastore { datastore in
-                    try await Replicator(datastore: datastore, name: store.name, client: client).revoke(member)
+                    try await Replicator(datastore: datastore, name: store.name, client: client, channel: channel)
+                        .revoke(member)
                 }
                 print("no longer shared with \(with.lowercased())")
             }
@@ -69,19 +79,22 @@ extension DatastoreCommand {
             abstract: "List the clients a synced datastore is shared with, as of its last sync."
         )
         @OptionGroup var store: DatastoreOptions
+        @OptionGroup var channel: ChannelOptions
         @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
             try await reportingErrors {
                 let client = try await connection.client(keychain: store.keychain)
+                let channel = try channel.parsed()
                 let members = try await store.withDatastore { datastore in
                     let replicator = try await Sync.replicator(
                         datastore,
                         name: store.name,
                         client: client,
                         shared: nil,
-                        keepCopy: true
+                        keepCopy: true,
+                        channel: channel
                     )
                     return try await replicator.members()
                 }

@@ -39,6 +39,14 @@ extension DatastoreCommand {
         var shared: String?
         @Flag(help: "When the owner has revoked this client, keep the local copy instead of purging it.")
         var keepCopy = false
+        @OptionGroup var channel: ChannelOptions
+        @Option(
+            help: ArgumentHelp(
+                "Push only documents this Cloudant Query selector matches and apply only matching revisions (JSON).",
+                valueName: "json"
+            )
+        )
+        var filter: String?
         @Flag(
             help: """
                 Keep syncing until interrupted: again whenever this datastore changes or the server has new \
@@ -71,13 +79,16 @@ extension DatastoreCommand {
                     }
                     return address
                 }
+                let (channel, filter) = (try channel.parsed(), try filter.map(ChannelOptions.filter))
                 let (purged, report, compacted) = try await store.withDatastore { datastore in
                     let replicator = try await Self.replicator(
                         datastore,
                         name: store.name,
                         client: client,
                         shared: given,
-                        keepCopy: keepCopy
+                        keepCopy: keepCopy,
+                        channel: channel,
+                        filter: filter
                     )
                     let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
                     if watch {
@@ -141,18 +152,21 @@ extension DatastoreCommand.Sync {
         name: String,
         client: Client,
         shared given: SharedDatastore?,
-        keepCopy: Bool
+        keepCopy: Bool,
+        channel: ReplicationChannel? = nil,
+        filter: SelectorFilter? = nil
     ) async throws -> Replicator {
         if let given { try await datastore.setCheckpoint(sharedNote, given.description) }
         let remembered = try await datastore.checkpoint(sharedNote).flatMap { SharedDatastore($0) }
         guard let shared = given ?? remembered else {
-            return Replicator(datastore: datastore, name: name, client: client)
+            return Replicator(datastore: datastore, name: name, client: client, channel: channel, filter: filter)
         }
         return Replicator(
             datastore: datastore,
             sharedDatastore: shared,
             client: client,
-            keepsCopyOnAccessLoss: keepCopy
+            keepsCopyOnAccessLoss: keepCopy,
+            filter: filter
         )
     }
 }
