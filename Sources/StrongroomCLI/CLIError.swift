@@ -93,7 +93,7 @@ struct CLIError: Error, CustomStringConvertible {
             let code: Int32 =
                 switch error.code {
                 case .tampered, .invalidRecord: 3
-                case .invalidName: 4
+                case .invalidName, .quotaExceeded: 4
                 case .invalidKey, .unsupportedVersion: 5
                 case .readOnly, .accessRevoked, .notOwner: 8
                 case .invalidResponse: 11

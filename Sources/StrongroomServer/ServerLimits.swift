@@ -52,6 +52,12 @@ public struct ServerLimits: Sendable, Hashable {
     public var integrityReportsPerClient: Int = 200
     /// Integrity check-in: the largest report, in bytes of JSON.
     public var maximumIntegrityReportBytes: Int = 64 << 10
+    /// Replication: the largest revision record's encrypted data, in bytes (its body is at most 1 MiB before
+    /// encryption); a larger one in a bulk write is 413.
+    public var maximumRevisionRecordBytes: Int = 2 << 20
+    /// Replication: revision records one writer may keep of one type (one datastore or channel), so no member can
+    /// make the others' pulls unbounded; a bulk write past it is 413.
+    public var syncRecordsPerWriterAndType: Int = 1_000_000
     /// Live replication: the longest a `POST /v2/sync/changes` long-poll waits for a record (0 answers at once).
     public var maximumSyncWait: Duration = .seconds(25)
     /// Live replication: long-polls one client may hold open at once (more is 429).

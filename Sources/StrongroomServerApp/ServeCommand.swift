@@ -44,6 +44,10 @@ struct Serve: AsyncParsableCommand {
     var noteBytesTotal: Int64 = ServerLimits().noteBytesTotal
     @Option(help: "Failed credential attempts per source address and minute before 429 (default 30).")
     var authenticationFailuresPerMinute: Int = ServerLimits().authenticationFailuresPerMinute
+    @Option(help: "Revision records one client may keep per datastore or channel (default 1000000).")
+    var syncRecordsPerWriter: Int = ServerLimits().syncRecordsPerWriterAndType
+    @Option(help: "The largest revision record's encrypted data, in bytes (default 2 MiB).")
+    var maximumRevisionBytes: Int = ServerLimits().maximumRevisionRecordBytes
     @Option(help: "Seconds a live-replication long-poll may wait for a change (0 to 3600; default 25).")
     var maximumSyncWait: Int64 = ServerLimits().maximumSyncWait.components.seconds
     @Option(help: "Connections held open at most (default: half the file-descriptor limit, 16 to 4096).")
@@ -131,7 +135,8 @@ struct Serve: AsyncParsableCommand {
             ("--authentication-failures-per-minute", authenticationFailuresPerMinute),
             ("--certificates-per-client-per-day", certificatesPerClientPerDay),
             ("--maximum-connections", maximumConnections), ("--body-minimum-rate", bodyMinimumRate),
-            ("--maximum-note-bytes", maximumNoteBytes),
+            ("--maximum-note-bytes", maximumNoteBytes), ("--sync-records-per-writer", syncRecordsPerWriter),
+            ("--maximum-revision-bytes", maximumRevisionBytes),
         ] where !(1...(1 << 30)).contains(value) {
             throw ValidationError("\(name) must be a positive number")
         }
@@ -157,6 +162,8 @@ struct Serve: AsyncParsableCommand {
         limits.authenticationFailuresPerMinute = authenticationFailuresPerMinute
         limits.certificatesPerClientPerDay = certificatesPerClientPerDay
         limits.maximumSyncWait = .seconds(maximumSyncWait)
+        limits.syncRecordsPerWriterAndType = syncRecordsPerWriter
+        limits.maximumRevisionRecordBytes = maximumRevisionBytes
         var connections = ConnectionLimits()
         connections.maximumConnections = maximumConnections
         connections.idleTimeout = .seconds(idleTimeout)

@@ -691,7 +691,19 @@ struct Session: Sendable {
         _ documents: inout Set<String>,
         _ progress: (ReplicationEvent) -> Void
     ) async throws {
-        let outcomes = try await client.writeRevisions(type: type, batch.map(\.write))
+        let outcome: Result<[SyncBulkResponse.Outcome], ClientError>
+        do {
+            outcome = .success(try await client.writeRevisions(type: type, batch.map(\.write)))
+        } catch {
+            outcome = .failure(error)
+        }
+        let outcomes: [SyncBulkResponse.Outcome]
+        switch outcome {
+        case .success(let stored): outcomes = stored
+        case .failure(let error) where error.status == 413:
+            throw SyncError(.quotaExceeded, "the server refused the push: over its caps", underlying: error)
+        case .failure(let error): throw error
+        }
         let stored = zip(batch, outcomes).filter { $1.created }.map { $0.0.docID }
         report.revisionsPushed += stored.count
         documents.formUnion(stored)

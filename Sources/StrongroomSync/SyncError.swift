@@ -7,7 +7,7 @@ public struct SyncError: StrongroomError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
             case tampered, invalidRecord, unsupportedVersion, invalidName, invalidKey, invalidResponse, readOnly,
-                accessRevoked, notOwner
+                accessRevoked, notOwner, quotaExceeded
         }
 
         private let kind: Kind
@@ -31,6 +31,10 @@ public struct SyncError: StrongroomError {
         /// The owner no longer shares the datastore with this client (or never did). Unless the replicator keeps a
         /// copy, the local datastore's documents have been purged.
         public static let accessRevoked = Code(kind: .accessRevoked)
+        /// The server refused a push over its caps (HTTP 413): a revision record larger than it takes, or more
+        /// revision records of the datastore than one writer may keep (`--sync-records-per-writer`). Nothing of that
+        /// batch was stored; compact or purge, or ask the operator for more.
+        public static let quotaExceeded = Code(kind: .quotaExceeded)
         /// Only the datastore's owner may change its members.
         public static let notOwner = Code(kind: .notOwner)
         /// A key that is not 32 bytes.

@@ -182,3 +182,43 @@ import Testing
         }
     }
 }
+
+/// Bounded and fair (issue 49): the server caps each writer's revision records per datastore and each record's size;
+/// a push past a cap is refused whole (413) with a typed error, and nothing of that batch is stored.
+@Suite struct SyncQuotaTests {
+    @Test("a push over the per-writer cap is quotaExceeded and stores nothing; under it, everything goes")
+    func perWriterCap() async throws {
+        try await ServerProcess.withServer(
+            engine: .sqlite,
+            arguments: ["--registration-token", SharedDatastoreTests.token, "--sync-records-per-writer", "4"]
+        ) { server, _ in
+            let url = try #require(URL(string: server.baseURL))
+            let client = Client(
+                configuration: try await Client.register(
+                    token: SharedDatastoreTests.token,
+                    clientName: "q",
+                    apiURL: url
+                )
+            )
+            try await withTemporaryDirectory { folder in
+                let store = try await SharedDatastoreTests.store(folder, "capped")
+                let replicator = Replicator(datastore: store, name: "team", client: client)
+                for number in 0..<3 { _ = try await store.createDocument(id: "d\(number)", body: [:]) }
+                #expect(try await replicator.replicate(.push).revisionsPushed == 3)
+                for number in 3..<5 { _ = try await store.createDocument(id: "d\(number)", body: [:]) }
+                let error = await #expect(throws: SyncError.self) { try await replicator.replicate(.push) }
+                #expect(error?.code == .quotaExceeded)
+                // Nothing of the refused batch is on the server: a fresh replica pulls the first three only.
+                let fresh = try await SharedDatastoreTests.store(folder, "fresh")
+                #expect(
+                    try await Replicator(datastore: fresh, name: "team", client: client).replicate(.pull)
+                        .revisionsApplied == 3
+                )
+                // Compacting or purging makes room again.
+                try await replicator.purge(["d0", "d1"])
+                #expect(try await replicator.replicate(.push).revisionsPushed == 2)
+                for store in [store, fresh] { await store.close() }
+            }
+        }
+    }
+}

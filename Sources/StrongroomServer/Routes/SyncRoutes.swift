@@ -96,6 +96,13 @@ struct SyncRoutes {
                 throw ServerError.badRequest("a tag appears twice in one bulk write")
             }
             guard let data = write.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
+            let bytes = data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+            guard bytes <= limits.maximumRevisionRecordBytes else {
+                throw ServerError(
+                    .tooLarge,
+                    "a revision record's data is at most \(limits.maximumRevisionRecordBytes) bytes"
+                )
+            }
             let record = StoredRecord.new(
                 by: caller,
                 type: type,
@@ -106,7 +113,10 @@ struct SyncRoutes {
             )
             return (StoredRecordText(record: record), tag)
         }
-        let outcomes = try await store.insertSyncRecords(records)
+        let outcomes = try await store.insertSyncRecords(
+            records,
+            maximumPerWriter: limits.syncRecordsPerWriterAndType
+        )
         return try json(
             SyncBulkResponse(
                 records: zip(records, outcomes).map {

@@ -25,7 +25,8 @@ extension SQLServerStore {
     /// stored record's ID. A few statements per batch, not one per record: the stored tags are looked up per writer
     /// and type, the new rows inserted many to a statement.
     package func insertSyncRecords(
-        _ records: [(record: StoredRecordText, tag: String)]
+        _ records: [(record: StoredRecordText, tag: String)],
+        maximumPerWriter: Int
     ) async throws -> [(recordID: String, created: Bool)] {
         let rows = try records.map { (try recordRow($0.record), $0.tag) }
         return try await database.transaction { session in
@@ -57,6 +58,23 @@ extension SQLServerStore {
                 } else {
                     stored[slot(row, tag)] = row.recordID
                     fresh.append(position)
+                }
+            }
+            // Each writer's revision records of a type are capped, so no member can make another's pull unbounded.
+            for positions in Dictionary(grouping: fresh, by: { "\(rows[$0].0.writerID)/\(rows[$0].0.type)" }).values {
+                let row = rows[positions[0]].0
+                let held =
+                    try await session.raw(
+                        """
+                        SELECT count(*) AS held FROM records WHERE writer_id = \(bind: row.writerID)
+                        AND type = \(bind: row.type) AND sync_tag IS NOT NULL
+                        """
+                    ).first()?.decode(column: "held", as: Int.self) ?? 0
+                guard held + positions.count <= maximumPerWriter else {
+                    throw ServerError(
+                        .tooLarge,
+                        "a writer keeps at most \(maximumPerWriter) revision records of one type (\(held) stored)"
+                    )
                 }
             }
             let names = (RecordColumn.inserted.map(\.name) + ["sync_tag"]).joined(separator: ", ")

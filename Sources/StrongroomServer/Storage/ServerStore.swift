@@ -118,8 +118,11 @@ package protocol SyncStore: Sendable {
     func missingSyncTags(type: String, tags: [String], readableBy caller: String) async throws -> Set<String>
     /// Stores each record with its tag in one transaction, skipping one whose writer already stored a record of that
     /// type and tag; returns, in order, each record's ID (the earlier one's when skipped) and whether it was stored.
+    /// Refuses the whole batch (``ServerError/Code/tooLarge``) when a writer would hold more than `maximumPerWriter`
+    /// revision records of a type.
     func insertSyncRecords(
-        _ records: [(record: StoredRecordText, tag: String)]
+        _ records: [(record: StoredRecordText, tag: String)],
+        maximumPerWriter: Int
     ) async throws
         -> [(recordID: String, created: Bool)]
     /// Deletes the records of `type` that `writer` wrote with one of `tags`; returns how many.
