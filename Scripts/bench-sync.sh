@@ -5,11 +5,14 @@
 # beside the same documents inserted locally in batches (the floor) and CDTDatastore's published 685 docs/s; the
 # peak RSS of the pulling process (a fresh one); then 100 changed documents pushed and pulled. Server, database and
 # client share this machine's cores.
-# Usage: Scripts/bench-sync.sh [documents, default 100000]
+# On SQLite also: an owner and two read-write members writing MEMBER-DOCUMENTS each and replicating at once, and the
+# write-to-arrival latency of live replication (1,000 writes, p50/p99).
+# Usage: Scripts/bench-sync.sh [documents, default 100000] [member documents, default 10000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 documents="${1:-100000}"
-case "$documents" in *[!0-9]*|'') echo "bench-sync: DOCUMENTS is a number" >&2; exit 64 ;; esac
+members="${2:-10000}"
+case "$documents$members" in *[!0-9]*|'') echo "bench-sync: DOCUMENTS and MEMBER-DOCUMENTS are numbers" >&2; exit 64 ;; esac
 
 Scripts/install-system-deps.sh >&2
 swift build -c release --product strongroom-server >&2
@@ -33,6 +36,10 @@ run_engine() {
     "$bench" prepare "http://127.0.0.1:$port" bench-token "$documents" "$work/$engine-client" "$engine"
     "$bench" pull "$work/$engine-client" "$documents"
     "$bench" change "$work/$engine-client" "$documents"
+    if [ "$engine" = sqlite ]; then
+        "$bench" members "http://127.0.0.1:$port" bench-token "$members" "$work/$engine-client"
+        "$bench" live "http://127.0.0.1:$port" bench-token 100 "$work/$engine-client"
+    fi
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 }
 

@@ -183,6 +183,66 @@ import Testing
     }
 }
 
+/// Three writers at once (the benchmark's `members` mode, small): an owner and two read-write members write apart and
+/// replicate concurrently until each holds every document. It found concurrent transactions on the server's one
+/// SQLite connection interleaving (`ConnectionGate` now gives the connection in turns).
+@Suite struct ThreeWritersTests {
+    @Test("an owner and two read-write members replicating at once converge on all three sets")
+    func threeWriters() async throws {
+        try await ServerProcess.withServer(
+            engine: .sqlite,
+            arguments: ["--registration-token", SharedDatastoreTests.token]
+        ) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            var clients: [Client] = []
+            for name in ["owner", "one", "two"] {
+                clients.append(
+                    Client(
+                        configuration: try await Client.register(
+                            token: SharedDatastoreTests.token,
+                            clientName: name,
+                            apiURL: url
+                        )
+                    )
+                )
+            }
+            try await withTemporaryDirectory { folder in
+                let ownerStore = try await SharedDatastoreTests.store(folder, "owner")
+                let owner = Replicator(datastore: ownerStore, name: "team", client: clients[0])
+                try await owner.replicate()
+                let shared = try await owner.sharedDatastore()
+                for member in clients.dropFirst() {
+                    try await owner.share(with: member.configuration.clientID, access: .readWrite)
+                }
+                var replicas = [(ownerStore, owner)]
+                for (number, member) in clients.dropFirst().enumerated() {
+                    let store = try await SharedDatastoreTests.store(folder, "member\(number)")
+                    replicas.append((store, Replicator(datastore: store, sharedDatastore: shared, client: member)))
+                }
+                for (number, (store, _)) in replicas.enumerated() {
+                    for index in 0..<300 { _ = try await store.createDocument(id: "w\(number)-\(index)", body: [:]) }
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (store, replicator) in replicas {
+                        group.addTask {
+                            for _ in 0..<6 where try await store.documentCount() < 900 {
+                                try await replicator.replicate()
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                for (store, _) in replicas {
+                    #expect(try await store.documentCount() == 900)
+                    await store.close()
+                }
+            }
+        }
+    }
+}
+
 /// Bounded and fair (issue 49): the server caps each writer's revision records per datastore and each record's size;
 /// a push past a cap is refused whole (413) with a typed error, and nothing of that batch is stored.
 @Suite struct SyncQuotaTests {

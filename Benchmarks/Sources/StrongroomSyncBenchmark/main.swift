@@ -5,11 +5,16 @@
 //   pull    — in a fresh process, pulled into a second encrypted datastore: documents per second beside the floor and
 //             CDTDatastore's published pull figure (100,000 documents in 146 s, 685 docs/s, CDTDatastore issue 460),
 //             and this process's peak RSS (VmHWM: the whole process, nothing subtracted);
-//   change  — 100 of the documents changed, pushed, and pulled into the second datastore.
+//   change  — 100 of the documents changed, pushed, and pulled into the second datastore;
+//   members — an owner and two read-write members each write DOCUMENTS documents and replicate at the same time
+//             until each holds all three sets: documents per second per member and in all;
+//   live    — two live replicas (replicateContinuously); 1,000 writes on one, each awaited on the other: the
+//             latency from commit to arrival, p50 and p99 (target p99 ≤ 250 ms on loopback).
 // The datastores use a fixed benchmark key; the client's profile is kept in WORK between the steps.
 //
 // Usage: StrongroomSyncBenchmark prepare URL REGISTRATION-TOKEN DOCUMENTS WORK LABEL
 //        StrongroomSyncBenchmark pull|change WORK DOCUMENTS
+//        StrongroomSyncBenchmark members|live URL REGISTRATION-TOKEN DOCUMENTS WORK
 import Foundation
 import StrongroomClient
 import StrongroomCore
@@ -29,9 +34,16 @@ func usage() -> Never {
 guard arguments.count >= 4 else { usage() }
 let mode = arguments[1]
 let prepare = mode == "prepare"
-guard prepare ? arguments.count == 7 : (arguments.count == 4 && ["pull", "change"].contains(mode)) else { usage() }
-guard let documents = Int(arguments[prepare ? 4 : 3]), documents >= 100, documents <= 10_000_000 else { usage() }
-let work = URL(fileURLWithPath: arguments[prepare ? 5 : 2])
+let served = ["members", "live"].contains(mode)
+guard
+    prepare
+        ? arguments.count == 7
+        : served ? arguments.count == 6 : (arguments.count == 4 && ["pull", "change"].contains(mode))
+else { usage() }
+guard let documents = Int(arguments[prepare || served ? 4 : 3]), documents >= 100, documents <= 10_000_000 else {
+    usage()
+}
+let work = URL(fileURLWithPath: arguments[prepare || served ? 5 : 2])
 let profiles = work.appending(path: "profiles")
 let clock = ContinuousClock()
 
@@ -130,6 +142,78 @@ case "pull":
         String(format: "%.0f MiB", peakMiB()),
         "(VmHWM of the whole process; target ≤ 100 MiB)"
     )
+case "members":
+    guard let url = URL(string: arguments[2]) else { usage() }
+    var clients: [Client] = []
+    for name in ["owner", "member-1", "member-2"] {
+        clients.append(
+            Client(configuration: try await Client.register(token: arguments[3], clientName: name, apiURL: url))
+        )
+    }
+    let ownerStore = try await datastore("members-owner")
+    let owner = Replicator(datastore: ownerStore, name: "team", client: clients[0])
+    try await owner.replicate()
+    let shared = try await owner.sharedDatastore()
+    for member in clients.dropFirst() { try await owner.share(with: member.configuration.clientID, access: .readWrite) }
+    var replicas = [(ownerStore, owner)]
+    for (number, member) in clients.dropFirst().enumerated() {
+        let store = try await datastore("members-\(number + 1)")
+        replicas.append((store, Replicator(datastore: store, sharedDatastore: shared, client: member)))
+    }
+    for (number, (store, _)) in replicas.enumerated() {
+        for first in stride(from: 0, to: documents, by: 10_000) {
+            try await store.bulkWrite(
+                (first..<min(first + 10_000, documents)).map { .create(id: "m\(number)-\($0)", body: body($0)) }
+            )
+        }
+    }
+    let start = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for (store, replicator) in replicas {
+            group.addTask {
+                while try await store.documentCount() < 3 * documents { try await replicator.replicate() }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let elapsed = clock.now - start
+    print("Shared datastore: an owner and two read-write members, \(documents) documents each, replicating at once")
+    line(
+        "3 members, each all 3 sets",
+        String(format: "%.0f docs/s in all", rate(3 * documents, elapsed)),
+        String(format: "%.0f docs/s per member pushed; %.1f s", rate(documents, elapsed), seconds(elapsed))
+    )
+    for (store, _) in replicas { await store.close() }
+case "live":
+    guard let url = URL(string: arguments[2]) else { usage() }
+    let configuration = try await Client.register(token: arguments[3], clientName: "live-bench", apiURL: url)
+    let (writer, reader) = (try await datastore("live-writer"), try await datastore("live-reader"))
+    let replicators = [writer, reader].map {
+        Replicator(datastore: $0, name: "live", client: Client(configuration: configuration))
+    }
+    let tasks = replicators.map { replicator in Task { try await replicator.replicateContinuously() } }
+    let arrivals = reader.changeStream()
+    var iterator = arrivals.makeAsyncIterator()
+    var latencies: [Double] = []
+    let writes = 1_000
+    for number in 0..<writes {
+        let start = clock.now
+        _ = try await writer.createDocument(id: "live-\(number)", body: body(number))
+        while let change = try await iterator.next() {
+            if change.docID == "live-\(number)" { break }
+        }
+        latencies.append(seconds(clock.now - start) * 1_000)
+    }
+    for task in tasks { task.cancel() }
+    latencies.sort()
+    print("Live replication: \(writes) writes on one replica, each awaited on another (both replicateContinuously)")
+    line(
+        "write to arrival, p50 / p99",
+        String(format: "%.0f / %.0f ms", latencies[writes / 2], latencies[writes * 99 / 100]),
+        "(target p99 ≤ 250 ms on loopback)"
+    )
+    await writer.close()
+    await reader.close()
 default:
     let configuration = try Client.Configuration(loadProfile: "bench", from: profiles)
     let (source, target) = (try await datastore("source"), try await datastore("target"))

@@ -24,10 +24,21 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
     static let fallbackCheckpointPages = 16_384
 
     private init(path: String, connection: SQLiteConnection, checkpointing: SQLiteConnection, logger: Logger) {
-        let records = SQLiteRecordTable(path: path, connection: connection, checkpoints: checkpointing, logger: logger)
+        let gate = ConnectionGate()
+        let records = SQLiteRecordTable(
+            path: path,
+            connection: connection,
+            checkpoints: checkpointing,
+            gate: gate,
+            logger: logger
+        )
         self.connection = connection
         self.records = records
-        self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, records: records)
+        self.store = SQLServerStore(
+            database: GatedDatabase(base: connection.sql(), gate: gate),
+            engine: .sqlite,
+            records: records
+        )
     }
 
     /// The database file in `dataDirectory` (whether a deployment exists there).

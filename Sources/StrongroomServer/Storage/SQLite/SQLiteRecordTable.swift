@@ -15,6 +15,8 @@ import SQLiteKit
 final class SQLiteRecordTable: RecordStatements {
     /// The serving connection, which every write goes through.
     let connection: SQLiteConnection
+    /// Its turns (``ConnectionGate``).
+    let gate: ConnectionGate
     /// The in-place reads.
     let reader: SQLiteRecordReader
     /// Where inserts queue for the connection.
@@ -26,13 +28,21 @@ final class SQLiteRecordTable: RecordStatements {
     private static let singleInsert = RecordRow.insertStatement { "?\($0)" }
 
     /// The table over the serving `connection` of the database at `path`, checkpointing through `checkpoints`.
-    init(path: String, connection: SQLiteConnection, checkpoints: SQLiteConnection, logger: Logger) {
+    /// Every statement on `connection` takes its turn at `gate` (a transaction holds it throughout).
+    init(
+        path: String,
+        connection: SQLiteConnection,
+        checkpoints: SQLiteConnection,
+        gate: ConnectionGate,
+        logger: Logger
+    ) {
         self.connection = connection
+        self.gate = gate
         self.reader = SQLiteRecordReader(path: path, logger: logger)
         let group = GroupInsert(
             writer: GroupInsert.Writer(
-                insertOne: { try await Self.insert([$0], on: connection)[0] },
-                insertMany: { try await Self.insert($0, on: connection) }
+                insertOne: { row in try await gate.run { try await Self.insert([row], on: connection)[0] } },
+                insertMany: { rows in try await gate.run { try await Self.insert(rows, on: connection) } }
             )
         )
         self.group = group
@@ -41,7 +51,9 @@ final class SQLiteRecordTable: RecordStatements {
 
     func row(recordID: String) async throws -> RecordRow? {
         if case .read(let row) = try reader.row(recordID: recordID) { return row }
-        guard let row = try await connection.query(Self.select, [.text(recordID)]).first else { return nil }
+        let connection = connection
+        let found = try await gate.run { try await connection.query(Self.select, [.text(recordID)]).first }
+        guard let row = found else { return nil }
         return try RecordRow { column in try row.column(column.name).recordValue(column) }
     }
 
