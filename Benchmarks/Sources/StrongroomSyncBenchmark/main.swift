@@ -171,13 +171,23 @@ case "members":
     try await withThrowingTaskGroup(of: Void.self) { group in
         for (store, replicator) in replicas {
             group.addTask {
-                while try await store.documentCount() < 3 * documents { try await replicator.replicate() }
+                // Bounded: a run that stops converging says so instead of spinning.
+                var passes = 0
+                while try await store.documentCount() < 3 * documents, passes < 60 {
+                    try await replicator.replicate()
+                    passes += 1
+                }
             }
         }
         try await group.waitForAll()
     }
     let elapsed = clock.now - start
     print("Shared datastore: an owner and two read-write members, \(documents) documents each, replicating at once")
+    var counts: [Int] = []
+    for (store, _) in replicas { counts.append(try await store.documentCount()) }
+    if counts.contains(where: { $0 < 3 * documents }) {
+        print("  DID NOT CONVERGE after 60 passes each: documents per replica \(counts) of \(3 * documents)")
+    }
     line(
         "3 members, each all 3 sets",
         String(format: "%.0f docs/s in all", rate(3 * documents, elapsed)),
