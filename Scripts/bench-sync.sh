@@ -7,11 +7,11 @@
 # client share this machine's cores.
 # On SQLite also: an owner and two read-write members writing MEMBER-DOCUMENTS each and replicating at once, and the
 # write-to-arrival latency of live replication (1,000 writes, p50/p99).
-# Usage: Scripts/bench-sync.sh [documents, default 100000] [member documents, default 3000]
+# Usage: Scripts/bench-sync.sh [documents, default 100000] [member documents, default 10000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 documents="${1:-100000}"
-members="${2:-3000}"
+members="${2:-10000}"
 case "$documents$members" in *[!0-9]*|'') echo "bench-sync: DOCUMENTS and MEMBER-DOCUMENTS are numbers" >&2; exit 64 ;; esac
 
 Scripts/install-system-deps.sh >&2
