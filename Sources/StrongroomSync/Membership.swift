@@ -97,12 +97,17 @@ struct MembershipRecord: Sendable, Hashable {
 /// → access). Bounded: at most ``maximumMembers``.
 struct MembershipState: Sendable, Hashable, Codable {
     static let maximumMembers = 1_000
+    /// The most membership record IDs remembered (the oldest are forgotten first).
+    static let maximumRemembered = 10_000
 
     var access: [String: MemberAccess] = [:]
+    /// The membership records applied, oldest first: a server that serves one again (to re-grant a revoked member,
+    /// say) is ignored. Optional so that a state written before it decodes.
+    var applied: [String]? = []
 
     static func decode(_ text: String?) -> MembershipState {
         // Written by this code into the encrypted datastore; a damaged one starts empty (the next full pull rebuilds it).
-        guard let text, text.utf8.count <= 100_000,
+        guard let text, text.utf8.count <= 1_000_000,
             let state = try? JSONDecoder().decode(MembershipState.self, from: Data(text.utf8)),
             state.access.count <= maximumMembers
         else { return MembershipState() }
@@ -111,6 +116,16 @@ struct MembershipState: Sendable, Hashable, Codable {
 
     var encoded: String {
         String(decoding: (try? JSONEncoder().encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// Applies the membership record `recordID` unless it was applied before.
+    mutating func apply(_ change: MembershipRecord, recordID: String) throws(SyncError) {
+        var seen = applied ?? []
+        guard !seen.contains(recordID) else { return }
+        try apply(change)
+        seen.append(recordID)
+        if seen.count > Self.maximumRemembered { seen.removeFirst(seen.count - Self.maximumRemembered) }
+        applied = seen
     }
 
     mutating func apply(_ change: MembershipRecord) throws(SyncError) {

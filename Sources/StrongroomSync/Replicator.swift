@@ -475,7 +475,11 @@ public struct Replicator: Sendable {
                                 afterIndex: after,
                                 wait: Self.longPoll
                             )
-                        else { return }
+                        else {
+                            // Refused (429: this client holds too many) or away: never a tight loop.
+                            try? await Task.sleep(for: Self.firstRetry)
+                            return
+                        }
                         if index > after { return }
                     }
                 }
@@ -824,7 +828,10 @@ struct Session: Sendable {
                 where record.meta.writerID.uuidString.lowercased() == owner
                     && record.meta.plain[RevisionRecord.PlainKey.membership] != nil
                 {
-                    try folded.apply(MembershipRecord(fields: record.data, plain: record.meta.plain))
+                    try folded.apply(
+                        MembershipRecord(fields: record.data, plain: record.meta.plain),
+                        recordID: record.meta.recordID.uuidString.lowercased()
+                    )
                 }
                 let grown = folded.allowedWriters(owner: owner).subtracting(writers)
                 guard dropped.contains(where: { grown.contains($0.writerID.lowercased()) }) else { break }
@@ -848,7 +855,10 @@ struct Session: Sendable {
                         refused += 1
                         continue
                     }
-                    try state.apply(MembershipRecord(fields: record.data, plain: plain))
+                    try state.apply(
+                        MembershipRecord(fields: record.data, plain: plain),
+                        recordID: record.meta.recordID.uuidString.lowercased()
+                    )
                     continue
                 }
                 guard writer == owner || state.access[writer] == .readWrite else {

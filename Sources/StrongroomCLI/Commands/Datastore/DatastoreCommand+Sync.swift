@@ -62,6 +62,12 @@ extension DatastoreCommand {
                 guard !(push && pull) else {
                     throw CLIError(description: "error: give --push or --pull, not both", exitCode: .validationFailure)
                 }
+                guard !(watch && compact != nil) else {
+                    throw CLIError(
+                        description: "error: --compact runs after a sync ends; --watch never ends: give one of them",
+                        exitCode: .validationFailure
+                    )
+                }
                 if let compact, !(1...1_000_000).contains(compact) {
                     throw CLIError(
                         description: "error: --compact keeps 1 to 1000000 generations",
