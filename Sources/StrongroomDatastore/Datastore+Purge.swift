@@ -48,14 +48,18 @@ extension Datastore {
             let removed = try store.purgeOne(docID: docID, revisions: revisions, remember: remember)
             return (removed.revIDs, try store.unreferenced(removed.files))
         }
-        Self.deleteAttachmentFiles(unused, in: folder)
+        await Self.deleteAttachmentFiles(unused, in: folder)
         return removed
     }
 
     /// Deletes attachment body files after the transaction that dropped their last rows committed (a file left by a
     /// crash in between goes at the next ``compact()``).
-    static func deleteAttachmentFiles(_ files: Set<String>, in folder: URL) {
-        for file in files { try? FileManager.default.removeItem(at: folder.appending(path: file)) }
+    static func deleteAttachmentFiles(_ files: Set<String>, in folder: URL) async {
+        guard !files.isEmpty else { return }
+        // File removal is blocking work: on the blocking executor, never the cooperative pool.
+        await BlockingExecutor.shared.run { _ in
+            for file in files { try? FileManager.default.removeItem(at: folder.appending(path: file)) }
+        }
     }
 }
 

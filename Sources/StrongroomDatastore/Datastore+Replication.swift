@@ -164,7 +164,7 @@ extension Datastore {
             for (note, text) in notes { try store.saveCheckpoint(Self.checkpointPrefix + note, text) }
             return (page, try store.unreferenced(files))
         }
-        Self.deleteAttachmentFiles(unused, in: folder)
+        await Self.deleteAttachmentFiles(unused, in: folder)
         return page
     }
 }

@@ -258,14 +258,11 @@ public struct Replicator: Sendable {
     private func session(started: ContinuousClock.Instant) async throws -> Session {
         let configuration = client.configuration
         let clientID = configuration.clientID.uuidString.lowercased()
-        let type: String
+        let type = try recordType()
         let key: AccessKey
         if let shared {
-            type = shared.type
             key = try await sharedKey(shared)
         } else {
-            type = try ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
-                .recordType(forDatastoreNamed: name)
             key = try await client.replicationAccessKey(type: type)
         }
         let tags = try RevisionTagKey(accessKey: key)
@@ -281,6 +278,16 @@ public struct Replicator: Sendable {
             pushSelection: [channel?.selector, filter].compactMap { $0 },
             pullFilter: filter
         )
+    }
+
+    /// The datastore's (or channel's) record type: the owner derives it from the name, a member was given it.
+    private func recordType() throws -> String {
+        if let shared { return shared.type }
+        let configuration = client.configuration
+        return try ReplicationTypeKey(
+            privateKey: configuration.keys.encryptionKey,
+            clientID: configuration.clientID.uuidString.lowercased()
+        ).recordType(forDatastoreNamed: name)
     }
 
     /// The owner's key for a shared datastore, fetched afresh; when the owner no longer shares it, the local copy
@@ -453,10 +460,7 @@ public struct Replicator: Sendable {
         let (datastore, client) = (datastore, client)
         let configuration = client.configuration
         let clientID = configuration.clientID.uuidString.lowercased()
-        let type =
-            shared?.type
-            ?? (try? ReplicationTypeKey(privateKey: configuration.keys.encryptionKey, clientID: clientID)
-                .recordType(forDatastoreNamed: name))
+        let type = try? recordType()
         let checkpointID = type.map {
             Self.checkpointID(clientID: clientID, url: configuration.apiURL, type: $0, filter: filter)
         }

@@ -48,10 +48,13 @@ package final class DatabaseUse: Sendable {
     }
 }
 
-/// An `SQLDatabase` that counts its statements and sessions in a ``DatabaseUse`` and otherwise forwards everything.
+/// An `SQLDatabase` that counts its statements and sessions in a ``DatabaseUse`` and otherwise forwards everything;
+/// with a ``ConnectionGate`` (SQLite's one serving connection), each statement, and each session as a whole, takes
+/// its turn (statements inside a session go straight to the connection).
 struct MeteredDatabase: SQLDatabase {
     let base: any SQLDatabase
     let use: DatabaseUse
+    var gate: ConnectionGate? = nil
 
     var logger: Logger { base.logger }
     var eventLoop: any EventLoop { base.eventLoop }
@@ -65,21 +68,34 @@ struct MeteredDatabase: SQLDatabase {
     )
         -> EventLoopFuture<Void>
     {
+        guard gate == nil else {
+            let promise = base.eventLoop.makePromise(of: Void.self)
+            promise.completeWithTask { try await execute(sql: query, onRow) }
+            return promise.futureResult
+        }
         use.queryStarted()
         let use = self.use
         return base.execute(sql: query, onRow).always { _ in use.queryFinished() }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        try await use.query { try await base.execute(sql: query, onRow) }
+        try await inTurn { try await use.query { try await base.execute(sql: query, onRow) } }
     }
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let use = self.use
-        return try await base.withSession { session in
-            use.sessionStarted()
-            defer { use.sessionFinished() }
-            return try await closure(MeteredDatabase(base: session, use: use))
+        return try await inTurn {
+            try await base.withSession { session in
+                use.sessionStarted()
+                defer { use.sessionFinished() }
+                return try await closure(MeteredDatabase(base: session, use: use))
+            }
         }
+    }
+
+    /// Runs `body` holding the gate, when there is one.
+    private func inTurn<R>(_ body: () async throws -> R) async throws -> R {
+        guard let gate else { return try await body() }
+        return try await gate.run(body)
     }
 }

@@ -23,13 +23,20 @@ public struct SQLServerStore: ServerStore {
     /// The engine's `records` table: the record read and insert.
     let records: any RecordStatements
 
-    /// Wraps a database connection or pool whose engine reads and inserts records through `records`.
-    package init(database: any SQLDatabase, engine: Engine, records: any RecordStatements) {
+    /// Wraps a database connection or pool whose engine reads and inserts records through `records`; a single
+    /// connection shared by every request comes with the `gate` that gives it in turns.
+    init(database: any SQLDatabase, engine: Engine, records: any RecordStatements, gate: ConnectionGate?) {
         let use = DatabaseUse()
-        self.database = MeteredDatabase(base: database, use: use)
+        self.database = MeteredDatabase(base: database, use: use, gate: gate)
         self.engine = engine
         self.use = use
         self.records = records
+    }
+
+    /// Wraps a connection pool (each session its own connection) whose engine reads and inserts records through
+    /// `records`.
+    package init(database: any SQLDatabase, engine: Engine, records: any RecordStatements) {
+        self.init(database: database, engine: engine, records: records, gate: nil)
     }
 
     // MARK: JSON columns

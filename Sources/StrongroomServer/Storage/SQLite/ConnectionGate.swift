@@ -1,7 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Logging
-import NIOCore
-import SQLKit
 import Synchronization
 
 /// The one serving SQLite connection, taken in turns: a transaction holds it from `BEGIN` to `COMMIT`, and every
@@ -46,35 +43,5 @@ final class ConnectionGate: Sendable {
             return state.waiters.removeFirst()
         }
         next?.resume()
-    }
-}
-
-/// The serving connection as an `SQLDatabase` that takes the ``ConnectionGate`` for each statement, and for the whole
-/// of a session (a transaction), whose statements go straight to the connection.
-struct GatedDatabase: SQLDatabase {
-    let base: any SQLDatabase
-    let gate: ConnectionGate
-
-    var logger: Logger { base.logger }
-    var eventLoop: any EventLoop { base.eventLoop }
-    var version: (any SQLDatabaseReportedVersion)? { base.version }
-    var dialect: any SQLDialect { base.dialect }
-    var queryLogLevel: Logger.Level? { base.queryLogLevel }
-
-    func execute(
-        sql query: any SQLExpression,
-        _ onRow: @escaping @Sendable (any SQLRow) -> Void
-    ) -> EventLoopFuture<Void> {
-        let promise = base.eventLoop.makePromise(of: Void.self)
-        promise.completeWithTask { try await execute(sql: query, onRow) }
-        return promise.futureResult
-    }
-
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        try await gate.run { try await base.execute(sql: query, onRow) }
-    }
-
-    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await gate.run { try await base.withSession(closure) }
     }
 }

@@ -34,11 +34,7 @@ public final class EmbeddedDatabase: ServerDatabase, Sendable {
         )
         self.connection = connection
         self.records = records
-        self.store = SQLServerStore(
-            database: GatedDatabase(base: connection.sql(), gate: gate),
-            engine: .sqlite,
-            records: records
-        )
+        self.store = SQLServerStore(database: connection.sql(), engine: .sqlite, records: records, gate: gate)
     }
 
     /// The database file in `dataDirectory` (whether a deployment exists there).
