@@ -99,7 +99,8 @@ struct CLIError: Error, CustomStringConvertible {
                 case .invalidResponse: 11
                 default: 1
                 }
-            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+            let hint = error.code == .readOnly ? " (keep them, or drop them: `store sync --discard-local`)" : ""
+            return CLIError(description: "error: \(error.message)\(hint) [\(error.code)]", exitCode: ExitCode(code))
         case let error as CoreError:
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))
         default:

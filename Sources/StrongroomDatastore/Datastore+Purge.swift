@@ -34,18 +34,26 @@ extension Datastore {
 
     /// Removes revisions of `docID` (every one when `revisions` is nil) as ``RevisionStore/purge(docRow:listed:)``
     /// describes, refreshing the document's query-index entries and deleting attachment bodies nothing else uses.
-    /// When `remember`, every revision in `revisions` (or removed) is noted so a pull does not take it back.
+    /// When `remember`, every revision in `revisions` (or removed) is noted so a pull does not take it back. With
+    /// `onlyListed`, only listed revisions go: an unlisted ancestor left without children becomes a leaf again (and
+    /// the document is left whole when that ancestor's body was compacted away).
     ///
     /// - Returns: the revision IDs removed.
     package func purge(
         docID: String,
         revisions: Set<String>?,
-        remember: Bool
+        remember: Bool,
+        onlyListed: Bool = false
     ) async throws(DatastoreError) -> [String] {
         try DocumentID.validate(docID)
         let folder = attachmentFolder
         let (removed, unused) = try await write { store throws(DatastoreError) in
-            let removed = try store.purgeOne(docID: docID, revisions: revisions, remember: remember)
+            let removed = try store.purgeOne(
+                docID: docID,
+                revisions: revisions,
+                remember: remember,
+                onlyListed: onlyListed
+            )
             return (removed.revIDs, try store.unreferenced(removed.files))
         }
         await Self.deleteAttachmentFiles(unused, in: folder)
@@ -67,11 +75,12 @@ extension RevisionStore {
     func purgeOne(
         docID: String,
         revisions: Set<String>?,
-        remember: Bool
+        remember: Bool,
+        onlyListed: Bool = false
     ) throws(DatastoreError) -> (revIDs: [String], files: Set<String>) {
         let found = try sql { () throws(SQLiteError) -> (Int64, [String], Set<String>)? in
             guard let docRow = try docRow(docID) else { return nil }
-            let (removed, files) = try purge(docRow: docRow, listed: revisions)
+            let (removed, files) = try purge(docRow: docRow, listed: revisions, onlyListed: onlyListed)
             if remember { try rememberPurged(docID: docID, revIDs: (revisions ?? []).union(removed)) }
             return (docRow, removed, files)
         }

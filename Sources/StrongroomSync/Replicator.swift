@@ -253,6 +253,41 @@ public struct Replicator: Sendable {
         return removed
     }
 
+    /// Removes every local revision the server does not hold — a read-only member's edits, which a push refuses
+    /// with ``SyncError/Code/readOnly`` — so that this replica holds what the shared datastore holds again: a
+    /// document only this replica created goes, an edit made here is dropped and the document's winner is the
+    /// shared one again. Revisions the server holds stay. Run it after a pull, so that everything the server has
+    /// is here and only local edits are left to drop.
+    ///
+    /// - Returns: how many revisions were removed.
+    @discardableResult
+    public func discardUnpushedRevisions() async throws -> Int {
+        let session = try await session(started: .now)
+        var (since, removed) = (Int64(0), 0)
+        while true {
+            try Task.checkCancellation()
+            let page = try await datastore.changes(since: since, limit: Self.pushPageSize)
+            guard !page.changes.isEmpty else { return removed }
+            // The leaves first, in one question per page; only a document with an unheld leaf has anything to drop.
+            let leaves = page.changes.flatMap { change in change.leafRevIDs.map { (change.docID, $0) } }
+            var unheld = Set<String>()
+            for docID in try await session.unheld(leaves).map(\.docID) where !unheld.contains(docID) {
+                unheld.insert(docID)
+                let revisions = try await datastore.revisionIDs(of: docID).map { (docID, $0) }
+                let dropped = Set(try await session.unheld(revisions).map(\.revID))
+                // Only the unheld revisions go; a held one whose children all went is a leaf again.
+                removed += try await datastore.purge(
+                    docID: docID,
+                    revisions: dropped,
+                    remember: false,
+                    onlyListed: true
+                )
+                .count
+            }
+            since = page.lastSequence
+        }
+    }
+
     /// The datastore's type on the server, its tag key (from the type's access key, made on first use) and its
     /// checkpoint names, for a replication or a compaction starting at `started`.
     private func session(started: ContinuousClock.Instant) async throws -> Session {
@@ -276,6 +311,7 @@ public struct Replicator: Sendable {
             checkpointID: Self.checkpointID(clientID: clientID, url: configuration.apiURL, type: type, filter: filter),
             started: started,
             pushSelection: [channel?.selector, filter].compactMap { $0 },
+            channelSelector: channel?.selector,
             pullFilter: filter
         )
     }
@@ -549,6 +585,9 @@ struct Session: Sendable {
     let started: ContinuousClock.Instant
     /// What a pushed document's winning revision must match (a channel's selector, a filter).
     var pushSelection: [SelectorFilter] = []
+    /// A channel's selector: what every live revision pushed into the channel must match itself (not only its
+    /// document's winner), so that a conflicting revision of another channel never enters this one's key.
+    var channelSelector: SelectorFilter?
     /// What a pulled revision must match to be applied.
     var pullFilter: SelectorFilter?
 
@@ -560,6 +599,18 @@ struct Session: Sendable {
     var pullKey: String { "pull:" + checkpointID }
     var membersKey: String { "members:" + checkpointID }
     var sharedBackKey: String { "shared-back:" + checkpointID }
+
+    /// The revisions of `revisions` whose records the server does not hold for this datastore.
+    func unheld(_ revisions: [(docID: String, revID: String)]) async throws -> [(docID: String, revID: String)] {
+        var missing = Set<String>()
+        let tagged = revisions.map {
+            (docID: $0.docID, revID: $0.revID, tag: tags.revisionTag(docID: $0.docID, revID: $0.revID))
+        }
+        for chunk in tagged.chunked(into: 1_000) {
+            missing.formUnion(try await client.missingRevisionTags(type: type, tags: chunk.map(\.tag)))
+        }
+        return tagged.filter { missing.contains($0.tag) }.map { (docID: $0.docID, revID: $0.revID) }
+    }
 
     /// The members as folded by the last pull.
     func membership() async throws -> MembershipState {
@@ -636,7 +687,7 @@ struct Session: Sendable {
             let revisions = try await datastore.outgoingRevisions(
                 wanted,
                 maximumAncestry: ReplicationLimits.maximumAncestry
-            )
+            ).filter(belongsInChannel)
             var batch: [(write: Client.RevisionWrite, docID: String)] = []
             var batchBytes = 0
             for revision in revisions {
@@ -666,6 +717,16 @@ struct Session: Sendable {
             since = page.lastSequence
             try await datastore.setCheckpoint(key, String(since))
         }
+    }
+
+    /// Whether `revision` may enter this replication's channel: always without one; a tombstone whenever its
+    /// document was chosen; a live revision when its own body matches the channel's selector.
+    private func belongsInChannel(_ revision: OutgoingRevision) -> Bool {
+        guard let channelSelector, !revision.isDeleted else { return true }
+        guard let body = try? JSONDecoder().decode([String: JSONValue].self, from: Data(revision.json.utf8)) else {
+            return false
+        }
+        return channelSelector.matches(body)
     }
 
     /// With a channel or a filter, the documents of `changes` this replication carries (nil: all): those whose

@@ -227,6 +227,18 @@ import Testing
             #expect(try await member.ok(["store", "sync", "--shared", channelAddress] + copy).contains("1 new"))
             #expect(try await member.ok(["store", "get", "--id", "memo"] + copy).contains("public"))
             try await member.fails(["store", "get", "--id", "plan"] + copy, status: 7)
+            // A read-only member's edit is refused at push (exit 8) and stays, until --discard-local drops it.
+            #expect(
+                try await member.run(["store", "put", "--id", "aside"] + copy, input: #"{"kind": "mine"}"#).status == 0
+            )
+            let refused = try await member.run(["store", "sync"] + copy)
+            #expect(refused.status == 8 && refused.output.contains("--discard-local"), "\(refused.output)")
+            #expect(try await member.ok(["store", "get", "--id", "aside"] + copy).contains("mine"))
+            #expect(
+                try await member.ok(["store", "sync", "--discard-local"] + copy)
+                    .hasPrefix("discarded 1 local revisions")
+            )
+            try await member.fails(["store", "get", "--id", "aside"] + copy, status: 7)
             try await owner.fails(["store", "sync", "--selector", "{}"] + store, status: 64)
             try await owner.fails(["store", "sync", "--channel", "x"] + store, status: 64)
 

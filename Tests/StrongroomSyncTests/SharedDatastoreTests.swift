@@ -81,6 +81,13 @@ import Testing
                 #expect(refused?.code == .readOnly)
                 #expect(try await read.document(id: "mine").body == [:])
                 await #expect(throws: DatastoreError.self) { try await owned.document(id: "mine") }
+                // Until it drops them: its new document goes, its edit of a shared one leaves the shared winner.
+                _ = try await read.update(from: try await read.document(id: "notes"), body: ["by": "reader"])
+                #expect(try await reader.discardUnpushedRevisions() == 2)
+                await #expect(throws: DatastoreError.self) { try await read.document(id: "mine") }
+                #expect(try await read.document(id: "notes").body == ["by": "writer"])
+                #expect(try await reader.replicate().revisionsApplied == 0)
+                _ = try await read.createDocument(id: "mine", body: [:])
 
                 // The writer keeps the key it had, is revoked, and writes once more straight to the server.
                 let type = shared.type

@@ -9,8 +9,16 @@ extension RevisionStore {
     /// removed (an edit made where the purge was not known) stays as that child's ancestor. When nothing is left the
     /// document row goes too, and the caller refreshes its query-index entries either way.
     ///
+    /// With `onlyListed`, an ancestor goes only when `listed` names it too; one that is kept and has lost all its
+    /// children becomes a leaf again. When such a revision's body is gone (a local compaction dropped it), nothing
+    /// of the document is removed: a leaf without a body cannot be the document again.
+    ///
     /// - Returns: the revision IDs removed and the attachment files their rows named.
-    func purge(docRow: Int64, listed: Set<String>?) throws(SQLiteError) -> (removed: [String], files: Set<String>) {
+    func purge(
+        docRow: Int64,
+        listed: Set<String>?,
+        onlyListed: Bool = false
+    ) throws(SQLiteError) -> (removed: [String], files: Set<String>) {
         struct Node {
             var revID: String
             var parent: Int64?
@@ -18,8 +26,10 @@ extension RevisionStore {
             var children = 0
         }
         var nodes: [Int64: Node] = [:]
-        try connection.withStatement("SELECT sequence, revid, parent, current FROM revs WHERE doc_id = ?") {
-            statement throws(SQLiteError) in
+        var bodiless = Set<Int64>()
+        try connection.withStatement(
+            "SELECT sequence, revid, parent, current, json IS NULL FROM revs WHERE doc_id = ?"
+        ) { statement throws(SQLiteError) in
             try statement.bind(docRow, at: 1)
             while try statement.step() {
                 nodes[statement.int64(at: 0)] = Node(
@@ -27,19 +37,26 @@ extension RevisionStore {
                     parent: statement.isNull(at: 2) ? nil : statement.int64(at: 2),
                     isLeaf: statement.int64(at: 3) != 0
                 )
+                if statement.int64(at: 4) != 0 { bodiless.insert(statement.int64(at: 0)) }
             }
         }
         for node in nodes.values { if let parent = node.parent { nodes[parent]?.children += 1 } }
         // A worklist from the leaves to remove towards the root: linear in the tree's size.
         var pending = nodes.filter { $0.value.isLeaf && (listed?.contains($0.value.revID) ?? true) }.map(\.key)
-        var removed: [Int64] = []
+        var (removed, restored): ([Int64], [Int64]) = ([], [])
         while let sequence = pending.popLast() {
             removed.append(sequence)
             guard let parent = nodes[sequence]?.parent, var node = nodes[parent] else { continue }
             node.children -= 1
             nodes[parent] = node
-            if node.children == 0 { pending.append(parent) }
+            guard node.children == 0 else { continue }
+            if onlyListed, !(listed?.contains(node.revID) ?? true) {
+                restored.append(parent)
+            } else {
+                pending.append(parent)
+            }
         }
+        if restored.contains(where: bodiless.contains) { return ([], []) }
         var files: Set<String> = []
         // Children before parents (a child's sequence is always higher): the foreign keys hold at every step.
         for sequence in removed.sorted(by: >) {
@@ -50,6 +67,13 @@ extension RevisionStore {
                 try statement.run()
             }
             try connection.withStatement("DELETE FROM revs WHERE sequence = ?") { statement throws(SQLiteError) in
+                try statement.bind(sequence, at: 1)
+                try statement.run()
+            }
+        }
+        for sequence in restored {
+            try connection.withStatement("UPDATE revs SET current = 1 WHERE sequence = ?") {
+                statement throws(SQLiteError) in
                 try statement.bind(sequence, at: 1)
                 try statement.run()
             }

@@ -39,6 +39,10 @@ extension DatastoreCommand {
         var shared: String?
         @Flag(help: "When the owner has revoked this client, keep the local copy instead of purging it.")
         var keepCopy = false
+        @Flag(
+            help: "First drop the local revisions the server does not hold (a read-only member's refused edits)."
+        )
+        var discardLocal = false
         @OptionGroup var channel: ChannelOptions
         @Option(
             help: ArgumentHelp(
@@ -86,7 +90,7 @@ extension DatastoreCommand {
                     return address
                 }
                 let (channel, filter) = (try channel.parsed(), try filter.map(ChannelOptions.filter))
-                let (purged, report, compacted) = try await store.withDatastore { datastore in
+                let (discarded, purged, report, compacted) = try await store.withDatastore { datastore in
                     let replicator = try await Self.replicator(
                         datastore,
                         name: store.name,
@@ -96,6 +100,7 @@ extension DatastoreCommand {
                         channel: channel,
                         filter: filter
                     )
+                    let discarded = discardLocal ? try await replicator.discardUnpushedRevisions() : 0
                     let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
                     if watch {
                         try await replicator.replicateContinuously(direction) { event in
@@ -119,11 +124,19 @@ extension DatastoreCommand {
                     let report = try await replicator.replicate(direction)
                     var compacted: Int?
                     if let compact { compacted = try await replicator.compact(revsLimit: compact) }
-                    return (purged, report, compacted)
+                    return (discarded, purged, report, compacted)
                 }
                 if json {
-                    return try printJSON(SyncReportOutput(report, purged: purged, compacted: compacted))
+                    return try printJSON(
+                        SyncReportOutput(
+                            report,
+                            purged: purged,
+                            compacted: compacted,
+                            discarded: discardLocal ? discarded : nil
+                        )
+                    )
                 }
+                if discardLocal { print("discarded \(discarded) local revisions the server does not hold") }
                 if !purge.isEmpty {
                     print("purged \(purged) revisions here; the other devices follow on their next sync")
                 }
@@ -190,10 +203,12 @@ struct SyncReportOutput: Encodable {
     var purged: Int
     /// Records the server deleted for `--compact` (absent without it).
     var compacted: Int?
+    /// Local revisions `--discard-local` dropped (absent without it).
+    var discarded: Int?
 
-    init(_ report: ReplicationReport, purged: Int = 0, compacted: Int? = nil) {
+    init(_ report: ReplicationReport, purged: Int = 0, compacted: Int? = nil, discarded: Int? = nil) {
         (pushed, pulled, applied) = (report.revisionsPushed, report.revisionsPulled, report.revisionsApplied)
         (conflicts, restarted) = (report.conflictsCreated, report.restartedFromZero)
-        (self.purged, self.compacted) = (purged + report.revisionsPurged, compacted)
+        (self.purged, self.compacted, self.discarded) = (purged + report.revisionsPurged, compacted, discarded)
     }
 }
