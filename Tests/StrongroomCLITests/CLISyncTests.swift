@@ -117,16 +117,20 @@ import Testing
                 _ = try await cli.ok(["keys", "access-key", "--output", "local.key"])
                 _ = try await cli.ok(["store", "create"] + store)
             }
-            let watchers = try [laptop, phone].map { cli in
+            // The laptop's watcher reports in JSON Lines, one object per pass that moved something.
+            let lines = folder.appending(path: "laptop-watch.jsonl")
+            #expect(FileManager.default.createFile(atPath: lines.path, contents: nil))
+            let linesHandle = try FileHandle(forWritingTo: lines)
+            let watchers = try [laptop, phone].enumerated().map { index, cli in
                 let process = Process()
                 process.executableURL = CLISessionTests.CLI.executable
-                process.arguments = ["store", "sync", "--watch"] + store
+                process.arguments = ["store", "sync", "--watch"] + store + (index == 0 ? ["--json"] : [])
                 process.currentDirectoryURL = cli.home
                 process.environment = ProcessInfo.processInfo.environment.merging([
                     "STRONGROOM_HOME": cli.home.appending(path: "profiles").path, "STRONGROOM_PROFILE": "alice",
                     "TMPDIR": cli.home.appending(path: "tmp").path,
                 ]) { _, given in given }
-                process.standardOutput = FileHandle.nullDevice
+                process.standardOutput = index == 0 ? linesHandle : FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
                 try process.run()
                 return process
@@ -158,6 +162,13 @@ import Testing
                 kill(watcher.processIdentifier, SIGINT)
                 watcher.waitUntilExit()
                 #expect(watcher.terminationStatus == 130)
+            }
+            try linesHandle.close()
+            let reports = String(decoding: try Data(contentsOf: lines), as: UTF8.self).split(separator: "\n")
+            #expect(reports.count >= 2, "a line for each pass that moved something: \(reports)")
+            for line in reports {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object?["applied"] != nil, "one report object per line: \(line)")
             }
         }
     }

@@ -54,7 +54,8 @@ extension DatastoreCommand {
         @Flag(
             help: """
                 Keep syncing until interrupted: again whenever this datastore changes or the server has new \
-                revisions, riding out a server that goes away (a line per pass that moved something).
+                revisions, riding out a server that goes away (a line per pass that moved something; with --json, \
+                one JSON object per line).
                 """
         )
         var watch = false
@@ -108,7 +109,12 @@ extension DatastoreCommand {
                             case .completed(let report)
                             where report.revisionsPushed + report.revisionsApplied + report.revisionsPurged > 0:
                                 if json {
-                                    try? printJSON(SyncReportOutput(report))
+                                    // JSON Lines: one object per pass, so a reader can take each as it comes.
+                                    let encoder = JSONEncoder()
+                                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                                    if let line = try? encoder.encode(SyncReportOutput(report)) {
+                                        print(String(decoding: line, as: UTF8.self))
+                                    }
                                 } else {
                                     print(Self.summary(report))
                                 }
