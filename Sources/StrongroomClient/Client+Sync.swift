@@ -115,6 +115,18 @@ extension Client {
 
     /// Deletes this client's revision records of `type` that carry one of `tags` (`POST /v2/sync/purge`; at most
     /// 1,000); returns how many there were.
+    /// Sets what `member` may write to the replicated type `type` this client owns (`read`, `readWrite` or
+    /// `none`), so the server refuses a revoked or read-only member's writes of it (`POST /v2/sync/access`).
+    package func setSyncAccess(type: String, member: UUID, access: String) async throws(ClientError) {
+        _ = try await authenticated(
+            .POST,
+            E3DBPath.syncAccess.render(),
+            body: SyncAccessRequest(type: type, member: member.uuidString.lowercased(), access: access),
+            success: [200],
+            as: SyncAccessResponse.self
+        )
+    }
+
     package func removeRevisions(type: String, tags: [String]) async throws(ClientError) -> Int {
         try await authenticated(
             .POST,

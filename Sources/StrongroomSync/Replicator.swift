@@ -376,6 +376,7 @@ public struct Replicator: Sendable {
     public func share(with memberID: UUID, access: MemberAccess) async throws {
         let session = try await ownerSession()
         try await client.share(type: session.type, readerID: memberID)
+        try await client.setSyncAccess(type: session.type, member: memberID, access: access.rawValue)
         let state = try await session.membership()
         for writer in state.writers where writer != memberID {
             try await Self.ignoringMissingGrant { () throws(ClientError) in
@@ -385,13 +386,15 @@ public struct Replicator: Sendable {
         try await session.writeMembership(MembershipRecord(member: memberID, access: access))
     }
 
-    /// Stops sharing this datastore with `memberID`: the server refuses its reads of the owner's records at once,
-    /// and every replica refuses the revisions it writes from now on (those written before stay). On its next sync
+    /// Stops sharing this datastore with `memberID`: the server refuses its reads of the owner's records and its
+    /// writes of the datastore at once, and every replica refuses the revisions it writes from now on (those written
+    /// before stay). On its next sync
     /// the member learns it has lost access and purges its copy (unless it keeps one).
     ///
     /// - Throws: ``SyncError/Code/notOwner`` on a member's replicator.
     public func revoke(_ memberID: UUID) async throws {
         let session = try await ownerSession()
+        try await client.setSyncAccess(type: session.type, member: memberID, access: "none")
         try await session.writeMembership(MembershipRecord(member: memberID, access: nil))
         try await client.revoke(type: session.type, readerID: memberID)
         let state = try await session.membership()

@@ -132,6 +132,8 @@ extension E3DBPath {
     public static let syncPurge = E3DBPath("/v2/sync/purge")
     /// `POST`: a long-poll for new records of a replicated datastore's type.
     public static let syncChanges = E3DBPath("/v2/sync/changes")
+    /// `POST`: the owner of a replicated datastore's type sets what a member may write to it.
+    public static let syncAccess = E3DBPath("/v2/sync/access")
 
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
@@ -139,6 +141,6 @@ extension E3DBPath {
         .blob, .accessKey, .policy, .readerPolicies, .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
-        .syncPurge, .syncChanges,
+        .syncPurge, .syncChanges, .syncAccess,
     ]
 }

@@ -122,3 +122,30 @@ public struct SyncChangesResponse: Codable, Sendable, Hashable {
     /// Creates an answer.
     public init(lastIndex: Int64) { self.lastIndex = lastIndex }
 }
+
+/// `POST /v2/sync/access` body: the owner of a replicated datastore's type says what a member may write to it, so
+/// that the server refuses a revoked or read-only member's writes of the type at once (replicas refuse them too).
+public struct SyncAccessRequest: Codable, Sendable, Hashable {
+    /// The record type (a replicated datastore's opaque type).
+    public var type: String
+    /// The member's client ID.
+    public var member: String
+    /// `read`, `readWrite` or `none` (revoked).
+    public var access: String
+
+    /// Creates a request.
+    public init(type: String, member: String, access: String) {
+        self.type = type
+        self.member = member
+        self.access = access
+    }
+}
+
+/// `POST /v2/sync/access` answer: the member's access as stored.
+public struct SyncAccessResponse: Codable, Sendable, Hashable {
+    /// `read`, `readWrite` or `none`.
+    public var access: String
+
+    /// Creates an answer.
+    public init(access: String) { self.access = access }
+}

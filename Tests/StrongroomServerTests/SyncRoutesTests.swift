@@ -189,6 +189,58 @@ import Testing
     }
 
     @Test(
+        "access: the first to set a member's access owns the type; a revoked or read-only member's writes are refused",
+        arguments: TestEngine.available
+    )
+    func access(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let (owner, writer, reader) = (
+                try await api.register("owner"), try await api.register("writer"), try await api.register("reader")
+            )
+            let key = AccessKey()
+            func set(_ caller: TestClient, _ member: TestClient, _ access: String) async throws -> HTTPResponse.Status {
+                try await api.request(
+                    .post,
+                    "/v2/sync/access",
+                    token: caller.token,
+                    json: SyncAccessRequest(type: Self.type, member: member.clientID, access: access)
+                ).status
+            }
+            func push(_ client: TestClient, _ number: Int) async throws -> HTTPResponse.Status {
+                try await Self.bulk(api, client, [Self.write(client, tag: Self.tag(number), key: key)]).status
+            }
+            func record(_ client: TestClient, plain: [String: String]) async throws -> HTTPResponse.Status {
+                try await api.request(
+                    .post,
+                    "/v1/storage/records",
+                    token: client.token,
+                    json: RecordWriteRequest(
+                        meta: .init(writerID: client.clientID, userID: client.clientID, type: Self.type, plain: plain),
+                        data: FieldCipher.encrypt(fields: ["body": "{}"], with: key)
+                    )
+                ).status
+            }
+            // Before any access is set the type is open, as every type is.
+            #expect(try await push(writer, 1) == .ok)
+            #expect(try await set(owner, writer, "readWrite") == .ok)
+            #expect(try await set(owner, reader, "read") == .ok)
+            #expect(try await set(writer, reader, "readWrite") == .forbidden, "only the owner sets access")
+            #expect(try await set(owner, owner, "read") == .badRequest)
+            #expect(try await set(owner, writer, "owner") == .badRequest)
+            #expect(try await push(owner, 2) == .ok)
+            #expect(try await push(writer, 3) == .ok)
+            #expect(try await push(reader, 4) == .forbidden)
+            #expect(try await record(reader, plain: ["sr.c": "x"]) == .created, "a reader keeps its checkpoint")
+            #expect(try await record(reader, plain: ["sr.v": "1"]) == .forbidden)
+            #expect(try await set(owner, writer, "none") == .ok)
+            #expect(try await push(writer, 5) == .forbidden)
+            #expect(try await record(writer, plain: ["sr.c": "x"]) == .forbidden)
+            #expect(try await push(owner, 6) == .ok)
+            #expect(try await Self.missing(api, owner, [Self.tag(5)]) == [Self.tag(5)])
+        }
+    }
+
+    @Test(
         "bounds and refusals: counts, tags, duplicates, another writer, an empty body",
         arguments: TestEngine.available
     )

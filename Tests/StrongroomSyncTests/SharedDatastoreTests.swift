@@ -103,10 +103,17 @@ import Testing
                     isDeleted: false,
                     body: #"{"after":"revoke"}"#
                 )
-                _ = try await writerClient.writeRevisions(
-                    type: type,
-                    [Client.RevisionWrite(fields: late.fields, plain: late.plain(tags: tags))]
-                )
+                let write = [Client.RevisionWrite(fields: late.fields, plain: late.plain(tags: tags))]
+                // The server refuses it at once…
+                let refusedWrite = await #expect(throws: ClientError.self) {
+                    try await writerClient.writeRevisions(type: type, write)
+                }
+                #expect(refusedWrite?.code == .forbidden)
+                // …and a server that lets it through (here, told the writer may write again without a membership
+                // record) does not get it applied: every replica folds the owner's records, not the server's word.
+                try await ownerClient.setSyncAccess(type: type, member: writerID, access: "readWrite")
+                _ = try await writerClient.writeRevisions(type: type, write)
+                try await ownerClient.setSyncAccess(type: type, member: writerID, access: "none")
                 let ownerReport = try await owner.replicate()
                 #expect(ownerReport.revisionsRefused >= 1 && ownerReport.revisionsApplied == 0, "\(ownerReport)")
                 await #expect(throws: DatastoreError.self) { try await owned.document(id: "late") }

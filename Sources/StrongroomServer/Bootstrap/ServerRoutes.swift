@@ -63,6 +63,7 @@ struct ServerRoutes {
         let accessKeys = AccessKeyRoutes(store: store, authorization: authorization, results: results, limits: limits)
         let records = RecordRoutes(
             store: store,
+            sync: store,
             clock: clock,
             authorization: authorization,
             results: results,

@@ -7,6 +7,8 @@ import StrongroomWire
 /// Records: write, read, version-checked update and delete, and v1 search.
 struct RecordRoutes {
     let store: any RecordStore
+    /// Shared datastores' write access (a revoked member's v1 writes of the type are refused too).
+    let sync: any SyncStore
     let clock: ServerClock
     let authorization: Authorization
     let results: RecordResults
@@ -31,6 +33,12 @@ struct RecordRoutes {
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
         let type = try authorization.requireNewRecord(body.meta, by: caller, limits: limits)
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
+        try await SyncRoutes.requireWriteAccess(
+            sync,
+            type: type,
+            caller: caller,
+            isCheckpoint: body.meta.plain?[SyncChangesRoute.checkpointKey] != nil
+        )
         let now = clock.timestamp()
         let stored = try await store.insertRecord(
             StoredRecordText(
@@ -76,6 +84,13 @@ struct RecordRoutes {
         }
         try authorization.requireWriter(of: existing, caller: caller, "update")
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
+        try await SyncRoutes.requireWriteAccess(
+            sync,
+            type: existing.type,
+            caller: caller,
+            isCheckpoint: existing.plain[SyncChangesRoute.checkpointKey] != nil
+                && body.meta.plain?[SyncChangesRoute.checkpointKey] != nil
+        )
         try requirePlain(body.meta.plain, limits)
         let outcome = try await store.updateRecord(
             id: recordID,

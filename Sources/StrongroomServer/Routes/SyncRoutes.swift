@@ -11,6 +11,9 @@ import StrongroomWire
 /// - `POST /v2/sync/bulk`: store revision records in one transaction, each at most once per writer, type and tag,
 ///   so a retry after a kill stores nothing twice.
 /// - `POST /v2/sync/purge`: delete the caller's own revision records of some tags (a replica's compaction).
+/// - `POST /v2/sync/access`: the owner of a shared datastore's type sets what a member may write to it; from then
+///   on the server refuses writes of the type by anyone but the owner and its read-write members (a read-only
+///   member writes only its checkpoint records).
 struct SyncRoutes {
     /// The most tags one revs_diff asks about.
     static let maximumTags = 1_000
@@ -32,6 +35,7 @@ struct SyncRoutes {
         routes.post(RouterPath(.syncRevsDiff), use: revsDiff)
         routes.post(RouterPath(.syncBulk), use: bulk)
         routes.post(RouterPath(.syncPurge), use: purge)
+        routes.post(RouterPath(.syncAccess), use: access)
         return routes
     }
 
@@ -68,6 +72,39 @@ struct SyncRoutes {
         return try json(
             SyncPurgeResponse(removed: try await store.deleteSyncRecords(type: type, tags: tags, writer: caller))
         )
+    }
+
+    func access(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let body = try await decodeBody(SyncAccessRequest.self, request, context)
+        let type = try requireType(body.type, limits)
+        guard let member = UUID(uuidString: body.member)?.uuidString.lowercased() else {
+            throw ServerError.badRequest("member is a client ID")
+        }
+        guard member != caller else { throw ServerError.badRequest("the owner's own access is not set") }
+        guard ["read", "readWrite", "none"].contains(body.access) else {
+            throw ServerError.badRequest("access is read, readWrite or none")
+        }
+        try await store.setSyncAccess(type: type, owner: caller, member: member, access: body.access)
+        return try json(SyncAccessResponse(access: body.access))
+    }
+
+    /// 403 unless `caller` may write revision records of `type`: anyone to a type no owner has set access to;
+    /// else the owner and its read-write members.
+    static func requireWriteAccess(
+        _ store: any SyncStore,
+        type: String,
+        caller: String,
+        isCheckpoint: Bool = false
+    ) async throws {
+        switch try await store.syncWriteAccess(type: type, caller: caller) {
+        case .open, .write: return
+        case .checkpointsOnly where isCheckpoint: return
+        case .checkpointsOnly:
+            throw ServerError.forbidden("this client may only read that shared datastore")
+        case .refused:
+            throw ServerError.forbidden("this client is not (or no longer) a member of that shared datastore")
+        }
     }
 
     /// `tags` when there are at most ``maximumTags`` and each is a tag; else 400.
@@ -112,6 +149,9 @@ struct SyncRoutes {
                 now: now
             )
             return (StoredRecordText(record: record), tag)
+        }
+        for type in Set(records.map(\.record.record.type)) {
+            try await Self.requireWriteAccess(store, type: type, caller: caller)
         }
         let outcomes = try await store.insertSyncRecords(
             records,

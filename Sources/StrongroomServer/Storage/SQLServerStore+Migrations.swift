@@ -199,6 +199,17 @@ extension SQLServerStore {
                     "CREATE INDEX records_type_tag ON records (type, sync_tag) WHERE sync_tag IS NOT NULL",
                 ]
             ),
+            (
+                12,
+                [
+                    // Shared datastores: who owns a replicated type (the first to set a member's access) and what
+                    // each member may write to it, so a revoked or read-only member's writes are refused at once.
+                    """
+                    CREATE TABLE sync_access (type TEXT NOT NULL, client_id TEXT NOT NULL, access TEXT NOT NULL,
+                    PRIMARY KEY (type, client_id))
+                    """
+                ]
+            ),
         ]
     }
 

@@ -141,3 +141,52 @@ extension SQLServerStore {
         }
     }
 }
+
+extension SQLServerStore {
+    // MARK: Shared datastores' access
+
+    package func syncWriteAccess(type: String, caller: String) async throws -> SyncWriteAccess {
+        let rows = try await database.raw(
+            """
+            SELECT client_id, access FROM sync_access WHERE type = \(bind: type)
+            AND (access = 'owner' OR client_id = \(bind: caller))
+            """
+        ).all()
+        guard !rows.isEmpty else { return .open }
+        var mine: String?
+        for row in rows where try row.decode(column: "client_id", as: String.self) == caller {
+            mine = try row.decode(column: "access", as: String.self)
+        }
+        switch mine {
+        case "owner", "readWrite": return .write
+        case "read": return .checkpointsOnly
+        default: return .refused
+        }
+    }
+
+    package func setSyncAccess(type: String, owner: String, member: String, access: String) async throws {
+        try await database.transaction { session in
+            let owners = try await session.raw(
+                "SELECT client_id FROM sync_access WHERE type = \(bind: type) AND access = 'owner'"
+            ).all()
+            if let row = owners.first {
+                guard try row.decode(column: "client_id", as: String.self) == owner else {
+                    throw ServerError.forbidden("only the datastore's owner sets its members' access")
+                }
+            } else {
+                try await session.raw(
+                    """
+                    INSERT INTO sync_access (type, client_id, access) VALUES (\(bind: type), \(bind: owner), 'owner')
+                    ON CONFLICT (type, client_id) DO UPDATE SET access = 'owner'
+                    """
+                ).run()
+            }
+            try await session.raw(
+                """
+                INSERT INTO sync_access (type, client_id, access) VALUES (\(bind: type), \(bind: member), \(bind: access))
+                ON CONFLICT (type, client_id) DO UPDATE SET access = \(bind: access)
+                """
+            ).run()
+        }
+    }
+}

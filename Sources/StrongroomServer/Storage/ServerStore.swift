@@ -127,6 +127,23 @@ package protocol SyncStore: Sendable {
         -> [(recordID: String, created: Bool)]
     /// Deletes the records of `type` that `writer` wrote with one of `tags`; returns how many.
     func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int
+    /// What `caller` may write to records of `type`: ``SyncWriteAccess/open`` when no owner has set members' access.
+    func syncWriteAccess(type: String, caller: String) async throws -> SyncWriteAccess
+    /// Sets `member`'s access to `type` (`read`, `readWrite`, `none`) on behalf of `owner`: the first client to set
+    /// any becomes the type's owner; another client's attempt is refused (``ServerError/Code/forbidden``).
+    func setSyncAccess(type: String, owner: String, member: String, access: String) async throws
+}
+
+/// What a client may write to a replicated type whose owner has set members' access (`POST /v2/sync/access`).
+package enum SyncWriteAccess: Sendable, Equatable {
+    /// No owner has: anyone writes, as to any type.
+    case open
+    /// The owner, or a read-write member.
+    case write
+    /// A read-only member: only its own checkpoint records.
+    case checkpointsOnly
+    /// A revoked member, or a client that was never one.
+    case refused
 }
 
 /// Notes, their quotas and views.
