@@ -270,9 +270,8 @@ public struct Replicator: Sendable {
             guard !page.changes.isEmpty else { return removed }
             // The leaves first, in one question per page; only a document with an unheld leaf has anything to drop.
             let leaves = page.changes.flatMap { change in change.leafRevIDs.map { (change.docID, $0) } }
-            var unheld = Set<String>()
-            for docID in try await session.unheld(leaves).map(\.docID) where !unheld.contains(docID) {
-                unheld.insert(docID)
+            var seen = Set<String>()
+            for docID in try await session.unheld(leaves).map(\.docID) where seen.insert(docID).inserted {
                 let revisions = try await datastore.revisionIDs(of: docID).map { (docID, $0) }
                 let dropped = Set(try await session.unheld(revisions).map(\.revID))
                 // Only the unheld revisions go; a held one whose children all went is a leaf again.
@@ -388,8 +387,7 @@ public struct Replicator: Sendable {
 
     /// Stops sharing this datastore with `memberID`: the server refuses its reads of the owner's records and its
     /// writes of the datastore at once, and every replica refuses the revisions it writes from now on (those written
-    /// before stay). On its next sync
-    /// the member learns it has lost access and purges its copy (unless it keeps one).
+    /// before stay). On its next sync the member learns it has lost access and purges its copy (unless it keeps one).
     ///
     /// - Throws: ``SyncError/Code/notOwner`` on a member's replicator.
     public func revoke(_ memberID: UUID) async throws {
@@ -668,18 +666,12 @@ struct Session: Sendable {
             try Task.checkCancellation()
             let page = try await datastore.changes(since: since, limit: Replicator.pushPageSize)
             guard !page.changes.isEmpty else { return unsent }
-            var candidates: [(docID: String, revID: String, tag: String)] = []
             let selected = try await selected(page.changes)
-            for change in page.changes where selected?.contains(change.docID) ?? true {
-                for revID in change.leafRevIDs {
-                    candidates.append((change.docID, revID, tags.revisionTag(docID: change.docID, revID: revID)))
+            let wanted = try await unheld(
+                page.changes.filter { selected?.contains($0.docID) ?? true }.flatMap { change in
+                    change.leafRevIDs.map { (docID: change.docID, revID: $0) }
                 }
-            }
-            var missing = Set<String>()
-            for chunk in candidates.chunked(into: 1_000) {
-                missing.formUnion(try await client.missingRevisionTags(type: type, tags: chunk.map(\.tag)))
-            }
-            let wanted = candidates.filter { missing.contains($0.tag) }.map { (docID: $0.docID, revID: $0.revID) }
+            )
             guard sending else {
                 unsent += wanted.count
                 since = page.lastSequence
