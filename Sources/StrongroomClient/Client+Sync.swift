@@ -113,8 +113,6 @@ extension Client {
         ).lastIndex
     }
 
-    /// Deletes this client's revision records of `type` that carry one of `tags` (`POST /v2/sync/purge`; at most
-    /// 1,000); returns how many there were.
     /// Sets what `member` may write to the replicated type `type` this client owns (`read`, `readWrite` or
     /// `none`), so the server refuses a revoked or read-only member's writes of it (`POST /v2/sync/access`).
     package func setSyncAccess(type: String, member: UUID, access: String) async throws(ClientError) {
@@ -127,6 +125,8 @@ extension Client {
         )
     }
 
+    /// Deletes this client's revision records of `type` that carry one of `tags` (`POST /v2/sync/purge`; at most
+    /// 1,000); returns how many there were.
     package func removeRevisions(type: String, tags: [String]) async throws(ClientError) -> Int {
         try await authenticated(
             .POST,

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import StrongroomCore
 public import StrongroomCrypto
+import StrongroomWire
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -17,7 +18,7 @@ import Foundation
 /// nobody else can. Members of a shared datastore learn its type from the share itself.
 public struct ReplicationTypeKey: Sendable {
     /// The prefix of every replicated datastore's record type.
-    public static let typePrefix = "sr1."
+    public static let typePrefix = ReplicatedType.prefix
     static let label = "strongroom.sync.type.v1"
 
     private let key: HMACSHA256Key

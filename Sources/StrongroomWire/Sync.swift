@@ -123,6 +123,13 @@ public struct SyncChangesResponse: Codable, Sendable, Hashable {
     public init(lastIndex: Int64) { self.lastIndex = lastIndex }
 }
 
+/// The record types of replicated datastores and their channels.
+public enum ReplicatedType {
+    /// Every replicated datastore's (and channel's) opaque record type starts with it; only such a type can have an
+    /// owner (`POST /v2/sync/access`), so the server checks write access for these types alone.
+    public static let prefix = "sr1."
+}
+
 /// `POST /v2/sync/access` body: the owner of a replicated datastore's type says what a member may write to it, so
 /// that the server refuses a revoked or read-only member's writes of the type at once (replicas refuse them too).
 public struct SyncAccessRequest: Codable, Sendable, Hashable {

@@ -227,6 +227,13 @@ import Testing
             #expect(try await set(writer, reader, "readWrite") == .forbidden, "only the owner sets access")
             #expect(try await set(owner, owner, "read") == .badRequest)
             #expect(try await set(owner, writer, "owner") == .badRequest)
+            let plainType = try await api.request(
+                .post,
+                "/v2/sync/access",
+                token: owner.token,
+                json: SyncAccessRequest(type: "notes", member: writer.clientID, access: "none")
+            )
+            #expect(plainType.status == .badRequest, "only a replicated datastore's type has members")
             #expect(try await push(owner, 2) == .ok)
             #expect(try await push(writer, 3) == .ok)
             #expect(try await push(reader, 4) == .forbidden)

@@ -15,6 +15,9 @@ import StrongroomWire
 ///   on the server refuses writes of the type by anyone but the owner and its read-write members (a read-only
 ///   member writes only its checkpoint records).
 struct SyncRoutes {
+    /// The most members (revoked ones included) one shared datastore's type has, and the most types one client owns.
+    static let maximumMembers = 10_000
+    static let maximumOwnedTypes = 100_000
     /// The most tags one revs_diff asks about.
     static let maximumTags = 1_000
     /// The most records one bulk write stores (the body is also bounded, at 16 MiB).
@@ -78,6 +81,9 @@ struct SyncRoutes {
         let caller = try context.caller()
         let body = try await decodeBody(SyncAccessRequest.self, request, context)
         let type = try requireType(body.type, limits)
+        guard type.hasPrefix(ReplicatedType.prefix) else {
+            throw ServerError.badRequest("only a replicated datastore's type (\(ReplicatedType.prefix)…) has members")
+        }
         guard let member = UUID(uuidString: body.member)?.uuidString.lowercased() else {
             throw ServerError.badRequest("member is a client ID")
         }
@@ -90,13 +96,15 @@ struct SyncRoutes {
     }
 
     /// 403 unless `caller` may write revision records of `type`: anyone to a type no owner has set access to;
-    /// else the owner and its read-write members.
+    /// else the owner and its read-write members. Only a replicated datastore's type can have an owner, so a write
+    /// of any other type costs no lookup.
     static func requireWriteAccess(
         _ store: any SyncStore,
         type: String,
         caller: String,
         isCheckpoint: Bool = false
     ) async throws {
+        guard type.hasPrefix(ReplicatedType.prefix) else { return }
         switch try await store.syncWriteAccess(type: type, caller: caller) {
         case .open, .write: return
         case .checkpointsOnly where isCheckpoint: return

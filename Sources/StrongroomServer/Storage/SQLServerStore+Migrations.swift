@@ -207,7 +207,9 @@ extension SQLServerStore {
                     """
                     CREATE TABLE sync_access (type TEXT NOT NULL, client_id TEXT NOT NULL, access TEXT NOT NULL,
                     PRIMARY KEY (type, client_id))
-                    """
+                    """,
+                    // One owner per type, even when two first claims race on PostgreSQL.
+                    "CREATE UNIQUE INDEX sync_access_owner ON sync_access (type) WHERE access = 'owner'",
                 ]
             ),
         ]

@@ -174,12 +174,25 @@ extension SQLServerStore {
                     throw ServerError.forbidden("only the datastore's owner sets its members' access")
                 }
             } else {
+                let owned =
+                    try await session.raw(
+                        "SELECT count(*) AS n FROM sync_access WHERE client_id = \(bind: owner) AND access = 'owner'"
+                    ).first()?.decode(column: "n", as: Int.self) ?? 0
+                guard owned < SyncRoutes.maximumOwnedTypes else {
+                    throw ServerError(.tooLarge, "a client owns at most \(SyncRoutes.maximumOwnedTypes) shared types")
+                }
                 try await session.raw(
                     """
                     INSERT INTO sync_access (type, client_id, access) VALUES (\(bind: type), \(bind: owner), 'owner')
-                    ON CONFLICT (type, client_id) DO UPDATE SET access = 'owner'
                     """
                 ).run()
+            }
+            let members =
+                try await session.raw(
+                    "SELECT count(*) AS n FROM sync_access WHERE type = \(bind: type) AND client_id <> \(bind: member)"
+                ).first()?.decode(column: "n", as: Int.self) ?? 0
+            guard members <= SyncRoutes.maximumMembers else {
+                throw ServerError(.tooLarge, "a shared datastore has at most \(SyncRoutes.maximumMembers) members")
             }
             try await session.raw(
                 """
