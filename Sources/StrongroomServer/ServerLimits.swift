@@ -55,9 +55,20 @@ public struct ServerLimits: Sendable, Hashable {
     /// Replication: the largest revision record's encrypted data, in bytes (its body is at most 1 MiB before
     /// encryption); a larger one in a bulk write is 413.
     public var maximumRevisionRecordBytes: Int = 2 << 20
-    /// Replication: revision records one writer may keep of one type (one datastore or channel), so no member can
-    /// make the others' pulls unbounded; a bulk write past it is 413.
+    /// Replication: records one writer may keep of one replicated type (one datastore or channel) — revisions,
+    /// checkpoints, membership changes, purge markers and attachment bodies alike — so no member can make the others'
+    /// pulls unbounded; a write past it is 413.
     public var syncRecordsPerWriterAndType: Int = 1_000_000
+    /// Replication: revision records one writer may keep of one document of a replicated type (its edits, conflicts
+    /// and tombstones), so no member can make one document's history unbounded for the others; a bulk write past it
+    /// is 413.
+    public var syncRevisionsPerDocument: Int = 10_000
+    /// Replication: the largest attachment body of a replicated type, in bytes (default 4 GiB, the datastore's own
+    /// limit: a replica could not take a larger one); a larger file record of such a type is 413.
+    public var maximumAttachmentBytes: Int64 = 4 << 30
+    /// Replication: the attachment bytes of one replicated type (one datastore or channel), every writer's together,
+    /// so no member can make the others' pulls unbounded in bytes; an upload past it is 413.
+    public var syncAttachmentBytesPerType: Int64 = 64 << 30
     /// Live replication: the longest a `POST /v2/sync/changes` long-poll waits for a record (0 answers at once).
     public var maximumSyncWait: Duration = .seconds(25)
     /// Live replication: long-polls one client may hold open at once (more is 429).

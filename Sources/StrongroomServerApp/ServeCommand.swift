@@ -46,6 +46,12 @@ struct Serve: AsyncParsableCommand {
     var authenticationFailuresPerMinute: Int = ServerLimits().authenticationFailuresPerMinute
     @Option(help: "Revision records one client may keep per datastore or channel (default 1000000).")
     var syncRecordsPerWriter: Int = ServerLimits().syncRecordsPerWriterAndType
+    @Option(help: "Revision records one client may keep per document of a datastore or channel (default 10000).")
+    var syncRevisionsPerDocument: Int = ServerLimits().syncRevisionsPerDocument
+    @Option(help: "The largest attachment of a replicated datastore, in bytes (default 4 GiB).")
+    var maximumAttachmentBytes: Int64 = ServerLimits().maximumAttachmentBytes
+    @Option(help: "Attachment bytes one datastore or channel holds, all members' together (default 64 GiB).")
+    var syncAttachmentBytes: Int64 = ServerLimits().syncAttachmentBytesPerType
     @Option(help: "The largest revision record's encrypted data, in bytes (default 2 MiB).")
     var maximumRevisionBytes: Int = ServerLimits().maximumRevisionRecordBytes
     @Option(help: "Seconds a live-replication long-poll may wait for a change (0 to 3600; default 25).")
@@ -127,6 +133,7 @@ struct Serve: AsyncParsableCommand {
             ("--idle-timeout", idleTimeout),
             ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout),
             ("--note-bytes-per-key", noteBytesPerKey), ("--note-bytes-total", noteBytesTotal),
+            ("--maximum-attachment-bytes", maximumAttachmentBytes), ("--sync-attachment-bytes", syncAttachmentBytes),
         ] where !(1...(Int64(1) << 50)).contains(value) {
             throw ValidationError("\(name) must be a positive number")
         }
@@ -137,6 +144,7 @@ struct Serve: AsyncParsableCommand {
             ("--maximum-connections", maximumConnections), ("--body-minimum-rate", bodyMinimumRate),
             ("--maximum-note-bytes", maximumNoteBytes), ("--sync-records-per-writer", syncRecordsPerWriter),
             ("--maximum-revision-bytes", maximumRevisionBytes),
+            ("--sync-revisions-per-document", syncRevisionsPerDocument),
         ] where !(1...(1 << 30)).contains(value) {
             throw ValidationError("\(name) must be a positive number")
         }
@@ -164,6 +172,9 @@ struct Serve: AsyncParsableCommand {
         limits.maximumSyncWait = .seconds(maximumSyncWait)
         limits.syncRecordsPerWriterAndType = syncRecordsPerWriter
         limits.maximumRevisionRecordBytes = maximumRevisionBytes
+        limits.syncRevisionsPerDocument = syncRevisionsPerDocument
+        limits.maximumAttachmentBytes = maximumAttachmentBytes
+        limits.syncAttachmentBytesPerType = syncAttachmentBytes
         var connections = ConnectionLimits()
         connections.maximumConnections = maximumConnections
         connections.idleTimeout = .seconds(idleTimeout)

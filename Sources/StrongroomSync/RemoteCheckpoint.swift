@@ -82,14 +82,16 @@ struct RemoteCheckpoint: Sendable {
         if let record {
             written = try await session.client.update(meta: record.meta, newData: data)
         } else {
-            written = try await session.client.write(
-                type: session.type,
-                data: data,
-                plain: [
-                    RevisionRecord.PlainKey.version: RevisionRecord.formatVersion,
-                    RevisionRecord.PlainKey.checkpoint: UUID().uuidString.lowercased(),
-                ]
-            )
+            written = try await SyncError.overCaps("this replica's checkpoint record") {
+                try await session.client.write(
+                    type: session.type,
+                    data: data,
+                    plain: [
+                        RevisionRecord.PlainKey.version: RevisionRecord.formatVersion,
+                        RevisionRecord.PlainKey.checkpoint: UUID().uuidString.lowercased(),
+                    ]
+                )
+            }
         }
         try await session.datastore.setCheckpoint(
             localKey,

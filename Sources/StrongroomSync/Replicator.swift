@@ -241,11 +241,13 @@ public struct Replicator: Sendable {
             guard !revisions.isEmpty else { continue }
             for chunk in revisions.chunked(into: ReplicationLimits.maximumPurgedRevisions) {
                 let marker = try PurgeRecord(docID: docID, revIDs: Array(chunk))
-                _ = try await client.write(
-                    type: session.type,
-                    data: marker.fields,
-                    plain: marker.plain(tags: session.tags)
-                )
+                _ = try await SyncError.overCaps("a purge marker") {
+                    try await client.write(
+                        type: session.type,
+                        data: marker.fields,
+                        plain: marker.plain(tags: session.tags)
+                    )
+                }
             }
             try await session.removeFromServer(revisions.map { (docID, $0) })
             removed += try await datastore.purge(docID: docID, revisions: Set(revisions), remember: true).count
@@ -620,7 +622,9 @@ struct Session: Sendable {
 
     /// Writes a membership change (the owner's), then pulls so this replica folds it in the server's order.
     func writeMembership(_ change: MembershipRecord) async throws {
-        _ = try await client.write(type: type, data: change.fields, plain: change.plain)
+        _ = try await SyncError.overCaps("a membership change") {
+            try await client.write(type: type, data: change.fields, plain: change.plain)
+        }
         var report = ReplicationReport()
         try await pull(&report, { _ in })
     }
@@ -755,18 +759,8 @@ struct Session: Sendable {
         _ documents: inout Set<String>,
         _ progress: (ReplicationEvent) -> Void
     ) async throws {
-        let outcome: Result<[SyncBulkResponse.Outcome], ClientError>
-        do {
-            outcome = .success(try await client.writeRevisions(type: type, batch.map(\.write)))
-        } catch {
-            outcome = .failure(error)
-        }
-        let outcomes: [SyncBulkResponse.Outcome]
-        switch outcome {
-        case .success(let stored): outcomes = stored
-        case .failure(let error) where error.status == 413:
-            throw SyncError(.quotaExceeded, "the server refused the push: over its caps", underlying: error)
-        case .failure(let error): throw error
+        let outcomes = try await SyncError.overCaps("the push") {
+            try await client.writeRevisions(type: type, batch.map(\.write))
         }
         let stored = zip(batch, outcomes).filter { $1.created }.map { $0.0.docID }
         report.revisionsPushed += stored.count
@@ -787,16 +781,17 @@ struct Session: Sendable {
             record = noted
         } else {
             let source = try await datastore.document(id: revision.docID, rev: revision.revID)
-            let info = try await client.writeFile(
-                type: type,
-                plain: [
-                    RevisionRecord.PlainKey.version: RevisionRecord.formatVersion,
-                    RevisionRecord.PlainKey.attachment: address,
-                ],
-                fileName: "attachment",
-                contents: datastore.attachmentContents(named: attachment.name, of: source)
-            )
-            record = info.meta.recordID
+            record = try await SyncError.overCaps("an attachment of a pushed revision") {
+                try await client.writeFile(
+                    type: type,
+                    plain: [
+                        RevisionRecord.PlainKey.version: RevisionRecord.formatVersion,
+                        RevisionRecord.PlainKey.attachment: address,
+                    ],
+                    fileName: "attachment",
+                    contents: datastore.attachmentContents(named: attachment.name, of: source)
+                ).meta.recordID
+            }
             try await datastore.setCheckpoint(known, record.uuidString.lowercased())
         }
         return AttachmentReference(

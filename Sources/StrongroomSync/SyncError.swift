@@ -1,3 +1,4 @@
+import StrongroomClient
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import StrongroomCore
 
@@ -31,9 +32,12 @@ public struct SyncError: StrongroomError {
         /// The owner no longer shares the datastore with this client (or never did). Unless the replicator keeps a
         /// copy, the local datastore's documents have been purged.
         public static let accessRevoked = Code(kind: .accessRevoked)
-        /// The server refused a push over its caps (HTTP 413): a revision record larger than it takes, or more
-        /// revision records of the datastore than one writer may keep (`--sync-records-per-writer`). Nothing of that
-        /// batch was stored; compact or purge, or ask the operator for more.
+        /// The server refused a write over its caps (HTTP 413): a revision record larger than it takes, more
+        /// records of the datastore than one writer may keep (`--sync-records-per-writer`: revisions, checkpoints,
+        /// purge markers and attachment bodies together), more revisions of one document
+        /// (`--sync-revisions-per-document`), an attachment larger than it takes (`--maximum-attachment-bytes`) or
+        /// more attachment bytes than the datastore may hold (`--sync-attachment-bytes`). Nothing of that batch was
+        /// stored; compact, or ask the operator for more.
         public static let quotaExceeded = Code(kind: .quotaExceeded)
         /// Only the datastore's owner may change its members.
         public static let notOwner = Code(kind: .notOwner)
@@ -47,4 +51,23 @@ public struct SyncError: StrongroomError {
     public let context: ErrorContext
 
     public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
+}
+
+extension SyncError {
+    /// `body`'s result; a refusal over the server's caps (HTTP 413) becomes ``Code/quotaExceeded`` saying `what`
+    /// was refused, any other error passes through.
+    static func overCaps<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await body())
+        } catch {
+            outcome = .failure(error)
+        }
+        switch outcome {
+        case .success(let value): return value
+        case .failure(let error) where (error as? ClientError)?.status == 413:
+            throw SyncError(.quotaExceeded, "the server refused \(what): over its caps", underlying: error)
+        case .failure(let error): throw error
+        }
+    }
 }

@@ -70,6 +70,21 @@ import Testing
         }
     }
 
+    @Test("replication's caps count through indexes: records per writer and type, revisions per document, file bytes")
+    func capCounts() async throws {
+        try await withPlans { plan in
+            let perWriter = try await plan(SQLServerStore.syncRecordCountSQL(type: "sr1.t", writer: Self.caller))
+            #expect(perWriter.allSatisfy { $0.contains("USING COVERING INDEX records_writer_type") }, "\(perWriter)")
+            let perDocument = try await plan(
+                SQLServerStore.syncDocumentCountsSQL(type: "sr1.t", writer: Self.caller, documents: ["a", "b"])
+            )
+            #expect(perDocument.contains { $0.contains("INDEX records_sync_doc") }, "\(perDocument)")
+            #expect(!perDocument.contains { $0.hasPrefix("SCAN") }, "\(perDocument)")
+            let bytes = try await plan(SQLServerStore.syncAttachmentBytesSQL(type: "sr1.t", engine: .sqlite))
+            #expect(bytes.allSatisfy { $0.contains("INDEX records_type_files") }, "\(bytes)")
+        }
+    }
+
     /// Runs `body` with a function giving the plan steps (`detail`) of a statement on a migrated SQLite store.
     func withPlans(
         _ body: @escaping @Sendable (@Sendable (SQLQueryString) async throws -> [String]) async throws -> Void

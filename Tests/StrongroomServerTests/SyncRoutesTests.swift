@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StrongroomCrypto
+import StrongroomServer
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -33,6 +34,25 @@ import Testing
 
     static func bulk(_ api: API, _ client: TestClient, _ records: [RecordWriteRequest]) async throws -> TestResponse {
         try await api.request(.post, "/v2/sync/bulk", token: client.token, json: SyncBulkRequest(records: records))
+    }
+
+    /// A v1 record write of `type` with `plain` meta.
+    static func record(
+        _ api: API,
+        _ client: TestClient,
+        type: String = type,
+        plain: [String: String],
+        key: AccessKey
+    ) async throws -> TestResponse {
+        try await api.request(
+            .post,
+            "/v1/storage/records",
+            token: client.token,
+            json: RecordWriteRequest(
+                meta: .init(writerID: client.clientID, userID: client.clientID, type: type, plain: plain),
+                data: FieldCipher.encrypt(fields: ["body": "{}"], with: key)
+            )
+        )
     }
 
     static func missing(
@@ -210,15 +230,7 @@ import Testing
                 try await Self.bulk(api, client, [Self.write(client, tag: Self.tag(number), key: key)]).status
             }
             func record(_ client: TestClient, plain: [String: String]) async throws -> HTTPResponse.Status {
-                try await api.request(
-                    .post,
-                    "/v1/storage/records",
-                    token: client.token,
-                    json: RecordWriteRequest(
-                        meta: .init(writerID: client.clientID, userID: client.clientID, type: Self.type, plain: plain),
-                        data: FieldCipher.encrypt(fields: ["body": "{}"], with: key)
-                    )
-                ).status
+                try await Self.record(api, client, plain: plain, key: key).status
             }
             // Before any access is set the type is open, as every type is.
             #expect(try await push(writer, 1) == .ok)
@@ -244,6 +256,108 @@ import Testing
             #expect(try await record(writer, plain: ["sr.c": "x"]) == .forbidden)
             #expect(try await push(owner, 6) == .ok)
             #expect(try await Self.missing(api, owner, [Self.tag(5)]) == [Self.tag(5)])
+        }
+    }
+
+    @Test(
+        "caps: revisions per writer and document, records per writer and type (v1 writes and files too), attachment size and bytes per type; v1 writes only bookkeeping",
+        arguments: TestEngine.available
+    )
+    func caps(engine: TestEngine) async throws {
+        var limits = ServerLimits()
+        limits.syncRecordsPerWriterAndType = 6
+        limits.syncRevisionsPerDocument = 3
+        limits.maximumAttachmentBytes = 100
+        limits.syncAttachmentBytesPerType = 150
+        try await TestServer.run(engine: engine, limits: limits) { api in
+            let (alice, bob) = (try await api.register("alice"), try await api.register("bob"))
+            let key = AccessKey()
+            /// A revision of document `document` with tag `number`.
+            func revision(_ client: TestClient, _ number: Int, of document: String) -> RecordWriteRequest {
+                var write = Self.write(client, tag: Self.tag(number), key: key)
+                write.meta.plain?["sr.d"] = document
+                return write
+            }
+            func record(
+                _ client: TestClient,
+                type: String = Self.type,
+                plain: [String: String]
+            ) async throws
+                -> TestResponse
+            {
+                try await Self.record(api, client, type: type, plain: plain, key: key)
+            }
+            func file(
+                _ client: TestClient,
+                size: Int64,
+                plain: [String: String] = ["sr.a": "address"]
+            ) async throws
+                -> HTTPResponse.Status
+            {
+                let create = FileWriteRequest(
+                    meta: .init(
+                        writerID: client.clientID,
+                        userID: client.clientID,
+                        type: Self.type,
+                        plain: plain,
+                        fileMeta: FileMeta(checksum: "1B2M2Y8AsgTpgAmY7PhCfg==", compression: "raw", size: size)
+                    )
+                )
+                return try await api.request(.post, "/v1/storage/files", token: client.token, json: create).status
+            }
+            // Three revisions of one document, then a fourth: 413, nothing of its batch stored.
+            let three = (1...3).map { revision(alice, $0, of: "docA") }
+            #expect(try await Self.bulk(api, alice, three).status == .ok)
+            let fourth = [revision(alice, 4, of: "docB"), revision(alice, 5, of: "docA")]
+            #expect(try await Self.bulk(api, alice, fourth).status == .contentTooLarge)
+            #expect(try await Self.missing(api, alice, [Self.tag(4)]) == [Self.tag(4)])
+            #expect(try await Self.bulk(api, bob, [revision(bob, 6, of: "docA")]).status == .ok, "bob's own count")
+            var untagged = revision(alice, 7, of: "docB")
+            untagged.meta.plain?["sr.d"] = nil
+            #expect(try await Self.bulk(api, alice, [untagged]).status == .badRequest, "a revision names its document")
+            #expect(try await Self.bulk(api, alice, [revision(alice, 4, of: "docB")]).status == .ok)
+            // v1 writes of a replicated type: bookkeeping only, and counted with the revisions.
+            #expect(try await record(alice, plain: ["sr.v": "1"]).status == .badRequest)
+            #expect(try await record(alice, plain: ["sr.c": "x", "sr.r": Self.tag(9)]).status == .badRequest)
+            #expect(try await record(alice, plain: ["sr.c": "x", "sr.p": "y"]).status == .badRequest)
+            #expect(try await record(alice, type: "notes", plain: ["sr.v": "1"]).status == .created, "other types")
+            let checkpoint = try await record(alice, plain: ["sr.c": "x"])
+            #expect(checkpoint.status == .created)
+            // Attachment bodies: tagged, within the size, counted against the writer and the type's bytes.
+            #expect(try await file(alice, size: 10, plain: [:]) == .badRequest)
+            #expect(try await file(alice, size: 101) == .contentTooLarge)
+            #expect(try await file(alice, size: 100) == .accepted)
+            #expect(try await file(bob, size: 60) == .contentTooLarge, "150 bytes per type, all writers")
+            #expect(try await file(bob, size: 50) == .accepted)
+            // Alice keeps six records of the type now (four revisions, a checkpoint, a file).
+            #expect(try await record(alice, plain: ["sr.c": "y"]).status == .contentTooLarge)
+            #expect(try await Self.bulk(api, alice, [revision(alice, 8, of: "docC")]).status == .contentTooLarge)
+            // In place, only a checkpoint changes.
+            func update(_ meta: RecordMeta, plain: [String: String]) async throws -> HTTPResponse.Status {
+                try await api.request(
+                    .put,
+                    "/v1/storage/records/safe/\(meta.recordID)/\(meta.version)",
+                    token: alice.token,
+                    json: RecordWriteRequest(
+                        meta: .init(writerID: alice.clientID, userID: alice.clientID, type: Self.type, plain: plain),
+                        data: FieldCipher.encrypt(fields: ["body": "{}"], with: key)
+                    )
+                ).status
+            }
+            let stored = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: checkpoint.body)).meta
+            #expect(try await update(stored, plain: ["sr.c": "x"]) == .ok)
+            let pushed = try JSONDecoder().decode(
+                SyncBulkResponse.self,
+                from: Data(buffer: try await Self.bulk(api, alice, [revision(alice, 1, of: "docA")]).body)
+            )
+            let revisionID = try #require(pushed.records.first?.recordID)
+            let read = try await api.request(
+                .get,
+                "/v1/storage/records/\(revisionID)",
+                authorization: "Bearer \(alice.token)"
+            )
+            let revisionMeta = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: read.body)).meta
+            #expect(try await update(revisionMeta, plain: revisionMeta.plain) == .badRequest)
         }
     }
 

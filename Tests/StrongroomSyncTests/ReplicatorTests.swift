@@ -369,9 +369,10 @@ import Testing
                     .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
                 let replicator = Replicator(datastore: store, name: "notes", client: Client(configuration: alice))
                 _ = try await replicator.replicate()  // makes alice's key for the type
-                // Mallory writes a well-formed record into alice's type and shares it with her.
+                // Mallory writes a record into alice's type (a purge marker: v1 takes only bookkeeping records of a
+                // replicated type) and shares it with her.
                 let type = try Self.notesType(of: alice)
-                _ = try await mallory.write(type: type, data: ["doc": "planted"], plain: ["sr.v": "1"])
+                _ = try await mallory.write(type: type, data: ["doc": "planted"], plain: ["sr.v": "1", "sr.p": "x"])
                 try await mallory.share(type: type, readerID: alice.clientID)
                 let report = try await replicator.replicate(.pull)
                 #expect(report.revisionsRefused == 1 && report.revisionsApplied == 0, "\(report)")

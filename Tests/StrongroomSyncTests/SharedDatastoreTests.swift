@@ -257,41 +257,88 @@ import Testing
     }
 }
 
-/// Bounded and fair (issue 49): the server caps each writer's revision records per datastore and each record's size;
-/// a push past a cap is refused whole (413) with a typed error, and nothing of that batch is stored.
+/// Bounded and fair (issue 49): the server caps the records each writer keeps per datastore (revisions, checkpoints,
+/// purge markers, attachment bodies), the revisions it keeps per document, each record's size and the attachment bytes
+/// of a datastore; a push past a cap is refused whole (413) with a typed error, and nothing of that batch is stored.
 @Suite struct SyncQuotaTests {
-    @Test("a push over the per-writer cap is quotaExceeded and stores nothing; under it, everything goes")
+    static func client(_ server: ServerProcess, _ name: String) async throws -> Client {
+        let url = try #require(URL(string: server.baseURL))
+        return Client(
+            configuration: try await Client.register(token: SharedDatastoreTests.token, clientName: name, apiURL: url)
+        )
+    }
+
+    @Test("a push over the per-writer cap is quotaExceeded and stores nothing; compaction makes room again")
     func perWriterCap() async throws {
         try await ServerProcess.withServer(
             engine: .sqlite,
-            arguments: ["--registration-token", SharedDatastoreTests.token, "--sync-records-per-writer", "4"]
+            arguments: ["--registration-token", SharedDatastoreTests.token, "--sync-records-per-writer", "7"]
         ) { server, _ in
-            let url = try #require(URL(string: server.baseURL))
-            let client = Client(
-                configuration: try await Client.register(
-                    token: SharedDatastoreTests.token,
-                    clientName: "q",
-                    apiURL: url
-                )
-            )
+            let client = try await Self.client(server, "q")
             try await withTemporaryDirectory { folder in
                 let store = try await SharedDatastoreTests.store(folder, "capped")
                 let replicator = Replicator(datastore: store, name: "team", client: client)
-                for number in 0..<3 { _ = try await store.createDocument(id: "d\(number)", body: [:]) }
-                #expect(try await replicator.replicate(.push).revisionsPushed == 3)
-                for number in 3..<5 { _ = try await store.createDocument(id: "d\(number)", body: [:]) }
+                // Three revisions of d0, one push each, and this replica's checkpoint record: four records.
+                var revision = try await store.createDocument(id: "d0", body: ["n": 0])
+                #expect(try await replicator.replicate(.push).revisionsPushed == 1)
+                for number in 1...2 {
+                    revision = try await store.update(from: revision, body: ["n": .number(Double(number))])
+                    #expect(try await replicator.replicate(.push).revisionsPushed == 1)
+                }
+                for number in 1...4 { _ = try await store.createDocument(id: "d\(number)", body: [:]) }
                 let error = await #expect(throws: SyncError.self) { try await replicator.replicate(.push) }
                 #expect(error?.code == .quotaExceeded)
-                // Nothing of the refused batch is on the server: a fresh replica pulls the first three only.
+                // Nothing of the refused batch is on the server: a fresh replica (a fifth record, its checkpoint)
+                // pulls d0 only.
                 let fresh = try await SharedDatastoreTests.store(folder, "fresh")
-                #expect(
-                    try await Replicator(datastore: fresh, name: "team", client: client).replicate(.pull)
-                        .revisionsApplied == 3
-                )
-                // Compacting or purging makes room again.
-                try await replicator.purge(["d0", "d1"])
-                #expect(try await replicator.replicate(.push).revisionsPushed == 2)
+                _ = try await Replicator(datastore: fresh, name: "team", client: client).replicate(.pull)
+                #expect(try await fresh.documentCount() == 1)
+                // Compacting d0's history away on the server makes room again.
+                #expect(try await replicator.compact(revsLimit: 1) == 2)
+                #expect(try await replicator.replicate(.push).revisionsPushed == 4)
                 for store in [store, fresh] { await store.close() }
+            }
+        }
+    }
+
+    @Test("a document's revisions past the per-document cap, and an attachment past the size cap, are quotaExceeded")
+    func perDocumentAndAttachmentCaps() async throws {
+        try await ServerProcess.withServer(
+            engine: .sqlite,
+            arguments: [
+                "--registration-token", SharedDatastoreTests.token, "--sync-revisions-per-document", "2",
+                "--maximum-attachment-bytes", "4096",
+            ]
+        ) { server, _ in
+            let client = try await Self.client(server, "q")
+            try await withTemporaryDirectory { folder in
+                let store = try await SharedDatastoreTests.store(folder, "capped")
+                let replicator = Replicator(datastore: store, name: "team", client: client)
+                var revision = try await store.createDocument(id: "d0", body: ["n": 0])
+                _ = try await replicator.replicate(.push)
+                revision = try await store.update(from: revision, body: ["n": 1])
+                _ = try await replicator.replicate(.push)
+                revision = try await store.update(from: revision, body: ["n": 2])
+                let third = await #expect(throws: SyncError.self) { try await replicator.replicate(.push) }
+                #expect(third?.code == .quotaExceeded, "a third revision of d0")
+                // Other documents still go; an attachment larger than the server takes does not.
+                _ = try await replicator.compact(revsLimit: 1)
+                #expect(try await replicator.replicate(.push).revisionsPushed == 1, "room again after compaction")
+                _ = try await store.createDocument(id: "small", body: [:])
+                #expect(try await replicator.replicate(.push).revisionsPushed == 1)
+                let large = try await store.createDocument(id: "large", body: [:])
+                _ = try await store.addAttachment(
+                    named: "big.bin",
+                    contentType: "application/octet-stream",
+                    to: large,
+                    contents: AsyncStream<[UInt8]> {
+                        $0.yield([UInt8](repeating: 7, count: 8192))
+                        $0.finish()
+                    }
+                )
+                let tooLarge = await #expect(throws: SyncError.self) { try await replicator.replicate(.push) }
+                #expect(tooLarge?.code == .quotaExceeded, "an 8 KiB attachment past a 4 KiB cap")
+                await store.close()
             }
         }
     }

@@ -73,6 +73,7 @@ struct ServerRoutes {
         let policies = PolicyRoutes(store: store, authorization: authorization, limits: limits)
         let files = FileRoutes(
             store: store,
+            sync: store,
             blobs: blobs,
             signer: try BlobURLSigner(tokenKey: tokenKey, lifetime: limits.presignedURLLifetime.wholeSeconds),
             clock: clock,

@@ -9,6 +9,8 @@ import StrongroomWire
 /// Large files: pending record → presigned PUT of the ciphertext → PATCH commit → presigned GET.
 struct FileRoutes {
     let store: any RecordStore
+    /// Who may write a replicated type's attachment bodies, and how many bytes that type holds.
+    let sync: any SyncStore
     let blobs: any BlobStore
     let signer: BlobURLSigner
     let clock: ServerClock
@@ -60,6 +62,14 @@ struct FileRoutes {
         if fileMeta.compression.utf8.count > 64 {
             throw ServerError.badRequest("compression is at most 64 bytes")
         }
+        try await SyncRoutes.requireAttachmentRoom(
+            sync,
+            type: type,
+            plain: body.meta.plain,
+            size: fileMeta.size,
+            caller: caller,
+            limits: limits
+        )
         let id = RecordID.random().description
         let timestamp = clock.timestamp()
         await removeStalePendingFiles(now: timestamp, logger: context.logger)

@@ -39,6 +39,13 @@ struct RecordRoutes {
             caller: caller,
             isCheckpoint: body.meta.plain?[SyncChangesRoute.checkpointKey] != nil
         )
+        try await SyncRoutes.requireBookkeeping(
+            sync,
+            type: type,
+            plain: body.meta.plain,
+            writer: caller,
+            limits: limits
+        )
         let now = clock.timestamp()
         let stored = try await store.insertRecord(
             StoredRecordText(
@@ -84,13 +91,15 @@ struct RecordRoutes {
         }
         try authorization.requireWriter(of: existing, caller: caller, "update")
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
-        try await SyncRoutes.requireWriteAccess(
-            sync,
-            type: existing.type,
-            caller: caller,
-            isCheckpoint: existing.plain[SyncChangesRoute.checkpointKey] != nil
-                && body.meta.plain?[SyncChangesRoute.checkpointKey] != nil
-        )
+        let isCheckpoint =
+            existing.plain[SyncChangesRoute.checkpointKey] != nil
+            && body.meta.plain?[SyncChangesRoute.checkpointKey] != nil
+        try await SyncRoutes.requireWriteAccess(sync, type: existing.type, caller: caller, isCheckpoint: isCheckpoint)
+        // Of a replicated type only a replica's checkpoint changes in place: a revision record rewritten would
+        // escape its document's count and reach replicas as another revision.
+        guard isCheckpoint || !existing.type.hasPrefix(ReplicatedType.prefix) else {
+            throw ServerError.badRequest("of a replicated datastore's records only a checkpoint is updated in place")
+        }
         try requirePlain(body.meta.plain, limits)
         let outcome = try await store.updateRecord(
             id: recordID,

@@ -26,6 +26,14 @@ struct SyncRoutes {
     static let maximumTagLength = 86
     /// The plain-meta key that holds a revision record's tag.
     static let tagKey = "sr.r"
+    /// The plain-meta key that holds a revision record's document tag.
+    static let documentTagKey = "sr.d"
+    /// The plain-meta keys of the records of a replicated type written through v1 (`RevisionRecord.PlainKey`): a
+    /// replica's checkpoint, the owner's membership change, a purge marker. Revision records go through the bulk
+    /// write, where they are tagged and counted per document.
+    static let bookkeepingKeys = ["sr.c", "sr.m", "sr.p"]
+    /// The plain-meta key of an attachment body's file record.
+    static let attachmentKey = "sr.a"
 
     let store: any SyncStore
     let clock: ServerClock
@@ -115,6 +123,66 @@ struct SyncRoutes {
         }
     }
 
+    /// 400 unless a v1 write of a record of `type` is one of a replicated type's bookkeeping records (exactly one of
+    /// ``bookkeepingKeys`` in its plain meta and no revision tag), and 413 when its writer keeps as many records of
+    /// the type as it may; any other type passes.
+    static func requireBookkeeping(
+        _ store: any SyncStore,
+        type: String,
+        plain: [String: String]?,
+        writer: String,
+        limits: ServerLimits
+    ) async throws {
+        guard type.hasPrefix(ReplicatedType.prefix) else { return }
+        let plain = plain ?? [:]
+        guard bookkeepingKeys.filter({ plain[$0] != nil }).count == 1, plain[tagKey] == nil else {
+            throw ServerError.badRequest(
+                "a replicated datastore's revisions are written through /v2/sync/bulk; a v1 record of its type is a "
+                    + "checkpoint, membership change or purge marker"
+            )
+        }
+        try await requireRoom(store, type: type, writer: writer, limits: limits)
+    }
+
+    /// 413 when `writer` keeps ``ServerLimits/syncRecordsPerWriterAndType`` records of `type` already.
+    static func requireRoom(_ store: any SyncStore, type: String, writer: String, limits: ServerLimits) async throws {
+        let held = try await store.syncRecordCount(type: type, writer: writer)
+        guard held < limits.syncRecordsPerWriterAndType else {
+            throw ServerError(
+                .tooLarge,
+                "a writer keeps at most \(limits.syncRecordsPerWriterAndType) records of one replicated type"
+            )
+        }
+    }
+
+    /// For a file record of a replicated type (an attachment body): 403 unless `caller` may write to it, 400 without
+    /// its content address, 413 past ``ServerLimits/maximumAttachmentBytes``, the writer's record count or
+    /// ``ServerLimits/syncAttachmentBytesPerType``. Any other type passes.
+    static func requireAttachmentRoom(
+        _ store: any SyncStore,
+        type: String,
+        plain: [String: String]?,
+        size: Int64,
+        caller: String,
+        limits: ServerLimits
+    ) async throws {
+        guard type.hasPrefix(ReplicatedType.prefix) else { return }
+        try await requireWriteAccess(store, type: type, caller: caller)
+        guard let plain, plain[attachmentKey] != nil, plain[tagKey] == nil else {
+            throw ServerError.badRequest("a file of a replicated datastore's type is an attachment body (sr.a)")
+        }
+        guard size <= limits.maximumAttachmentBytes else {
+            throw ServerError.tooLarge("an attachment is at most \(limits.maximumAttachmentBytes) bytes")
+        }
+        try await requireRoom(store, type: type, writer: caller, limits: limits)
+        let held = try await store.syncAttachmentBytes(type: type)
+        guard held <= limits.syncAttachmentBytesPerType - size else {
+            throw ServerError.tooLarge(
+                "a replicated datastore holds at most \(limits.syncAttachmentBytesPerType) bytes of attachments"
+            )
+        }
+    }
+
     /// `tags` when there are at most ``maximumTags`` and each is a tag; else 400.
     static func checkedTags(_ tags: [String]) throws -> [String] {
         guard tags.count <= maximumTags else { throw ServerError.badRequest("at most \(maximumTags) tags per request") }
@@ -132,10 +200,16 @@ struct SyncRoutes {
         }
         let now = clock.timestamp()
         var seen = Set<String>()
-        let records = try body.records.map { write throws -> (record: StoredRecordText, tag: String) in
+        let records = try body.records.map {
+            write throws -> (record: StoredRecordText, tag: String, document: String) in
             let type = try authorization.requireNewRecord(write.meta, by: caller, limits: limits)
             guard let tag = write.meta.plain?[Self.tagKey], Self.isTag(tag) else {
                 throw ServerError.badRequest("each record needs its revision tag in plain[\"\(Self.tagKey)\"]")
+            }
+            guard let document = write.meta.plain?[Self.documentTagKey], Self.isTag(document) else {
+                throw ServerError.badRequest(
+                    "each record needs its document tag in plain[\"\(Self.documentTagKey)\"]"
+                )
             }
             guard seen.insert(type + "\u{0}" + tag).inserted else {
                 throw ServerError.badRequest("a tag appears twice in one bulk write")
@@ -156,14 +230,15 @@ struct SyncRoutes {
                 recordSignature: write.recordSignature,
                 now: now
             )
-            return (StoredRecordText(record: record), tag)
+            return (StoredRecordText(record: record), tag, document)
         }
         for type in Set(records.map(\.record.record.type)) {
             try await Self.requireWriteAccess(store, type: type, caller: caller)
         }
         let outcomes = try await store.insertSyncRecords(
             records,
-            maximumPerWriter: limits.syncRecordsPerWriterAndType
+            maximumPerWriter: limits.syncRecordsPerWriterAndType,
+            maximumPerDocument: limits.syncRevisionsPerDocument
         )
         return try json(
             SyncBulkResponse(

@@ -12,6 +12,18 @@ extension SQLServerStore {
             case .sqlite: "idx INTEGER PRIMARY KEY AUTOINCREMENT"
             case .postgres: "idx BIGSERIAL PRIMARY KEY"
             }
+        // The document tag of the revision records stored before step 13, from their plain meta (written by
+        // `encodeStringMap`: keys sorted, no spaces; a tag is base64url, so it has no escapes).
+        let documentTagBackfill =
+            switch engine {
+            case .sqlite:
+                #"UPDATE records SET sync_doc = json_extract(plain, '$."sr.d"') WHERE sync_tag IS NOT NULL"#
+            case .postgres:
+                #"""
+                UPDATE records SET sync_doc = substring(plain from '"sr\.d":"([A-Za-z0-9_-]{1,86})"')
+                WHERE sync_tag IS NOT NULL
+                """#
+            }
         return [
             (
                 1,
@@ -210,6 +222,22 @@ extension SQLServerStore {
                     """,
                     // One owner per type, even when two first claims race on PostgreSQL.
                     "CREATE UNIQUE INDEX sync_access_owner ON sync_access (type) WHERE access = 'owner'",
+                ]
+            ),
+            (
+                13,
+                [
+                    // Replication's caps: a revision record's document tag (`sr.d`), so the revisions one writer
+                    // keeps of one document are counted through an index; the records one writer keeps of a type
+                    // (every kind, not only revisions); the attachment bytes of a type.
+                    "ALTER TABLE records ADD COLUMN sync_doc TEXT",
+                    documentTagBackfill,
+                    """
+                    CREATE INDEX records_sync_doc ON records (writer_id, type, sync_doc)
+                    WHERE sync_doc IS NOT NULL
+                    """,
+                    "CREATE INDEX records_writer_type ON records (writer_id, type)",
+                    "CREATE INDEX records_type_files ON records (type) WHERE file_meta IS NOT NULL",
                 ]
             ),
         ]

@@ -25,10 +25,12 @@ extension SQLServerStore {
     /// stored record's ID. A few statements per batch, not one per record: the stored tags are looked up per writer
     /// and type, the new rows inserted many to a statement.
     package func insertSyncRecords(
-        _ records: [(record: StoredRecordText, tag: String)],
-        maximumPerWriter: Int
+        _ records: [(record: StoredRecordText, tag: String, document: String)],
+        maximumPerWriter: Int,
+        maximumPerDocument: Int
     ) async throws -> [(recordID: String, created: Bool)] {
         let rows = try records.map { (try recordRow($0.record), $0.tag) }
+        let documents = records.map(\.document)
         return try await database.transaction { session in
             // Tags already stored, per (writer, type).
             var stored: [String: String] = [:]
@@ -60,29 +62,44 @@ extension SQLServerStore {
                     fresh.append(position)
                 }
             }
-            // Each writer's revision records of a type are capped, so no member can make another's pull unbounded.
+            // Each writer's records of a type, and its revisions of each document, are capped, so no member can
+            // make another's pull unbounded.
             for positions in Dictionary(grouping: fresh, by: { "\(rows[$0].0.writerID)/\(rows[$0].0.type)" }).values {
                 let row = rows[positions[0]].0
-                let held =
-                    try await session.raw(
-                        """
-                        SELECT count(*) AS held FROM records WHERE writer_id = \(bind: row.writerID)
-                        AND type = \(bind: row.type) AND sync_tag IS NOT NULL
-                        """
-                    ).first()?.decode(column: "held", as: Int.self) ?? 0
+                let held = try await Self.syncRecordCount(in: session, type: row.type, writer: row.writerID)
                 guard held + positions.count <= maximumPerWriter else {
                     throw ServerError(
                         .tooLarge,
-                        "a writer keeps at most \(maximumPerWriter) revision records of one type (\(held) stored)"
+                        "a writer keeps at most \(maximumPerWriter) records of one replicated type (\(held) stored)"
+                    )
+                }
+                var perDocument: [String: Int] = [:]
+                for position in positions { perDocument[documents[position], default: 0] += 1 }
+                for chunk in Array(perDocument.keys).chunked(into: Self.syncBatchRows * 5) {
+                    let counted = try await session.raw(
+                        Self.syncDocumentCountsSQL(type: row.type, writer: row.writerID, documents: Array(chunk))
+                    ).all()
+                    for found in counted {
+                        perDocument[try found.decode(column: "sync_doc", as: String.self), default: 0] +=
+                            try found
+                            .decode(column: "held", as: Int.self)
+                    }
+                }
+                if let most = perDocument.values.max(), most > maximumPerDocument {
+                    throw ServerError(
+                        .tooLarge,
+                        "a writer keeps at most \(maximumPerDocument) revision records of one document"
                     )
                 }
             }
-            let names = (RecordColumn.inserted.map(\.name) + ["sync_tag"]).joined(separator: ", ")
+            let names = (RecordColumn.inserted.map(\.name) + ["sync_tag", "sync_doc"]).joined(separator: ", ")
             for chunk in fresh.chunked(into: Self.syncBatchRows) {
                 var values: SQLQueryString = ""
                 for (offset, position) in chunk.enumerated() {
                     let (row, tag) = rows[position]
-                    let binds = RecordColumn.inserted.map { Self.bindable(row[$0]) } + [tag as any Encodable & Sendable]
+                    let binds =
+                        RecordColumn.inserted.map { Self.bindable(row[$0]) }
+                        + [tag as any Encodable & Sendable, documents[position]]
                     values += offset == 0 ? "(\(binds: binds))" : ", (\(binds: binds))"
                 }
                 let inserted = try await session.raw(
@@ -128,7 +145,51 @@ extension SQLServerStore {
         ).all().count
     }
 
-    /// Rows per multi-row insert (14 values each; SQLite takes 32,766 bound values, PostgreSQL 65,535).
+    package func syncRecordCount(type: String, writer: String) async throws -> Int {
+        try await Self.syncRecordCount(in: database, type: type, writer: writer)
+    }
+
+    /// How many records of `type` `writer` keeps.
+    static func syncRecordCount(in database: any SQLDatabase, type: String, writer: String) async throws -> Int {
+        try await database.raw(syncRecordCountSQL(type: type, writer: writer)).first()?
+            .decode(column: "held", as: Int.self) ?? 0
+    }
+
+    /// The statement of ``syncRecordCount(in:type:writer:)``, through `records_writer_type`.
+    static func syncRecordCountSQL(type: String, writer: String) -> SQLQueryString {
+        "SELECT count(*) AS held FROM records WHERE writer_id = \(bind: writer) AND type = \(bind: type)"
+    }
+
+    /// How many revision records of each of `documents` (document tags) `writer` keeps of `type`, through
+    /// `records_sync_doc`: rows `sync_doc`, `held` (none for a document it keeps none of).
+    static func syncDocumentCountsSQL(type: String, writer: String, documents: [String]) -> SQLQueryString {
+        """
+        SELECT sync_doc, count(*) AS held FROM records WHERE writer_id = \(bind: writer) AND type = \(bind: type)
+        AND sync_doc IN (\(binds: documents.map { $0 as any Encodable & Sendable })) GROUP BY sync_doc
+        """
+    }
+
+    package func syncAttachmentBytes(type: String) async throws -> Int64 {
+        try await database.raw(Self.syncAttachmentBytesSQL(type: type, engine: engine)).first()?
+            .decode(column: "bytes", as: Int64.self) ?? 0
+    }
+
+    /// The statement of ``syncAttachmentBytes(type:)``, through `records_type_files`: only the type's file records
+    /// are read. `file_meta` is the JSON `FileMeta` encodes, its `size` a number (PostgreSQL's SUM of BIGINT is
+    /// NUMERIC, hence the cast back).
+    static func syncAttachmentBytesSQL(type: String, engine: Engine) -> SQLQueryString {
+        let size =
+            switch engine {
+            case .sqlite: "json_extract(file_meta, '$.size')"
+            case .postgres: "CAST(CAST(file_meta AS json) ->> 'size' AS BIGINT)"
+            }
+        return """
+            SELECT CAST(COALESCE(SUM(\(unsafeRaw: size)), 0) AS BIGINT) AS bytes FROM records
+            WHERE type = \(bind: type) AND file_meta IS NOT NULL
+            """
+    }
+
+    /// Rows per multi-row insert (15 values each; SQLite takes 32,766 bound values, PostgreSQL 65,535).
     static let syncBatchRows = 100
 
     /// A column value as SQLKit binds it.

@@ -116,15 +116,21 @@ package protocol SyncStore: Sendable {
     /// The tags among `tags` that no committed record of `type` readable by `caller` carries (in no particular
     /// order).
     func missingSyncTags(type: String, tags: [String], readableBy caller: String) async throws -> Set<String>
-    /// Stores each record with its tag in one transaction, skipping one whose writer already stored a record of that
-    /// type and tag; returns, in order, each record's ID (the earlier one's when skipped) and whether it was stored.
-    /// Refuses the whole batch (``ServerError/Code/tooLarge``) when a writer would hold more than `maximumPerWriter`
-    /// revision records of a type.
+    /// Stores each record with its revision tag and document tag in one transaction, skipping one whose writer
+    /// already stored a record of that type and tag; returns, in order, each record's ID (the earlier one's when
+    /// skipped) and whether it was stored. Refuses the whole batch (``ServerError/Code/tooLarge``) when a writer would
+    /// hold more than `maximumPerWriter` records of a type, or more than `maximumPerDocument` revision records of one
+    /// document of it.
     func insertSyncRecords(
-        _ records: [(record: StoredRecordText, tag: String)],
-        maximumPerWriter: Int
+        _ records: [(record: StoredRecordText, tag: String, document: String)],
+        maximumPerWriter: Int,
+        maximumPerDocument: Int
     ) async throws
         -> [(recordID: String, created: Bool)]
+    /// How many records of `type` (of every kind, files too) `writer` keeps.
+    func syncRecordCount(type: String, writer: String) async throws -> Int
+    /// The declared sizes of the file records of `type`, every writer's and pending ones too, added up.
+    func syncAttachmentBytes(type: String) async throws -> Int64
     /// Deletes the records of `type` that `writer` wrote with one of `tags`; returns how many.
     func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int
     /// What `caller` may write to records of `type`: ``SyncWriteAccess/open`` when no owner has set members' access.
