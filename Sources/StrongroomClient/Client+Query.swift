@@ -24,6 +24,18 @@ extension Client {
         requiringSignatures: Bool,
         writers: Set<String>?
     ) async throws(ClientError) -> (page: QueryResult, dropped: [RecordMeta]) {
+        let found = try await search(params, requiringSignatures: requiringSignatures, writers: writers, tolerating: [])
+        return (found.page, found.dropped)
+    }
+
+    /// As ``search(_:requiringSignatures:writers:)``; a record of a writer in `tolerating` that does not verify
+    /// (``ClientError/Code/tampered``) is left out, its meta listed in `unverified`, instead of failing the page.
+    func search(
+        _ params: QueryParams,
+        requiringSignatures: Bool,
+        writers: Set<String>?,
+        tolerating: Set<String>
+    ) async throws(ClientError) -> (page: QueryResult, dropped: [RecordMeta], unverified: [RecordMeta]) {
         let response = try await authenticated(
             .POST,
             E3DBPath.search.render(),
@@ -31,24 +43,36 @@ extension Client {
             success: [200],
             as: SearchResponse.self
         )
-        var (records, dropped) = ([Record](), [RecordMeta]())
+        var (records, dropped, unverified) = ([Record](), [RecordMeta](), [RecordMeta]())
         records.reserveCapacity(response.results.count)
         for result in response.results {
-            if let writers, !writers.contains(result.meta.writerID.lowercased()) {
+            let writer = result.meta.writerID.lowercased()
+            if let writers, !writers.contains(writer) {
                 dropped.append(result.meta)
                 continue
             }
-            records.append(
-                try await decrypt(
-                    meta: result.meta,
-                    data: result.recordData ?? [:],
-                    inlineKey: result.accessKey,
-                    signature: result.recordSignature,
-                    requiringSignature: requiringSignatures
+            let opened: Result<Record, ClientError>
+            do {
+                opened = .success(
+                    try await decrypt(
+                        meta: result.meta,
+                        data: result.recordData ?? [:],
+                        inlineKey: result.accessKey,
+                        signature: result.recordSignature,
+                        requiringSignature: requiringSignatures
+                    )
                 )
-            )
+            } catch {
+                opened = .failure(error)
+            }
+            switch opened {
+            case .success(let record): records.append(record)
+            case .failure(let error) where error.code == .tampered && tolerating.contains(writer):
+                unverified.append(result.meta)
+            case .failure(let error): throw error
+            }
         }
-        return (QueryResult(records: records, lastIndex: response.lastIndex), dropped)
+        return (QueryResult(records: records, lastIndex: response.lastIndex), dropped, unverified)
     }
 
     /// Every record matching `params`, fetched a page at a time as you iterate.

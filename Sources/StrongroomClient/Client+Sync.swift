@@ -67,13 +67,15 @@ extension Client {
     /// One page of the revision records of `type` readable by this client, after `afterIndex` in the server's
     /// record order (`POST /v1/storage/search`), decrypted. A record written by a client outside `writers`
     /// (lowercase client IDs) is left out before anything is decrypted, its meta listed in `dropped`; every other
-    /// record must carry its writer's `rec_sig` and verify under it, or the page is ``ClientError/Code/tampered``.
+    /// record must carry its writer's `rec_sig` and verify under it, or the page is ``ClientError/Code/tampered`` —
+    /// unless its writer is in `tolerating`: then it is left out and its meta listed in `unverified`.
     package func revisionRecords(
         type: String,
         writers: Set<String>,
+        tolerating: Set<String> = [],
         afterIndex: Int64,
         count: Int
-    ) async throws(ClientError) -> (page: QueryResult, dropped: [RecordMeta]) {
+    ) async throws(ClientError) -> (page: QueryResult, dropped: [RecordMeta], unverified: [RecordMeta]) {
         try await search(
             QueryParams(
                 count: count,
@@ -83,7 +85,8 @@ extension Client {
                 afterIndex: afterIndex
             ),
             requiringSignatures: true,
-            writers: writers
+            writers: writers,
+            tolerating: tolerating
         )
     }
 

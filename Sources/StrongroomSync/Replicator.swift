@@ -37,7 +37,8 @@ public struct ReplicationReport: Sendable, Hashable {
     /// in the datastore's `conflictedDocumentIDs()`; nothing is dropped).
     public var conflictsCreated = 0
     /// Records of the datastore's type the pull did not apply because their writer had no write access when they
-    /// were written (a client that was never a member, a read-only member, one whose access was revoked before).
+    /// were written (a client that was never a member, a read-only member, one whose access was revoked before), or
+    /// because another member's record does not verify (malformed, or altered on the way).
     public var revisionsRefused = 0
     /// Revisions removed from the datastore by purge markers pulled (another replica purged their documents).
     public var revisionsPurged = 0
@@ -868,8 +869,8 @@ struct Session: Sendable {
         while true {
             try Task.checkCancellation()
             var writers = state.allowedWriters(owner: owner)
-            var (page, dropped) = try await revisionRecords(after: after, writers: writers)
-            guard !page.records.isEmpty || !dropped.isEmpty else { return }
+            var (page, dropped, unverified) = try await revisionRecords(after: after, writers: writers)
+            guard !page.records.isEmpty || !dropped.isEmpty || !unverified.isEmpty else { return }
             // A page that does not move past the checkpoint would be read again forever: a server bug or a hostile
             // one, refused before anything of it is applied.
             guard page.lastIndex > after else {
@@ -891,14 +892,14 @@ struct Session: Sendable {
                 let grown = folded.allowedWriters(owner: owner).subtracting(writers)
                 guard dropped.contains(where: { grown.contains($0.writerID.lowercased()) }) else { break }
                 writers.formUnion(grown)
-                (page, dropped) = try await revisionRecords(after: after, writers: writers)
+                (page, dropped, unverified) = try await revisionRecords(after: after, writers: writers)
             }
             // Every record of the page is checked before any is applied, in the server's order: membership changes
             // (the owner's only) decide whose revisions count from there on. Checkpoint records and attachment
             // bodies (signed, so the server cannot turn a revision into one) are skipped; purge markers are applied
             // after the page's revisions.
             var bytes = 0
-            var refused = dropped.filter { !Self.isBookkeeping($0.plain) }.count
+            var refused = dropped.filter { !Self.isBookkeeping($0.plain) }.count + unverified.count
             var purges: [PurgeRecord] = []
             var revisionRecords: [Record] = []
             for record in page.records {
@@ -921,38 +922,40 @@ struct Session: Sendable {
                     continue
                 }
                 if plain[RevisionRecord.PlainKey.purge] != nil {
-                    purges.append(try PurgeRecord(fields: record.data, plain: plain, tags: tags))
+                    let marker: Result<PurgeRecord, SyncError>
+                    do {
+                        marker = .success(try PurgeRecord(fields: record.data, plain: plain, tags: tags))
+                    } catch {
+                        marker = .failure(error)
+                    }
+                    switch marker {
+                    case .success(let marker): purges.append(marker)
+                    case .failure where isTolerated(writer): refused += 1
+                    case .failure(let error): throw error
+                    }
                 } else {
                     revisionRecords.append(record)
                 }
-            }
-            let verified = try revisionRecords.map {
-                record throws -> (RevisionRecord, [String: JSONValue], [String: AttachmentReference]) in
-                let revision = try RevisionRecord(fields: record.data, plain: record.meta.plain, tags: tags)
-                bytes += revision.body.utf8.count
-                let generation = try RevisionAncestry.generation(of: revision.revID)
-                return (
-                    revision, revision.isDeleted ? [:] : try Self.body(revision.body),
-                    revision.isDeleted
-                        ? [:] : try AttachmentReference.decode(revision.attachments, generation: generation)
-                )
             }
             // The bodies of attachments the datastore lacks, received before the page is applied; removed unless a
             // revision took them.
             var staged: [String: StagedAttachment] = [:]
             defer { for body in staged.values { body.discard() } }
             var revisions: [IncomingRevision] = []
-            for (revision, body, references) in verified {
-                if let pullFilter, !revision.isDeleted, !pullFilter.matches(body) { continue }
-                revisions.append(
-                    IncomingRevision(
-                        docID: revision.docID,
-                        history: revision.ancestry,
-                        body: body,
-                        isDeleted: revision.isDeleted,
-                        attachments: try await incoming(references, docID: revision.docID, staged: &staged)
-                    )
-                )
+            for record in revisionRecords {
+                let writer = record.meta.writerID.uuidString.lowercased()
+                let checked: Result<IncomingRevision?, any Error>
+                do {
+                    checked = .success(try await incomingRevision(record, bytes: &bytes, staged: &staged))
+                } catch {
+                    checked = .failure(error)
+                }
+                switch checked {
+                case .success(let revision?): revisions.append(revision)
+                case .success(nil): continue
+                case .failure(let error) where isTolerated(writer) && Self.isMalformed(error): refused += 1
+                case .failure(let error): throw error
+                }
             }
             // The page and its checkpoint in one transaction (CouchDB saves the checkpoint after the page is durable).
             let applied = try await datastore.applyReplicated(
@@ -980,6 +983,43 @@ struct Session: Sendable {
         }
     }
 
+    /// `record` read as a revision (every bound and its tags checked), its body parsed and the attachment bodies
+    /// the datastore lacks received into `staged`; nil when the pull filter leaves it out.
+    private func incomingRevision(
+        _ record: Record,
+        bytes: inout Int,
+        staged: inout [String: StagedAttachment]
+    ) async throws -> IncomingRevision? {
+        let revision = try RevisionRecord(fields: record.data, plain: record.meta.plain, tags: tags)
+        let generation = try RevisionAncestry.generation(of: revision.revID)
+        let body = revision.isDeleted ? [:] : try Self.body(revision.body)
+        let references =
+            revision.isDeleted ? [:] : try AttachmentReference.decode(revision.attachments, generation: generation)
+        bytes += revision.body.utf8.count
+        if let pullFilter, !revision.isDeleted, !pullFilter.matches(body) { return nil }
+        return IncomingRevision(
+            docID: revision.docID,
+            history: revision.ancestry,
+            body: body,
+            isDeleted: revision.isDeleted,
+            attachments: try await incoming(references, docID: revision.docID, staged: &staged)
+        )
+    }
+
+    /// Whether a record of `writer` that does not verify is refused alone (counted in
+    /// ``ReplicationReport/revisionsRefused``) rather than failing the pull: so for another member's records. A
+    /// read-write member could otherwise stop every other member's pulls for good with one malformed record it
+    /// signed (a revoke would not help: it was written while the member had access). The server can already
+    /// withhold any record, so refusing one it altered costs nothing it could not take; this client's own records
+    /// and the owner's still fail the pull as ``SyncError/Code/tampered``, which is how a server's tampering shows.
+    private func isTolerated(_ writer: String) -> Bool { writer != owner && writer != clientID }
+
+    /// A failure that says a record is malformed or altered (not that the network or the datastore failed).
+    private static func isMalformed(_ error: any Error) -> Bool {
+        guard let error = error as? SyncError else { return false }
+        return [.tampered, .invalidRecord, .unsupportedVersion].contains(error.code)
+    }
+
     /// Asks the server to delete this client's records of the revisions `revisions` names (at most 1,000 a request).
     func removeFromServer(_ revisions: [(docID: String, revID: String)]) async throws {
         for chunk in revisions.chunked(into: 1_000) {
@@ -996,17 +1036,19 @@ struct Session: Sendable {
     }
 
     /// A page of revision records after `after`, records of writers outside `writers` left out (their metas in
-    /// `dropped`); one whose signature or ciphertext does not verify is ``SyncError/Code/tampered``.
+    /// `dropped`); one whose signature or ciphertext does not verify is ``SyncError/Code/tampered``, unless another
+    /// member wrote it (its meta in `unverified` then).
     private func revisionRecords(
         after: Int64,
         writers: Set<String>
-    ) async throws -> (QueryResult, dropped: [RecordMeta]) {
-        let outcome: Result<(page: QueryResult, dropped: [RecordMeta]), ClientError>
+    ) async throws -> (QueryResult, dropped: [RecordMeta], unverified: [RecordMeta]) {
+        let outcome: Result<(page: QueryResult, dropped: [RecordMeta], unverified: [RecordMeta]), ClientError>
         do {
             outcome = .success(
                 try await client.revisionRecords(
                     type: type,
                     writers: writers,
+                    tolerating: writers.filter(isTolerated),
                     afterIndex: after,
                     count: Replicator.pullPageSize
                 )
@@ -1015,7 +1057,7 @@ struct Session: Sendable {
             outcome = .failure(error)
         }
         switch outcome {
-        case .success(let found): return (found.page, found.dropped)
+        case .success(let found): return found
         case .failure(let error) where error.code == .tampered:
             throw SyncError(.tampered, "a revision record from the server does not verify", underlying: error)
         case .failure(let error): throw error

@@ -24,7 +24,7 @@ import Testing
             let writes = tags.map {
                 Client.RevisionWrite(
                     fields: ["doc": "first", "rev": "1-a", "body": "{}"],
-                    plain: ["sr.v": "1", "sr.r": $0]
+                    plain: ["sr.v": "1", "sr.d": $0 + "d", "sr.r": $0]
                 )
             }
             let first = try await client.writeRevisions(type: type, Array(writes.prefix(2)))

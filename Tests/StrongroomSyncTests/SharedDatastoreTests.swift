@@ -143,6 +143,116 @@ import Testing
         }
     }
 
+    @Test(
+        "a read-write member's malformed records (signed by it) are refused alone: the others' pulls go on, and the owner's own still fail closed"
+    )
+    func malformedMemberRecord() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let ownerClient = Client(
+                configuration: try await Client.register(token: Self.token, clientName: "owner", apiURL: url)
+            )
+            let writerClient = Client(
+                configuration: try await Client.register(token: Self.token, clientName: "writer", apiURL: url)
+            )
+            try await withTemporaryDirectory { folder in
+                let (owned, written) = (try await Self.store(folder, "owner"), try await Self.store(folder, "writer"))
+                let owner = Replicator(datastore: owned, name: "team", client: ownerClient)
+                _ = try await owned.createDocument(id: "plan", body: ["step": 1])
+                try await owner.replicate()
+                let shared = try await owner.sharedDatastore()
+                try await owner.share(with: writerClient.configuration.clientID, access: .readWrite)
+                let writer = Replicator(datastore: written, sharedDatastore: shared, client: writerClient)
+                try await writer.replicate()
+                // The writer, straight to the server: a revision under another document's tags, one whose body is
+                // not JSON, and a purge marker under a revision's tags; each signed by it, so the server did nothing.
+                let tags = try RevisionTagKey(
+                    accessKey: try await writerClient.sharedAccessKey(type: shared.type, ownerID: shared.ownerID)
+                )
+                let swapped = try RevisionRecord(
+                    docID: "a",
+                    revID: "1-aa",
+                    ancestry: ["1-aa"],
+                    isDeleted: false,
+                    body: "{}"
+                )
+                let other = try RevisionRecord(
+                    docID: "b",
+                    revID: "1-bb",
+                    ancestry: ["1-bb"],
+                    isDeleted: false,
+                    body: "{}"
+                )
+                var notJSON = try RevisionRecord(
+                    docID: "c",
+                    revID: "1-cc",
+                    ancestry: ["1-cc"],
+                    isDeleted: false,
+                    body: "{}"
+                ).fields
+                notJSON[RevisionRecord.FieldName.body] = "[not json"
+                let purge = try PurgeRecord(docID: "plan", revIDs: ["1-dd"])
+                let third = try RevisionRecord(
+                    docID: "c",
+                    revID: "1-cc",
+                    ancestry: ["1-cc"],
+                    isDeleted: false,
+                    body: "{}"
+                )
+                _ = try await writerClient.writeRevisions(
+                    type: shared.type,
+                    [
+                        Client.RevisionWrite(fields: swapped.fields, plain: other.plain(tags: tags)),
+                        Client.RevisionWrite(fields: notJSON, plain: third.plain(tags: tags)),
+                        Client.RevisionWrite(
+                            fields: purge.fields,
+                            plain: try RevisionRecord(
+                                docID: "d",
+                                revID: "1-ee",
+                                ancestry: ["1-ee"],
+                                isDeleted: false,
+                                body: "{}"
+                            ).plain(tags: tags)
+                        ),
+                    ]
+                )
+                // And a good revision after them.
+                let after = try RevisionRecord(
+                    docID: "after",
+                    revID: "1-ff",
+                    ancestry: ["1-ff"],
+                    isDeleted: false,
+                    body: #"{"ok":true}"#
+                )
+                _ = try await writerClient.writeRevisions(
+                    type: shared.type,
+                    [Client.RevisionWrite(fields: after.fields, plain: after.plain(tags: tags))]
+                )
+                let report = try await owner.replicate()
+                #expect(report.revisionsRefused == 3 && report.revisionsApplied == 1, "\(report)")
+                #expect(try await owned.document(id: "after").body == ["ok": true])
+                #expect(try await owned.document(id: "plan").body == ["step": 1])
+                for docID in ["a", "b", "c"] {
+                    await #expect(throws: DatastoreError.self) { try await owned.document(id: docID) }
+                }
+                // A malformed record under the owner's own name still stops the pull: only the server could have
+                // put it there.
+                let ownerTags = try RevisionTagKey(
+                    accessKey: try await ownerClient.replicationAccessKey(type: shared.type)
+                )
+                _ = try await ownerClient.writeRevisions(
+                    type: shared.type,
+                    [Client.RevisionWrite(fields: swapped.fields, plain: other.plain(tags: ownerTags))]
+                )
+                let stopped = await #expect(throws: SyncError.self) { try await writer.replicate() }
+                #expect(stopped?.code == .tampered)
+                for store in [owned, written] { await store.close() }
+            }
+        }
+    }
+
     @Test("the official Python SDK, as a member, reads the owner's revision record; as the owner, a writer's")
     func pythonReadsSharedRevisions() async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
