@@ -3,7 +3,7 @@
 """Writes the seed corpus, one folder per fuzz target (Fuzz/Corpus/<target>/), from the repository's own vectors
 and fixtures plus a few hand-written bodies. Run from the repository root; the output is committed, so this only
 needs running again when a target or a vector changes. Needs openssl (for the CSRs)."""
-import base64, json, os, pathlib, subprocess, tempfile
+import base64, hashlib, json, os, pathlib, subprocess, tempfile
 
 root = pathlib.Path(__file__).resolve().parent.parent
 out = root / "Fuzz" / "Corpus"
@@ -114,3 +114,20 @@ seed("integrity-report", "report", js(report))
 seed("integrity-report", "summary", js({"verdict": "compromised", "checked_at": 1764244800,
                                         "findings": [{"kind": "hooks", "severity": "critical", "summary": "x"}]}))
 seed("integrity-report", "manifest", js({"manifest": b64(40), "signature": b64(64)}))
+
+# The key log: the Go reference signed note, a checkpoint, a verifier key, and CT's reference proofs (mode byte
+# first; sizes little-endian).
+note_vectors = json.load(open(root / "Tests" / "StrongroomCryptoTests" / "Vectors" / "keylog" / "signed-note.json"))
+merkle = json.load(open(root / "Tests" / "StrongroomCryptoTests" / "Vectors" / "keylog" / "rfc6962.json"))
+seed("keylog", "note", b"\x00" + note_vectors["note"].encode())
+seed("keylog", "checkpoint", b"\x01" + f"strongroom.example/keylog\n8\n{base64.b64encode(bytes.fromhex(merkle['roots'][8])).decode()}\n".encode())
+seed("keylog", "verifier-key", b"\x02" + note_vectors["verifierKey"].encode())
+for i, case in enumerate(merkle["inclusion"]):
+    entry = bytes.fromhex(merkle["entries"][case["index"]])
+    leaf = hashlib.sha256(b"\x00" + entry).digest()
+    seed("keylog", f"inclusion-{i}", b"\x03" + case["index"].to_bytes(8, "little") + case["size"].to_bytes(8, "little")
+         + leaf + bytes.fromhex(merkle["roots"][case["size"]]) + b"".join(bytes.fromhex(h) for h in case["proof"]))
+for i, case in enumerate(merkle["consistency"]):
+    seed("keylog", f"consistency-{i}", b"\x04" + case["old"].to_bytes(8, "little") + case["new"].to_bytes(8, "little")
+         + bytes.fromhex(merkle["roots"][case["old"]]) + bytes.fromhex(merkle["roots"][case["new"]])
+         + b"".join(bytes.fromhex(h) for h in case["proof"]))

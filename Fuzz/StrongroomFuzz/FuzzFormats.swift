@@ -46,4 +46,52 @@ enum FuzzFormats {
         }
         _ = try? decryptor.finalize(into: &output)
     }
+
+    /// The Go reference verifier key, so mutations of its note reach the signature check (made for each input: a
+    /// lazily made static one is reported as a leak by LeakSanitizer).
+    private static var noteKey: NoteVerifierKey? {
+        try? NoteVerifierKey("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW")
+    }
+
+    /// Mode 0: a signed note, verified; 1: a checkpoint; 2: a verifier key; 3 and 4: an inclusion or consistency
+    /// proof — two little-endian sizes (8 bytes each), then 32-byte hashes: the leaf or old root, the root, the proof.
+    static func keylog(_ input: UnsafeBufferPointer<UInt8>) {
+        guard let mode = input.first else { return }
+        let rest = UnsafeBufferPointer(rebasing: input.dropFirst())
+        switch mode % 5 {
+        case 0:
+            guard let note = try? SignedNote(parsing: rest.text) else { return }
+            _ = try? note.verified(by: noteKey.map { [$0] } ?? [])
+            _ = try? LogCheckpoint(text: note.text)
+        case 1: _ = try? LogCheckpoint(text: rest.text)
+        case 2: _ = try? NoteVerifierKey(rest.text)
+        default:
+            guard rest.count >= 16 + 64 else { return }
+            let bytes = Array(rest)
+            let first = bytes[0..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let second = bytes[8..<16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let hashes = stride(from: 16, to: bytes.count - 31, by: 32).compactMap {
+                MerkleHash(bytes: bytes[$0..<$0 + 32])
+            }
+            guard hashes.count >= 2 else { return }
+            let proof = Array(hashes.dropFirst(2))
+            if mode % 5 == 3 {
+                _ = try? MerkleProof.verifyInclusion(
+                    leaf: hashes[0],
+                    index: first,
+                    treeSize: second,
+                    proof: proof,
+                    root: hashes[1]
+                )
+            } else {
+                _ = try? MerkleProof.verifyConsistency(
+                    oldSize: first,
+                    newSize: second,
+                    oldRoot: hashes[0],
+                    newRoot: hashes[1],
+                    proof: proof
+                )
+            }
+        }
+    }
 }

@@ -36,6 +36,9 @@ enum FuzzTarget: String, CaseIterable {
     case revisionID = "revision-id"
     /// An integrity report and an executable manifest (the shield), and the summary the server reads.
     case integrityReport = "integrity-report"
+    /// The key log's parsers and verifiers: a signed note and its verification, a checkpoint, a note verifier key,
+    /// inclusion and consistency proofs (the first byte picks which).
+    case keylog
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -55,6 +58,7 @@ enum FuzzTarget: String, CaseIterable {
         case .selector: FuzzStores.selector(input)
         case .revisionID: FuzzStores.revisionID(input)
         case .integrityReport: FuzzStores.integrityReport(input)
+        case .keylog: FuzzFormats.keylog(input)
         }
     }
 }

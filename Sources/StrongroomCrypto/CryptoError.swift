@@ -19,6 +19,7 @@ public struct CryptoError: StrongroomError {
             case invalidParameters
             case io
             case cancelled
+            case invalidProof
         }
 
         private let kind: Kind
@@ -45,6 +46,9 @@ public struct CryptoError: StrongroomError {
         public static let io = Code(kind: .io)
         /// The task was cancelled; partial output was removed.
         public static let cancelled = Code(kind: .cancelled)
+        /// A Merkle inclusion or consistency proof does not prove what it claims: a hash was changed, the proof is
+        /// too short or too long, or the sizes or index do not fit the tree.
+        public static let invalidProof = Code(kind: .invalidProof)
 
         public var description: String { "\(kind)" }
     }

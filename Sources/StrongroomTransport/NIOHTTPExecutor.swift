@@ -34,12 +34,13 @@ struct NIOHTTPExecutor: HTTPExecutor {
     let connectTimeout: TimeAmount
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     /// Kept-alive connections, shared by copies of this executor and closed with the last of them.
-    let pool = ConnectionPool()
+    let pool: ConnectionPool
 
-    /// An executor for plain `http://` URLs.
-    init(connectTimeout: Duration = .seconds(10)) {
+    /// An executor for plain `http://` URLs; idle kept-alive connections close after `idleTimeout`.
+    init(connectTimeout: Duration = .seconds(10), idleTimeout: Duration = ConnectionPool.defaultIdleTimeout) {
         self.security = .plain
         self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
+        self.pool = ConnectionPool(idleTimeout: idleTimeout)
     }
 
     /// An executor for `https://` URLs with `trust` checked in the handshake and `identity` presented.
@@ -54,6 +55,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             presentsIdentity: identity != nil
         )
         self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
+        self.pool = ConnectionPool(idleTimeout: ConnectionPool.defaultIdleTimeout)
     }
 
     private var scheme: String {

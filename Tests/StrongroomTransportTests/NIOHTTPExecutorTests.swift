@@ -16,13 +16,15 @@ import Glibc
 
     /// Runs `body` with a fresh executor against a server answering as `script` says; the server is closed
     /// whatever happens.
+    /// (Idle connections are kept an hour, not the default 20 s, so a busy machine's pauses between requests cannot
+    /// change how many connections a test sees.)
     private func withServer(
         _ script: @escaping @Sendable (Int) -> ScriptedHTTPServer.Reply,
         _ body: (NIOHTTPExecutor, ScriptedHTTPServer) async throws -> Void
     ) async throws {
         let server = try await ScriptedHTTPServer(script: script)
         do {
-            try await body(NIOHTTPExecutor(), server)
+            try await body(NIOHTTPExecutor(idleTimeout: .seconds(3600)), server)
         } catch {
             await server.close()
             throw error

@@ -1,12 +1,20 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import NIOCore
+import StrongroomCore
 import Synchronization
 
 /// Idle kept-alive connections by `host:port`, at most ``maximumIdlePerHost`` each, closed after ``idleTimeout``
-/// unused and when the pool goes away (with the client that made it).
+/// unused (``defaultIdleTimeout`` unless a test needs longer) and when the pool goes away (with the client that
+/// made it).
 final class ConnectionPool: Sendable {
     static let maximumIdlePerHost = 8
-    static let idleTimeout = TimeAmount.seconds(20)
+    static let defaultIdleTimeout = Duration.seconds(20)
+
+    let idleTimeout: TimeAmount
+
+    init(idleTimeout: Duration) {
+        self.idleTimeout = .nanoseconds(idleTimeout.nanoseconds)
+    }
 
     private let idle = Mutex<[String: [HTTPConnection]]>([:])
 
@@ -30,7 +38,7 @@ final class ConnectionPool: Sendable {
     /// The idle expiry is set before the connection is in the pool: once there, another exchange may take it and
     /// set its own deadline in the same place, which a later idle expiry would overwrite.
     func put(_ connection: HTTPConnection, _ key: String) {
-        connection.expire(at: .now() + Self.idleTimeout) { [weak self] in
+        connection.expire(at: .now() + idleTimeout) { [weak self] in
             let removed = self?.idle.withLock { pool in
                 guard let index = pool[key]?.firstIndex(where: { $0 === connection }) else { return false }
                 pool[key]?.remove(at: index)
