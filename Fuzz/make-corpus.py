@@ -131,3 +131,5 @@ for i, case in enumerate(merkle["consistency"]):
     seed("keylog", f"consistency-{i}", b"\x04" + case["old"].to_bytes(8, "little") + case["new"].to_bytes(8, "little")
          + bytes.fromhex(merkle["roots"][case["old"]]) + bytes.fromhex(merkle["roots"][case["new"]])
          + b"".join(bytes.fromhex(h) for h in case["proof"]))
+for i, entry in enumerate(json.load(open(root / "Tests" / "StrongroomCryptoTests" / "Vectors" / "keylog" / "entries.json"))["entries"]):
+    seed("keylog", f"entry-{i}", b"\x05" + bytes.fromhex(entry["encoded"]))

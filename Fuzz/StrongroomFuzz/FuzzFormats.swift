@@ -54,17 +54,19 @@ enum FuzzFormats {
     }
 
     /// Mode 0: a signed note, verified; 1: a checkpoint; 2: a verifier key; 3 and 4: an inclusion or consistency
-    /// proof — two little-endian sizes (8 bytes each), then 32-byte hashes: the leaf or old root, the root, the proof.
+    /// proof — two little-endian sizes (8 bytes each), then 32-byte hashes: the leaf or old root, the root, the proof;
+    /// 5: a log entry.
     static func keylog(_ input: UnsafeBufferPointer<UInt8>) {
         guard let mode = input.first else { return }
         let rest = UnsafeBufferPointer(rebasing: input.dropFirst())
-        switch mode % 5 {
+        switch mode % 6 {
         case 0:
             guard let note = try? SignedNote(parsing: rest.text) else { return }
             _ = try? note.verified(by: noteKey.map { [$0] } ?? [])
             _ = try? LogCheckpoint(text: note.text)
         case 1: _ = try? LogCheckpoint(text: rest.text)
         case 2: _ = try? NoteVerifierKey(rest.text)
+        case 5: _ = try? KeyLogEntry(decoding: rest)
         default:
             guard rest.count >= 16 + 64 else { return }
             let bytes = Array(rest)
@@ -75,7 +77,7 @@ enum FuzzFormats {
             }
             guard hashes.count >= 2 else { return }
             let proof = Array(hashes.dropFirst(2))
-            if mode % 5 == 3 {
+            if mode % 6 == 3 {
                 _ = try? MerkleProof.verifyInclusion(
                     leaf: hashes[0],
                     index: first,
