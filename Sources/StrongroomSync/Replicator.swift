@@ -259,7 +259,8 @@ public struct Replicator: Sendable {
     /// Removes every local revision the server does not hold — a read-only member's edits, which a push refuses
     /// with ``SyncError/Code/readOnly`` — so that this replica holds what the shared datastore holds again: a
     /// document only this replica created goes, an edit made here is dropped and the document's winner is the
-    /// shared one again. Revisions the server holds stay. Run it after a pull, so that everything the server has
+    /// shared one again. Revisions the server holds stay, and so do documents this replicator's filter or channel
+    /// does not carry (they were never meant for the server). Run it after a pull, so that everything the server has
     /// is here and only local edits are left to drop.
     ///
     /// - Returns: how many revisions were removed.
@@ -272,7 +273,12 @@ public struct Replicator: Sendable {
             let page = try await datastore.changes(since: since, limit: Self.pushPageSize)
             guard !page.changes.isEmpty else { return removed }
             // The leaves first, in one question per page; only a document with an unheld leaf has anything to drop.
-            let leaves = page.changes.flatMap { change in change.leafRevIDs.map { (change.docID, $0) } }
+            // A document this replication's filter or channel does not carry was never meant for the server: its
+            // revisions are not unpushed edits, and stay.
+            let selected = try await session.selected(page.changes)
+            let leaves = page.changes.filter { selected?.contains($0.docID) ?? true }.flatMap { change in
+                change.leafRevIDs.map { (change.docID, $0) }
+            }
             var seen = Set<String>()
             for docID in try await session.unheld(leaves).map(\.docID) where seen.insert(docID).inserted {
                 let revisions = try await datastore.revisionIDs(of: docID).map { (docID, $0) }
@@ -732,7 +738,7 @@ struct Session: Sendable {
     /// With a channel or a filter, the documents of `changes` this replication carries (nil: all): those whose
     /// winning revision matches, and deleted ones whose previous revision it carried (so a tombstone reaches the
     /// channel's members, and no other document's ID does).
-    private func selected(_ changes: [DocumentChange]) async throws -> Set<String>? {
+    func selected(_ changes: [DocumentChange]) async throws -> Set<String>? {
         guard !pushSelection.isEmpty else { return nil }
         let live = try await datastore.documents(ids: changes.filter { !$0.isDeleted }.map(\.docID))
         var chosen = Set(

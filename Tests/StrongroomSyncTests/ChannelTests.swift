@@ -110,6 +110,9 @@ import Testing
             #expect(try await onLaptop.replicate().documentsPushed == 1)
             #expect(try await onPhone.replicate().revisionsApplied == 1)
             await #expect(throws: DatastoreError.self) { try await phone.document(id: "sketch") }
+            // Discarding unpushed revisions leaves the draft the filter kept local: it was never an unpushed edit.
+            #expect(try await onLaptop.discardUnpushedRevisions() == 0)
+            #expect(try await laptop.document(id: "sketch").body == ["draft": true])
 
             // The phone pushes a draft and a final; a drafts-only pull on a third replica applies the draft only.
             _ = try await phone.createDocument(id: "idea", body: ["draft": true])
