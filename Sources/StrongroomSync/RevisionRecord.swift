@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
 import StrongroomCore
+import StrongroomWire
 
 /// One revision of one document as a replicated E3DB record: what its encrypted fields and its plain meta hold.
 ///
@@ -18,17 +19,17 @@ public struct RevisionRecord: Sendable, Hashable {
 
     /// The plain-meta keys (the only plaintext a revision record has).
     public enum PlainKey {
-        public static let version = "sr.v"
-        public static let documentTag = "sr.d"
-        public static let revisionTag = "sr.r"
+        public static let version = ReplicatedType.PlainKey.version
+        public static let documentTag = ReplicatedType.PlainKey.documentTag
+        public static let revisionTag = ReplicatedType.PlainKey.revisionTag
         /// On a replica's checkpoint record instead of the tags: a random ID of that record (not a revision).
-        public static let checkpoint = "sr.c"
+        public static let checkpoint = ReplicatedType.PlainKey.checkpoint
         /// On an attachment body's file record instead of the tags: its content address (not a revision).
-        public static let attachment = "sr.a"
+        public static let attachment = ReplicatedType.PlainKey.attachment
         /// On a membership change (written by the datastore's owner) instead of the tags: a random ID.
-        public static let membership = "sr.m"
+        public static let membership = ReplicatedType.PlainKey.membership
         /// On a purge marker instead of the tags: the purged document's tag (``PurgeRecord``).
-        public static let purge = "sr.p"
+        public static let purge = ReplicatedType.PlainKey.purge
     }
 
     /// The encrypted field names.

@@ -128,6 +128,28 @@ public enum ReplicatedType {
     /// Every replicated datastore's (and channel's) opaque record type starts with it; only such a type can have an
     /// owner (`POST /v2/sync/access`), so the server checks write access for these types alone.
     public static let prefix = "sr1."
+
+    /// The plain-meta keys of a replicated type's records, the only plaintext they carry; both the server and the
+    /// replicator read them from here.
+    public enum PlainKey {
+        /// The record format version.
+        public static let version = "sr.v"
+        /// A revision record's document tag.
+        public static let documentTag = "sr.d"
+        /// A revision record's tag.
+        public static let revisionTag = "sr.r"
+        /// A replica's checkpoint record (instead of the tags): a random ID of that record.
+        public static let checkpoint = "sr.c"
+        /// An attachment body's file record (instead of the tags): its content address.
+        public static let attachment = "sr.a"
+        /// A membership change written by the owner (instead of the tags): a random ID.
+        public static let membership = "sr.m"
+        /// A purge marker (instead of the tags): the purged document's tag.
+        public static let purge = "sr.p"
+        /// The records written through v1 rather than the bulk write: checkpoints, membership changes and purge
+        /// markers.
+        public static let bookkeeping = [checkpoint, membership, purge]
+    }
 }
 
 /// `POST /v2/sync/access` body: the owner of a replicated datastore's type says what a member may write to it, so

@@ -150,13 +150,8 @@ import Testing
         try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
             server,
             _ in
-            let url = try #require(URL(string: server.baseURL))
-            let ownerClient = Client(
-                configuration: try await Client.register(token: Self.token, clientName: "owner", apiURL: url)
-            )
-            let writerClient = Client(
-                configuration: try await Client.register(token: Self.token, clientName: "writer", apiURL: url)
-            )
+            let ownerClient = try await SyncQuotaTests.client(server, "owner")
+            let writerClient = try await SyncQuotaTests.client(server, "writer")
             try await withTemporaryDirectory { folder in
                 let (owned, written) = (try await Self.store(folder, "owner"), try await Self.store(folder, "writer"))
                 let owner = Replicator(datastore: owned, name: "team", client: ownerClient)

@@ -33,12 +33,6 @@ struct RecordRoutes {
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
         let type = try authorization.requireNewRecord(body.meta, by: caller, limits: limits)
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
-        try await SyncRoutes.requireWriteAccess(
-            sync,
-            type: type,
-            caller: caller,
-            isCheckpoint: body.meta.plain?[SyncChangesRoute.checkpointKey] != nil
-        )
         try await SyncRoutes.requireBookkeeping(
             sync,
             type: type,
@@ -92,8 +86,8 @@ struct RecordRoutes {
         try authorization.requireWriter(of: existing, caller: caller, "update")
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
         let isCheckpoint =
-            existing.plain[SyncChangesRoute.checkpointKey] != nil
-            && body.meta.plain?[SyncChangesRoute.checkpointKey] != nil
+            existing.plain[ReplicatedType.PlainKey.checkpoint] != nil
+            && body.meta.plain?[ReplicatedType.PlainKey.checkpoint] != nil
         try await SyncRoutes.requireWriteAccess(sync, type: existing.type, caller: caller, isCheckpoint: isCheckpoint)
         // Of a replicated type only a replica's checkpoint changes in place: a revision record rewritten would
         // escape its document's count and reach replicas as another revision.

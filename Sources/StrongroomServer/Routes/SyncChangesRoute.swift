@@ -11,9 +11,6 @@ import Synchronization
 /// once; writes through other instances sharing the database are seen within a second. Each client may hold
 /// ``ServerLimits/syncWaitsPerClient`` such requests at once (more is 429).
 struct SyncChangesRoute {
-    /// The plain-meta key of a replica's checkpoint record.
-    static let checkpointKey = "sr.c"
-
     let store: any RecordStore
     let changes: ChangeNotifier
     let waits: WaitingClients
@@ -70,7 +67,9 @@ struct SyncChangesRoute {
         )
         for _ in 0..<10 {
             let batch = try await store.records(matching: query)
-            if let hit = batch.first(where: { $0.plain[Self.checkpointKey] == nil }) { return hit.index }
+            if let hit = batch.first(where: { $0.plain[ReplicatedType.PlainKey.checkpoint] == nil }) {
+                return hit.index
+            }
             guard batch.count == query.limit, let last = batch.last else { return nil }
             query.afterIndex = last.index
         }

@@ -24,16 +24,8 @@ struct SyncRoutes {
     static let maximumRecords = 500
     /// A tag's longest form: base64url of at most 64 bytes.
     static let maximumTagLength = 86
-    /// The plain-meta key that holds a revision record's tag.
-    static let tagKey = "sr.r"
-    /// The plain-meta key that holds a revision record's document tag.
-    static let documentTagKey = "sr.d"
-    /// The plain-meta keys of the records of a replicated type written through v1 (`RevisionRecord.PlainKey`): a
-    /// replica's checkpoint, the owner's membership change, a purge marker. Revision records go through the bulk
-    /// write, where they are tagged and counted per document.
-    static let bookkeepingKeys = ["sr.c", "sr.m", "sr.p"]
-    /// The plain-meta key of an attachment body's file record.
-    static let attachmentKey = "sr.a"
+    /// The plain-meta keys of a replicated type's records.
+    typealias Key = ReplicatedType.PlainKey
 
     let store: any SyncStore
     let clock: ServerClock
@@ -123,9 +115,10 @@ struct SyncRoutes {
         }
     }
 
-    /// 400 unless a v1 write of a record of `type` is one of a replicated type's bookkeeping records (exactly one of
-    /// ``bookkeepingKeys`` in its plain meta and no revision tag), and 413 when its writer keeps as many records of
-    /// the type as it may; any other type passes.
+    /// For a v1 write of a record of a replicated type: 403 unless `writer` may write it (a read-only member: its
+    /// checkpoints only), 400 unless it is one of the type's bookkeeping records (exactly one of
+    /// `ReplicatedType.PlainKey.bookkeeping` in its plain meta and no revision tag), 413 when its writer keeps as many
+    /// records of the type as it may. Any other type passes.
     static func requireBookkeeping(
         _ store: any SyncStore,
         type: String,
@@ -135,7 +128,8 @@ struct SyncRoutes {
     ) async throws {
         guard type.hasPrefix(ReplicatedType.prefix) else { return }
         let plain = plain ?? [:]
-        guard bookkeepingKeys.filter({ plain[$0] != nil }).count == 1, plain[tagKey] == nil else {
+        try await requireWriteAccess(store, type: type, caller: writer, isCheckpoint: plain[Key.checkpoint] != nil)
+        guard Key.bookkeeping.filter({ plain[$0] != nil }).count == 1, plain[Key.revisionTag] == nil else {
             throw ServerError.badRequest(
                 "a replicated datastore's revisions are written through /v2/sync/bulk; a v1 record of its type is a "
                     + "checkpoint, membership change or purge marker"
@@ -168,7 +162,7 @@ struct SyncRoutes {
     ) async throws {
         guard type.hasPrefix(ReplicatedType.prefix) else { return }
         try await requireWriteAccess(store, type: type, caller: caller)
-        guard let plain, plain[attachmentKey] != nil, plain[tagKey] == nil else {
+        guard let plain, plain[Key.attachment] != nil, plain[Key.revisionTag] == nil else {
             throw ServerError.badRequest("a file of a replicated datastore's type is an attachment body (sr.a)")
         }
         guard size <= limits.maximumAttachmentBytes else {
@@ -203,12 +197,12 @@ struct SyncRoutes {
         let records = try body.records.map {
             write throws -> (record: StoredRecordText, tag: String, document: String) in
             let type = try authorization.requireNewRecord(write.meta, by: caller, limits: limits)
-            guard let tag = write.meta.plain?[Self.tagKey], Self.isTag(tag) else {
-                throw ServerError.badRequest("each record needs its revision tag in plain[\"\(Self.tagKey)\"]")
+            guard let tag = write.meta.plain?[Key.revisionTag], Self.isTag(tag) else {
+                throw ServerError.badRequest("each record needs its revision tag in plain[\"\(Key.revisionTag)\"]")
             }
-            guard let document = write.meta.plain?[Self.documentTagKey], Self.isTag(document) else {
+            guard let document = write.meta.plain?[Key.documentTag], Self.isTag(document) else {
                 throw ServerError.badRequest(
-                    "each record needs its document tag in plain[\"\(Self.documentTagKey)\"]"
+                    "each record needs its document tag in plain[\"\(Key.documentTag)\"]"
                 )
             }
             guard seen.insert(type + "\u{0}" + tag).inserted else {
