@@ -23,6 +23,8 @@ extension Client {
         public var apiURL: URL
         /// How requests prove who sends them.
         public var authentication: Authentication = .bearerToken
+        /// How the public keys the server gives are checked against its key log (verified by default).
+        public var keyLog = KeyLogVerification()
 
         /// How a client authenticates its requests.
         public enum Authentication: Sendable, Hashable {

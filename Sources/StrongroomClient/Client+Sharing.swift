@@ -36,16 +36,20 @@ extension Client {
         try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type)
     }
 
-    /// Another client's public information (keys), from the server.
+    /// Another client's public information (keys), from the server, proven by its key log (unless verification is
+    /// off): every key this client encrypts to or verifies with comes through here.
     private func clientInfo(_ clientID: String) async throws(ClientError) -> ClientInfo {
-        try await authenticated(.GET, E3DBPath.client.render(clientID), success: [200], as: ClientInfo.self)
+        let info = try await authenticated(.GET, E3DBPath.client.render(clientID), success: [200], as: ClientInfo.self)
+        try await verifyKeys(of: info, for: clientID)
+        return info
     }
 
     /// Another client's public keys and status, from the server: what you need to verify a document it signed
     /// (``verify(signed:publicSigningKey:)``) or to check who you share with.
     ///
     /// - Throws: ``ClientError/Code/notFound`` for an unknown client; ``ClientError/Code/tampered`` when a key the
-    ///   server returns is malformed.
+    ///   server returns is malformed; ``ClientError/Code/keyNotLogged`` and the key log's other verdicts when the
+    ///   keys are not proven in its key log (``KeyLogVerification``).
     public func clientInfo(of clientID: UUID) async throws(ClientError) -> ClientPublicInfo {
         let info = try await clientInfo(ClientID(clientID).description)
         guard UUID(uuidString: info.clientID) == clientID else {

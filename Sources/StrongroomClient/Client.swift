@@ -16,6 +16,8 @@ public final class Client: Sendable {
     let tokens: TokenProvider
     let accessKeys = AccessKeyCache()
     let writerSigningKeys = SigningKeyCache()
+    /// The key log as this client has verified it.
+    let keyLog: KeyLogVerifier
 
     /// The client's ID in lowercase, as it goes on the wire.
     var clientID: String { ClientID(configuration.clientID).description }
@@ -37,6 +39,7 @@ public final class Client: Sendable {
         httpClient: HTTPClient = Client.defaultHTTPClient
     ) throws(ClientError) {
         self.configuration = configuration
+        self.keyLog = KeyLogVerifier(settings: configuration.keyLog)
         self.transport = try Transport(apiURL: configuration.apiURL, http: httpClient, options: options)
         self.tokens = TokenProvider(
             transport: transport,

@@ -11,6 +11,7 @@ public struct ClientError: StrongroomError {
         private enum Kind: Hashable, Sendable {
             case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
             case transport, cancelled, invalidConfiguration, untrustedServer, timedOut, integrityRefused
+            case keyNotLogged, logInconsistent, checkpointStale, keyCompromised
         }
 
         private let kind: Kind
@@ -47,6 +48,20 @@ public struct ClientError: StrongroomError {
         public static let timedOut = Code(kind: .timedOut)
         /// The configuration is unusable (bad URL, keys).
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
+        // The four below are the key log's verdicts (``KeyLogVerification``); nothing was encrypted to or verified
+        // with the key in question.
+        /// The server gave a public key without a valid proof that its key log holds it (no proof, a proof that
+        /// does not verify, or a log entry binding other keys).
+        public static let keyNotLogged = Code(kind: .keyNotLogged)
+        /// The key log is not consistent with the checkpoint this client kept: it shrank, forked or was rewritten,
+        /// or a checkpoint is not signed by the pinned log key.
+        public static let logInconsistent = Code(kind: .logInconsistent)
+        /// The server's checkpoint is older than ``KeyLogVerification/maximumCheckpointAge`` (or dated too far in the
+        /// future): a frozen or replayed view.
+        public static let checkpointStale = Code(kind: .checkpointStale)
+        /// The key log binds a key this client did not create to this client's ID: someone registered or changed
+        /// keys in its name. The client refuses key operations.
+        public static let keyCompromised = Code(kind: .keyCompromised)
 
         public var description: String { "\(kind)" }
     }

@@ -132,20 +132,30 @@ public struct ClientInfo: Codable, Sendable, Hashable {
     public var signingKey: SigningKeyObject?
     /// `validated` in the JSON.
     public var validated: Bool
+    /// `keylog` in the JSON (a Strongroom server's addition): the client's newest key leaf, proven in the log.
+    public var keyLog: KeyLogInclusion?
 
     enum CodingKeys: String, CodingKey {
         case clientID = "client_id"
         case publicKey = "public_key"
         case signingKey = "signing_key"
         case validated
+        case keyLog = "keylog"
     }
 
     /// Creates client information.
-    public init(clientID: String, publicKey: PublicKeyObject, signingKey: SigningKeyObject?, validated: Bool) {
+    public init(
+        clientID: String,
+        publicKey: PublicKeyObject,
+        signingKey: SigningKeyObject?,
+        validated: Bool,
+        keyLog: KeyLogInclusion? = nil
+    ) {
         self.clientID = clientID
         self.publicKey = publicKey
         self.signingKey = signingKey
         self.validated = validated
+        self.keyLog = keyLog
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -154,5 +164,6 @@ public struct ClientInfo: Codable, Sendable, Hashable {
         try container.encode(publicKey, forKey: .publicKey)
         try container.encode(signingKey, forKey: .signingKey)  // null, never absent (Java needs the key)
         try container.encode(validated, forKey: .validated)
+        try container.encodeIfPresent(keyLog, forKey: .keyLog)
     }
 }

@@ -135,12 +135,28 @@ extension E3DBPath {
     /// `POST`: the owner of a replicated datastore's type sets what a member may write to it.
     public static let syncAccess = E3DBPath("/v2/sync/access")
 
+    // MARK: Key log
+
+    /// `GET`: the key log's newest checkpoint.
+    public static let keyLogCheckpoint = E3DBPath("/v2/keylog/checkpoint")
+    /// `GET ?index=&size=`: an inclusion proof.
+    public static let keyLogInclusion = E3DBPath("/v2/keylog/proof/inclusion")
+    /// `GET ?old=&new=`: a consistency proof.
+    public static let keyLogConsistency = E3DBPath("/v2/keylog/proof/consistency")
+    /// `GET ?start=&count=`: leaves by range.
+    public static let keyLogLeaves = E3DBPath("/v2/keylog/leaves")
+    /// `GET`: a client's key history with proofs.
+    public static let keyLogClient = E3DBPath("/v2/keylog/clients/:id")
+    /// `GET ?after=`: the caller's commitments, opened, with proofs.
+    public static let keyLogCommitments = E3DBPath("/v2/keylog/commitments")
+
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
         .blob, .accessKey, .policy, .readerPolicies, .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
-        .syncPurge, .syncChanges, .syncAccess,
+        .syncPurge, .syncChanges, .syncAccess, .keyLogCheckpoint, .keyLogInclusion, .keyLogConsistency,
+        .keyLogLeaves, .keyLogClient, .keyLogCommitments,
     ]
 }

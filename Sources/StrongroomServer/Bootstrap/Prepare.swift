@@ -7,7 +7,7 @@ import StrongroomWire
 
 /// Start-up work every instance may repeat safely.
 func prepare(
-    store: any ClientStore,
+    store: any ClientStore & KeyLogStore,
     configuration: ServerConfiguration,
     clock: ServerClock,
     logger: Logger
@@ -30,6 +30,11 @@ func prepare(
         try await store.insertClient(backup)
         try await store.setSettingIfAbsent("backup_client_id", value: backup.clientID)
     }
+    // Clients registered before the key log existed get their registration leaves (in the order they registered).
+    var cursor: KeyLogBackfillCursor?
+    repeat {
+        cursor = try await store.backfillKeyLog(after: cursor, batch: 500)
+    } while cursor != nil
     if let token = configuration.registrationToken {
         if token.utf8.count < 32 {
             logger.warning(

@@ -52,15 +52,24 @@ struct ServerRoutes {
             scheme: configuration.tls == nil ? "http" : "https",
             host: configuration.host
         )
+        let keyLog = try ServerKeyLog(tokenKey: tokenKey, store: store, clock: clock)
+        let keyLogRoutes = KeyLogRoutes(log: keyLog, store: store)
         let account = AccountRoutes(
             store: store,
+            keyLog: keyLog,
             tokens: tokens,
             tokenLifetime: configuration.tokenLifetime,
             limits: limits,
             failures: failures,
             clock: clock
         )
-        let accessKeys = AccessKeyRoutes(store: store, authorization: authorization, results: results, limits: limits)
+        let accessKeys = AccessKeyRoutes(
+            store: store,
+            authorization: authorization,
+            results: results,
+            limits: limits,
+            clock: clock
+        )
         let records = RecordRoutes(
             store: store,
             sync: store,
@@ -70,7 +79,7 @@ struct ServerRoutes {
             blobs: blobs,
             limits: limits
         )
-        let policies = PolicyRoutes(store: store, authorization: authorization, limits: limits)
+        let policies = PolicyRoutes(store: store, authorization: authorization, limits: limits, clock: clock)
         let files = FileRoutes(
             store: store,
             sync: store,
@@ -137,6 +146,7 @@ struct ServerRoutes {
         mounts.append((account.publicRoutes, .open))
         mounts.append((files.presignedRoutes, .open))
         mounts.append((pki.publicRoutes, .open))
+        mounts.append((keyLogRoutes.publicRoutes, .open))
         mounts.append((pki.renewalRoutes, .certificate))
         mounts.append((pki.routes, .client))
         // Never refused by the integrity policy: a refused client must be able to check in a better report.
@@ -148,6 +158,7 @@ struct ServerRoutes {
         mounts.append((searchV2.routes, .client))
         mounts.append((sync.routes, .client))
         mounts.append((syncChanges.routes, .client))
+        mounts.append((keyLogRoutes.routes, .client))
         mounts.append((notes.routes, .note))
     }
 

@@ -9,6 +9,7 @@ struct AccessKeyRoutes {
     let authorization: Authorization
     let results: RecordResults
     let limits: ServerLimits
+    let clock: ServerClock
 
     /// Its paths, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
@@ -57,7 +58,7 @@ struct AccessKeyRoutes {
             }
             return empty(.created)
         }
-        try await store.replaceAccessKey(key)
+        try await store.replaceAccessKey(key, logAt: clock.wallTimestamp)
         return empty(.created)
     }
 
@@ -66,7 +67,7 @@ struct AccessKeyRoutes {
         let caller = try context.caller()
         let slot = try slot(context)
         try await authorization.requireKeyManager(of: slot, caller: caller, "delete")
-        try await store.deleteAccessKey(in: slot)
+        try await store.deleteAccessKey(in: slot, logAt: clock.wallTimestamp)
         return empty(.noContent)
     }
 }

@@ -10,7 +10,8 @@ import StrongroomWire
 
 /// Registration, tokens and client lookup.
 struct AccountRoutes {
-    let store: any ClientStore
+    let store: any ClientStore & KeyLogStore
+    let keyLog: ServerKeyLog
     let tokens: TokenIssuer
     let tokenLifetime: Duration
     let limits: ServerLimits
@@ -133,8 +134,24 @@ struct AccountRoutes {
                 clientID: client.clientID,
                 publicKey: client.publicKey,
                 signingKey: client.signingKey,
-                validated: true
+                validated: true,
+                keyLog: try await inclusion(of: client.clientID)
             )
+        )
+    }
+
+    /// The client's newest key leaf with its proof against the newest checkpoint; nil for a client not in the log.
+    private func inclusion(of clientID: String) async throws -> KeyLogInclusion? {
+        guard let leaf = try await store.keyLeaves(clientID: clientID, limit: KeyLogRoutes.maximumLeaves).last else {
+            return nil
+        }
+        let (note, proofs) = try await keyLog.proving([leaf.index])
+        guard let proof = proofs.first ?? nil else { throw ServerError.storage("a key leaf is past the log's size") }
+        return KeyLogInclusion(
+            index: leaf.index,
+            entry: KeyLogRoutes.encode(leaf.entry),
+            checkpoint: note,
+            proof: proof.map(KeyLogRoutes.encode)
         )
     }
 

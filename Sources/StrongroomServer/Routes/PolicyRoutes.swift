@@ -7,6 +7,7 @@ struct PolicyRoutes {
     let store: any SharingStore & ClientStore
     let authorization: Authorization
     let limits: ServerLimits
+    let clock: ServerClock
 
     /// Its paths, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
@@ -53,7 +54,7 @@ struct PolicyRoutes {
             policy.isAuthorizer = authorizerChange
             policy.authorizedBy = authorizerChange ? caller : nil
         }
-        try await store.savePolicy(policy)
+        try await store.savePolicy(policy, logAt: clock.wallTimestamp)
         return empty(.created)
     }
 
@@ -64,7 +65,12 @@ struct PolicyRoutes {
         let writerID = try context.clientID("writer")
         let authorizerID = try context.clientID("reader")
         try authorization.requireWriter(writerID: writerID.description, userID: userID.description, caller: caller)
-        try await store.clearAuthorizer(writerID: writerID, userID: userID, authorizerID: authorizerID)
+        try await store.clearAuthorizer(
+            writerID: writerID,
+            userID: userID,
+            authorizerID: authorizerID,
+            logAt: clock.wallTimestamp
+        )
         return try json([String: String](), status: .ok)
     }
 

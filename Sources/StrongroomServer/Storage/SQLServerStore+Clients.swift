@@ -58,14 +58,20 @@ extension SQLServerStore {
     // MARK: Clients
 
     package func insertClient(_ client: StoredClient) async throws {
-        try await database.raw(
-            """
-            INSERT INTO clients (client_id, name, public_key, signing_key, api_key_id, api_secret_hash, enabled, created,
-            registration_token) VALUES (\(bind: client.clientID), \(bind: client.name), \(bind: try json(client.publicKey)),
-            \(bind: try client.signingKey.map(json)), \(bind: client.apiKeyID), \(bind: client.apiSecretHash),
-            \(bind: client.enabled), \(bind: client.created.microseconds), \(bind: client.registrationToken))
-            """
-        ).run()
+        try await database.transaction { [engine] session in
+            try await session.raw(
+                """
+                INSERT INTO clients (client_id, name, public_key, signing_key, api_key_id, api_secret_hash, enabled,
+                created, registration_token) VALUES (\(bind: client.clientID), \(bind: client.name),
+                \(bind: try json(client.publicKey)), \(bind: try client.signingKey.map(json)), \(bind: client.apiKeyID),
+                \(bind: client.apiSecretHash), \(bind: client.enabled), \(bind: client.created.microseconds),
+                \(bind: client.registrationToken))
+                """
+            ).run()
+            if let leaf = PendingKeyLogLeaf(registering: client) {
+                try await Self.appendKeyLog([leaf], in: session, engine: engine)
+            }
+        }
     }
 
     package func client(id: ClientID) async throws -> StoredClient? {

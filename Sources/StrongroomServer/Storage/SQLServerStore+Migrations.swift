@@ -24,6 +24,7 @@ extension SQLServerStore {
                 WHERE sync_tag IS NOT NULL
                 """#
             }
+        let bytes = engine == .postgres ? "BYTEA" : "BLOB"
         return [
             (
                 1,
@@ -238,6 +239,20 @@ extension SQLServerStore {
                     """,
                     "CREATE INDEX records_writer_type ON records (writer_id, type)",
                     "CREATE INDEX records_type_files ON records (type) WHERE file_meta IS NOT NULL",
+                ]
+            ),
+            (
+                14,
+                [
+                    // The key log (`/v2/keylog/…`): one row per leaf, its index dense from 0. `entry` is the
+                    // leaf's fixed-layout bytes; `client_id` and `kind` find a client's key leaves. A commitment's
+                    // salt and what it commits to (`party`, `user_id`, `type`) stay here, for the parties only.
+                    """
+                    CREATE TABLE keylog (idx BIGINT PRIMARY KEY, entry \(bytes) NOT NULL, client_id TEXT NOT NULL,
+                    kind INTEGER NOT NULL, salt \(bytes), party TEXT, user_id TEXT, type TEXT)
+                    """,
+                    "CREATE INDEX keylog_client ON keylog (client_id, kind, idx)",
+                    "CREATE INDEX keylog_party ON keylog (party, idx) WHERE party IS NOT NULL",
                 ]
             ),
         ]

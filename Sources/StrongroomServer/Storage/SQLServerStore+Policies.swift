@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SQLKit
+import StrongroomCrypto
 package import StrongroomWire
 
 /// Sharing policies and authorizers, and the four listings.
@@ -16,29 +17,59 @@ extension SQLServerStore {
         ).first().map(decodePolicy)
     }
 
-    package func savePolicy(_ policy: StoredPolicy) async throws {
-        try await database.raw(
-            """
-            INSERT INTO policies (user_id, writer_id, reader_id, type, can_read, is_authorizer, authorized_by,
-            read_granted_by) VALUES (\(bind: policy.userID), \(bind: policy.writerID), \(bind: policy.readerID),
-            \(bind: policy.type), \(bind: policy.canRead), \(bind: policy.isAuthorizer), \(bind: policy.authorizedBy),
-            \(bind: policy.readGrantedBy))
-            ON CONFLICT (user_id, writer_id, reader_id, type) DO UPDATE SET can_read = excluded.can_read,
-            is_authorizer = excluded.is_authorizer, authorized_by = excluded.authorized_by,
-            read_granted_by = excluded.read_granted_by
-            """
-        ).run()
+    package func savePolicy(_ policy: StoredPolicy, logAt time: Timestamp) async throws {
+        let kind: KeyLogEntry.Kind = policy.isAuthorizer ? .authorizerGranted : .authorizerRevoked
+        let change = try PendingKeyLogLeaf.authorizer(
+            kind,
+            writerID: policy.writerID,
+            userID: policy.userID,
+            authorizerID: policy.readerID,
+            type: policy.type,
+            time: time
+        )
+        try await database.transaction { [engine] session in
+            let wasAuthorizer =
+                try await session.raw(
+                    """
+                    SELECT is_authorizer FROM policies WHERE user_id = \(bind: policy.userID)
+                    AND writer_id = \(bind: policy.writerID) AND reader_id = \(bind: policy.readerID)
+                    AND type = \(bind: policy.type)
+                    """
+                ).first()?.decode(column: "is_authorizer", as: Bool.self) ?? false
+            try await session.raw(
+                """
+                INSERT INTO policies (user_id, writer_id, reader_id, type, can_read, is_authorizer, authorized_by,
+                read_granted_by) VALUES (\(bind: policy.userID), \(bind: policy.writerID), \(bind: policy.readerID),
+                \(bind: policy.type), \(bind: policy.canRead), \(bind: policy.isAuthorizer),
+                \(bind: policy.authorizedBy), \(bind: policy.readGrantedBy))
+                ON CONFLICT (user_id, writer_id, reader_id, type) DO UPDATE SET can_read = excluded.can_read,
+                is_authorizer = excluded.is_authorizer, authorized_by = excluded.authorized_by,
+                read_granted_by = excluded.read_granted_by
+                """
+            ).run()
+            if wasAuthorizer != policy.isAuthorizer {
+                try await Self.appendKeyLog([change], in: session, engine: engine)
+            }
+        }
     }
 
-    package func clearAuthorizer(writerID: ClientID, userID: ClientID, authorizerID: ClientID) async throws {
+    package func clearAuthorizer(
+        writerID: ClientID,
+        userID: ClientID,
+        authorizerID: ClientID,
+        logAt time: Timestamp
+    )
+        async throws
+    {
         let (writerID, userID, readerID) = (writerID.description, userID.description, authorizerID.description)
-        try await database.transaction { session in
-            try await session.raw(
+        try await database.transaction { [engine] session in
+            let types = try await session.raw(
                 """
                 UPDATE policies SET is_authorizer = \(bind: false), authorized_by = NULL
                 WHERE user_id = \(bind: userID) AND writer_id = \(bind: writerID) AND reader_id = \(bind: readerID)
+                AND is_authorizer = \(bind: true) RETURNING type
                 """
-            ).run()
+            ).all().map { try $0.decode(column: "type", as: String.self) }
             // Reads the authorizer granted itself go with it.
             try await session.raw(
                 """
@@ -47,6 +78,17 @@ extension SQLServerStore {
                 AND read_granted_by = \(bind: readerID)
                 """
             ).run()
+            let revocations = try types.sorted().map { type in
+                try PendingKeyLogLeaf.authorizer(
+                    .authorizerRevoked,
+                    writerID: writerID,
+                    userID: userID,
+                    authorizerID: readerID,
+                    type: type,
+                    time: time
+                )
+            }
+            try await Self.appendKeyLog(revocations, in: session, engine: engine)
         }
     }
 

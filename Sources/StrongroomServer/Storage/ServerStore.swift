@@ -8,7 +8,7 @@ package import StrongroomWire
 /// Identifiers are typed (`ClientID`, `RecordID`, ``AccessKeySlot``) wherever two could be swapped; stored rows
 /// keep their wire text.
 package protocol ServerStore: ClientStore, SharingStore, RecordStore, SyncStore, NoteStore, CertificateStore,
-    IntegrityStore
+    IntegrityStore, KeyLogStore
 {
     /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
@@ -35,7 +35,8 @@ package protocol ClientStore: Sendable {
 
     // MARK: Clients
 
-    /// Adds a registered client.
+    /// Adds a registered client and, in the same transaction, its registration leaf to the key log (when its keys
+    /// are a pair a leaf binds).
     func insertClient(_ client: StoredClient) async throws
     /// The client with this ID, or nil.
     func client(id: ClientID) async throws -> StoredClient?
@@ -60,19 +61,29 @@ package protocol SharingStore: Sendable {
     func accessKey(in slot: AccessKeySlot) async throws -> StoredAccessKey?
     /// Inserts an EAK; false when that slot already holds one.
     func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool
-    /// Stores an EAK, replacing the one that slot holds (a reader's slot shared again).
-    func replaceAccessKey(_ key: StoredAccessKey) async throws
-    /// Deletes the EAK in `slot` (nothing when there is none).
-    func deleteAccessKey(in slot: AccessKeySlot) async throws
+    /// Stores an EAK, replacing the one that slot holds (a reader's slot shared again); when the slot held no EAK or
+    /// another one, logs a grant commitment at `time` in the same transaction.
+    func replaceAccessKey(_ key: StoredAccessKey, logAt time: Timestamp) async throws
+    /// Deletes the EAK in `slot` (nothing when there is none); when there was one, logs a revocation commitment at
+    /// `time` in the same transaction.
+    func deleteAccessKey(in slot: AccessKeySlot, logAt time: Timestamp) async throws
 
     // MARK: Policies
 
     /// The policy of `slot`, or nil when none was ever set.
     func policy(for slot: AccessKeySlot) async throws -> StoredPolicy?
-    /// Inserts or replaces a policy.
-    func savePolicy(_ policy: StoredPolicy) async throws
-    /// Clears the authorizer flag of `authorizerID` for every type of the writer, and the reads it granted itself.
-    func clearAuthorizer(writerID: ClientID, userID: ClientID, authorizerID: ClientID) async throws
+    /// Inserts or replaces a policy; when its authorizer flag changes, logs the grant or revocation's commitment at
+    /// `time` in the same transaction.
+    func savePolicy(_ policy: StoredPolicy, logAt time: Timestamp) async throws
+    /// Clears the authorizer flag of `authorizerID` for every type of the writer, and the reads it granted itself;
+    /// logs a revocation commitment at `time` for each type it cleared.
+    func clearAuthorizer(
+        writerID: ClientID,
+        userID: ClientID,
+        authorizerID: ClientID,
+        logAt time: Timestamp
+    )
+        async throws
     /// One page of the read grants a writer gave, ordered by reader and type.
     func readPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy]
     /// One page of the read grants a reader received, ordered by writer and type.
@@ -81,6 +92,21 @@ package protocol SharingStore: Sendable {
     func authorizerPolicies(writerID: String, page: ListingPage) async throws -> [StoredPolicy]
     /// One page of the writers an authorizer acts for, ordered by writer and type.
     func authorizerPolicies(authorizerID: String, page: ListingPage) async throws -> [StoredPolicy]
+}
+
+/// The key log's leaves (`/v2/keylog/…`).
+package protocol KeyLogStore: Sendable {
+    /// How many leaves the log holds.
+    func keyLogSize() async throws -> UInt64
+    /// At most `limit` leaves from `index` on, in order.
+    func keyLogLeaves(from index: UInt64, limit: Int) async throws -> [StoredKeyLogLeaf]
+    /// The first `limit` key leaves (registration, key changes) of a client, in order.
+    func keyLeaves(clientID: String, limit: Int) async throws -> [StoredKeyLogLeaf]
+    /// At most `limit` commitment leaves after `index` that `party` wrote or is the other party of, in order.
+    func commitmentLeaves(party: String, after index: UInt64?, limit: Int) async throws -> [StoredKeyLogLeaf]
+    /// Logs the registration of up to `batch` clients stored before the log existed, after `cursor`; returns where
+    /// it stopped, nil when no client is left.
+    func backfillKeyLog(after cursor: KeyLogBackfillCursor?, batch: Int) async throws -> KeyLogBackfillCursor?
 }
 
 /// Records and file records.

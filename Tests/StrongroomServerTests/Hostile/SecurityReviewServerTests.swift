@@ -40,12 +40,12 @@ import Testing
         #expect(Set(routes.map { "\($0.method) \($0.path)" }).count == routes.count, "no route is mounted twice")
         // Open by design: health and readiness, this API's description, registration and the token exchange (their own credentials), the
         // backup acknowledgement (answers 201 whatever it is sent), presigned blob transfers (their own signed URL),
-        // the CA chain and its revocation list.
+        // the CA chain and its revocation list, the key log's checkpoint and consistency proofs (sizes and hashes).
         let open: Set<String> = [
             "GET /health", "GET /ready", "GET /openapi.yaml", "POST /v1/account/e3db/clients/register",
             "POST /v1/auth/token",
             "POST /v1/account/backup/{token}/{client}", "PUT /v1/storage/blobs/{id}", "GET /v1/storage/blobs/{id}",
-            "GET /v1/pki/ca", "GET /v1/pki/crl",
+            "GET /v1/pki/ca", "GET /v1/pki/crl", "GET /v2/keylog/checkpoint", "GET /v2/keylog/proof/consistency",
         ]
         for route in routes {
             let expected: RouteGuard

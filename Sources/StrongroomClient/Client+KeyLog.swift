@@ -1,0 +1,279 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+public import StrongroomCrypto
+import StrongroomWire
+
+extension Client {
+    /// The server's newest key log checkpoint, verified: signed by the pinned log key, fresh, and consistent with
+    /// the newest one this client kept (which it then replaces).
+    ///
+    /// - Throws: ``ClientError/Code/logInconsistent``, ``ClientError/Code/checkpointStale``, or a transport error.
+    @discardableResult
+    public func keyLogCheckpoint() async throws(ClientError) -> LogCheckpoint {
+        let answer = try await authenticated(
+            .GET,
+            E3DBPath.keyLogCheckpoint.render(),
+            success: [200],
+            as: KeyLogCheckpointResponse.self
+        )
+        return try await acceptCheckpoint(answer.checkpoint)
+    }
+
+    /// This client's own key history in the log, each leaf proven against a verified checkpoint, and checked to
+    /// bind only this client's keys.
+    ///
+    /// It shows what the server answers for this client's ID: a server could leave a leaf out of this answer while
+    /// showing it to others, which only a full scan (``monitorKeyLog()``) rules out.
+    ///
+    /// - Throws: ``ClientError/Code/keyCompromised`` when a leaf binds keys this client did not create to its ID;
+    ///   ``ClientError/Code/keyNotLogged`` when its registration is not in the log or a proof fails.
+    public func auditKeys() async throws(ClientError) -> KeyHistory {
+        let answer: KeyLogHistoryResponse
+        do {
+            answer = try await authenticated(
+                .GET,
+                E3DBPath.keyLogClient.render(clientID),
+                success: [200],
+                as: KeyLogHistoryResponse.self
+            )
+        } catch {
+            // (Not `catch where`: the 6.3 compiler crashes on it after typed throws.)
+            guard error.code == .notFound else { throw error }
+            throw ClientError(.keyNotLogged, "this client's registration is not in the server's key log")
+        }
+        let checkpoint = try await acceptCheckpoint(answer.checkpoint)
+        guard answer.leaves.count <= 1_000 else {
+            throw ClientError(.invalidResponse, "a key history has at most 1,000 leaves")
+        }
+        var entries: [KeyHistory.Entry] = []
+        var previous: UInt64?
+        for leaf in answer.leaves {
+            let entry = try Self.proven(leaf, proof: leaf.proof ?? [], against: checkpoint)
+            guard entry.clientID == configuration.clientID, let keys = entry.keys else {
+                throw ClientError(.keyNotLogged, "the server's key history for this client holds another entry")
+            }
+            guard keys.previous == previous else {
+                throw ClientError(.keyNotLogged, "this client's key leaves do not form one chain in the log")
+            }
+            previous = leaf.index
+            let mine =
+                keys.encryption == configuration.keys.encryptionKey.publicKey
+                && keys.signing == configuration.keys.signingKey.publicKey
+            entries.append(KeyHistory.Entry(index: leaf.index, kind: entry.kind, time: entry.time, isThisClients: mine))
+        }
+        guard !entries.isEmpty else {
+            throw ClientError(.keyNotLogged, "this client's registration is not in the server's key log")
+        }
+        if let foreign = entries.first(where: { !$0.isThisClients }) {
+            throw ClientError(
+                .keyCompromised,
+                "the key log binds keys this client did not create to its ID (leaf \(foreign.index)): "
+                    + "someone registered or changed keys in its name"
+            )
+        }
+        return KeyHistory(clientID: configuration.clientID, checkpoint: checkpoint, entries: entries)
+    }
+
+    /// Scans the whole key log from its first leaf: recomputes the root of a verified checkpoint from the leaves the
+    /// server serves, and checks that every key leaf naming this client binds this client's keys.
+    ///
+    /// This is the check a self-scan cannot make: the server cannot hide a leaf from a monitor without the root
+    /// changing. It reads every leaf (at most ``maximumMonitoredLeaves``), so it is for monitors and audits, not for
+    /// every request.
+    ///
+    /// - Throws: ``ClientError/Code/keyCompromised`` for a foreign key bound to this client's ID,
+    ///   ``ClientError/Code/logInconsistent`` when the leaves do not hash to the checkpoint's root.
+    public func monitorKeyLog() async throws(ClientError) -> KeyLogMonitorReport {
+        let checkpoint = try await keyLogCheckpoint()
+        guard checkpoint.size <= Self.maximumMonitoredLeaves else {
+            throw ClientError(.invalidResponse, "the key log holds more than \(Self.maximumMonitoredLeaves) leaves")
+        }
+        var tree = MerkleTree()
+        var own: [UInt64] = []
+        var foreign: [UInt64] = []
+        while tree.size < checkpoint.size {
+            let page = try await authenticated(
+                .GET,
+                E3DBPath.keyLogLeaves.render() + "?start=\(tree.size)&count=1000",
+                success: [200],
+                as: KeyLogLeavesResponse.self
+            )
+            guard !page.leaves.isEmpty, page.leaves.count <= 1_000 else {
+                throw ClientError(.logInconsistent, "the server stopped serving key log leaves at \(tree.size)")
+            }
+            for leaf in page.leaves where tree.size < checkpoint.size {
+                guard leaf.index == tree.size, let bytes = Data(base64Encoded: leaf.entry), bytes.count <= 128 else {
+                    throw ClientError(.logInconsistent, "the server served key log leaf \(leaf.index) out of order")
+                }
+                tree.append(.leaf(bytes))
+                guard let entry = try? KeyLogEntry(decoding: bytes) else { continue }  // a newer kind: not ours
+                guard entry.clientID == configuration.clientID, let keys = entry.keys else { continue }
+                let mine =
+                    keys.encryption == configuration.keys.encryptionKey.publicKey
+                    && keys.signing == configuration.keys.signingKey.publicKey
+                if mine { own.append(leaf.index) } else { foreign.append(leaf.index) }
+            }
+        }
+        guard tree.root(size: checkpoint.size) == checkpoint.root else {
+            throw ClientError(
+                .logInconsistent,
+                "the key log's leaves do not hash to its checkpoint's root: the server shows a different log"
+            )
+        }
+        if let first = foreign.first {
+            throw ClientError(
+                .keyCompromised,
+                "the key log binds keys this client did not create to its ID (leaf \(first)): "
+                    + "someone registered or changed keys in its name"
+            )
+        }
+        return KeyLogMonitorReport(checkpoint: checkpoint, ownKeyLeaves: own)
+    }
+
+    /// The most leaves ``monitorKeyLog()`` reads.
+    public static let maximumMonitoredLeaves: UInt64 = 10_000_000
+
+    // MARK: Verified lookups
+
+    /// Checks that `info`, the server's answer for `clientID`, carries keys its key log proves (when verification
+    /// is on), and that this client's own history is clean (once per client).
+    func verifyKeys(of info: ClientInfo, for clientID: String) async throws(ClientError) {
+        guard configuration.keyLog.isEnabled else { return }
+        try await checkOwnHistory()
+        guard let inclusion = info.keyLog else {
+            throw ClientError(.keyNotLogged, "the server gave client \(clientID)'s keys without a key log proof")
+        }
+        guard let bytes = Data(base64Encoded: inclusion.entry), bytes.count <= 128 else {
+            throw ClientError(.keyNotLogged, "the key log entry the server gave for client \(clientID) is malformed")
+        }
+        let checkpoint = try await acceptCheckpoint(inclusion.checkpoint)
+        let entry = try Self.proven(
+            KeyLogLeaf(index: inclusion.index, entry: inclusion.entry),
+            proof: inclusion.proof,
+            against: checkpoint
+        )
+        guard entry.clientID.uuidString.lowercased() == clientID.lowercased(), let keys = entry.keys,
+            keys.encryption.base64URLEncoded == info.publicKey.curve25519,
+            keys.signing.base64URLEncoded == info.signingKey?.ed25519
+        else {
+            throw ClientError(
+                .keyNotLogged,
+                "the keys the server gave for client \(clientID) are not the ones its key log binds to it"
+            )
+        }
+    }
+
+    /// Runs ``auditKeys()`` once per client; a compromise found sticks.
+    private func checkOwnHistory() async throws(ClientError) {
+        switch await keyLog.ownHistoryOutcome {
+        case .success: return
+        case .failure(let error): throw error
+        case nil: break
+        }
+        do {
+            _ = try await auditKeys()
+            await keyLog.recordOwnHistory(.success(()))
+        } catch {
+            if error.code == .keyCompromised { await keyLog.recordOwnHistory(.failure(error)) }
+            throw error
+        }
+    }
+
+    /// `note` verified against the pinned key and freshness, then accepted as consistent with the newest kept.
+    func acceptCheckpoint(_ note: String) async throws(ClientError) -> LogCheckpoint {
+        let key = try await keyLog.verifierKey { () async throws(ClientError) -> String in
+            try await self.authenticated(
+                .GET,
+                E3DBPath.keyLogCheckpoint.render(),
+                success: [200],
+                as: KeyLogCheckpointResponse.self
+            ).verifierKey
+        }
+        let checkpoint = try await keyLog.check(note: note, key: key, now: Date())
+        try await keyLog.advance(to: checkpoint, note: note) { (old, new) async throws(ClientError) -> [MerkleHash] in
+            let answer = try await self.authenticated(
+                .GET,
+                E3DBPath.keyLogConsistency.render() + "?old=\(old)&new=\(new)",
+                success: [200],
+                as: KeyLogProofResponse.self
+            )
+            return try Self.hashes(answer.proof)
+        }
+        return checkpoint
+    }
+
+    /// The entry of `leaf`, after its inclusion proof against `checkpoint` verifies.
+    static func proven(
+        _ leaf: KeyLogLeaf,
+        proof: [String],
+        against checkpoint: LogCheckpoint
+    ) throws(ClientError)
+        -> KeyLogEntry
+    {
+        guard let bytes = Data(base64Encoded: leaf.entry), bytes.count <= 128 else {
+            throw ClientError(.keyNotLogged, "a key log leaf from the server is malformed")
+        }
+        do {
+            try MerkleProof.verifyInclusion(
+                leaf: .leaf(bytes),
+                index: leaf.index,
+                treeSize: checkpoint.size,
+                proof: try hashes(proof),
+                root: checkpoint.root
+            )
+            return try KeyLogEntry(decoding: bytes)
+        } catch {
+            throw ClientError(
+                .keyNotLogged,
+                "key log leaf \(leaf.index) is not proven in the checkpoint of \(checkpoint.size) leaves",
+                underlying: error
+            )
+        }
+    }
+
+    /// Hashes in standard base64, at most 64.
+    static func hashes(_ texts: [String]) throws(ClientError) -> [MerkleHash] {
+        guard texts.count <= MerkleProof.maximumLength else {
+            throw ClientError(.invalidResponse, "a key log proof has at most \(MerkleProof.maximumLength) hashes")
+        }
+        var hashes: [MerkleHash] = []
+        for text in texts {
+            guard text.utf8.count <= 64, let data = Data(base64Encoded: text), let hash = MerkleHash(bytes: data) else {
+                throw ClientError(.invalidResponse, "a key log proof holds something that is not a hash")
+            }
+            hashes.append(hash)
+        }
+        return hashes
+    }
+}
+
+/// A client's key history as its key log holds it (``Client/auditKeys()``).
+public struct KeyHistory: Sendable, Hashable {
+    /// One key leaf.
+    public struct Entry: Sendable, Hashable {
+        /// The leaf's index in the log.
+        public var index: UInt64
+        /// Registration or key change.
+        public var kind: KeyLogEntry.Kind
+        /// When, in microseconds since the Unix epoch.
+        public var time: UInt64
+        /// Whether it binds this client's own keys.
+        public var isThisClients: Bool
+    }
+
+    /// The client.
+    public var clientID: UUID
+    /// The checkpoint every leaf was proven against.
+    public var checkpoint: LogCheckpoint
+    /// The key leaves, oldest first.
+    public var entries: [Entry]
+}
+
+/// What a full scan of the key log found (``Client/monitorKeyLog()``).
+public struct KeyLogMonitorReport: Sendable, Hashable {
+    /// The checkpoint whose leaves were scanned and whose root they hash to.
+    public var checkpoint: LogCheckpoint
+    /// The leaves binding this client's own keys.
+    public var ownKeyLeaves: [UInt64]
+}

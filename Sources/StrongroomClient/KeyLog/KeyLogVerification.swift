@@ -1,0 +1,121 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+public import StrongroomCrypto
+
+/// How a client checks the public keys the server gives it against the server's key log (on by default).
+///
+/// With verification on, every public key the client encrypts to or verifies a signature with (sharing, sharing on
+/// a writer's behalf, ``Client/clientInfo(of:)``, a shared record's signer) must come with an inclusion proof
+/// against a checkpoint that is signed by the log's key, fresh (``maximumCheckpointAge``) and consistent with the
+/// newest checkpoint this client kept (``state``); otherwise the operation fails with
+/// ``ClientError/Code/keyNotLogged``, ``ClientError/Code/logInconsistent`` or ``ClientError/Code/checkpointStale``
+/// and nothing is encrypted to the key. The client also checks its own key history once per ``Client`` and refuses
+/// key operations (``ClientError/Code/keyCompromised``) if the log binds a key it did not create to its ID.
+///
+/// The log's key is the one ``verifierKey`` pins; without one, the first checkpoint the client sees pins it (trust on
+/// first use) and ``state`` keeps it. See the DocC article "Verifying a key log" for what this does and does not
+/// detect.
+public struct KeyLogVerification: Sendable {
+    /// Whether keys are checked (false only through ``trustingTheServer()``).
+    public private(set) var isEnabled: Bool
+    /// The log's verifier key (`name+keyid+base64`, as `strongroom-server keylog key` prints it); nil pins the first
+    /// one seen.
+    public var verifierKey: NoteVerifierKey?
+    /// How old a checkpoint may be (by its `timestamp` line) before it is refused as stale; also how far in the future
+    /// a server's clock may be. Ten minutes by default.
+    public var maximumCheckpointAge: Duration
+    /// Where the pinned key and the newest checkpoint are kept between runs (in memory by default: a new process
+    /// pins on first use again).
+    public var state: any KeyLogStateStore
+
+    /// Verification on, with a pinned key or trust on first use.
+    public init(
+        verifierKey: NoteVerifierKey? = nil,
+        maximumCheckpointAge: Duration = .seconds(600),
+        state: any KeyLogStateStore = KeyLogMemoryState()
+    ) {
+        isEnabled = true
+        self.verifierKey = verifierKey
+        self.maximumCheckpointAge = maximumCheckpointAge
+        self.state = state
+    }
+
+    /// **Unsafe**: no key log checks. The client takes the server's word for every public key, as the official E3DB
+    /// SDKs do, so a compromised server can substitute a key and read what is shared from then on. Only for servers
+    /// without a key log (Tozny's).
+    public static func trustingTheServer() -> KeyLogVerification {
+        var verification = KeyLogVerification()
+        verification.isEnabled = false
+        return verification
+    }
+}
+
+/// What a client keeps of the key log between runs: the log's verifier key and the newest checkpoint it accepted.
+/// Both are public (no secret): a checkpoint only names a size and a hash.
+public struct KeyLogState: Codable, Sendable, Hashable {
+    /// The pinned verifier key, `name+keyid+base64`.
+    public var verifierKey: String
+    /// The newest checkpoint accepted, as the signed note the server sent.
+    public var checkpoint: String?
+
+    enum CodingKeys: String, CodingKey {
+        case verifierKey = "verifier_key"
+        case checkpoint
+    }
+
+    /// Creates a state.
+    public init(verifierKey: String, checkpoint: String?) {
+        self.verifierKey = verifierKey
+        self.checkpoint = checkpoint
+    }
+}
+
+/// Where ``KeyLogState`` is kept.
+public protocol KeyLogStateStore: Sendable {
+    /// The stored state, or nil when none was saved.
+    func load() async throws -> KeyLogState?
+    /// Replaces the stored state.
+    func save(_ state: KeyLogState) async throws
+}
+
+/// Keeps the key log state in memory, for the life of the process.
+public actor KeyLogMemoryState: KeyLogStateStore {
+    private var state: KeyLogState?
+
+    /// An empty state, or `state`.
+    public init(_ state: KeyLogState? = nil) { self.state = state }
+
+    public func load() -> KeyLogState? { state }
+    public func save(_ state: KeyLogState) { self.state = state }
+}
+
+/// Keeps the key log state in a JSON file (written atomically, mode 0600), such as next to a client profile.
+public struct KeyLogFileState: KeyLogStateStore {
+    /// The file.
+    public let url: URL
+
+    /// A state kept in `url`.
+    public init(url: URL) { self.url = url }
+
+    public func load() async throws -> KeyLogState? {
+        let path = url.path
+        let data = try await BlockingExecutor.shared.run { _ -> Data? in
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            // A state is two short lines; anything past 64 KiB is not one.
+            return try handle.read(upToCount: 64 << 10) ?? Data()
+        }
+        guard let data else { return nil }
+        return try JSONDecoder().decode(KeyLogState.self, from: data)
+    }
+
+    public func save(_ state: KeyLogState) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data = try encoder.encode(state)
+        let path = url.path
+        try await BlockingExecutor.shared.run { _ in try AtomicFile.write(data, to: path) }
+    }
+}

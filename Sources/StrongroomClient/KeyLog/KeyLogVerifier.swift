@@ -1,0 +1,202 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import StrongroomCrypto
+
+/// A client's view of the key log: the pinned verifier key and the newest checkpoint it accepted, loaded from and
+/// saved to ``KeyLogVerification/state``. Checkpoints only move forward, each proven consistent with the last.
+actor KeyLogVerifier {
+    /// How many times a checkpoint is re-checked when another one was accepted while its proof was fetched.
+    static let maximumRounds = 8
+
+    let settings: KeyLogVerification
+    private var loaded = false
+    private var pinned: NoteVerifierKey?
+    private var newest: (checkpoint: LogCheckpoint, note: String)?
+    /// The outcome of this client's check of its own key history, once made.
+    private var ownHistory: Result<Void, ClientError>?
+
+    init(settings: KeyLogVerification) {
+        self.settings = settings
+        pinned = settings.verifierKey
+    }
+
+    /// The pinned key: configured, stored, or `firstUse` (fetched) when there is neither, then kept.
+    func verifierKey(
+        firstUse: @Sendable () async throws(ClientError) -> String
+    ) async throws(ClientError)
+        -> NoteVerifierKey
+    {
+        try await load()
+        if let pinned { return pinned }
+        let text = try await firstUse()
+        if let pinned { return pinned }  // another call pinned one meanwhile
+        let key: NoteVerifierKey
+        do {
+            key = try NoteVerifierKey(text)
+        } catch {
+            throw ClientError(
+                .logInconsistent,
+                "the server's key log key is not a valid verifier key",
+                underlying: error
+            )
+        }
+        pinned = key
+        try await save()
+        return key
+    }
+
+    /// `note` parsed and checked: signed by `key`, a checkpoint of its log, dated within the freshness bound.
+    func check(note: String, key: NoteVerifierKey, now: Date) throws(ClientError) -> LogCheckpoint {
+        let checkpoint: LogCheckpoint
+        do {
+            let signed = try SignedNote(parsing: note)
+            _ = try signed.verified(by: [key])
+            checkpoint = try LogCheckpoint(text: signed.text)
+        } catch {
+            throw ClientError(
+                .logInconsistent,
+                "a key log checkpoint is not signed by the log key this client pinned (\(key.name))",
+                underlying: error
+            )
+        }
+        guard checkpoint.origin == key.name else {
+            throw ClientError(.logInconsistent, "a key log checkpoint names another log (\(checkpoint.origin))")
+        }
+        guard let line = checkpoint.extensions.first(where: { $0.hasPrefix("timestamp ") }),
+            let seconds = Int64(line.dropFirst("timestamp ".count)), seconds >= 0, seconds <= 1 << 40
+        else {
+            throw ClientError(.checkpointStale, "a key log checkpoint carries no time, so its freshness is unknown")
+        }
+        let age = now.timeIntervalSince1970 - Double(seconds)
+        let bound = Double(settings.maximumCheckpointAge.components.seconds)
+        guard abs(age) <= bound else {
+            throw ClientError(
+                .checkpointStale,
+                age > 0
+                    ? "the server's key log checkpoint is \(Int(age)) s old (at most \(Int(bound)) s is accepted)"
+                    : "the server's key log checkpoint is dated \(Int(-age)) s in the future"
+            )
+        }
+        return checkpoint
+    }
+
+    /// Accepts `checkpoint` if it is consistent with the newest one kept (proven by `prove(old, new)`), keeping it
+    /// when it is newer.
+    ///
+    /// - Throws: ``ClientError/Code/logInconsistent`` when the log shrank, forked or was rewritten.
+    func advance(
+        to checkpoint: LogCheckpoint,
+        note: String,
+        prove: @Sendable (UInt64, UInt64) async throws(ClientError) -> [MerkleHash]
+    ) async throws(ClientError) {
+        try await load()
+        for _ in 0..<Self.maximumRounds {
+            guard let current = newest else {
+                newest = (checkpoint, note)
+                try await save()
+                return
+            }
+            if checkpoint.size == current.checkpoint.size {
+                guard checkpoint.root == current.checkpoint.root else {
+                    throw ClientError(
+                        .logInconsistent,
+                        "the key log has two different trees of \(checkpoint.size) leaves: it forked"
+                    )
+                }
+                return
+            }
+            let (old, new) =
+                checkpoint.size < current.checkpoint.size
+                ? (checkpoint, current.checkpoint) : (current.checkpoint, checkpoint)
+            let proof = try await prove(old.size, new.size)
+            // Another call may have moved the newest checkpoint while this proof was fetched: check against that.
+            guard newest?.checkpoint == current.checkpoint else { continue }
+            do {
+                try MerkleProof.verifyConsistency(
+                    oldSize: old.size,
+                    newSize: new.size,
+                    oldRoot: old.root,
+                    newRoot: new.root,
+                    proof: proof
+                )
+            } catch {
+                throw ClientError(
+                    .logInconsistent,
+                    "the key log of \(new.size) leaves does not extend the one of \(old.size) this client saw: "
+                        + "it shrank, forked or was rewritten",
+                    underlying: error
+                )
+            }
+            if checkpoint.size > current.checkpoint.size {
+                newest = (checkpoint, note)
+                try await save()
+            }
+            return
+        }
+        throw ClientError(.server, "the key log kept moving while its consistency was checked; try again")
+    }
+
+    /// The newest checkpoint accepted, if any.
+    func newestCheckpoint() async throws(ClientError) -> LogCheckpoint? {
+        try await load()
+        return newest?.checkpoint
+    }
+
+    /// The outcome of the client's own history check, or nil when it has not run.
+    var ownHistoryOutcome: Result<Void, ClientError>? { ownHistory }
+
+    /// Records the outcome of the client's own history check (a failure sticks for the life of the client).
+    func recordOwnHistory(_ outcome: Result<Void, ClientError>) {
+        if case .failure = ownHistory { return }
+        ownHistory = outcome
+    }
+
+    private func load() async throws(ClientError) {
+        guard !loaded else { return }
+        let stored: KeyLogState?
+        do {
+            stored = try await settings.state.load()
+        } catch {
+            throw ClientError(.invalidConfiguration, "the key log state could not be read", underlying: error)
+        }
+        loaded = true
+        guard let stored else { return }
+        let storedKey: NoteVerifierKey
+        do {
+            storedKey = try NoteVerifierKey(stored.verifierKey)
+        } catch {
+            throw ClientError(.invalidConfiguration, "the stored key log key is not valid", underlying: error)
+        }
+        if let pinned, pinned != storedKey {
+            throw ClientError(
+                .logInconsistent,
+                "the stored key log state belongs to another log key (\(storedKey.name)) than the configured one"
+            )
+        }
+        pinned = storedKey
+        if let note = stored.checkpoint {
+            do {
+                let signed = try SignedNote(parsing: note)
+                _ = try signed.verified(by: [storedKey])
+                let checkpoint = try LogCheckpoint(text: signed.text)
+                newest = (checkpoint, note)
+            } catch {
+                throw ClientError(
+                    .invalidConfiguration,
+                    "the stored key log checkpoint is not valid",
+                    underlying: error
+                )
+            }
+        }
+    }
+
+    private func save() async throws(ClientError) {
+        guard let pinned else { return }
+        do {
+            try await settings.state.save(KeyLogState(verifierKey: pinned.description, checkpoint: newest?.note))
+        } catch {
+            throw ClientError(.invalidConfiguration, "the key log state could not be saved", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+package import StrongroomCrypto
+package import StrongroomWire
+
+/// A leaf to append to the key log, with what a commitment opens to (kept in the database for the parties, never
+/// in the leaf).
+package struct PendingKeyLogLeaf: Sendable, Hashable {
+    /// The leaf.
+    package var entry: KeyLogEntry
+    /// A commitment's 32-byte salt.
+    package var salt: [UInt8]?
+    /// The other party of a commitment: the reader of an access grant, the authorizer of an authorizer grant.
+    package var party: String?
+    /// An access grant's user.
+    package var userID: String?
+    /// The record type a commitment is about.
+    package var type: String?
+
+    package init(
+        entry: KeyLogEntry,
+        salt: [UInt8]? = nil,
+        party: String? = nil,
+        userID: String? = nil,
+        type: String? = nil
+    ) {
+        (self.entry, self.salt, self.party, self.userID, self.type) = (entry, salt, party, userID, type)
+    }
+
+    /// The registration leaf of `client`, or nil when its keys are not the pair a leaf binds (an X25519 key and an
+    /// Ed25519 signing key): such a client is not in the log, and verifying clients refuse its keys.
+    package init?(registering client: StoredClient) {
+        guard let id = UUID(uuidString: client.clientID), let encryption = client.publicKey.curve25519,
+            let signing = client.signingKey?.ed25519,
+            let encryptionKey = try? EncryptionPublicKey(base64URLEncoded: encryption),  // unusable: not logged
+            let signingKey = try? SigningPublicKey(base64URLEncoded: signing),  // as above
+            client.created.microseconds >= 0,
+            let entry = try? KeyLogEntry(  // refused keys (small order): not logged
+                keysOf: id,
+                KeyLogEntry.Keys(encryption: encryptionKey, signing: signingKey, previous: nil),
+                registration: true,
+                time: UInt64(client.created.microseconds)
+            )
+        else { return nil }
+        self.init(entry: entry)
+    }
+
+    /// A commitment to `slot`'s access key being shared with its reader (or unshared), with a fresh salt.
+    package static func access(_ kind: KeyLogEntry.Kind, _ slot: AccessKeySlot, time: Timestamp) throws -> Self {
+        guard let writer = UUID(uuidString: slot.writerID), let user = UUID(uuidString: slot.userID),
+            let reader = UUID(uuidString: slot.readerID)
+        else { throw ServerError.badRequest("client IDs are UUIDs") }
+        let salt = [UInt8](SecureRandom.data(count: 32))
+        let commitment = try KeyLogCommitment.access(
+            kind,
+            writer: writer,
+            user: user,
+            reader: reader,
+            type: slot.type,
+            salt: salt
+        )
+        return Self(
+            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: UInt64(max(0, time.microseconds))),
+            salt: salt,
+            party: slot.readerID,
+            userID: slot.userID,
+            type: slot.type
+        )
+    }
+
+    /// A commitment to `authorizer` being allowed (or no longer allowed) to share `writer`'s records of `type`.
+    package static func authorizer(
+        _ kind: KeyLogEntry.Kind,
+        writerID: String,
+        userID: String,
+        authorizerID: String,
+        type: String,
+        time: Timestamp
+    ) throws -> Self {
+        guard let writer = UUID(uuidString: writerID), let authorizer = UUID(uuidString: authorizerID) else {
+            throw ServerError.badRequest("client IDs are UUIDs")
+        }
+        let salt = [UInt8](SecureRandom.data(count: 32))
+        let commitment = try KeyLogCommitment.authorizer(
+            kind,
+            writer: writer,
+            authorizer: authorizer,
+            type: type,
+            salt: salt
+        )
+        return Self(
+            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: UInt64(max(0, time.microseconds))),
+            salt: salt,
+            party: authorizerID,
+            userID: userID,
+            type: type
+        )
+    }
+}
+
+/// One stored leaf of the key log.
+package struct StoredKeyLogLeaf: Sendable, Hashable {
+    /// Its index, from 0.
+    package var index: UInt64
+    /// The leaf's bytes (a ``KeyLogEntry``'s encoding).
+    package var entry: [UInt8]
+    /// The client it is about.
+    package var clientID: String
+    /// The entry's kind.
+    package var kind: UInt8
+    /// A commitment's salt.
+    package var salt: [UInt8]?
+    /// A commitment's other party.
+    package var party: String?
+    /// An access grant's user.
+    package var userID: String?
+    /// A commitment's record type.
+    package var type: String?
+}

@@ -1,0 +1,139 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+
+/// `GET /v2/keylog/checkpoint`: the log's newest checkpoint.
+public struct KeyLogCheckpointResponse: Codable, Sendable, Hashable {
+    /// A C2SP signed note whose text is a `tlog-checkpoint` (origin, size, base64 root, then `timestamp <unix
+    /// seconds>`), signed by the log's Ed25519 key.
+    public var checkpoint: String
+    /// The key the log signs with, in the signed-note verifier-key form (`name+keyid+base64`). A client that has not
+    /// pinned the log's key learns it here on first use; after that it holds on to the one it pinned.
+    public var verifierKey: String
+
+    enum CodingKeys: String, CodingKey {
+        case checkpoint
+        case verifierKey = "verifier_key"
+    }
+
+    /// Creates an answer.
+    public init(checkpoint: String, verifierKey: String) {
+        self.checkpoint = checkpoint
+        self.verifierKey = verifierKey
+    }
+}
+
+/// `GET /v2/keylog/proof/inclusion` and `…/consistency`: an RFC 9162 proof.
+public struct KeyLogProofResponse: Codable, Sendable, Hashable {
+    /// The proof's hashes, standard base64 of 32 bytes each, in RFC 9162 order.
+    public var proof: [String]
+
+    /// Creates an answer.
+    public init(proof: [String]) { self.proof = proof }
+}
+
+/// One leaf of the key log.
+public struct KeyLogLeaf: Codable, Sendable, Hashable {
+    /// Its index, from 0.
+    public var index: UInt64
+    /// The leaf's bytes (a key log entry), standard base64.
+    public var entry: String
+    /// Its inclusion proof against the checkpoint of the answer, when the answer carries one.
+    public var proof: [String]?
+
+    /// Creates a leaf.
+    public init(index: UInt64, entry: String, proof: [String]? = nil) {
+        self.index = index
+        self.entry = entry
+        self.proof = proof
+    }
+}
+
+/// `GET /v2/keylog/leaves`: leaves by range, for monitors.
+public struct KeyLogLeavesResponse: Codable, Sendable, Hashable {
+    /// The leaves from `start`, in order (at most `count`, fewer at the log's end).
+    public var leaves: [KeyLogLeaf]
+
+    /// Creates an answer.
+    public init(leaves: [KeyLogLeaf]) { self.leaves = leaves }
+}
+
+/// `GET /v2/keylog/clients/{id}`: a client's key history, each leaf with its proof against `checkpoint`.
+public struct KeyLogHistoryResponse: Codable, Sendable, Hashable {
+    /// The checkpoint the proofs are against (a signed note).
+    public var checkpoint: String
+    /// The client's key leaves (its registration, then every key change), in order.
+    public var leaves: [KeyLogLeaf]
+
+    /// Creates an answer.
+    public init(checkpoint: String, leaves: [KeyLogLeaf]) {
+        self.checkpoint = checkpoint
+        self.leaves = leaves
+    }
+}
+
+/// One commitment leaf with what it commits to, for one of its parties.
+public struct KeyLogCommitmentLeaf: Codable, Sendable, Hashable {
+    /// The leaf, with its proof against the answer's checkpoint.
+    public var leaf: KeyLogLeaf
+    /// The commitment's salt, standard base64 of 32 bytes.
+    public var salt: String
+    /// The writer (the leaf's client).
+    public var writerID: String
+    /// An access grant's user, nil for an authorizer grant's.
+    public var userID: String?
+    /// The reader of an access grant, the authorizer of an authorizer grant.
+    public var partyID: String
+    /// The record type.
+    public var type: String
+
+    enum CodingKeys: String, CodingKey {
+        case leaf, salt, type
+        case writerID = "writer_id"
+        case userID = "user_id"
+        case partyID = "party_id"
+    }
+
+    /// Creates an opened commitment.
+    public init(leaf: KeyLogLeaf, salt: String, writerID: String, userID: String?, partyID: String, type: String) {
+        self.leaf = leaf
+        self.salt = salt
+        self.writerID = writerID
+        self.userID = userID
+        self.partyID = partyID
+        self.type = type
+    }
+}
+
+/// `GET /v2/keylog/commitments`: the caller's commitments (as writer or as the other party), opened.
+public struct KeyLogCommitmentsResponse: Codable, Sendable, Hashable {
+    /// The checkpoint the proofs are against (a signed note).
+    public var checkpoint: String
+    /// The commitments after `after`, in order.
+    public var commitments: [KeyLogCommitmentLeaf]
+
+    /// Creates an answer.
+    public init(checkpoint: String, commitments: [KeyLogCommitmentLeaf]) {
+        self.checkpoint = checkpoint
+        self.commitments = commitments
+    }
+}
+
+/// The `keylog` field of a client lookup: the client's newest key leaf with its inclusion proof against a
+/// checkpoint. The official SDKs ignore it.
+public struct KeyLogInclusion: Codable, Sendable, Hashable {
+    /// The leaf's index.
+    public var index: UInt64
+    /// The leaf's bytes, standard base64.
+    public var entry: String
+    /// The checkpoint the proof is against (a signed note).
+    public var checkpoint: String
+    /// The inclusion proof, standard base64 hashes.
+    public var proof: [String]
+
+    /// Creates the field.
+    public init(index: UInt64, entry: String, checkpoint: String, proof: [String]) {
+        self.index = index
+        self.entry = entry
+        self.checkpoint = checkpoint
+        self.proof = proof
+    }
+}
