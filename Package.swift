@@ -480,6 +480,8 @@ let package = Package(
         .testTarget(
             name: "StrongroomServerTests",
             dependencies: [
+                // The SDK only to drive the key log's malicious-server tests against the in-process server.
+                "StrongroomClient",
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomWire",

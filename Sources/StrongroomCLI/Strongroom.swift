@@ -31,7 +31,8 @@ struct Strongroom: AsyncParsableCommand {
             ShareCommand.self, RevokeCommand.self, SharingCommand.self, AuthorizerCommand.self,
             FileCommand.self,
             EncryptCommand.self, DecryptCommand.self, WriterKeyCommand.self, SignCommand.self, VerifyCommand.self,
-            KeychainCommand.self, AgentCommand.self, KeysCommand.self, PKICommand.self, DatastoreCommand.self,
+            KeychainCommand.self, AgentCommand.self, KeysCommand.self, KeyLogCommand.self, PKICommand.self,
+            DatastoreCommand.self,
             DemoCommand.self,
             IntegrityCommand.self, ProtectCommand.self, UnprotectCommand.self, DoctorCommand.self,
         ]

@@ -164,16 +164,13 @@ extension Client {
         }
     }
 
-    /// Runs ``auditKeys()`` once per client; a compromise found sticks.
+    /// Runs ``auditKeys()`` before the first key operation and again when the log grew (at most every
+    /// ``KeyLogVerification/ownHistoryInterval``); a compromise found sticks.
     private func checkOwnHistory() async throws(ClientError) {
-        switch await keyLog.ownHistoryOutcome {
-        case .success: return
-        case .failure(let error): throw error
-        case nil: break
-        }
+        guard try await keyLog.ownHistoryIsDue() else { return }
         do {
-            _ = try await auditKeys()
-            await keyLog.recordOwnHistory(.success(()))
+            let history = try await auditKeys()
+            await keyLog.recordOwnHistory(.success(history.checkpoint.size))
         } catch {
             if error.code == .keyCompromised { await keyLog.recordOwnHistory(.failure(error)) }
             throw error
@@ -192,12 +189,23 @@ extension Client {
         }
         let checkpoint = try await keyLog.check(note: note, key: key, now: Date())
         try await keyLog.advance(to: checkpoint, note: note) { (old, new) async throws(ClientError) -> [MerkleHash] in
-            let answer = try await self.authenticated(
-                .GET,
-                E3DBPath.keyLogConsistency.render() + "?old=\(old)&new=\(new)",
-                success: [200],
-                as: KeyLogProofResponse.self
-            )
+            let answer: KeyLogProofResponse
+            do throws(ClientError) {
+                answer = try await self.authenticated(
+                    .GET,
+                    E3DBPath.keyLogConsistency.render() + "?old=\(old)&new=\(new)",
+                    success: [200],
+                    as: KeyLogProofResponse.self
+                )
+            } catch {
+                // The server refuses sizes its log does not have: a log smaller than one it signed before.
+                guard error.code == .badRequest else { throw error }
+                throw ClientError(
+                    .logInconsistent,
+                    "the server cannot prove its key log of \(old) leaves grew into one of \(new): it shrank or forked",
+                    underlying: error
+                )
+            }
             return try Self.hashes(answer.proof)
         }
         return checkpoint

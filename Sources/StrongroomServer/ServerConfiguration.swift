@@ -58,6 +58,10 @@ public struct ServerConfiguration: Sendable {
     /// see (file bodies in a local folder, a token key from the data directory). Without it such a configuration
     /// is refused at start-up.
     public var singleInstance: Bool
+    #if DEBUG
+    /// A malicious server's key log, for tests (debug builds only).
+    package var keyLogMalice: KeyLogMalice?
+    #endif
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(

@@ -108,8 +108,10 @@ import Testing
                     withDestinationURL: binary
                 )
             }
+            // As `Scripts/run.sh` starts it: the token key (and so the key log's key) in the data directory.
             let server = try await ServerProcess(
-                arguments: ["--data-directory", folder.appending(path: "strongroom-data").path]
+                arguments: ["--data-directory", folder.appending(path: "strongroom-data").path],
+                environment: ["STRONGROOM_TOKEN_KEY": ""]
             )
             defer { server.stop() }
             // A second server a document starts itself listens on 8443 there, on a free port here.

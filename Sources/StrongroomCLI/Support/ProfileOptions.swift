@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
+import StrongroomCrypto
 
 /// `--profile`, `--profile-directory`, the keychain flags and the transport flags every networked command takes.
 struct ProfileOptions: ParsableArguments {
@@ -64,6 +65,22 @@ struct ConnectionOptions: ParsableArguments {
 
     @Flag(help: "Keep the profile in the keychain (see `strongroom keychain`) instead of a 0600 file.")
     var inKeychain = false
+
+    @Option(
+        help: """
+            Pin the server's key log key (name+keyid+base64, from `strongroom-server keylog key`) instead of trusting \
+            the first one seen. Env: STRONGROOM_KEYLOG_KEY.
+            """
+    )
+    var keylogKey: String?
+
+    @Flag(
+        help: """
+            UNSAFE: take the server's word for other clients' public keys (no key log checks), as the official SDKs \
+            do. Only for servers without a key log.
+            """
+    )
+    var trustServerKeys = false
 
     var directory: URL {
         (profileDirectory ?? ProcessInfo.processInfo.environment["STRONGROOM_HOME"]).map { URL(fileURLWithPath: $0) }
@@ -165,9 +182,34 @@ struct ConnectionOptions: ParsableArguments {
 
     /// A client for `profile`.
     func client(keychain: KeychainOptions) async throws -> Client {
-        try Client(
-            configuration: try await configuration(keychain: keychain),
-            options: try await transportOptions(keychain: keychain)
-        )
+        var configuration = try await configuration(keychain: keychain)
+        configuration.keyLog = try keyLogVerification()
+        return try Client(configuration: configuration, options: try await transportOptions(keychain: keychain))
+    }
+
+    /// The key log checks these flags ask for: the pinned key (or the first one seen), the state kept beside the
+    /// profile's `e3db.json` (`keylog.json`, when the profile has its folder), or none at all with
+    /// `--trust-server-keys` (and a warning on every run).
+    func keyLogVerification() throws -> KeyLogVerification {
+        if trustServerKeys {
+            printError("warning: --trust-server-keys: other clients' public keys are taken on the server's word")
+            return .trustingTheServer()
+        }
+        var verification = KeyLogVerification()
+        if let keylogKey = keylogKey ?? ProcessInfo.processInfo.environment["STRONGROOM_KEYLOG_KEY"],
+            !keylogKey.isEmpty
+        {
+            do {
+                verification.verifierKey = try NoteVerifierKey(keylogKey)
+            } catch {
+                throw CLIError(description: "error: --keylog-key is not a key log verifier key", exitCode: .init(5))
+            }
+        }
+        let folder = profile.isEmpty ? directory : directory.appending(path: profile)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            verification.state = KeyLogFileState(url: folder.appending(path: "keylog.json"))
+        }
+        return verification
     }
 }

@@ -10,8 +10,9 @@ public import StrongroomCrypto
 /// against a checkpoint that is signed by the log's key, fresh (``maximumCheckpointAge``) and consistent with the
 /// newest checkpoint this client kept (``state``); otherwise the operation fails with
 /// ``ClientError/Code/keyNotLogged``, ``ClientError/Code/logInconsistent`` or ``ClientError/Code/checkpointStale``
-/// and nothing is encrypted to the key. The client also checks its own key history once per ``Client`` and refuses
-/// key operations (``ClientError/Code/keyCompromised``) if the log binds a key it did not create to its ID.
+/// and nothing is encrypted to the key. The client also checks its own key history before its first key operation
+/// and again when the log has grown (at most every ``ownHistoryInterval``), and refuses key operations
+/// (``ClientError/Code/keyCompromised``) if the log binds a key it did not create to its ID.
 ///
 /// The log's key is the one ``verifierKey`` pins; without one, the first checkpoint the client sees pins it (trust on
 /// first use) and ``state`` keeps it. See the DocC article "Verifying a key log" for what this does and does not
@@ -25,6 +26,9 @@ public struct KeyLogVerification: Sendable {
     /// How old a checkpoint may be (by its `timestamp` line) before it is refused as stale; also how far in the future
     /// a server's clock may be. Ten minutes by default.
     public var maximumCheckpointAge: Duration
+    /// How often the client checks its own key history again once the log has grown (a minute by default): a key
+    /// bound to its ID is noticed within this interval of the client's next key operation.
+    public var ownHistoryInterval: Duration
     /// Where the pinned key and the newest checkpoint are kept between runs (in memory by default: a new process
     /// pins on first use again).
     public var state: any KeyLogStateStore
@@ -33,11 +37,13 @@ public struct KeyLogVerification: Sendable {
     public init(
         verifierKey: NoteVerifierKey? = nil,
         maximumCheckpointAge: Duration = .seconds(600),
+        ownHistoryInterval: Duration = .seconds(60),
         state: any KeyLogStateStore = KeyLogMemoryState()
     ) {
         isEnabled = true
         self.verifierKey = verifierKey
         self.maximumCheckpointAge = maximumCheckpointAge
+        self.ownHistoryInterval = ownHistoryInterval
         self.state = state
     }
 

@@ -13,8 +13,10 @@ actor KeyLogVerifier {
     private var loaded = false
     private var pinned: NoteVerifierKey?
     private var newest: (checkpoint: LogCheckpoint, note: String)?
-    /// The outcome of this client's check of its own key history, once made.
-    private var ownHistory: Result<Void, ClientError>?
+    /// A compromise this client found in its own key history: it sticks.
+    private var compromise: ClientError?
+    /// When this client last found its own history clean, and the log's size then.
+    private var lastClean: (at: ContinuousClock.Instant, size: UInt64)?
 
     init(settings: KeyLogVerification) {
         self.settings = settings
@@ -143,13 +145,21 @@ actor KeyLogVerifier {
         return newest?.checkpoint
     }
 
-    /// The outcome of the client's own history check, or nil when it has not run.
-    var ownHistoryOutcome: Result<Void, ClientError>? { ownHistory }
+    /// Whether the client's own history needs checking: never checked, or the log grew and the interval passed;
+    /// a compromise found before is thrown again.
+    func ownHistoryIsDue() throws(ClientError) -> Bool {
+        if let compromise { throw compromise }
+        guard let lastClean else { return true }
+        guard let size = newest?.checkpoint.size, size > lastClean.size else { return false }
+        return ContinuousClock.now - lastClean.at >= settings.ownHistoryInterval
+    }
 
-    /// Records the outcome of the client's own history check (a failure sticks for the life of the client).
-    func recordOwnHistory(_ outcome: Result<Void, ClientError>) {
-        if case .failure = ownHistory { return }
-        ownHistory = outcome
+    /// Records the outcome of a check of the client's own history of `size` leaves.
+    func recordOwnHistory(_ outcome: Result<UInt64, ClientError>) {
+        switch outcome {
+        case .success(let size): lastClean = (ContinuousClock.now, size)
+        case .failure(let error): compromise = error
+        }
     }
 
     private func load() async throws(ClientError) {

@@ -52,7 +52,16 @@ struct ServerRoutes {
             scheme: configuration.tls == nil ? "http" : "https",
             host: configuration.host
         )
+        #if DEBUG
+        let keyLog = try ServerKeyLog(
+            tokenKey: tokenKey,
+            store: store,
+            clock: clock,
+            malice: configuration.keyLogMalice
+        )
+        #else
         let keyLog = try ServerKeyLog(tokenKey: tokenKey, store: store, clock: clock)
+        #endif
         let keyLogRoutes = KeyLogRoutes(log: keyLog, store: store)
         let account = AccountRoutes(
             store: store,

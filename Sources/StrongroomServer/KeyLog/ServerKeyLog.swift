@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
-import StrongroomCore
+public import StrongroomCore
 import StrongroomCrypto
 
 /// The key log as this instance serves it: the Merkle tree of every leaf in `keylog`, caught up from the database
@@ -16,6 +16,13 @@ import StrongroomCrypto
 /// A checkpoint carries one extension line, `timestamp <Unix seconds>`, so clients can refuse a stale one; it is
 /// signed at most once per second and size.
 actor ServerKeyLog {
+    #if DEBUG
+    typealias Malice = KeyLogMalice
+    #else
+    /// No misbehaviour exists in a release build.
+    typealias Malice = Never
+    #endif
+
     /// Leaves read from the database per query while catching up.
     static let pageSize = 10_000
 
@@ -27,17 +34,29 @@ actor ServerKeyLog {
     private let store: any KeyLogStore
     private let clock: ServerClock
     private var tree = MerkleTree()
-    private var signed: (size: UInt64, second: Int64, note: String)?
+    private var signed: (size: UInt64, root: MerkleHash, second: Int64, note: String)?
+    #if DEBUG
+    /// A malicious server's misbehaviour, switched on by tests.
+    let malice: KeyLogMalice?
+    #endif
 
     /// A log over `store`, signing with the key derived from `tokenKey`.
-    init(tokenKey: SecureBytes, store: any KeyLogStore, clock: ServerClock) throws {
-        let key = try SigningPrivateKey(seed: try HKDFSHA256.deriveKey(from: tokenKey, label: "keylog-ed25519"))
-        let digest = SHA256.hash(data: key.publicKey.rawRepresentation)
-        origin = "strongroom.keylog/" + Data(digest.prefix(8)).hexString
-        signer = try NoteSigner(name: origin, key: key)
+    init(tokenKey: SecureBytes, store: any KeyLogStore, clock: ServerClock, malice: Malice? = nil) throws {
+        #if DEBUG
+        self.malice = malice
+        #endif
+        signer = try Self.signer(tokenKey: tokenKey)
+        origin = signer.verifierKey.name
         verifierKey = signer.verifierKey
         self.store = store
         self.clock = clock
+    }
+
+    /// The log's signer for the deployment whose token key is `tokenKey`.
+    static func signer(tokenKey: SecureBytes) throws -> NoteSigner {
+        let key = try SigningPrivateKey(seed: try HKDFSHA256.deriveKey(from: tokenKey, label: "keylog-ed25519"))
+        let digest = SHA256.hash(data: key.publicKey.rawRepresentation)
+        return try NoteSigner(name: "strongroom.keylog/" + Data(digest.prefix(8)).hexString, key: key)
     }
 
     /// Reads the leaves appended since the last catch-up; returns the log's size.
@@ -57,37 +76,61 @@ actor ServerKeyLog {
 
     /// The newest checkpoint, signed, and its size.
     func checkpoint() async throws -> (note: String, size: UInt64) {
-        let size = try await catchUp()
-        return (try signedNote(size: size), size)
+        try await catchUp()
+        let view = served()
+        return (try signedNote(view, size: view.size), view.size)
     }
 
     /// The inclusion proof of leaf `index` in the tree of `size` leaves; nil when `index < size ≤` the log's size
     /// does not hold.
     func inclusionProof(index: UInt64, size: UInt64) async throws -> [MerkleHash]? {
         if size > tree.size { try await catchUp() }
-        return tree.inclusionProof(index: index, size: size)
+        return served().inclusionProof(index: index, size: size)
     }
 
     /// The consistency proof from `oldSize` to `newSize`; nil unless `oldSize ≤ newSize ≤` the log's size.
     func consistencyProof(oldSize: UInt64, newSize: UInt64) async throws -> [MerkleHash]? {
         if newSize > tree.size { try await catchUp() }
-        return tree.consistencyProof(oldSize: oldSize, newSize: newSize)
+        return served().consistencyProof(oldSize: oldSize, newSize: newSize)
     }
 
     /// The newest checkpoint with the inclusion proof of each of `indexes` against it (nil for an index past it).
     func proving(_ indexes: [UInt64]) async throws -> (note: String, proofs: [[MerkleHash]?]) {
-        let size = try await catchUp()
-        return (try signedNote(size: size), indexes.map { tree.inclusionProof(index: $0, size: size) })
+        try await catchUp()
+        let view = served()
+        let size = view.size
+        return (try signedNote(view, size: size), indexes.map { view.inclusionProof(index: $0, size: size) })
     }
 
-    /// The signed checkpoint of the first `size` leaves, at most once per second and size.
-    private func signedNote(size: UInt64) throws -> String {
-        let second = clock.unixSeconds
-        if let signed, signed.size == size, signed.second == second { return signed.note }
-        guard let root = tree.root(size: size) else { throw ServerError.storage("the key log has no such size") }
+    /// The tree answers are made from: the log's, or in a test of a malicious server, a forged one.
+    private func served() -> MerkleTree {
+        #if DEBUG
+        if let position = malice?.fakeLeafPosition, position <= tree.size {
+            var leaves = (0..<tree.size).compactMap { tree.leaf(at: $0) }
+            leaves.insert(KeyLogMalice.fakeLeaf, at: Int(position))
+            return MerkleTree(leaves: leaves)
+        }
+        #endif
+        return tree
+    }
+
+    /// The signed checkpoint of the first `size` leaves of `view`, at most once per second, size and root.
+    private func signedNote(_ view: MerkleTree, size: UInt64) throws -> String {
+        var second = clock.unixSeconds
+        #if DEBUG
+        second -= malice?.checkpointAge ?? 0
+        #endif
+        guard let root = view.root(size: size) else { throw ServerError.storage("the key log has no such size") }
+        if let signed, signed.size == size, signed.root == root, signed.second == second { return signed.note }
         let checkpoint = LogCheckpoint(origin: origin, size: size, root: root, extensions: ["timestamp \(second)"])
         let note = try signer.sign(checkpoint.text).encoded
-        signed = (size, second, note)
+        signed = (size, root, second, note)
         return note
     }
+}
+
+/// The key log's verifier key (`name+keyid+base64`) of the deployment whose token key is `tokenKey`: what clients pin
+/// (`strongroom-server keylog key`).
+public func keyLogVerifierKey(tokenKey: SecureBytes) throws -> String {
+    try ServerKeyLog.signer(tokenKey: tokenKey).verifierKey.description
 }

@@ -129,16 +129,43 @@ struct AccountRoutes {
         guard let client = try await store.client(id: try context.clientID("id")) else {
             throw ServerError.notFound("no such client")
         }
-        return try json(
-            ClientInfo(
-                clientID: client.clientID,
-                publicKey: client.publicKey,
-                signingKey: client.signingKey,
-                validated: true,
-                keyLog: try await inclusion(of: client.clientID)
-            )
+        var info = ClientInfo(
+            clientID: client.clientID,
+            publicKey: client.publicKey,
+            signingKey: client.signingKey,
+            validated: true,
+            keyLog: nil
         )
+        #if DEBUG
+        try await misbehave(&info)
+        #endif
+        info.keyLog = try await inclusion(of: client.clientID)
+        return try json(info)
     }
+
+    #if DEBUG
+    /// A malicious server's lookup (tests only): substituted keys, or keys it bound to the client in the log.
+    private func misbehave(_ info: inout ClientInfo) async throws {
+        guard let malice = keyLog.malice else { return }
+        if let hidden = malice.takePendingBinding(for: info.clientID),
+            let registration = try await store.keyLeaves(clientID: info.clientID, limit: 1).first,
+            let id = UUID(uuidString: info.clientID)
+        {
+            let keys = KeyLogMalice.madeUpKeys(previous: registration.index)
+            let time = UInt64(max(0, clock.wallTimestamp.microseconds))
+            let entry = try KeyLogEntry(keysOf: id, keys, registration: false, time: time)
+            if let index = try await store.appendKeyLog([PendingKeyLogLeaf(entry: entry)]) {
+                malice.recordBinding(info.clientID, index: index, keys: keys, hidden: hidden)
+            }
+        }
+        var keys = malice.boundKeys(of: info.clientID)
+        if malice.substitutesThisLookup() { keys = KeyLogMalice.madeUpKeys(previous: nil) }
+        if let keys {
+            info.publicKey = PublicKeyObject(curve25519: keys.encryption.base64URLEncoded)
+            info.signingKey = SigningKeyObject(ed25519: keys.signing.base64URLEncoded)
+        }
+    }
+    #endif
 
     /// The client's newest key leaf with its proof against the newest checkpoint; nil for a client not in the log.
     private func inclusion(of clientID: String) async throws -> KeyLogInclusion? {

@@ -84,7 +84,9 @@ struct KeyLogRoutes {
     func history(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         _ = try context.caller()
         let clientID = try context.clientID("id").description
+        let hidden = hiddenLeaves(of: clientID)
         let stored = try await store.keyLeaves(clientID: clientID, limit: Self.maximumLeaves)
+            .filter { !hidden.contains($0.index) }
         guard !stored.isEmpty else { throw ServerError.notFound("no key leaf for this client") }
         let (note, proofs) = try await log.proving(stored.map(\.index))
         return try json(
@@ -126,6 +128,15 @@ struct KeyLogRoutes {
                 }
             )
         )
+    }
+
+    /// The leaves a malicious server leaves out of a client's history (tests only; none in a release build).
+    private func hiddenLeaves(of clientID: String) -> Set<UInt64> {
+        #if DEBUG
+        return log.malice?.hiddenIndexes(of: clientID) ?? []
+        #else
+        return []
+        #endif
     }
 
     /// A query parameter that is a decimal number from 0 to 2⁶³ − 1; 400 when it is missing or not one.

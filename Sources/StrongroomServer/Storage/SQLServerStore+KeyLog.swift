@@ -41,6 +41,12 @@ extension SQLServerStore {
         return UInt64(next)
     }
 
+    package func appendKeyLog(_ leaves: [PendingKeyLogLeaf]) async throws -> UInt64? {
+        try await database.transaction { [engine] session in
+            try await Self.appendKeyLog(leaves, in: session, engine: engine)
+        }
+    }
+
     package func keyLogSize() async throws -> UInt64 {
         let size =
             try await database.raw("SELECT COALESCE(MAX(idx) + 1, 0) AS size FROM keylog").first()?

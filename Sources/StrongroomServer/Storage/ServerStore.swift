@@ -96,6 +96,9 @@ package protocol SharingStore: Sendable {
 
 /// The key log's leaves (`/v2/keylog/…`).
 package protocol KeyLogStore: Sendable {
+    /// Appends `leaves` in order, in one transaction; returns the first one's index (nil for none).
+    @discardableResult
+    func appendKeyLog(_ leaves: [PendingKeyLogLeaf]) async throws -> UInt64?
     /// How many leaves the log holds.
     func keyLogSize() async throws -> UInt64
     /// At most `limit` leaves from `index` on, in order.

@@ -29,6 +29,7 @@ enum TestServer {
         adminToken: String? = nil,
         clock: any WallClock = SystemWallClock(),
         logger: Logger? = nil,
+        keyLogMalice: KeyLogMalice? = nil,
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
@@ -49,6 +50,7 @@ enum TestServer {
             )
             configuration.clock = clock
             configuration.adminToken = adminToken
+            configuration.keyLogMalice = keyLogMalice
             configuration.objectStore = objectStore.map(ObjectStore.s3)
             switch engine {
             case .sqlite:

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
 
@@ -8,9 +9,30 @@ import StrongroomCrypto
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Generate client key pairs and access keys.",
-        subcommands: [GenerateClient.self, GenerateAccessKey.self]
+        abstract: "Generate client key pairs and access keys; audit this client's keys in the key log.",
+        subcommands: [GenerateClient.self, GenerateAccessKey.self, Audit.self]
     )
+
+    /// `strongroom keys audit`: this client's key history in the server's key log, verified.
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show this client's key history in the server's key log, each leaf proven (exit 3 if a key "
+                + "this client did not create bears its ID)."
+        )
+        @OptionGroup var profile: ProfileOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let history = try await profile.client().auditKeys()
+                for entry in history.entries {
+                    let time = Date(timeIntervalSince1970: TimeInterval(entry.time / 1_000_000))
+                    let kind = entry.kind == .registered ? "registered" : "keys changed"
+                    print("leaf \(entry.index)  \(kind)  \(time.formatted(.iso8601))  this client's keys")
+                }
+                print(KeyLogCommand.describe(history.checkpoint))
+            }
+        }
+    }
 
     /// `strongroom keys client`: a new X25519 + Ed25519 pair, as JSON in the E3DB configuration's field names.
     struct GenerateClient: AsyncParsableCommand {

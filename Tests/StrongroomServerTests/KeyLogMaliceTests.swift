@@ -1,0 +1,157 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomClient
+import StrongroomCrypto
+import StrongroomServer
+import StrongroomTesting
+import Testing
+
+/// The SDK against a malicious server (``KeyLogMalice``, debug builds only): each attack on the key log that issue
+/// 50 names is noticed by a verifying client, and no access key is sealed to a substituted key.
+@Suite struct KeyLogMaliceTests {
+    /// A malicious server and a way to register SDK clients on it (own history checked on every grown log).
+    static func withServer(
+        _ body: @escaping @Sendable (KeyLogMalice, @Sendable (String) async throws -> Client) async throws -> Void
+    )
+        async throws
+    {
+        let malice = KeyLogMalice()
+        try await TestServer.run(keyLogMalice: malice) { api in
+            let url = try #require(URL(string: api.baseURL))
+            try await body(malice) { name in
+                var configuration = try await Client.register(
+                    token: TestServer.registrationToken,
+                    clientName: name,
+                    apiURL: url
+                )
+                configuration.keyLog.ownHistoryInterval = .zero
+                return Client(configuration: configuration)
+            }
+        }
+    }
+
+    static func code(_ body: () async throws -> Void) async -> ClientError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as ClientError {
+            return error.code
+        } catch {
+            return .server
+        }
+    }
+
+    @Test("key substitution on 1 of 3 lookups: that share fails (keyNotLogged) and no access key is sealed to it")
+    func substitution() async throws {
+        try await Self.withServer { malice, register in
+            let writer = try await register("writer")
+            var readers: [Client] = []
+            for index in 0..<3 { readers.append(try await register("reader\(index)")) }
+            let record = try await writer.write(type: "kt", data: ["secret": "s"])
+            malice.substituteKeys(everyNthLookup: 3)
+            var refused: [Int] = []
+            for (index, reader) in readers.enumerated() {
+                let code = await Self.code {
+                    try await writer.share(type: "kt", readerID: reader.configuration.clientID)
+                }
+                if let code {
+                    #expect(code == .keyNotLogged)
+                    refused.append(index)
+                }
+            }
+            #expect(refused == [2])
+            let shared = try await writer.outgoingSharing().map(\.readerID)
+            #expect(Set(shared) == Set(readers.prefix(2).map(\.configuration.clientID)), "no grant for the third")
+            #expect(await Self.code { _ = try await readers[2].read(recordID: record.meta.recordID) } == .forbidden)
+
+            // Without verification the same attack goes through: the access key is sealed to the server's key.
+            var trusting = writer.configuration
+            trusting.keyLog = .trustingTheServer()
+            let victim = try await register("victim")
+            malice.substituteKeys(everyNthLookup: 1)
+            try await Client(configuration: trusting).share(type: "kt", readerID: victim.configuration.clientID)
+            malice.substituteKeys(everyNthLookup: nil)
+            #expect(await Self.code { _ = try await victim.read(recordID: record.meta.recordID) } == .tampered)
+        }
+    }
+
+    @Test(
+        "an extra key bound to a client in the log: its owner refuses to operate (keyCompromised); hidden from its history, the monitor finds it"
+    )
+    func extraKey() async throws {
+        try await Self.withServer { malice, register in
+            let sharer = try await register("sharer")
+            let victim = try await register("victim")
+            let other = try await register("other")
+            _ = try await victim.clientInfo(of: other.configuration.clientID)  // the victim has checked itself once
+
+            malice.bindExtraKey(to: victim.configuration.clientID.uuidString.lowercased(), hiddenFromHistory: false)
+            // The log proves the bound key, so a sharer cannot tell; the owner can.
+            let seen = try await sharer.clientInfo(of: victim.configuration.clientID)
+            #expect(seen.publicKey != victim.configuration.keys.encryptionKey.publicKey)
+            #expect(await Self.code { _ = try await victim.auditKeys() } == .keyCompromised)
+            #expect(
+                await Self.code { _ = try await victim.clientInfo(of: other.configuration.clientID) }
+                    == .keyCompromised,
+                "its next key operation refuses"
+            )
+            #expect(await Self.code { _ = try await victim.monitorKeyLog() } == .keyCompromised)
+
+            let hidden = try await register("hidden")
+            malice.bindExtraKey(to: hidden.configuration.clientID.uuidString.lowercased(), hiddenFromHistory: true)
+            _ = try await sharer.clientInfo(of: hidden.configuration.clientID)
+            #expect(try await hidden.auditKeys().entries.count == 1, "the server hides the leaf from the history")
+            #expect(await Self.code { _ = try await hidden.monitorKeyLog() } == .keyCompromised)
+        }
+    }
+
+    @Test("a stale checkpoint replayed is refused (checkpointStale) until fresh ones come again")
+    func staleCheckpoint() async throws {
+        try await Self.withServer { malice, register in
+            let writer = try await register("writer")
+            let reader = try await register("reader")
+            malice.backdateCheckpoints(by: 3_600)
+            #expect(
+                await Self.code { _ = try await writer.clientInfo(of: reader.configuration.clientID) }
+                    == .checkpointStale
+            )
+            malice.backdateCheckpoints(by: 0)
+            _ = try await writer.clientInfo(of: reader.configuration.clientID)
+        }
+    }
+
+    @Test("a forked log shown to a client, then the real one: logInconsistent")
+    func fork() async throws {
+        try await Self.withServer { malice, register in
+            let writer = try await register("writer")
+            let reader = try await register("reader")
+            let seen = try await writer.keyLogCheckpoint()
+            // The fork agrees with what the writer saw, so it is accepted (only witnesses would object)…
+            malice.insertFakeLeaf(at: seen.size)
+            #expect(try await writer.keyLogCheckpoint().size == seen.size + 1)
+            // …but the real log grows differently, and once the writer sees it the two cannot be reconciled.
+            _ = try await register("newcomer")
+            malice.insertFakeLeaf(at: nil)
+            #expect(
+                await Self.code { _ = try await writer.clientInfo(of: reader.configuration.clientID) }
+                    == .logInconsistent
+            )
+        }
+    }
+
+    @Test("the log truncated and regrown differently: logInconsistent")
+    func truncatedAndRegrown() async throws {
+        try await Self.withServer { malice, register in
+            let writer = try await register("writer")
+            let reader = try await register("reader")
+            _ = try await register("third")
+            #expect(try await writer.keyLogCheckpoint().size == 3)
+            malice.insertFakeLeaf(at: 1)
+            #expect(
+                await Self.code { _ = try await writer.clientInfo(of: reader.configuration.clientID) }
+                    == .logInconsistent
+            )
+            #expect(await Self.code { _ = try await writer.keyLogCheckpoint() } == .logInconsistent)
+        }
+    }
+}
