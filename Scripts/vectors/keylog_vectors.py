@@ -17,8 +17,8 @@ CAROL = uuid.UUID("5e7a2f6c-8a8e-4b8e-9a57-2f1a0c9d3e44")
 NONE = 0xFFFFFFFFFFFFFFFF
 
 
-def keys_entry(kind, time, client, previous):
-    return bytes([1, kind]) + struct.pack(">Q", time) + client.bytes + ENCRYPTION + SIGNING + struct.pack(">Q", previous)
+def keys_entry(kind, time, client, previous, signing=SIGNING):
+    return bytes([1, kind]) + struct.pack(">Q", time) + client.bytes + ENCRYPTION + signing + struct.pack(">Q", previous)
 
 
 def commitment(kind, ids, type_name, salt):
@@ -82,6 +82,8 @@ entries = [
     ("access granted", commitment_entry(3, 1_764_245_000_000_000, ALICE, granted)),
     ("access revoked", commitment_entry(4, 1_764_245_100_000_000, ALICE, revoked)),
     ("authorizer granted", commitment_entry(5, 1_764_245_200_000_000, ALICE, authorized)),
+    # A client registered without a signing key (the official SDKs allow it): 32 zero bytes in its place.
+    ("registration without a signing key", keys_entry(1, 1_764_245_300_000_000, BOB, NONE, bytes(32))),
 ]
 leaves = [leaf(e) for _, e in entries] + [leaf(struct.pack(">Q", i)) for i in range(32)]
 vectors = {

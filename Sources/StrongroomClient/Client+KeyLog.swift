@@ -153,9 +153,10 @@ extension Client {
             proof: inclusion.proof,
             against: checkpoint
         )
+        let servedSigningKey = info.signingKey?.ed25519.flatMap { $0.isEmpty ? nil : $0 }
         guard entry.clientID.uuidString.lowercased() == clientID.lowercased(), let keys = entry.keys,
             keys.encryption.base64URLEncoded == info.publicKey.curve25519,
-            keys.signing.base64URLEncoded == info.signingKey?.ed25519
+            keys.signing?.base64URLEncoded == servedSigningKey
         else {
             throw ClientError(
                 .keyNotLogged,

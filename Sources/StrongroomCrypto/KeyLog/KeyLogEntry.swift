@@ -16,7 +16,7 @@ public import Foundation
 /// | 1 | kind (``Kind``) |
 /// | 8 | time, microseconds since the Unix epoch (at most 2⁶³ − 1) |
 /// | 16 | the client the entry is about (its ID's 16 bytes) |
-/// | 72 | for ``Kind/registered`` and ``Kind/keysChanged``: the X25519 encryption key (32), the Ed25519 signing key (32), and the index of the client's previous key leaf (8; all ones for none) |
+/// | 72 | for ``Kind/registered`` and ``Kind/keysChanged``: the X25519 encryption key (32), the Ed25519 signing key (32; all zeros when the client registered none, as the official SDKs allow), and the index of the client's previous key leaf (8; all ones for none) |
 /// | 32 | for the other kinds: a ``KeyLogCommitment`` |
 ///
 /// A registration names no previous leaf and a key change must, so each client's keys form a chain inside the log.
@@ -47,13 +47,13 @@ public struct KeyLogEntry: Sendable, Hashable {
     public struct Keys: Sendable, Hashable {
         /// The X25519 key others encrypt access keys to.
         public var encryption: EncryptionPublicKey
-        /// The Ed25519 key its signatures verify under.
-        public var signing: SigningPublicKey
+        /// The Ed25519 key its signatures verify under; nil when the client registered none.
+        public var signing: SigningPublicKey?
         /// The index of this client's previous key leaf, nil for a registration.
         public var previous: UInt64?
 
         /// Keys, chained to `previous`.
-        public init(encryption: EncryptionPublicKey, signing: SigningPublicKey, previous: UInt64?) {
+        public init(encryption: EncryptionPublicKey, signing: SigningPublicKey?, previous: UInt64?) {
             self.encryption = encryption
             self.signing = signing
             self.previous = previous
@@ -125,16 +125,19 @@ public struct KeyLogEntry: Sendable, Hashable {
         let clientID = bytes[10..<26].withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         if kind.carriesKeys {
             let encryption: EncryptionPublicKey
-            let signing: SigningPublicKey
+            let signing: SigningPublicKey?
             do {
                 encryption = try EncryptionPublicKey(rawRepresentation: bytes[26..<58])
-                signing = try SigningPublicKey(rawRepresentation: bytes[58..<90])
+                // All zeros: no signing key (the zero point is of small order, so never a real key).
+                signing =
+                    bytes[58..<90].allSatisfy { $0 == 0 }
+                    ? nil : try SigningPublicKey(rawRepresentation: bytes[58..<90])
             } catch {
                 throw CryptoError(.invalidFormat, "a key log entry's keys are not valid", underlying: error)
             }
             // A key of small order could never have come from a real key pair (and every secret agreed with it
             // would be a constant): such an entry is refused as malformed.
-            guard encryption.isUsableForKeyAgreement, signing.isValidPoint else {
+            guard encryption.isUsableForKeyAgreement, signing?.isValidPoint ?? true else {
                 throw CryptoError(.invalidFormat, "a key log entry's keys are points of small order")
             }
             let previous = Self.integer(bytes[90..<98])
@@ -165,7 +168,7 @@ public struct KeyLogEntry: Sendable, Hashable {
         bytes += withUnsafeBytes(of: clientID.uuid) { Array($0) }
         if let keys {
             bytes += keys.encryption.rawRepresentation
-            bytes += keys.signing.rawRepresentation
+            bytes += keys.signing.map { Array($0.rawRepresentation) } ?? [UInt8](repeating: 0, count: 32)
             bytes += Self.bigEndian(keys.previous ?? UInt64.max)
         } else if let commitment {
             bytes += commitment.bytes

@@ -162,7 +162,7 @@ struct AccountRoutes {
         if malice.substitutesThisLookup() { keys = KeyLogMalice.madeUpKeys(previous: nil) }
         if let keys {
             info.publicKey = PublicKeyObject(curve25519: keys.encryption.base64URLEncoded)
-            info.signingKey = SigningKeyObject(ed25519: keys.signing.base64URLEncoded)
+            info.signingKey = keys.signing.map { SigningKeyObject(ed25519: $0.base64URLEncoded) }
         }
     }
     #endif

@@ -28,14 +28,15 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
         (self.entry, self.salt, self.party, self.userID, self.type) = (entry, salt, party, userID, type)
     }
 
-    /// The registration leaf of `client`, or nil when its keys are not the pair a leaf binds (an X25519 key and an
-    /// Ed25519 signing key): such a client is not in the log, and verifying clients refuse its keys.
+    /// The registration leaf of `client`, or nil when its keys are not what a leaf binds (an X25519 key and, if it
+    /// registered one, an Ed25519 signing key): a NIST-mode client is not in the log, and verifying clients refuse
+    /// its keys.
     package init?(registering client: StoredClient) {
+        let signing = client.signingKey?.ed25519.flatMap { $0.isEmpty ? nil : $0 }
+        let signingKey = signing.flatMap { try? SigningPublicKey(base64URLEncoded: $0) }  // unusable: not logged
         guard let id = UUID(uuidString: client.clientID), let encryption = client.publicKey.curve25519,
-            let signing = client.signingKey?.ed25519,
-            let encryptionKey = try? EncryptionPublicKey(base64URLEncoded: encryption),  // unusable: not logged
-            let signingKey = try? SigningPublicKey(base64URLEncoded: signing),  // as above
-            client.created.microseconds >= 0,
+            let encryptionKey = try? EncryptionPublicKey(base64URLEncoded: encryption),  // as above
+            signing == nil || signingKey != nil, client.created.microseconds >= 0,
             let entry = try? KeyLogEntry(  // refused keys (small order): not logged
                 keysOf: id,
                 KeyLogEntry.Keys(encryption: encryptionKey, signing: signingKey, previous: nil),

@@ -89,7 +89,14 @@ import Testing
             try KeyLogEntry(.accessGranted, by: alice, commitment: granted, time: 1_764_245_000_000_000),
             try KeyLogEntry(.accessRevoked, by: alice, commitment: revoked, time: 1_764_245_100_000_000),
             try KeyLogEntry(.authorizerGranted, by: alice, commitment: authorized, time: 1_764_245_200_000_000),
+            try KeyLogEntry(
+                keysOf: bob,
+                .init(encryption: encryption, signing: nil, previous: nil),
+                registration: true,
+                time: 1_764_245_300_000_000
+            ),
         ]
+        #expect(made.count == reference.entries.count)
         for (entry, vector) in zip(made, reference.entries) {
             #expect(entry.encoded == (try Self.bytes(vector.encoded)), "\(vector.name)")
             #expect(entry.leafHash.description == vector.leaf, "\(vector.name)")
