@@ -243,6 +243,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // Pushes checkpoints to key log witnesses (C2SP tlog-witness).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 // VaporCSQLite, its C module, is reached only through this product (see the pin above).

@@ -133,3 +133,7 @@ for i, case in enumerate(merkle["consistency"]):
          + b"".join(bytes.fromhex(h) for h in case["proof"]))
 for i, entry in enumerate(json.load(open(root / "Tests" / "StrongroomCryptoTests" / "Vectors" / "keylog" / "entries.json"))["entries"]):
     seed("keylog", f"entry-{i}", b"\x05" + bytes.fromhex(entry["encoded"]))
+cosignatures = json.load(open(root / "Tests" / "StrongroomCryptoTests" / "Vectors" / "keylog" / "cosignature.json"))
+for i, case in enumerate(cosignatures["cases"]):
+    seed("keylog", f"cosigned-{i}", b"\x06" + (case["checkpoint"] + "\n" + case["line"] + "\n").encode())
+    seed("keylog", f"add-checkpoint-{i}", b"\x07" + ("old 0\n\n" + case["checkpoint"] + "\n" + case["line"] + "\n").encode())

@@ -2,6 +2,7 @@
 import Foundation
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomServer
 import StrongroomWire
 
 /// What the SDK reads back from a server or a file.
@@ -53,13 +54,23 @@ enum FuzzFormats {
         try? NoteVerifierKey("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW")
     }
 
+    /// The cosigner key of the cosignature vectors (Scripts/vectors/cosignature_vectors.py).
+    private static var cosignerKey: CosignerKey? {
+        try? CosignerKey("witness.example/w1+eb762cc2+BNdamAGCsQq31Uv+08lkBzoO4XLz2qYjJa8CGmj3B1Ea")
+    }
+
     /// Mode 0: a signed note, verified; 1: a checkpoint; 2: a verifier key; 3 and 4: an inclusion or consistency
     /// proof — two little-endian sizes (8 bytes each), then 32-byte hashes: the leaf or old root, the root, the proof;
-    /// 5: a log entry.
+    /// 5: a log entry; 6: a cosigned note and a cosigner key; 7: a witness's add-checkpoint request.
     static func keylog(_ input: UnsafeBufferPointer<UInt8>) {
         guard let mode = input.first else { return }
         let rest = UnsafeBufferPointer(rebasing: input.dropFirst())
-        switch mode % 6 {
+        switch mode % 8 {
+        case 6:
+            _ = try? CosignerKey(rest.text)
+            guard let note = try? SignedNote(parsing: rest.text), let key = cosignerKey else { return }
+            _ = try? key.cosignatureTime(on: note)
+        case 7: _ = try? KeyLogWitness.parse(rest.text)
         case 0:
             guard let note = try? SignedNote(parsing: rest.text) else { return }
             _ = try? note.verified(by: noteKey.map { [$0] } ?? [])
@@ -77,7 +88,7 @@ enum FuzzFormats {
             }
             guard hashes.count >= 2 else { return }
             let proof = Array(hashes.dropFirst(2))
-            if mode % 6 == 3 {
+            if mode % 8 == 3 {
                 _ = try? MerkleProof.verifyInclusion(
                     leaf: hashes[0],
                     index: first,

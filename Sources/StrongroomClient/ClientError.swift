@@ -11,7 +11,7 @@ public struct ClientError: StrongroomError {
         private enum Kind: Hashable, Sendable {
             case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
             case transport, cancelled, invalidConfiguration, untrustedServer, timedOut, integrityRefused
-            case keyNotLogged, logInconsistent, checkpointStale, keyCompromised
+            case keyNotLogged, logInconsistent, checkpointStale, keyCompromised, notWitnessed
         }
 
         private let kind: Kind
@@ -48,7 +48,7 @@ public struct ClientError: StrongroomError {
         public static let timedOut = Code(kind: .timedOut)
         /// The configuration is unusable (bad URL, keys).
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
-        // The four below are the key log's verdicts (``KeyLogVerification``); nothing was encrypted to or verified
+        // The five below are the key log's verdicts (``KeyLogVerification``); nothing was encrypted to or verified
         // with the key in question.
         /// The server gave a public key without a valid proof that its key log holds it (no proof, a proof that
         /// does not verify, or a log entry binding other keys).
@@ -62,6 +62,9 @@ public struct ClientError: StrongroomError {
         /// The key log binds a key this client did not create to this client's ID: someone registered or changed
         /// keys in its name. The client refuses key operations.
         public static let keyCompromised = Code(kind: .keyCompromised)
+        /// Fewer of the configured witnesses than ``KeyLogVerification/requiredCosignatures`` cosigned the server's key
+        /// log checkpoint (freshly): the server may be showing this client a log others do not see.
+        public static let notWitnessed = Code(kind: .notWitnessed)
 
         public var description: String { "\(kind)" }
     }

@@ -58,6 +58,8 @@ public struct ServerConfiguration: Sendable {
     /// see (file bodies in a local folder, a token key from the data directory). Without it such a configuration
     /// is refused at start-up.
     public var singleInstance: Bool
+    /// The witnesses asked to cosign each new key log checkpoint (`--keylog-witness KEY@URL`); none by default.
+    public var keyLogWitnesses: [KeyLogWitnessEndpoint] = []
     #if DEBUG
     /// A malicious server's key log, for tests (debug builds only).
     package var keyLogMalice: KeyLogMalice?

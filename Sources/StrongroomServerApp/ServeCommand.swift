@@ -104,6 +104,14 @@ struct Serve: AsyncParsableCommand {
             "This is the only instance on its PostgreSQL database: allow a local blob folder and a per-instance token key."
     )
     var singleInstance = false
+    @Option(
+        name: .customLong("keylog-witness"),
+        help: ArgumentHelp(
+            "Ask this witness to cosign each key log checkpoint: KEY@URL, its key from `witness key`. Repeatable.",
+            valueName: "key@url"
+        )
+    )
+    var keyLogWitnesses: [String] = []
 
     func validate() throws {
         if let refuseIntegrity, !["compromised", "suspicious"].contains(refuseIntegrity) {
@@ -206,6 +214,7 @@ struct Serve: AsyncParsableCommand {
             singleInstance: singleInstance
         )
         configuration.caDirectory = data.resolvedCADirectory
+        configuration.keyLogWitnesses = try keyLogWitnesses.map(KeyLogWitnessEndpoint.init)
         if let url = data.resolvedDatabaseURL {
             let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
             try await app.runService()

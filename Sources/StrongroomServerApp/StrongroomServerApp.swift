@@ -17,7 +17,7 @@ struct StrongroomServerCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self, BlobsCommand.self, BackupCommand.self,
-            Restore.self, TLSCommand.self, KeyLogCommand.self,
+            Restore.self, TLSCommand.self, KeyLogCommand.self, WitnessCommand.self,
         ],
         defaultSubcommand: Serve.self
     )

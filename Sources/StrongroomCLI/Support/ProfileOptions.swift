@@ -74,6 +74,15 @@ struct ConnectionOptions: ParsableArguments {
     )
     var keylogKey: String?
 
+    @Option(
+        name: .customLong("keylog-witness"),
+        help: "A witness whose cosignatures count (its key, from `strongroom-server witness key`); repeatable."
+    )
+    var keylogWitnesses: [String] = []
+
+    @Option(help: "How many --keylog-witness cosignatures a checkpoint needs (default: all of them).")
+    var keylogWitnessesRequired: Int?
+
     @Flag(
         help: """
             UNSAFE: take the server's word for other clients' public keys (no key log checks), as the official SDKs \
@@ -205,6 +214,21 @@ struct ConnectionOptions: ParsableArguments {
                 throw CLIError(description: "error: --keylog-key is not a key log verifier key", exitCode: .init(5))
             }
         }
+        verification.witnesses = try keylogWitnesses.map { text in
+            do {
+                return try CosignerKey(text)
+            } catch {
+                throw CLIError(description: "error: --keylog-witness \(text) is not a witness key", exitCode: .init(5))
+            }
+        }
+        let required = keylogWitnessesRequired ?? verification.witnesses.count
+        guard (0...verification.witnesses.count).contains(required) else {
+            throw CLIError(
+                description: "error: --keylog-witnesses-required is 0 to the number of --keylog-witness keys",
+                exitCode: .validationFailure
+            )
+        }
+        verification.requiredCosignatures = required
         let folder = profile.isEmpty ? directory : directory.appending(path: profile)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {

@@ -29,6 +29,12 @@ public struct KeyLogVerification: Sendable {
     /// How often the client checks its own key history again once the log has grown (a minute by default): a key
     /// bound to its ID is noticed within this interval of the client's next key operation.
     public var ownHistoryInterval: Duration
+    /// Witnesses whose cosignatures (C2SP `tlog-cosignature` v1) the client counts; none by default.
+    public var witnesses: [CosignerKey]
+    /// How many of ``witnesses`` must have cosigned a checkpoint (fresh within ``maximumCheckpointAge``) for the
+    /// client to accept it: the defence against a server showing clients different logs (a split view). Zero by
+    /// default.
+    public var requiredCosignatures: Int
     /// Where the pinned key and the newest checkpoint are kept between runs (in memory by default: a new process
     /// pins on first use again).
     public var state: any KeyLogStateStore
@@ -38,8 +44,12 @@ public struct KeyLogVerification: Sendable {
         verifierKey: NoteVerifierKey? = nil,
         maximumCheckpointAge: Duration = .seconds(600),
         ownHistoryInterval: Duration = .seconds(60),
+        witnesses: [CosignerKey] = [],
+        requiredCosignatures: Int = 0,
         state: any KeyLogStateStore = KeyLogMemoryState()
     ) {
+        self.witnesses = witnesses
+        self.requiredCosignatures = requiredCosignatures
         isEnabled = true
         self.verifierKey = verifierKey
         self.maximumCheckpointAge = maximumCheckpointAge

@@ -51,8 +51,9 @@ actor KeyLogVerifier {
     /// `note` parsed and checked: signed by `key`, a checkpoint of its log, dated within the freshness bound.
     func check(note: String, key: NoteVerifierKey, now: Date) throws(ClientError) -> LogCheckpoint {
         let checkpoint: LogCheckpoint
+        let signed: SignedNote
         do {
-            let signed = try SignedNote(parsing: note)
+            signed = try SignedNote(parsing: note)
             _ = try signed.verified(by: [key])
             checkpoint = try LogCheckpoint(text: signed.text)
         } catch {
@@ -80,7 +81,38 @@ actor KeyLogVerifier {
                     : "the server's key log checkpoint is dated \(Int(-age)) s in the future"
             )
         }
+        try checkCosignatures(on: signed, now: now, bound: bound)
         return checkpoint
+    }
+
+    /// Counts the configured witnesses' fresh cosignatures on `note`.
+    ///
+    /// - Throws: ``ClientError/Code/notWitnessed`` when fewer than ``KeyLogVerification/requiredCosignatures`` cosigned
+    ///   it; ``ClientError/Code/logInconsistent`` when a configured witness's cosignature does not verify.
+    private func checkCosignatures(on note: SignedNote, now: Date, bound: Double) throws(ClientError) {
+        guard settings.requiredCosignatures > 0 else { return }
+        var counted = Set<CosignerKey>()
+        for witness in settings.witnesses where !counted.contains(witness) {
+            let time: UInt64?
+            do {
+                time = try witness.cosignatureTime(on: note)
+            } catch {
+                throw ClientError(
+                    .logInconsistent,
+                    "witness \(witness.name)'s cosignature on the key log checkpoint does not verify",
+                    underlying: error
+                )
+            }
+            guard let time, abs(now.timeIntervalSince1970 - Double(time)) <= bound else { continue }
+            counted.insert(witness)
+        }
+        guard counted.count >= settings.requiredCosignatures else {
+            throw ClientError(
+                .notWitnessed,
+                "the key log checkpoint carries \(counted.count) fresh cosignatures of the "
+                    + "\(settings.requiredCosignatures) this client requires from its witnesses"
+            )
+        }
     }
 
     /// Accepts `checkpoint` if it is consistent with the newest one kept (proven by `prove(old, new)`), keeping it

@@ -42,15 +42,21 @@ package enum DataDirectory {
     /// The HMAC key for bearer tokens, created once (32 random bytes, mode 0600). An existing key readable by
     /// group or others is refused: it may have leaked, so tokens signed with it cannot be trusted.
     static func tokenKey(in directory: String) throws -> Data {
-        let path = directory + "/token.key"
+        try secretKey(at: directory + "/token.key", consequence: "all tokens are then invalid")
+    }
+
+    /// The 32-byte secret at `path`, created once (random, mode 0600, new-only so that two processes starting at once
+    /// keep the first); one readable by group or others, or of another length, is refused, saying `consequence` of
+    /// removing it.
+    static func secretKey(at path: String, consequence: String) throws -> Data {
         if let permissions = AtomicFile.permissions(of: path), permissions & 0o077 != 0 {
             throw ServerError.storage(
-                "\(path) is readable by group or others: remove it (all tokens are then invalid) or chmod 600 it"
+                "\(path) is readable by group or others: remove it (\(consequence)) or chmod 600 it"
             )
         }
         if let existing = FileManager.default.contents(atPath: path) {
             guard existing.count == 32 else {
-                throw ServerError.storage("\(path) is not a 32-byte key: remove it (all tokens are then invalid)")
+                throw ServerError.storage("\(path) is not a 32-byte key: remove it (\(consequence))")
             }
             return existing
         }

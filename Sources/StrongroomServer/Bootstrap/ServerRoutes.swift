@@ -57,10 +57,18 @@ struct ServerRoutes {
             tokenKey: tokenKey,
             store: store,
             clock: clock,
+            witnesses: configuration.keyLogWitnesses,
+            logger: logger,
             malice: configuration.keyLogMalice
         )
         #else
-        let keyLog = try ServerKeyLog(tokenKey: tokenKey, store: store, clock: clock)
+        let keyLog = try ServerKeyLog(
+            tokenKey: tokenKey,
+            store: store,
+            clock: clock,
+            witnesses: configuration.keyLogWitnesses,
+            logger: logger
+        )
         #endif
         let keyLogRoutes = KeyLogRoutes(log: keyLog, store: store)
         let account = AccountRoutes(

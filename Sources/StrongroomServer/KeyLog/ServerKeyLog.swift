@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
+import Logging
 public import StrongroomCore
 import StrongroomCrypto
 
@@ -35,13 +36,28 @@ actor ServerKeyLog {
     private let clock: ServerClock
     private var tree = MerkleTree()
     private var signed: (size: UInt64, root: MerkleHash, second: Int64, note: String)?
+    /// A checkpoint being signed and cosigned, which concurrent answers wait for instead of signing again.
+    private var inFlight: (size: UInt64, root: MerkleHash, task: Task<String, Never>)?
+    /// The witnesses asked to cosign each new checkpoint, and the size each holds.
+    private let witnesses: [KeyLogWitnessEndpoint]
+    private var witnessSizes: [String: UInt64] = [:]
+    private let logger: Logger
     #if DEBUG
     /// A malicious server's misbehaviour, switched on by tests.
     let malice: KeyLogMalice?
     #endif
 
     /// A log over `store`, signing with the key derived from `tokenKey`.
-    init(tokenKey: SecureBytes, store: any KeyLogStore, clock: ServerClock, malice: Malice? = nil) throws {
+    init(
+        tokenKey: SecureBytes,
+        store: any KeyLogStore,
+        clock: ServerClock,
+        witnesses: [KeyLogWitnessEndpoint] = [],
+        logger: Logger = Logger(label: "strongroom-keylog"),
+        malice: Malice? = nil
+    ) throws {
+        self.witnesses = witnesses
+        self.logger = logger
         #if DEBUG
         self.malice = malice
         #endif
@@ -78,7 +94,7 @@ actor ServerKeyLog {
     func checkpoint() async throws -> (note: String, size: UInt64) {
         try await catchUp()
         let view = served()
-        return (try signedNote(view, size: view.size), view.size)
+        return (try await signedNote(view, size: view.size), view.size)
     }
 
     /// The inclusion proof of leaf `index` in the tree of `size` leaves; nil when `index < size ≤` the log's size
@@ -99,7 +115,7 @@ actor ServerKeyLog {
         try await catchUp()
         let view = served()
         let size = view.size
-        return (try signedNote(view, size: size), indexes.map { view.inclusionProof(index: $0, size: size) })
+        return (try await signedNote(view, size: size), indexes.map { view.inclusionProof(index: $0, size: size) })
     }
 
     /// The tree answers are made from: the log's, or in a test of a malicious server, a forged one.
@@ -114,18 +130,55 @@ actor ServerKeyLog {
         return tree
     }
 
-    /// The signed checkpoint of the first `size` leaves of `view`, at most once per second, size and root.
-    private func signedNote(_ view: MerkleTree, size: UInt64) throws -> String {
+    /// How long a checkpoint of an unchanged log is served before a fresh one is signed: a second alone, thirty with
+    /// witnesses (each new checkpoint is a round of cosigning).
+    private var refreshSeconds: Int64 { witnesses.isEmpty ? 1 : 30 }
+
+    /// The signed (and, with witnesses, cosigned) checkpoint of the first `size` leaves of `view`: a new one when the
+    /// log changed or the last one is ``refreshSeconds`` old.
+    private func signedNote(_ view: MerkleTree, size: UInt64) async throws -> String {
         var second = clock.unixSeconds
         #if DEBUG
         second -= malice?.checkpointAge ?? 0
         #endif
         guard let root = view.root(size: size) else { throw ServerError.storage("the key log has no such size") }
-        if let signed, signed.size == size, signed.root == root, signed.second == second { return signed.note }
+        if let signed, signed.size == size, signed.root == root, (0..<refreshSeconds).contains(second - signed.second) {
+            return signed.note
+        }
+        if let inFlight, inFlight.size == size, inFlight.root == root { return await inFlight.task.value }
         let checkpoint = LogCheckpoint(origin: origin, size: size, root: root, extensions: ["timestamp \(second)"])
-        let note = try signer.sign(checkpoint.text).encoded
-        signed = (size, root, second, note)
-        return note
+        let note = try signer.sign(checkpoint.text)
+        guard !witnesses.isEmpty else {
+            signed = (size, root, second, note.encoded)
+            return note.encoded
+        }
+        let (witnesses, known, logger) = (self.witnesses, witnessSizes, self.logger)
+        let task = Task {
+            let cosigned = await WitnessPusher.cosign(
+                note,
+                size: size,
+                view: view,
+                witnesses: witnesses,
+                known: known,
+                logger: logger
+            )
+            self.finishCosigning(size: size, root: root, second: second, note: cosigned.note, sizes: cosigned.sizes)
+            return cosigned.note.encoded
+        }
+        inFlight = (size, root, task)
+        return await task.value
+    }
+
+    private func finishCosigning(
+        size: UInt64,
+        root: MerkleHash,
+        second: Int64,
+        note: SignedNote,
+        sizes: [String: UInt64]
+    ) {
+        witnessSizes.merge(sizes) { _, new in new }
+        if signed.map({ $0.size <= size }) ?? true { signed = (size, root, second, note.encoded) }
+        if inFlight?.size == size, inFlight?.root == root { inFlight = nil }
     }
 }
 

@@ -30,6 +30,8 @@ enum TestServer {
         clock: any WallClock = SystemWallClock(),
         logger: Logger? = nil,
         keyLogMalice: KeyLogMalice? = nil,
+        keyLogWitnesses: [KeyLogWitnessEndpoint] = [],
+        tokenKey: SecureBytes? = nil,
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
@@ -45,12 +47,13 @@ enum TestServer {
                 connections: connections,
                 // As every instance of a deployment on PostgreSQL gets it (the data directory's key file is refused
                 // there unless the server is declared the only instance).
-                tokenKey: engine == .postgres ? SecureRandom.bytes(count: 32) : nil,
+                tokenKey: tokenKey ?? (engine == .postgres ? SecureRandom.bytes(count: 32) : nil),
                 blobStorage: blobStorage
             )
             configuration.clock = clock
             configuration.adminToken = adminToken
             configuration.keyLogMalice = keyLogMalice
+            configuration.keyLogWitnesses = keyLogWitnesses
             configuration.objectStore = objectStore.map(ObjectStore.s3)
             switch engine {
             case .sqlite:
