@@ -74,6 +74,13 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StrongroomKeyLogBenchmark",
+            dependencies: [
+                .product(name: "StrongroomClient", package: "Strongroom"),
+                .product(name: "StrongroomCrypto", package: "Strongroom"),
+            ]
+        ),
+        .executableTarget(
             name: "StrongroomBenchmarks",
             dependencies: [
                 .product(name: "StrongroomCore", package: "Strongroom"),

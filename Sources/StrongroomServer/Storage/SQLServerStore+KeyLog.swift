@@ -41,6 +41,7 @@ extension SQLServerStore {
         return UInt64(next)
     }
 
+    @discardableResult
     package func appendKeyLog(_ leaves: [PendingKeyLogLeaf]) async throws -> UInt64? {
         try await database.transaction { [engine] session in
             try await Self.appendKeyLog(leaves, in: session, engine: engine)
