@@ -154,4 +154,21 @@ import Testing
             #expect(await Self.code { _ = try await writer.keyLogCheckpoint() } == .logInconsistent)
         }
     }
+
+    @Test("a revoke rolled back out of the log (history rewritten from its leaf): the writer who saw it, logInconsistent")
+    func rolledBackRevoke() async throws {
+        try await Self.withServer { malice, register in
+            let writer = try await register("writer")
+            let reader = try await register("reader")
+            try await writer.share(type: "kt", readerID: reader.configuration.clientID)
+            try await writer.revoke(type: "kt", readerID: reader.configuration.clientID)
+            let afterRevoke = try await writer.keyLogCheckpoint()
+            // The revocation is the newest leaf; the server rewrites the log from it, as if it never happened.
+            malice.insertFakeLeaf(at: afterRevoke.size - 1)
+            #expect(
+                await Self.code { _ = try await writer.clientInfo(of: reader.configuration.clientID) }
+                    == .logInconsistent
+            )
+        }
+    }
 }
