@@ -1,8 +1,8 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
-import StrongroomCore
 import Logging
+import StrongroomCore
 import StrongroomServer
 import StrongroomServerPostgres
 
@@ -21,7 +21,9 @@ struct KeyLogCommand: AsyncParsableCommand {
         )
         @Option(help: "How many entries to append.") var events = 100_000
         @Option(help: "Entries per transaction.") var batch = 1_000
-        @Option(help: "A scratch PostgreSQL database (its tables are created and left); default: a temporary SQLite one.")
+        @Option(
+            help: "A scratch PostgreSQL database (its tables are created and left); default: a temporary SQLite one."
+        )
         var databaseURL: String?
 
         func run() async throws {
@@ -41,11 +43,14 @@ struct KeyLogCommand: AsyncParsableCommand {
                 engine = "SQLite"
                 let directory = FileManager.default.temporaryDirectory.appending(path: "keylog-speed-\(UUID())")
                 defer { try? FileManager.default.removeItem(at: directory) }  // scratch: best effort
-                speed = try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: logger).withStore(measure)
+                speed = try await EmbeddedDatabase.open(dataDirectory: directory.path, logger: logger).withStore(
+                    measure
+                )
             }
             print(
                 String(
-                    format: "%@: %.0f appends/s in batches of %d (%d checkpoints signed); bare inserts %.0f rows/s; ratio %.2f",
+                    format:
+                        "%@: %.0f appends/s in batches of %d (%d checkpoints signed); bare inserts %.0f rows/s; ratio %.2f",
                     engine,
                     speed.appendsPerSecond,
                     batch,

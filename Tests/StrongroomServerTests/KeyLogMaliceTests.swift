@@ -155,7 +155,7 @@ import Testing
         }
     }
 
-    @Test("a revoke rolled back out of the log (history rewritten from its leaf): the writer who saw it, logInconsistent")
+    @Test("a revoke rolled back out of the log (history rewritten from its leaf): logInconsistent for its writer")
     func rolledBackRevoke() async throws {
         try await Self.withServer { malice, register in
             let writer = try await register("writer")

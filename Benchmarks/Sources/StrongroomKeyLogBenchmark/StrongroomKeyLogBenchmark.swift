@@ -39,13 +39,24 @@ struct StrongroomKeyLogBenchmark {
         let indexes = (0..<10_000).map { _ in UInt64.random(in: 0..<size, using: &generator) }
         let proofs = indexes.map { tree.inclusionProof(index: $0, size: size) ?? [] }
         let largest = proofs.map { $0.count * 32 }.max() ?? 0
-        let consistency = [1, size / 3, size / 2, size - 1].map { tree.consistencyProof(oldSize: $0, newSize: size)?.count ?? 0 }
-        print(String(format: "tree of %d leaves built in memory in %.2f s (%.0f appends/s)", leaves, build.seconds, Double(leaves) / build.seconds))
+        let consistency = [1, size / 3, size / 2, size - 1].map {
+            tree.consistencyProof(oldSize: $0, newSize: size)?.count ?? 0
+        }
+        print(
+            String(
+                format: "tree of %d leaves built in memory in %.2f s (%.0f appends/s)",
+                leaves,
+                build.seconds,
+                Double(leaves) / build.seconds
+            )
+        )
         print("inclusion proof, largest of 10,000 random leaves: \(largest) bytes; bound 32·⌈log2 N⌉ = \(bound) bytes")
-        print("consistency proofs to N from 1, N/3, N/2, N−1: \(consistency.map { "\($0 * 32) B" }.joined(separator: ", "))")
+        print(
+            "consistency proofs to N from 1, N/3, N/2, N−1: \(consistency.map { "\($0 * 32) B" }.joined(separator: ", "))"
+        )
 
         guard let root = tree.root(size: size) else { return }
-        let leafHashes = indexes.map { tree.leaf(at: $0)! }
+        let leafHashes = indexes.map { tree.leaf(at: $0) ?? .empty }
         var failures = 0
         let rounds = 10
         let verify = clock.measure {
@@ -78,7 +89,8 @@ struct StrongroomKeyLogBenchmark {
         let count = Double(indexes.count * rounds)
         print(
             String(
-                format: "inclusion verification: %.2f µs per proof (target < 1,000 µs); raw SHA-256 of its nodes %.2f µs; ratio %.2f%@",
+                format:
+                    "inclusion verification: %.2f µs per proof (target < 1,000 µs); raw SHA-256 of its nodes %.2f µs; ratio %.2f%@",
                 verify.seconds / count * 1e6,
                 raw.seconds / count * 1e6,
                 verify.seconds / raw.seconds,
@@ -95,7 +107,9 @@ struct StrongroomKeyLogBenchmark {
         let trusting = Client(configuration: off)
         var readers: [UUID] = []
         for index in 0..<60 {
-            readers.append(try await Client.register(token: token, clientName: "bench-reader-\(index)", apiURL: url).clientID)
+            readers.append(
+                try await Client.register(token: token, clientName: "bench-reader-\(index)", apiURL: url).clientID
+            )
         }
         _ = try await verifying.clientInfo(of: readers[0])  // pins the log key and checks its own history once
         let clock = ContinuousClock()
@@ -104,7 +118,9 @@ struct StrongroomKeyLogBenchmark {
             for on in [true, false] {
                 let client = on ? verifying : trusting
                 let share = try await clock.measure {
-                    for reader in readers.prefix(20) { try await client.share(type: "bench-\(round)-\(on)", readerID: reader) }
+                    for reader in readers.prefix(20) {
+                        try await client.share(type: "bench-\(round)-\(on)", readerID: reader)
+                    }
                 }
                 let lookup = try await clock.measure {
                     for reader in readers { _ = try await client.clientInfo(of: reader) }
@@ -116,8 +132,22 @@ struct StrongroomKeyLogBenchmark {
         }
         let on = best[true] ?? (0, 0)
         let off2 = best[false] ?? (1, 1)
-        print(String(format: "SDK share: %.0f/s verifying keys, %.0f/s trusting the server; ratio %.2f (target ≥ 0.90)", on.share, off2.share, on.share / off2.share))
-        print(String(format: "SDK key lookup: %.0f/s verifying, %.0f/s trusting; ratio %.2f (target ≥ 0.90)", on.lookup, off2.lookup, on.lookup / off2.lookup))
+        print(
+            String(
+                format: "SDK share: %.0f/s verifying keys, %.0f/s trusting the server; ratio %.2f (target ≥ 0.90)",
+                on.share,
+                off2.share,
+                on.share / off2.share
+            )
+        )
+        print(
+            String(
+                format: "SDK key lookup: %.0f/s verifying, %.0f/s trusting; ratio %.2f (target ≥ 0.90)",
+                on.lookup,
+                off2.lookup,
+                on.lookup / off2.lookup
+            )
+        )
     }
 }
 

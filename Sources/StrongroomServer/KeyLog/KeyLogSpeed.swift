@@ -18,7 +18,11 @@ package struct KeyLogSpeed: Sendable {
     /// Appends `events` registration leaves in transactions of `batch` to the key log of `store` (which must be
     /// empty and disposable), signing a checkpoint whenever a second has passed.
     package static func measure(store: SQLServerStore, events: Int, batch: Int) async throws -> KeyLogSpeed {
-        let log = try ServerKeyLog(tokenKey: SecureRandom.bytes(count: 32), store: store, clock: ServerClock(SystemWallClock()))
+        let log = try ServerKeyLog(
+            tokenKey: SecureRandom.bytes(count: 32),
+            store: store,
+            clock: ServerClock(SystemWallClock())
+        )
         let keys = KeyLogEntry.Keys(
             encryption: EncryptionPrivateKey().publicKey,
             signing: SigningPrivateKey().publicKey,
