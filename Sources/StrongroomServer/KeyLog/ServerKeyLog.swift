@@ -14,8 +14,9 @@ import StrongroomCrypto
 /// changes only with the key. Rotating the token key therefore rotates the log key: clients that pinned the old
 /// one refuse the new log until told to trust it.
 ///
-/// A checkpoint carries one extension line, `timestamp <Unix seconds>`, so clients can refuse a stale one; it is
-/// signed at most once per second and size.
+/// A checkpoint carries one extension line, `timestamp <Unix seconds>`, so clients can refuse a stale one. A new one
+/// is signed when the log grew, and otherwise once a second (every thirty seconds with witnesses, each new checkpoint
+/// being a round of cosigning); concurrent answers share one signing.
 actor ServerKeyLog {
     #if DEBUG
     typealias Malice = KeyLogMalice
