@@ -11,12 +11,13 @@ import Testing
 @Suite struct KeyLogMaliceTests {
     /// A malicious server and a way to register SDK clients on it (own history checked on every grown log).
     static func withServer(
+        _ engine: TestEngine,
         _ body: @escaping @Sendable (KeyLogMalice, @Sendable (String) async throws -> Client) async throws -> Void
     )
         async throws
     {
         let malice = KeyLogMalice()
-        try await TestServer.run(keyLogMalice: malice) { api in
+        try await TestServer.run(engine: engine, keyLogMalice: malice) { api in
             let url = try #require(URL(string: api.baseURL))
             try await body(malice) { name in
                 var configuration = try await Client.register(
@@ -41,9 +42,12 @@ import Testing
         }
     }
 
-    @Test("key substitution on 1 of 3 lookups: that share fails (keyNotLogged) and no access key is sealed to it")
-    func substitution() async throws {
-        try await Self.withServer { malice, register in
+    @Test(
+        "key substitution on 1 of 3 lookups: that share fails (keyNotLogged) and no access key is sealed to it",
+        arguments: TestEngine.available
+    )
+    func substitution(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
             let writer = try await register("writer")
             var readers: [Client] = []
             for index in 0..<3 { readers.append(try await register("reader\(index)")) }
@@ -76,10 +80,11 @@ import Testing
     }
 
     @Test(
-        "an extra key bound to a client in the log: its owner refuses to operate (keyCompromised); hidden from its history, the monitor finds it"
+        "an extra key bound to a client in the log: its owner refuses to operate (keyCompromised); hidden from its history, the monitor finds it",
+        arguments: TestEngine.available
     )
-    func extraKey() async throws {
-        try await Self.withServer { malice, register in
+    func extraKey(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
             let sharer = try await register("sharer")
             let victim = try await register("victim")
             let other = try await register("other")
@@ -105,9 +110,12 @@ import Testing
         }
     }
 
-    @Test("a stale checkpoint replayed is refused (checkpointStale) until fresh ones come again")
-    func staleCheckpoint() async throws {
-        try await Self.withServer { malice, register in
+    @Test(
+        "a stale checkpoint replayed is refused (checkpointStale) until fresh ones come again",
+        arguments: TestEngine.available
+    )
+    func staleCheckpoint(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
             let writer = try await register("writer")
             let reader = try await register("reader")
             malice.backdateCheckpoints(by: 3_600)
@@ -120,9 +128,9 @@ import Testing
         }
     }
 
-    @Test("a forked log shown to a client, then the real one: logInconsistent")
-    func fork() async throws {
-        try await Self.withServer { malice, register in
+    @Test("a forked log shown to a client, then the real one: logInconsistent", arguments: TestEngine.available)
+    func fork(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
             let writer = try await register("writer")
             let reader = try await register("reader")
             let seen = try await writer.keyLogCheckpoint()
@@ -139,9 +147,9 @@ import Testing
         }
     }
 
-    @Test("the log truncated and regrown differently: logInconsistent")
-    func truncatedAndRegrown() async throws {
-        try await Self.withServer { malice, register in
+    @Test("the log truncated and regrown differently: logInconsistent", arguments: TestEngine.available)
+    func truncatedAndRegrown(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
             let writer = try await register("writer")
             let reader = try await register("reader")
             _ = try await register("third")
@@ -155,9 +163,12 @@ import Testing
         }
     }
 
-    @Test("a revoke rolled back out of the log (history rewritten from its leaf): logInconsistent for its writer")
-    func rolledBackRevoke() async throws {
-        try await Self.withServer { malice, register in
+    @Test(
+        "a revoke rolled back out of the log (history rewritten from its leaf): logInconsistent for its writer",
+        arguments: TestEngine.available
+    )
+    func rolledBackRevoke(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
             let writer = try await register("writer")
             let reader = try await register("reader")
             try await writer.share(type: "kt", readerID: reader.configuration.clientID)
