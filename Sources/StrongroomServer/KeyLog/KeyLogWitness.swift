@@ -22,6 +22,8 @@ package actor KeyLogWitness {
         package var contentType: String
     }
 
+    /// The largest state file read (about 40,000 logs).
+    static let maximumStateBytes = 8 << 20
     /// The largest request body read.
     package static let maximumRequestBytes = SignedNote.maximumBytes + 64 * 64
 
@@ -51,7 +53,13 @@ package actor KeyLogWitness {
         logs = Dictionary(logKeys.map { ($0.name, $0) }) { first, _ in first }
         statePath = directory + "/witness-state.json"
         self.clock = clock
-        if let data = FileManager.default.contents(atPath: statePath) {
+        if let handle = FileHandle(forReadingAtPath: statePath) {
+            defer { try? handle.close() }  // read-only: closing loses nothing
+            // A state is a line per log; anything near the cap is not one this witness wrote.
+            let data = try handle.read(upToCount: Self.maximumStateBytes + 1) ?? Data()
+            guard data.count <= Self.maximumStateBytes else {
+                throw ServerError.storage("\(statePath) is larger than a witness's state can be")
+            }
             state = try JSONDecoder().decode([String: StoredCheckpoint].self, from: data)
         } else {
             state = [:]
