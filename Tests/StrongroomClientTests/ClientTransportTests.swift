@@ -228,8 +228,11 @@ import Glibc
 
     @Test("an unreachable server is a transport error, at once")
     func unreachable() async throws {
-        let port = try SilentListener().closedPort()
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        // A port bound but never listening refuses connections, and stays ours for the test: a closed port could be
+        // taken by another test's listener meanwhile (seen in a busy CI run as a timeout instead of a refusal).
+        let refusing = try SilentListener(listening: false)
+        defer { refusing.close() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)"))
         let error = await #expect(throws: ClientError.self) {
             try await Client.register(token: "t", clientName: "x", apiURL: url)
         }
@@ -246,12 +249,12 @@ import Glibc
     }
 }
 
-/// A loopback socket that accepts connections into its backlog and never answers.
+/// A loopback socket that accepts connections into its backlog and never answers (or, not listening, refuses them).
 struct SilentListener {
     let fd: Int32
     let port: Int
 
-    init() throws {
+    init(listening: Bool = true) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
         var address = sockaddr_in()
@@ -260,7 +263,8 @@ struct SilentListener {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ready = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0 && listen(fd, 16) == 0
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+                    && (!listening || listen(fd, 16) == 0)
             }
         }
         try #require(ready)
@@ -268,10 +272,4 @@ struct SilentListener {
     }
 
     func close() { _ = Glibc.close(fd) }
-
-    /// Closes the socket and returns its port, where nothing listens now.
-    func closedPort() -> Int {
-        close()
-        return port
-    }
 }
