@@ -147,7 +147,9 @@ extension Client {
         guard let bytes = Data(base64Encoded: inclusion.entry), bytes.count <= 128 else {
             throw ClientError(.keyNotLogged, "the key log entry the server gave for client \(clientID) is malformed")
         }
-        let checkpoint = try await acceptCheckpoint(inclusion.checkpoint)
+        var offered: (since: UInt64, proof: [MerkleHash])?
+        if let since = inclusion.since { offered = (since, try Self.hashes(inclusion.consistency ?? [])) }
+        let checkpoint = try await acceptCheckpoint(inclusion.checkpoint, offered: offered)
         let entry = try Self.proven(
             KeyLogLeaf(index: inclusion.index, entry: inclusion.entry),
             proof: inclusion.proof,
@@ -178,8 +180,12 @@ extension Client {
         }
     }
 
-    /// `note` verified against the pinned key and freshness, then accepted as consistent with the newest kept.
-    func acceptCheckpoint(_ note: String) async throws(ClientError) -> LogCheckpoint {
+    /// `note` verified against the pinned key and freshness, then accepted as consistent with the newest kept; a
+    /// consistency proof the answer `offered` (from its size to the note's) is used instead of asking for one.
+    func acceptCheckpoint(
+        _ note: String,
+        offered: (since: UInt64, proof: [MerkleHash])? = nil
+    ) async throws(ClientError) -> LogCheckpoint {
         let key = try await keyLog.verifierKey { () async throws(ClientError) -> String in
             try await self.authenticated(
                 .GET,
@@ -190,6 +196,8 @@ extension Client {
         }
         let checkpoint = try await keyLog.check(note: note, key: key, now: Date())
         try await keyLog.advance(to: checkpoint, note: note) { (old, new) async throws(ClientError) -> [MerkleHash] in
+            // A proof the answer carried is checked like a fetched one (a wrong one fails verification).
+            if let offered, offered.since == old, new == checkpoint.size { return offered.proof }
             let answer: KeyLogProofResponse
             do throws(ClientError) {
                 answer = try await self.authenticated(

@@ -39,7 +39,12 @@ extension Client {
     /// Another client's public information (keys), from the server, proven by its key log (unless verification is
     /// off): every key this client encrypts to or verifies with comes through here.
     private func clientInfo(_ clientID: String) async throws(ClientError) -> ClientInfo {
-        let info = try await authenticated(.GET, E3DBPath.client.render(clientID), success: [200], as: ClientInfo.self)
+        var path = E3DBPath.client.render(clientID)
+        // The size of the checkpoint this client holds, so the answer carries the consistency proof from it.
+        if configuration.keyLog.isEnabled, let held = try await keyLog.newestCheckpoint() {
+            path += "?keylog_since=\(held.size)"
+        }
+        let info = try await authenticated(.GET, path, success: [200], as: ClientInfo.self)
         try await verifyKeys(of: info, for: clientID)
         return info
     }

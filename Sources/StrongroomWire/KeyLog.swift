@@ -128,12 +128,25 @@ public struct KeyLogInclusion: Codable, Sendable, Hashable {
     public var checkpoint: String
     /// The inclusion proof, standard base64 hashes.
     public var proof: [String]
+    /// The size the caller said it holds (`?keylog_since=`), when the answer proves the checkpoint extends it.
+    public var since: UInt64?
+    /// The consistency proof from `since` to the checkpoint's size, standard base64 hashes.
+    public var consistency: [String]?
 
     /// Creates the field.
-    public init(index: UInt64, entry: String, checkpoint: String, proof: [String]) {
+    public init(
+        index: UInt64,
+        entry: String,
+        checkpoint: String,
+        proof: [String],
+        since: UInt64? = nil,
+        consistency: [String]? = nil
+    ) {
         self.index = index
         self.entry = entry
         self.checkpoint = checkpoint
         self.proof = proof
+        self.since = since
+        self.consistency = consistency
     }
 }

@@ -189,6 +189,35 @@ import Testing
                     proof: try Self.hashes(proof.proof)
                 )
             }
+            // A lookup given the size the caller holds carries the consistency proof from it; a bad size is a 400,
+            // one past the log's gets no proof.
+            let since = try Self.decode(
+                ClientInfo.self,
+                try await api.request(
+                    .get,
+                    "/v1/storage/clients/\(reader.clientID)?keylog_since=\(registered.size)",
+                    authorization: "Bearer \(writer.token)"
+                )
+            )
+            let carried = try #require(since.keyLog)
+            #expect(carried.since == registered.size)
+            let now = try Self.verify(carried.checkpoint, key)
+            try MerkleProof.verifyConsistency(
+                oldSize: registered.size,
+                newSize: now.size,
+                oldRoot: registered.root,
+                newRoot: now.root,
+                proof: try Self.hashes(try #require(carried.consistency))
+            )
+            for (query, status) in [("x", 400), ("-1", 400), ("99999", 200)] {
+                let answer = try await api.request(
+                    .get,
+                    "/v1/storage/clients/\(reader.clientID)?keylog_since=\(query)",
+                    authorization: "Bearer \(writer.token)"
+                )
+                #expect(Int(answer.status.code) == status, "\(query)")
+                if status == 200 { #expect(try Self.decode(ClientInfo.self, answer).keyLog?.consistency == nil) }
+            }
             // A monitor recomputes the root from the leaves.
             let leaves = try Self.decode(
                 KeyLogLeavesResponse.self,

@@ -113,10 +113,28 @@ actor ServerKeyLog {
 
     /// The newest checkpoint with the inclusion proof of each of `indexes` against it (nil for an index past it).
     func proving(_ indexes: [UInt64]) async throws -> (note: String, proofs: [[MerkleHash]?]) {
+        let answer = try await proving(indexes, since: nil)
+        return (answer.note, answer.proofs)
+    }
+
+    /// As ``proving(_:)``, with the consistency proof from `since` to the checkpoint (nil when `since` is past it),
+    /// so a client that holds a checkpoint of that size needs no second request.
+    func proving(
+        _ indexes: [UInt64],
+        since: UInt64?
+    ) async throws
+        -> (note: String, size: UInt64, proofs: [[MerkleHash]?], consistency: [MerkleHash]?)
+    {
         try await catchUp()
         let view = served()
         let size = view.size
-        return (try await signedNote(view, size: size), indexes.map { view.inclusionProof(index: $0, size: size) })
+        let note = try await signedNote(view, size: size)
+        return (
+            note,
+            size,
+            indexes.map { view.inclusionProof(index: $0, size: size) },
+            since.flatMap { view.consistencyProof(oldSize: $0, newSize: size) }
+        )
     }
 
     /// The tree answers are made from: the log's, or in a test of a malicious server, a forged one.

@@ -139,7 +139,11 @@ struct AccountRoutes {
         #if DEBUG
         try await misbehave(&info)
         #endif
-        info.keyLog = try await inclusion(of: client.clientID)
+        // `?keylog_since=` (a Strongroom client's newest checkpoint size) adds the consistency proof from it.
+        let since = try request.uri.queryParameters.get("keylog_since").map { _ in
+            try KeyLogRoutes.number("keylog_since", request)
+        }
+        info.keyLog = try await inclusion(of: client.clientID, since: since)
         return try json(info)
     }
 
@@ -168,17 +172,21 @@ struct AccountRoutes {
     #endif
 
     /// The client's newest key leaf with its proof against the newest checkpoint; nil for a client not in the log.
-    private func inclusion(of clientID: String) async throws -> KeyLogInclusion? {
+    private func inclusion(of clientID: String, since: UInt64?) async throws -> KeyLogInclusion? {
         guard let leaf = try await store.keyLeaves(clientID: clientID, limit: KeyLogRoutes.maximumLeaves).last else {
             return nil
         }
-        let (note, proofs) = try await keyLog.proving([leaf.index])
-        guard let proof = proofs.first ?? nil else { throw ServerError.storage("a key leaf is past the log's size") }
+        let answer = try await keyLog.proving([leaf.index], since: since)
+        guard let proof = answer.proofs.first ?? nil else {
+            throw ServerError.storage("a key leaf is past the log's size")
+        }
         return KeyLogInclusion(
             index: leaf.index,
             entry: KeyLogRoutes.encode(leaf.entry),
-            checkpoint: note,
-            proof: proof.map(KeyLogRoutes.encode)
+            checkpoint: answer.note,
+            proof: proof.map(KeyLogRoutes.encode),
+            since: answer.consistency == nil ? nil : since,
+            consistency: answer.consistency?.map(KeyLogRoutes.encode)
         )
     }
 
