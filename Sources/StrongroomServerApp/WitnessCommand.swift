@@ -47,12 +47,11 @@ struct WitnessCommand: AsyncParsableCommand {
             }
             var logger = Logger(label: "strongroom-witness")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-            let witness = try KeyLogWitness(
-                directory: options.directory,
-                name: options.name,
-                logKeys: keys,
-                clock: SystemWallClock()
-            )
+            // Its key and state are files: read off the cooperative pool.
+            let (directory, name) = (options.directory, options.name)
+            let witness = try await BlockingExecutor.shared.run { _ in
+                try KeyLogWitness(directory: directory, name: name, logKeys: keys, clock: SystemWallClock())
+            }
             print(witness.cosigner.key.description)
             let app = buildWitnessApplication(
                 witness: witness,
@@ -71,7 +70,11 @@ struct WitnessCommand: AsyncParsableCommand {
         @OptionGroup var options: Options
 
         func run() async throws {
-            guard let key = try KeyLogWitness.existingKey(in: options.directory, name: options.name) else {
+            let (directory, name) = (options.directory, options.name)
+            let existing = try await BlockingExecutor.shared.run { _ in
+                try KeyLogWitness.existingKey(in: directory, name: name)
+            }
+            guard let key = existing else {
                 throw CommandFailure(
                     "there is no witness key in \(options.directory): start `witness serve` once; nothing was created"
                 )

@@ -35,10 +35,7 @@ public struct CosignerKey: Sendable, Hashable, CustomStringConvertible {
         }
         self.name = name
         self.publicKey = publicKey
-        var hasher = SHA256()
-        hasher.update(data: Array(name.utf8) + [0x0A, Self.signatureType])
-        hasher.update(data: publicKey.rawRepresentation)
-        keyID = hasher.finalize().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        keyID = NoteVerifierKey.keyID(name: name, type: Self.signatureType, publicKey: publicKey)
     }
 
     /// Parses the verifier-key form.
@@ -46,33 +43,14 @@ public struct CosignerKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``CryptoError/Code/invalidKey`` when it does not parse, is not a cosignature/v1 key or its key ID
     ///   does not match.
     public init(_ text: String) throws(CryptoError) {
-        let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
-        guard text.utf8.count <= 512, parts.count == 3, parts[1].utf8.count == 8,
-            parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-            let keyID = UInt32(parts[1], radix: 16), let blob = Data(base64Encoded: String(parts[2])),
-            blob.count == 33, blob.first == Self.signatureType
-        else {
-            throw CryptoError(.invalidKey, "a cosigner key is name+keyid+base64 of a cosignature/v1 Ed25519 key")
-        }
-        let publicKey: SigningPublicKey
-        do {
-            publicKey = try SigningPublicKey(rawRepresentation: blob.dropFirst())
-        } catch {
-            throw CryptoError(.invalidKey, "a cosigner key's public key is not Ed25519", underlying: error)
-        }
-        do {
-            try self.init(name: String(parts[0]), publicKey: publicKey)
-        } catch {
-            throw CryptoError(.invalidKey, "a cosigner key's name is not valid", underlying: error)
-        }
-        guard self.keyID == keyID else { throw CryptoError(.invalidKey, "a cosigner key's ID does not match") }
+        let parsed = try NoteVerifierKey.parse(text, type: Self.signatureType, what: "a cosigner key")
+        try self.init(name: parsed.name, publicKey: parsed.key)
+        guard keyID == parsed.keyID else { throw CryptoError(.invalidKey, "a cosigner key's ID does not match") }
     }
 
     /// The verifier-key form.
     public var description: String {
-        let id = String(keyID, radix: 16)
-        return "\(name)+\(String(repeating: "0", count: 8 - id.count) + id)+"
-            + Data([Self.signatureType] + publicKey.rawRepresentation).base64EncodedString()
+        NoteVerifierKey.text(name: name, keyID: keyID, type: Self.signatureType, publicKey: publicKey)
     }
 
     /// The time of this key's cosignature on `note`, or nil when it carries none.

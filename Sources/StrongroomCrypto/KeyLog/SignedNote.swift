@@ -171,40 +171,57 @@ public struct NoteVerifierKey: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``CryptoError/Code/invalidKey`` when it does not parse, is not Ed25519 or its key ID does not match.
     public init(_ text: String) throws(CryptoError) {
-        let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[1].utf8.count == 8,
-            parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-            let keyID = UInt32(parts[1], radix: 16), let blob = Data(base64Encoded: String(parts[2])),
-            blob.count == 33, blob.first == 0x01
-        else {
-            throw CryptoError(.invalidKey, "a note verifier key is name+keyid+base64 of an Ed25519 key")
-        }
-        let publicKey: SigningPublicKey
-        do {
-            publicKey = try SigningPublicKey(rawRepresentation: blob.dropFirst())
-        } catch {
-            throw CryptoError(.invalidKey, "a note verifier key's public key is not Ed25519", underlying: error)
-        }
-        do {
-            try self.init(name: String(parts[0]), publicKey: publicKey)
-        } catch {
-            throw CryptoError(.invalidKey, "a note verifier key's name is not valid", underlying: error)
-        }
-        guard self.keyID == keyID else { throw CryptoError(.invalidKey, "a note verifier key's ID does not match") }
+        let parsed = try Self.parse(text, type: 0x01, what: "a note verifier key")
+        try self.init(name: parsed.name, publicKey: parsed.key)
+        guard keyID == parsed.keyID else { throw CryptoError(.invalidKey, "a note verifier key's ID does not match") }
     }
 
     /// The verifier-key form.
-    public var description: String {
-        let id = String(keyID, radix: 16)
-        return "\(name)+\(String(repeating: "0", count: 8 - id.count) + id)+"
-            + Data([0x01] + publicKey.rawRepresentation).base64EncodedString()
-    }
+    public var description: String { Self.text(name: name, keyID: keyID, type: 0x01, publicKey: publicKey) }
 
     static func keyID(name: String, publicKey: SigningPublicKey) -> UInt32 {
+        keyID(name: name, type: 0x01, publicKey: publicKey)
+    }
+
+    /// The first four bytes, big-endian, of SHA-256(name ‖ `\n` ‖ type ‖ key): a signed note's key ID.
+    static func keyID(name: String, type: UInt8, publicKey: SigningPublicKey) -> UInt32 {
         var hasher = SHA256()
-        hasher.update(data: Array(name.utf8) + [0x0A, 0x01])
+        hasher.update(data: Array(name.utf8) + [0x0A, type])
         hasher.update(data: publicKey.rawRepresentation)
         return hasher.finalize().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
+    /// `name+keyid+base64(type ‖ key)` for an Ed25519 key of signature type `type` (0x01 notes, 0x04 cosignatures):
+    /// its name, key ID and key; the caller checks that the key ID is the one its name and key give.
+    ///
+    /// - Throws: ``CryptoError/Code/invalidKey`` naming `what` when it does not parse or is of another type.
+    static func parse(
+        _ text: String,
+        type: UInt8,
+        what: String
+    ) throws(CryptoError)
+        -> (name: String, keyID: UInt32, key: SigningPublicKey)
+    {
+        let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
+        guard text.utf8.count <= 512, parts.count == 3, parts[1].utf8.count == 8,
+            parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+            let keyID = UInt32(parts[1], radix: 16), let blob = Data(base64Encoded: String(parts[2])),
+            blob.count == 33, blob.first == type, isName(parts[0])
+        else {
+            throw CryptoError(.invalidKey, "\(what) is name+keyid+base64 of an Ed25519 key of type \(type)")
+        }
+        do {
+            return (String(parts[0]), keyID, try SigningPublicKey(rawRepresentation: blob.dropFirst()))
+        } catch {
+            throw CryptoError(.invalidKey, "\(what)'s public key is not Ed25519", underlying: error)
+        }
+    }
+
+    /// The verifier-key form of `publicKey` under `name`, of signature type `type`.
+    static func text(name: String, keyID: UInt32, type: UInt8, publicKey: SigningPublicKey) -> String {
+        let id = String(keyID, radix: 16)
+        return "\(name)+\(String(repeating: "0", count: 8 - id.count) + id)+"
+            + Data([type] + publicKey.rawRepresentation).base64EncodedString()
     }
 
     static func isName(_ name: Substring) -> Bool {

@@ -195,7 +195,7 @@ package actor KeyLogWitness {
     /// The witness's cosigner for `seed` under `name`, or its default name.
     private static func cosigner(seed: Data, name: String?) throws -> Cosigner {
         let privateKey = try SigningPrivateKey(seed: SecureBytes(copying: seed))
-        let hash = privateKey.publicKey.rawRepresentation.prefix(8).map { String(format: "%02x", $0) }.joined()
-        return try Cosigner(name: name ?? "strongroom-witness/" + hash, privateKey: privateKey)
+        let prefix = Data(privateKey.publicKey.rawRepresentation.prefix(8)).hexString
+        return try Cosigner(name: name ?? "strongroom-witness/" + prefix, privateKey: privateKey)
     }
 }

@@ -173,9 +173,7 @@ struct AccountRoutes {
 
     /// The client's newest key leaf with its proof against the newest checkpoint; nil for a client not in the log.
     private func inclusion(of clientID: String, since: UInt64?) async throws -> KeyLogInclusion? {
-        guard let leaf = try await store.keyLeaves(clientID: clientID, limit: KeyLogRoutes.maximumLeaves).last else {
-            return nil
-        }
+        guard let leaf = try await store.newestKeyLeaf(clientID: clientID) else { return nil }
         let answer = try await keyLog.proving([leaf.index], since: since)
         guard let proof = answer.proofs.first ?? nil else {
             throw ServerError.storage("a key leaf is past the log's size")

@@ -72,6 +72,14 @@ extension SQLServerStore {
         ).all().map(decodeKeyLogLeaf)
     }
 
+    package func newestKeyLeaf(clientID: String) async throws -> StoredKeyLogLeaf? {
+        try await database.raw(
+            """
+            SELECT * FROM keylog WHERE client_id = \(bind: clientID) AND kind IN (1, 2) ORDER BY idx DESC LIMIT 1
+            """
+        ).first().map(decodeKeyLogLeaf)
+    }
+
     package func commitmentLeaves(
         party: String,
         after index: UInt64?,

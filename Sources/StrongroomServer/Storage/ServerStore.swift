@@ -105,6 +105,8 @@ package protocol KeyLogStore: Sendable {
     func keyLogLeaves(from index: UInt64, limit: Int) async throws -> [StoredKeyLogLeaf]
     /// The first `limit` key leaves (registration, key changes) of a client, in order.
     func keyLeaves(clientID: String, limit: Int) async throws -> [StoredKeyLogLeaf]
+    /// A client's newest key leaf (what its lookup proves), or nil when it is not in the log.
+    func newestKeyLeaf(clientID: String) async throws -> StoredKeyLogLeaf?
     /// At most `limit` commitment leaves after `index` that `party` wrote or is the other party of, in order.
     func commitmentLeaves(party: String, after index: UInt64?, limit: Int) async throws -> [StoredKeyLogLeaf]
     /// Logs the registration of up to `batch` clients stored before the log existed, after `cursor`; returns where
