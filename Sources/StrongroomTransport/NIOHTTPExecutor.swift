@@ -191,17 +191,23 @@ struct NIOHTTPExecutor: HTTPExecutor {
         }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         let key = "\(host):\(port)"
+        // One deadline for the whole request, a retry included.
+        let deadline = NIODeadline.now() + .nanoseconds(timeout.nanoseconds)
         // A kept-alive connection the server closed while it sat idle fails its first write before a byte left;
-        // then (and only then) the request goes once more on a new connection. File bodies are not re-sent.
+        // then (and only then) the request goes once more on a new connection. File bodies are not re-sent. A
+        // channel closed by this request's own deadline or cancellation fails the same way, and is not retried:
+        // its timer fires at the deadline or later, so a failure seen before the deadline is the server's close.
         if let pooled = pool.take(key) {
             do {
-                return try await exchange(request, url: url, host: host, on: pooled, key: key, timeout, handle)
+                return try await exchange(request, url: url, host: host, on: pooled, key: key, deadline, handle)
             } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
                 if case .file = request.body { throw error }
+                if Task.isCancelled || NIODeadline.now() >= deadline { throw error }
             }
         }
-        let fresh = try await connect(host: host, port: port, timeout: timeout).connection
-        return try await exchange(request, url: url, host: host, on: fresh, key: key, timeout, handle)
+        let remaining = Duration.nanoseconds((deadline - NIODeadline.now()).nanoseconds)
+        let fresh = try await connect(host: host, port: port, timeout: remaining).connection
+        return try await exchange(request, url: url, host: host, on: fresh, key: key, deadline, handle)
     }
 
     /// One request and its answer on a connection this exchange alone holds, which goes back to the pool only when
@@ -212,14 +218,14 @@ struct NIOHTTPExecutor: HTTPExecutor {
         host: String,
         on connection: HTTPConnection,
         key: String,
-        _ timeout: Duration,
+        _ deadline: NIODeadline,
         _ handle: (Int, ResponseBody) async throws -> R
     ) async throws -> R {
         let channel = connection.channel
         let responses = connection.responses
         var clean = false
         // The deadline and cancellation both close the channel, which ends every pending read and write.
-        connection.expire(at: .now() + .nanoseconds(timeout.nanoseconds)) { channel.close(promise: nil) }
+        connection.expire(at: deadline) { channel.close(promise: nil) }
         defer {
             connection.cancelExpiry()
             if clean && connection.isReusable {

@@ -78,6 +78,23 @@ import Glibc
         }
     }
 
+    @Test("a request its own caller ended on a reused connection fails there; it is not sent again on a new one")
+    func ownEndIsNotRetried() async throws {
+        try await withServer({ _ in .bytes(Self.ok) }) { executor, server async throws in
+            #expect(try await get(executor, server) == (200, "ok"))
+            // Cancelled before it starts: the pooled connection is closed before the request's write reaches it (both
+            // are queued on its event loop, in that order), so the write fails as on a connection the server closed
+            // while it sat idle, the one failure that earns a second try. A deadline that passes before the write
+            // (a loaded machine, a short timeout) does the same; this is its deterministic form.
+            let cancelled = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await get(executor, server)
+            }
+            await #expect(throws: (any Error).self) { try await cancelled.value }
+            #expect(server.connections == 1)
+        }
+    }
+
     @Test("a connection the server closed while it sat in the pool is not used again; the next request opens one")
     func closedWhileIdle() async throws {
         try await withServer({ _ in .bytes(Self.ok, close: true) }) { executor, server async throws in
