@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "StrongroomSecretService", targets: ["StrongroomSecretService"]),
         .library(name: "StrongroomShield", targets: ["StrongroomShield"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
+        .library(name: "StrongroomBackend", targets: ["StrongroomBackend"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
         .library(name: "StrongroomServerS3", targets: ["StrongroomServerS3"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
@@ -99,9 +100,11 @@ let package = Package(
             name: "StrongroomTransport",
             dependencies: [
                 "StrongroomCore",
+                "StrongroomCrypto",
                 "StrongroomPKI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -229,6 +232,25 @@ let package = Package(
                 "StrongroomKeychain",
                 "StrongroomWire",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // For an app developer's own backend: Hummingbird middleware that verifies what ``SecureChannel`` sends
+        // (TSV1 signatures, client certificates). Kept apart so that the SDK pulls in no server dependency.
+        .target(
+            name: "StrongroomBackend",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomPKI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSettings
         ),
@@ -376,6 +398,27 @@ let package = Package(
                 "StrongroomTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomBackendTests",
+            dependencies: [
+                "StrongroomBackend",
+                "StrongroomCrypto",
+                "StrongroomTesting",
+                "StrongroomTransport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strictSettings
         ),
@@ -387,6 +430,7 @@ let package = Package(
                 "StrongroomTesting",
                 "StrongroomTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

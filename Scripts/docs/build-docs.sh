@@ -22,7 +22,7 @@ done
 targets=(
     StrongroomCore StrongroomCrypto StrongroomWire StrongroomTransport StrongroomKeychain StrongroomSecretService
     StrongroomDatastore StrongroomSync StrongroomPKI StrongroomShield
-    StrongroomClient StrongroomClientShield StrongroomServer StrongroomServerPostgres StrongroomServerS3
+    StrongroomClient StrongroomClientShield StrongroomServer StrongroomServerPostgres StrongroomServerS3 StrongroomBackend
     StrongroomTesting
 )
 arguments=()

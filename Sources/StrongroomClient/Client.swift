@@ -32,7 +32,14 @@ public final class Client: Sendable {
 
     /// Creates a client with custom transport options: pinned keys or private roots, timeouts, retries.
     ///
-    /// - Throws: ``ClientError/Code/invalidConfiguration`` when the trust roots cannot be loaded.
+    /// A caller's `httpClient` carries every request with its own proxy and timeouts, under the system's trust
+    /// only: AsyncHTTPClient cannot check pins or custom roots, or present a client certificate, in the TLS
+    /// handshake, so `options` with a custom `serverTrust` or a
+    /// `clientIdentity` together with a caller's client is refused rather than dropped. Leave
+    /// `httpClient` out to use them (the SDK's own connections do all three).
+    ///
+    /// - Throws: ``ClientError/Code/invalidConfiguration`` when the trust roots cannot be loaded, or when a
+    ///   caller's `httpClient` comes with a custom trust or a client identity.
     public init(
         configuration: Configuration,
         options: TransportOptions,
@@ -55,7 +62,8 @@ public final class Client: Sendable {
     ///   - clientName: a name for the new client (1 to 1024 bytes).
     ///   - apiURL: the server, such as `https://e3db.example.com`.
     ///   - keys: the client's keys (new ones by default); only the public halves are sent.
-    ///   - httpClient: the HTTP client to use (a fail-fast shared one by default).
+    ///   - httpClient: the HTTP client to use (a fail-fast shared one by default); a caller's own client is
+    ///     refused together with a custom trust or a client identity (see ``init(configuration:options:httpClient:)``).
     ///   - options: trust, timeouts and retries.
     /// - Throws: ``ClientError/Code/unauthorized`` for a bad token, ``ClientError/Code/badRequest``,
     ///   ``ClientError/Code/transport``.

@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
 import Foundation
-package import NIOCore
+public import NIOCore
 package import NIOHTTP1
 import StrongroomCore
 
@@ -13,6 +13,29 @@ package struct OutgoingRequest: Sendable {
         case bytes(ByteBuffer)
         /// A file streamed from disk in 64 KiB chunks; `progress` gets the bytes sent so far.
         case file(path: String, length: Int64, progress: (@Sendable (Int64) -> Void)?)
+        /// Chunks from the caller's sequence, made once per exchange (`Content-Length` when `length` is known,
+        /// chunked transfer encoding otherwise).
+        case stream(length: Int64?, makeChunks: @Sendable () -> () async throws -> ByteBuffer?)
+
+        /// For a file or a stream: its length when known and a reader of its chunks; nil for a body in memory.
+        func streamed() -> (length: Int64?, next: () async throws -> ByteBuffer?)? {
+            switch self {
+            case .none, .bytes: return nil
+            case .file(let path, let length, let progress):
+                var chunks = FileChunks(path: path, progress: progress).makeAsyncIterator()
+                return (length, { try await chunks.next() })
+            case .stream(let length, let makeChunks): return (length, makeChunks())
+            }
+        }
+
+        /// Whether the body can be sent a second time (a retry): bytes in memory and nothing can; a file or a
+        /// stream has been consumed.
+        var isReplayable: Bool {
+            switch self {
+            case .none, .bytes: true
+            case .file, .stream: false
+            }
+        }
     }
 
     package var method: HTTPVerb
@@ -29,17 +52,19 @@ package struct OutgoingRequest: Sendable {
     package mutating func addHeader(_ name: String, _ value: String) { headers.add(name: name, value: value) }
 }
 
-/// The answer's body, read once, chunk by chunk, while the exchange is open. A failure while reading it is the
-/// transport's (``HTTPTransport`` maps it to a ``TransportError``), whoever iterates.
-package struct ResponseBody: AsyncSequence {
-    package typealias Element = ByteBuffer
+/// An answer's body, read once, chunk by chunk, while the exchange is open; reading from the socket pauses while
+/// the reader falls behind. A failure while reading it is the transport's (``SecureChannel`` maps it to a
+/// ``TransportError``), whoever iterates.
+public struct ResponseBody: AsyncSequence {
+    public typealias Element = ByteBuffer
     let nextChunk: () async throws -> ByteBuffer?
 
-    package func makeAsyncIterator() -> Iterator { Iterator(nextChunk: nextChunk) }
+    public func makeAsyncIterator() -> Iterator { Iterator(nextChunk: nextChunk) }
 
-    package struct Iterator: AsyncIteratorProtocol {
+    /// Takes the body's chunks in order.
+    public struct Iterator: AsyncIteratorProtocol {
         let nextChunk: () async throws -> ByteBuffer?
-        package mutating func next() async throws -> ByteBuffer? {
+        public mutating func next() async throws -> ByteBuffer? {
             do {
                 return try await nextChunk()
             } catch {
@@ -49,7 +74,7 @@ package struct ResponseBody: AsyncSequence {
     }
 
     /// The whole body, refusing more than `limit` bytes.
-    package func collect(upTo limit: Int) async throws -> ByteBuffer {
+    public func collect(upTo limit: Int) async throws -> ByteBuffer {
         var all = ByteBuffer()
         for try await var chunk in self {
             guard all.readableBytes + chunk.readableBytes <= limit else {
@@ -75,15 +100,21 @@ final class IteratorBox<Base: AsyncIteratorProtocol> {
     init(_ base: Base) { self.base = base }
 }
 
+/// The status line and header fields of an answer.
+package struct ResponseHead: Sendable {
+    package var status: Int
+    package var headers: HTTPHeaders
+}
+
 /// Carries requests: ``NIOHTTPExecutor`` for plain HTTP from the default client and for a customised trust,
 /// AsyncHTTPClient otherwise.
 protocol HTTPExecutor: Sendable {
-    /// Sends `request` and hands the status and body to `handle` while the exchange is open; the whole exchange
-    /// must finish within `timeout`.
+    /// Sends `request` and hands the answer's head and body to `handle` while the exchange is open; the whole
+    /// exchange must finish within `timeout`.
     func execute<R>(
         _ request: OutgoingRequest,
         timeout: Duration,
-        _ handle: (_ status: Int, _ body: ResponseBody) async throws -> R
+        _ handle: (_ head: ResponseHead, _ body: ResponseBody) async throws -> R
     ) async throws -> R
 }
 
@@ -94,7 +125,7 @@ struct AsyncHTTPClientExecutor: HTTPExecutor {
     func execute<R>(
         _ request: OutgoingRequest,
         timeout: Duration,
-        _ handle: (Int, ResponseBody) async throws -> R
+        _ handle: (ResponseHead, ResponseBody) async throws -> R
     ) async throws -> R {
         var outgoing = HTTPClientRequest(url: request.url)
         outgoing.method = request.method.method
@@ -105,9 +136,28 @@ struct AsyncHTTPClientExecutor: HTTPExecutor {
         case .file(let path, let length, let progress):
             let chunks = FileChunks(path: path, progress: progress)
             outgoing.body = .stream(chunks, length: .known(length))
+        case .stream(let length, let makeChunks):
+            let chunks = ChunkSequence(makeChunks: makeChunks)
+            outgoing.body = .stream(chunks, length: length.map { .known($0) } ?? .unknown)
         }
         let response = try await http.execute(outgoing, timeout: .nanoseconds(timeout.nanoseconds))
         let iterator = IteratorBox(response.body.makeAsyncIterator())
-        return try await handle(Int(response.status.code), ResponseBody { try await iterator.base.next() })
+        return try await handle(
+            ResponseHead(status: Int(response.status.code), headers: response.headers),
+            ResponseBody { try await iterator.base.next() }
+        )
+    }
+}
+
+/// A caller's chunks as the async sequence AsyncHTTPClient takes.
+struct ChunkSequence: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let makeChunks: @Sendable () -> () async throws -> ByteBuffer?
+
+    func makeAsyncIterator() -> Iterator { Iterator(next: makeChunks()) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let next: () async throws -> ByteBuffer?
+        mutating func next() async throws -> ByteBuffer? { try await next() }
     }
 }

@@ -181,7 +181,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
     func execute<R>(
         _ request: OutgoingRequest,
         timeout: Duration,
-        _ handle: (Int, ResponseBody) async throws -> R
+        _ handle: (ResponseHead, ResponseBody) async throws -> R
     ) async throws -> R {
         guard let url = URL(string: request.url), url.scheme == scheme, let host = url.host else {
             if case .plain = security {
@@ -201,7 +201,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             do {
                 return try await exchange(request, url: url, host: host, on: pooled, key: key, deadline, handle)
             } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
-                if case .file = request.body { throw error }
+                if !request.body.isReplayable { throw error }
                 if Task.isCancelled || NIODeadline.now() >= deadline { throw error }
             }
         }
@@ -219,7 +219,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         on connection: HTTPConnection,
         key: String,
         _ deadline: NIODeadline,
-        _ handle: (Int, ResponseBody) async throws -> R
+        _ handle: (ResponseHead, ResponseBody) async throws -> R
     ) async throws -> R {
         let channel = connection.channel
         let responses = connection.responses
@@ -253,12 +253,12 @@ struct NIOHTTPExecutor: HTTPExecutor {
             {
                 sendFailure = error
             }
-            var status = 0
+            var answer = ResponseHead(status: 0, headers: [:])
             var keepAlive = false
             do {
                 head: while true {
                     if case .head(let head) = try await responses.next(), head.status.code >= 200 {
-                        status = Int(head.status.code)
+                        answer = ResponseHead(status: Int(head.status.code), headers: head.headers)
                         keepAlive = head.isKeepAlive
                         break head
                     }
@@ -277,7 +277,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             }
             var ended = false
             let result = try await handle(
-                status,
+                answer,
                 ResponseBody {
                     while true {
                         switch try await responses.next() {
@@ -298,8 +298,8 @@ struct NIOHTTPExecutor: HTTPExecutor {
     }
 
     /// Writes `request`. A body held in memory goes with its head in one hop to the event loop, and the write's
-    /// outcome is returned as a future (the answer is awaited, not the write); a file is streamed chunk by chunk,
-    /// each write awaited, so it is read from disk no faster than the socket takes it.
+    /// outcome is returned as a future (the answer is awaited, not the write); a file or a caller's stream is sent
+    /// chunk by chunk, each write awaited, so it is read no faster than the socket takes it.
     private static func send(
         _ request: OutgoingRequest,
         host: String,
@@ -314,8 +314,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         head.headers.replaceOrAdd(name: "Host", value: host)
         let channel = connection.channel
         connection.writeStarted()
-        switch request.body {
-        case .none, .bytes:
+        guard let (length, next) = request.body.streamed() else {
             var body: ByteBuffer?
             if case .bytes(let bytes) = request.body {
                 head.headers.replaceOrAdd(name: "Content-Length", value: String(bytes.readableBytes))
@@ -334,20 +333,24 @@ struct NIOHTTPExecutor: HTTPExecutor {
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
             }
             return written.futureResult
-        case .file(let path, let length, let progress):
+        }
+        if let length {
             head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
-            do {
-                try await channel.writeAndFlush(HTTPClientRequestPart.head(head))
-                for try await chunk in FileChunks(path: path, progress: progress) {
-                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
-                }
-                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
-                connection.writeFinished(.success(()))
-                return nil
-            } catch {
-                connection.writeFinished(.failure(error))
-                throw error
+        } else {
+            head.headers.remove(name: "Content-Length")
+            head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        }
+        do {
+            try await channel.writeAndFlush(HTTPClientRequestPart.head(head))
+            while let chunk = try await next() {
+                try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
             }
+            try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+            connection.writeFinished(.success(()))
+            return nil
+        } catch {
+            connection.writeFinished(.failure(error))
+            throw error
         }
     }
 }

@@ -1,8 +1,10 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
+import AsyncHTTPClient
 import Foundation
 import StrongroomClient
 import StrongroomCore
+import StrongroomCrypto
 import StrongroomTesting
 import Testing
 
@@ -135,6 +137,33 @@ import Glibc
             )
         }
         #expect(error?.code == .invalidConfiguration)
+    }
+
+    @Test("a caller's HTTPClient with pins or a client identity is refused, not dropped; without them it is taken")
+    func callerClientWithPins() async throws {
+        let certificates = try TestCertificates()
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = http.shutdown() }
+        let pinned = Client.TransportOptions(
+            serverTrust: ServerTrust(pins: [try PublicKeyPin(certificate: certificates.server)])
+        )
+        let url = try #require(URL(string: "https://127.0.0.1:9"))
+        let refused = await #expect(throws: ClientError.self) {
+            try await Client.register(token: "t", clientName: "x", apiURL: url, options: pinned, httpClient: http)
+        }
+        #expect(refused?.code == .invalidConfiguration)
+        let configuration = Client.Configuration(
+            clientID: UUID(),
+            clientName: "x",
+            apiKeyID: "k",
+            apiSecret: SecureBytes(copying: Array("s".utf8)),
+            keys: .generate(),
+            apiURL: url
+        )
+        #expect(throws: ClientError.self) {
+            try Client(configuration: configuration, options: pinned, httpClient: http)
+        }
+        _ = try Client(configuration: configuration, options: .init(), httpClient: http)
     }
 
     @Test("a server that never answers: timedOut after the request timeout, cancelled when the task is")

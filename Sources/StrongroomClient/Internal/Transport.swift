@@ -21,6 +21,7 @@ struct Transport: Sendable {
             self.http = try HTTPTransport(
                 apiURL: apiURL,
                 http: client,
+                callerSupplied: client !== Client.defaultHTTPClient,
                 ownConnectionsForPlainHTTP: client === Client.defaultHTTPClient,
                 options: options
             )

@@ -92,7 +92,7 @@ final class HTTPConnection: Sendable {
     /// The timer fired: runs the action if its deadline has come, else waits for the deadline. A timer replaced by
     /// an earlier one does nothing.
     private func check(scheduledFor time: NIODeadline) {
-        let now = NIODeadline.now()
+        let now = channel.eventLoop.now
         let (action, next) = expiry.withLock { expiry -> ((@Sendable () -> Void)?, NIODeadline?) in
             guard expiry.timerFires == time else { return (nil, nil) }
             guard let action = expiry.action else {
