@@ -136,7 +136,14 @@ let package = Package(
         // straight into the shield's encrypted-at-rest form. Kept apart so the SDK does not link the shield.
         .target(
             name: "StrongroomClientShield",
-            dependencies: ["StrongroomClient", "StrongroomCore", "StrongroomShield", "StrongroomWire"],
+            dependencies: [
+                "StrongroomClient",
+                "StrongroomCore",
+                "StrongroomShield",
+                "StrongroomTransport",
+                "StrongroomWire",
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strictSettings
         ),
         // Replication of the datastore through the server: the record format first (docs/design/Replication.md).

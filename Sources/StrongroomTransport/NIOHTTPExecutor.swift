@@ -299,7 +299,8 @@ struct NIOHTTPExecutor: HTTPExecutor {
 
     /// Writes `request`. A body held in memory goes with its head in one hop to the event loop, and the write's
     /// outcome is returned as a future (the answer is awaited, not the write); a file or a caller's stream is sent
-    /// chunk by chunk, each write awaited, so it is read no faster than the socket takes it.
+    /// chunk by chunk by a task of its own while the answer is read, each write awaited, so it is read no faster
+    /// than the socket takes it.
     private static func send(
         _ request: OutgoingRequest,
         host: String,
@@ -341,17 +342,39 @@ struct NIOHTTPExecutor: HTTPExecutor {
             head.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
         }
         do {
+            // The head first, awaited: a pooled connection the server closed fails here, before a chunk is taken.
             try await channel.writeAndFlush(HTTPClientRequestPart.head(head))
-            while let chunk = try await next() {
-                try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
-            }
-            try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
-            connection.writeFinished(.success(()))
-            return nil
         } catch {
             connection.writeFinished(.failure(error))
             throw error
         }
+        // The body goes on while the answer is read: a server that answers as it reads (an echo, a transform) or
+        // answers early never waits for a writer that waits for it. The exchange owns the outcome through the
+        // returned future; when the exchange ends first, it closes the connection and the writer's next write fails.
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        let chunks = ChunkSource(next: next)
+        Task {
+            do {
+                while let chunk = try await chunks.next() {
+                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
+                }
+                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+                connection.writeFinished(.success(()))
+                written.succeed()
+            } catch {
+                // A body that cannot be read (a file gone, the caller's sequence failing) ends the exchange: the
+                // read waiting for the answer fails, and the exchange reports this error.
+                connection.writeFinished(.failure(error))
+                written.fail(error)
+                channel.close(promise: nil)
+            }
+        }
+        return written.futureResult
+    }
+
+    /// A body's chunk reader, handed to the one task that writes the body (it is used by that task alone).
+    private struct ChunkSource: @unchecked Sendable {
+        let next: () async throws -> ByteBuffer?
     }
 }
 

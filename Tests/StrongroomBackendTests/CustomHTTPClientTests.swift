@@ -38,9 +38,11 @@ import X509
     func honoured() async throws {
         let router = Router()
         router.get("/a") { _, _ in "from the backend" }
+        // `/slow` answers only once the test has seen the client give up (so the server's graceful shutdown, which
+        // waits for it, is not held up).
+        let (released, release) = AsyncStream<Void>.makeStream()
         router.get("/slow") { _, _ -> String in
-            // Longer than the client's read timeout, short enough for the server's graceful shutdown to wait for.
-            try await Task.sleep(for: .seconds(5))
+            for await _ in released { break }
             return "late"
         }
         var logger = Logger(label: "proxy-test")
@@ -53,7 +55,7 @@ import X509
         try await app.test(.live) { client in
             let proxy = try await TunnelProxy(upstreamPort: try #require(client.port))
             var configuration = HTTPClient.Configuration(
-                timeout: .init(connect: .seconds(30), read: .milliseconds(500)),
+                timeout: .init(connect: .seconds(30), read: .seconds(5)),
                 proxy: .server(host: "127.0.0.1", port: proxy.port)
             )
             configuration.httpVersion = .http1Only
@@ -72,7 +74,9 @@ import X509
                 var slow = target
                 slow.path = "/slow"
                 await #expect(throws: TransportError.self) { try await channel.send(slow) }
+                release.finish()
             } catch {
+                release.finish()
                 try await http.shutdown()
                 await proxy.close()
                 throw error

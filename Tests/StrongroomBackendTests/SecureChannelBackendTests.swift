@@ -30,14 +30,14 @@ import X509
         }
     }
 
-    @Test("request and answer bodies stream: 8 MiB sent chunked from an async sequence and read back in chunks")
+    @Test("bodies stream both ways at once: 64 MiB echoed while it is sent, more than every buffer between holds")
     func streaming() async throws {
         let fixture = try BackendFixture()
         try await fixture.run { port in
             let channel = try SecureChannel(configuration: try fixture.channelConfiguration())
             let chunk = ByteBuffer(bytes: (0..<(64 << 10)).map { UInt8($0 % 253) })
             let chunks = AsyncStream<ByteBuffer> { continuation in
-                for _ in 0..<128 { continuation.yield(chunk) }
+                for _ in 0..<1024 { continuation.yield(chunk) }
                 continuation.finish()
             }
             let (status, total, digest) = try await channel.stream(
@@ -53,8 +53,26 @@ import X509
                 return (response.status, total, hash.finalize())
             }
             var expected = SHA256()
-            for _ in 0..<128 { chunk.withUnsafeReadableBytes { expected.update(bufferPointer: $0) } }
-            #expect(status == .ok && total == 128 << 16 && digest == expected.finalize())
+            for _ in 0..<1024 { chunk.withUnsafeReadableBytes { expected.update(bufferPointer: $0) } }
+            #expect(status == .ok && total == 1024 << 16 && digest == expected.finalize())
+        }
+    }
+
+    @Test("a request body that fails while it is sent ends the exchange with its error; nothing waits for it")
+    func failingBody() async throws {
+        struct Broken: Error {}
+        let fixture = try BackendFixture()
+        try await fixture.run { port in
+            let channel = try SecureChannel(configuration: try fixture.channelConfiguration())
+            let chunks = AsyncThrowingStream<ByteBuffer, any Error> { continuation in
+                continuation.yield(ByteBuffer(string: "the first part"))
+                continuation.finish(throwing: Broken())
+            }
+            await #expect(throws: (any Error).self) {
+                try await channel.send(.backend(.post, port, "/v1/echo"), body: .stream(chunks))
+            }
+            // The channel still works.
+            #expect(try await channel.send(.backend(.get, port, "/v1/me")).status == .ok)
         }
     }
 

@@ -28,103 +28,32 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         var lines: [Line] = []
-        func add(_ check: String, _ ok: Bool, _ detail: String) {
-            lines.append(Line(check: check, ok: ok, detail: detail))
-        }
-
-        var serverTime: Date?
         do {
-            let options = try await profile.transportOptions()
-            let client = try Client(configuration: try await profile.configuration(), options: options)
-            let url = client.configuration.apiURL.absoluteString
-            // One authenticated request first: whether the server answers, accepts these credentials and (over
-            // mutual TLS) this certificate. Every line below reports what it actually checked.
-            var refusal: ClientError?
-            var registered: Line
-            do {
-                let me = try await client.clientInfo(of: client.configuration.clientID)
-                registered = Line(check: "registered", ok: true, detail: "client \(ClientID(me.clientID).description)")
-            } catch {
-                refusal = error
-                registered = Line(check: "registered", ok: false, detail: error.message)
-            }
-            let unreached = refusal.map(Self.isUnreached) ?? false
-            let certificateRefused = refusal.map(Self.refusedCertificate) ?? false
-            if client.configuration.apiURL.scheme == "https" {
-                do {
-                    let security = try await client.connectionSecurity()
-                    add("server", !unreached, "\(security.host):\(security.port) \(security.tlsVersion)")
-                    let pinned = !options.serverTrust.pins.isEmpty || !options.serverTrust.hostPins.isEmpty
-                    add("pins", true, pinned ? "the server's key matches the configured pins" : "no pins configured")
-                } catch  where certificateRefused {
-                    // The request above got as far as the server refusing the certificate: the server answered TLS.
-                    add("server", true, "\(url) answered TLS, then refused the client certificate")
-                    add("pins", true, "checked by the request above (a failed pin is not a refused certificate)")
-                } catch {
-                    add("server", false, error.message)
-                    add("pins", error.code != .untrustedServer, "the server's chain or key was not checked or failed")
-                }
-            } else if let refusal, unreached {
-                add("server", false, refusal.message)
-                add("pins", true, "plain HTTP: nothing to pin")
-            } else {
-                add("server", true, "\(url) answered over plain HTTP (no TLS: use https:// beyond this machine)")
-                add("pins", true, "plain HTTP: nothing to pin")
-            }
-            lines.append(registered)
-            if !unreached && !certificateRefused {
-                do {
-                    let challenge = try await client.integrityChallenge()
-                    let time = Date(timeIntervalSince1970: TimeInterval(challenge.serverTime))
-                    serverTime = time
-                    let skew = Date().timeIntervalSince(time)  // floating point: a hostile value cannot overflow it
-                    add("clock", abs(skew) <= 120, String(format: "%.0f s from the server's clock", skew))
-                } catch let error as ClientError where error.code == .notFound {
-                    add("clock", true, "the server does not tell its time (not a Strongroom server?)")
-                } catch let error as ClientError {
-                    add("clock", false, "the server's time could not be read: \(error.message)")
-                } catch {
-                    add("clock", false, "the server's time could not be read: \(error)")
-                }
-            } else {
-                let why = unreached ? "the server was not reached" : "the server refused the client certificate"
-                add("clock", false, "not checked: \(why)")
-            }
-            if let identity = options.clientIdentity {
-                let certificate = CertificateHealth(identity.certificate, now: Date())
-                if certificateRefused {
-                    add("certificate", false, "the server refused it: revoked, expired or from another CA")
-                } else {
-                    let accepted = refusal == nil ? "; the server accepted it" : ""
-                    add("certificate", certificate.isHealthy, certificate.detail + accepted)
-                }
-            } else {
-                add("certificate", true, "no client certificate configured")
-            }
-        } catch {
-            add("profile", false, CLIError.from(error).description)
-        }
-        do {
-            _ = try await profile.keychain.open().items()
-            add("keychain", true, "unlocked: \(profile.keychain.fileURL.path)")
-        } catch {
-            add("keychain", false, CLIError.from(error).description)
-        }
-        do {
-            let report = Integrity.check(
-                try integrity.context(keychain: profile.keychain.fileURL, serverTime: serverTime),
-                policy: try integrity.policy()
+            let client = try Client(
+                configuration: try await profile.configuration(),
+                options: try await profile.transportOptions()
             )
-            let findings = report.findings.filter { $0.severity != .informational }.map(\.kind.rawValue)
-            add(
-                "integrity",
-                report.verdict == .clean,
-                report.verdict.rawValue + (findings.isEmpty ? "" : ": " + findings.joined(separator: ", "))
-            )
+            let keychain = profile.keychain
+            let integrity = integrity
+            let report = await Doctor(
+                client: client,
+                keychain: {
+                    do {
+                        _ = try await keychain.open().items()
+                    } catch {
+                        throw KeychainFailure(description: CLIError.from(error).description)
+                    }
+                    return "unlocked: \(keychain.fileURL.path)"
+                },
+                integrity: { serverTime in
+                    (try integrity.context(keychain: keychain.fileURL, serverTime: serverTime), try integrity.policy())
+                }
+            ).run()
+            lines = report.checks.map { Line(check: $0.aspect.rawValue, ok: $0.passed, detail: $0.detail) }
         } catch {
-            add("integrity", false, CLIError.from(error).description)
+            lines.append(Line(check: "profile", ok: false, detail: CLIError.from(error).description))
+            lines += await Self.localChecks(keychain: profile.keychain, integrity: integrity)
         }
-
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -135,35 +64,36 @@ struct DoctorCommand: AsyncParsableCommand {
         if lines.contains(where: { !$0.ok }) { throw ExitCode(1) }
     }
 
-    /// Whether `error` means the server was not reached at all (rather than reached and refusing).
-    static func isUnreached(_ error: ClientError) -> Bool {
-        [.transport, .timedOut, .untrustedServer, .invalidConfiguration].contains(error.code)
-    }
-
-    /// Whether the TLS handshake refused the client certificate.
-    static func refusedCertificate(_ error: ClientError) -> Bool {
-        (error.underlying as? TransportError)?.code == .clientCertificateRefused
-    }
-}
-
-/// How much life a client certificate has left: healthy while valid and more than a fifth of its validity remains
-/// (a 24-hour certificate is due for renewal in its last 4.8 hours).
-struct CertificateHealth {
-    var isHealthy: Bool
-    var detail: String
-
-    init(_ certificate: Certificate, now: Date) {
-        let total = certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore)
-        let left = certificate.notValidAfter.timeIntervalSince(now)
-        let hours = Int(left / 3600)
-        if now < certificate.notValidBefore {
-            (isHealthy, detail) = (false, "not valid yet (check this machine's clock)")
-        } else if left <= 0 {
-            (isHealthy, detail) = (false, "expired \(-hours) h ago: renew it or enroll again")
-        } else if total > 0, left < total / 5 {
-            (isHealthy, detail) = (false, "expires in \(hours) h: renew it (strongroom pki renew)")
-        } else {
-            (isHealthy, detail) = (true, "valid for \(hours) h more")
+    /// The keychain and integrity checks alone, when the profile cannot make a client.
+    static func localChecks(keychain: KeychainOptions, integrity: IntegrityOptions) async -> [Line] {
+        var lines: [Line] = []
+        do {
+            _ = try await keychain.open().items()
+            lines.append(Line(check: "keychain", ok: true, detail: "unlocked: \(keychain.fileURL.path)"))
+        } catch {
+            lines.append(Line(check: "keychain", ok: false, detail: CLIError.from(error).description))
         }
+        do {
+            let report = Integrity.check(
+                try integrity.context(keychain: keychain.fileURL),
+                policy: try integrity.policy()
+            )
+            let findings = report.findings.filter { $0.severity != .informational }.map(\.kind.rawValue)
+            lines.append(
+                Line(
+                    check: "integrity",
+                    ok: report.verdict == .clean,
+                    detail: report.verdict.rawValue + (findings.isEmpty ? "" : ": " + findings.joined(separator: ", "))
+                )
+            )
+        } catch {
+            lines.append(Line(check: "integrity", ok: false, detail: CLIError.from(error).description))
+        }
+        return lines
+    }
+
+    /// A keychain that did not open, in the CLI's words.
+    struct KeychainFailure: Error, CustomStringConvertible {
+        var description: String
     }
 }
