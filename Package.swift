@@ -40,6 +40,7 @@ let package = Package(
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
         .executable(name: "strongroom", targets: ["StrongroomCLI"]),
         .executable(name: "strongroom-server", targets: ["StrongroomServerApp"]),
+        .executable(name: "strongroom-example-backend", targets: ["StrongroomExampleBackend"]),
     ] + (fuzzing ? [.executable(name: "strongroom-fuzz", targets: ["StrongroomFuzz"])] : []),
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -250,15 +251,36 @@ let package = Package(
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomPKI",
+                "StrongroomShield",
+                "StrongroomWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Examples/Backend: a small Hummingbird backend an app developer would own, protected by StrongroomBackend
+        // (BackendExampleTests runs it).
+        .executableTarget(
+            name: "StrongroomExampleBackend",
+            dependencies: [
+                "StrongroomBackend",
+                "StrongroomCrypto",
+                "StrongroomPKI",
+                "StrongroomShield",
+                "StrongroomWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Examples/Backend",
             swiftSettings: strictSettings
         ),
         .target(
@@ -414,6 +436,9 @@ let package = Package(
             dependencies: [
                 "StrongroomBackend",
                 "StrongroomCrypto",
+                "StrongroomPKI",
+                "StrongroomShield",
+                "StrongroomWire",
                 "StrongroomTesting",
                 "StrongroomTransport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -2,6 +2,7 @@
 public import Hummingbird
 public import NIOCore
 public import StrongroomCrypto
+public import StrongroomShield
 public import X509
 
 /// What the Strongroom middleware learnt about the caller of one request.
@@ -10,6 +11,8 @@ public struct VerifiedCaller: Sendable {
     public var signer: Signer?
     /// The TLS client certificate, verified and not revoked (``ClientCertificateMiddleware``), or nil.
     public var certificate: Certificate?
+    /// The device's integrity report, verified and accepted (``IntegrityVerdictMiddleware``), or nil.
+    public var integrity: IntegrityReport?
 
     /// A TSV1 signer.
     public struct Signer: Sendable, Hashable {

@@ -18,6 +18,7 @@ extension HTTPServerBuilder {
     /// - Parameters:
     ///   - certificateChain: the server's certificate, then any intermediates.
     ///   - privateKey: the server certificate's key.
+    ///   - policy: which client certificates complete the handshake.
     /// - Throws: when the certificates or the key cannot be used for TLS.
     public static func mutualTLS(
         certificateChain: [Certificate],

@@ -4,7 +4,7 @@ public import Hummingbird
 import Logging
 public import StrongroomCrypto
 
-/// Requires a TSV1 signature (`Authorization: TSV1-ED25519-BLAKE2B; …`, as ``SecureChannel`` and the E3DB SDKs
+/// Requires a TSV1 signature (`Authorization: TSV1-ED25519-BLAKE2B; …`, as `SecureChannel` and the E3DB SDKs
 /// sign) on every request it guards: the signature over the method, path and query, a timestamp within the
 /// window, a signer the backend accepts, and a nonce not seen before. A request that fails any of them gets 401
 /// with no detail an attacker could use; the nonce is remembered only once everything else passed.
@@ -37,6 +37,7 @@ public struct TSV1SignatureMiddleware<Context: SecureBackendRequestContext>: Rou
     ///   - signers: who may sign.
     ///   - nonces: where accepted nonces are kept for the window (``MemoryNonceStore`` for one instance).
     ///   - window: how far a signature's timestamp may be from this server's clock (5 minutes, as E3DB's).
+    ///   - now: this server's clock.
     public init(
         signers: Signers,
         nonces: any NonceStore = MemoryNonceStore(),

@@ -7,8 +7,10 @@ import Logging
 import NIOCore
 import StrongroomBackend
 import StrongroomCrypto
+import StrongroomShield
 import StrongroomTesting
 import StrongroomTransport
+import StrongroomWire
 import Synchronization
 import Testing
 import X509
@@ -70,6 +72,8 @@ final class BackendFixture: Sendable {
                 // The body streams back as it arrives.
                 Response(status: .ok, body: ResponseBody(asyncSequence: request.body))
             }
+            .add(middleware: IntegrityVerdictMiddleware(policy: .init(refusedFindings: [.virtualization])))
+            .post("pay") { _, context -> String in context.caller.integrity?.verdict.rawValue ?? "?" }
         var logger = Logger(label: "backend-test")
         logger.logLevel = .critical
         let app = Application(
