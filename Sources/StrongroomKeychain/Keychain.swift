@@ -123,6 +123,16 @@ public final class Keychain: Sendable {
         query: ItemQuery<SecKey>,
         accessPolicy: AccessPolicy = .default
     ) throws(KeychainError) {
+        // A private key never goes to a public key's slot (`.publicKey(for:)`, `.key(for:descriptor: .ecPublicKey)`),
+        // where a caller would take it for something safe to hand out.
+        if query["keyClass"] == KeyClass.public.rawValue, let attributes = key.keychainKeyAttributes,
+            attributes.keyClass != .public
+        {
+            throw KeychainError(
+                .invalidParameters,
+                "a \(attributes.keyClass.rawValue) key cannot be stored as a public key"
+            )
+        }
         try put(
             StoredValue(
                 kind: "key." + Key.keychainKeyKind,

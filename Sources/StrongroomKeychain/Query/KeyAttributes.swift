@@ -46,6 +46,12 @@ public struct KeyAttributes: Sendable, Hashable {
     /// The attributes of a key of a built-in kind (`curve25519.signing`, `p384.keyagreement`, `strongroom.x25519`…),
     /// or nil for a kind whose size is not fixed by its name.
     init?(kind: String) {
+        if kind.hasSuffix(".public"), kind.count > 7 {
+            guard let privateHalf = KeyAttributes(kind: String(kind.dropLast(7))), privateHalf.keyClass == .private
+            else { return nil }
+            self.init(keyType: privateHalf.keyType, keySizeInBits: privateHalf.keySizeInBits, keyClass: .public)
+            return
+        }
         switch kind {
         case "curve25519.signing", "strongroom.ed25519":
             self.init(keyType: .ed25519, keySizeInBits: 256, keyClass: .private)

@@ -66,6 +66,46 @@ extension ItemQuery where Class == SecKey {
         query["keyClass"] = "public"
         return query
     }
+
+    /// The key named `tag` of the kind `descriptor` names (SwiftSecurity's `.key(for:descriptor:)`): a public key
+    /// is the item ``publicKey(for:)`` names, beside a private key of the same tag; a private or symmetric key is
+    /// ``key(for:)``'s item.
+    public static func key(for tag: String, descriptor: KeyDescriptor) -> Self {
+        descriptor.keyClass == .public ? .publicKey(for: tag) : .key(for: tag)
+    }
+}
+
+/// Which kind of key an item holds (SwiftSecurity's `SecKeyDescriptor`): its family and its half.
+public struct KeyDescriptor: Sendable, Hashable, CustomStringConvertible {
+    /// The algorithm family.
+    public var keyType: KeyType
+    /// Private, public or symmetric.
+    public var keyClass: KeyClass
+
+    /// A descriptor of `keyType` and `keyClass`.
+    public init(keyType: KeyType, keyClass: KeyClass) {
+        self.keyType = keyType
+        self.keyClass = keyClass
+    }
+
+    /// A NIST-curve private key (P-256, P-384, P-521).
+    public static let ecPrivateKey = KeyDescriptor(keyType: .ec, keyClass: .private)
+    /// A NIST-curve public key.
+    public static let ecPublicKey = KeyDescriptor(keyType: .ec, keyClass: .public)
+    /// An RSA private key.
+    public static let rsaPrivateKey = KeyDescriptor(keyType: .rsa, keyClass: .private)
+    /// An RSA public key.
+    public static let rsaPublicKey = KeyDescriptor(keyType: .rsa, keyClass: .public)
+    /// An Ed25519 private key.
+    public static let ed25519PrivateKey = KeyDescriptor(keyType: .ed25519, keyClass: .private)
+    /// An Ed25519 public key.
+    public static let ed25519PublicKey = KeyDescriptor(keyType: .ed25519, keyClass: .public)
+    /// An X25519 private key.
+    public static let x25519PrivateKey = KeyDescriptor(keyType: .x25519, keyClass: .private)
+    /// An X25519 public key.
+    public static let x25519PublicKey = KeyDescriptor(keyType: .x25519, keyClass: .public)
+
+    public var description: String { "\(keyClass.rawValue) \(keyType.rawValue) key" }
 }
 
 /// A key pair kept in the keychain (ConfidoIOS's `KeychainKeyPair`): the public key and its pin are at hand; the
