@@ -116,7 +116,8 @@ extension Client {
         do {
             key =
                 rotatingKey
-                ? try KeyAlgorithm(of: current.certificate.publicKey).generatePrivateKey() : current.privateKey
+                ? try KeyAlgorithm(of: current.certificate.publicKey).generatePrivateKey()
+                : try current.unsealedPrivateKey()
         } catch {
             throw ClientError(.invalidConfiguration, "a new key could not be made", underlying: error)
         }

@@ -9,14 +9,19 @@ public import X509
 /// The certificate and private key a client presents over mutual TLS, with any intermediates.
 ///
 /// Build one from a keychain identity (`Client.TransportOptions(clientIdentity: .keychain(…))`), from a `.p12`
-/// through `PKCS12.import`, or from PEM. The key stays in memory as a swift-crypto key; BoringSSL gets a copy for
-/// the handshake, which is wiped on our side once handed over.
+/// through `PKCS12.import`, or from PEM. The private key is kept sealed in memory (`SealedSecret`, StrongroomCore:
+/// XChaCha20-Poly1305 under a per-process key in locked memory) for as long as the identity lives, and opened only
+/// to hand BoringSSL its copy when a TLS context is made; our plaintext copy is wiped at once.
+///
+/// Two identities are equal when they hold the same certificate and intermediates (the key is the certificate's,
+/// checked when the identity is made).
 public struct ClientIdentity: Sendable, Hashable {
     /// The client certificate.
     public let certificate: Certificate
     /// Intermediates between it and the CA the server trusts (often empty).
     public let intermediates: [Certificate]
-    package let privateKey: Certificate.PrivateKey
+    /// The private key as PKCS#8 DER, sealed.
+    private let sealedKey: SealedSecret
 
     /// Pairs a certificate with its key.
     ///
@@ -31,13 +36,21 @@ public struct ClientIdentity: Sendable, Hashable {
             throw TransportError(.invalidConfiguration, "the client key does not belong to the client certificate")
         }
         do {
-            _ = try privateKey.pkcs8()
+            self.sealedKey = SealedSecret(try privateKey.pkcs8())
         } catch {
             throw TransportError(.invalidConfiguration, "the client key cannot be used for TLS", underlying: error)
         }
         self.certificate = certificate
-        self.privateKey = privateKey
         self.intermediates = intermediates
+    }
+
+    public static func == (lhs: ClientIdentity, rhs: ClientIdentity) -> Bool {
+        lhs.certificate == rhs.certificate && lhs.intermediates == rhs.intermediates
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(certificate)
+        hasher.combine(intermediates)
     }
 
     /// An identity from PEM text: the certificate first, then any intermediates, and a PKCS#8 or SEC1 key.
@@ -57,6 +70,11 @@ public struct ClientIdentity: Sendable, Hashable {
         try self.init(certificate: certificates[0], privateKey: key, intermediates: Array(certificates.dropFirst()))
     }
 
+    /// The private key, opened from its sealed form for one use (renewal signs a CSR with it).
+    package func unsealedPrivateKey() throws -> Certificate.PrivateKey {
+        try Certificate.PrivateKey(encoded: sealedKey.unsealed())
+    }
+
     /// The client ID the certificate is bound to (SAN URI `urn:strongroom:client:<id>`), if it names one.
     public var clientID: String? { ClientCertificateName.clientID(of: certificate) }
 
@@ -65,7 +83,7 @@ public struct ClientIdentity: Sendable, Hashable {
         configuration.certificateChain = try ([certificate] + intermediates).map {
             .certificate(try NIOSSLCertificate(bytes: try $0.derBytes(), format: .der))
         }
-        var der = try privateKey.pkcs8().withUnsafeBytes { Array($0) }
+        var der = sealedKey.withUnsealed { Array($0) }
         defer { Wipe.bytes(&der) }
         configuration.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: der, format: .der))
     }

@@ -461,7 +461,7 @@ import X509
             }
 
             // The keychain file holds no private key in the clear.
-            let der = try next.privateKey.pkcs8().withUnsafeBytes { Data($0) }
+            let der = try next.unsealedPrivateKey().pkcs8().withUnsafeBytes { Data($0) }
             let bytes = try Data(contentsOf: setup.directory.appending(path: "device.keychain"))
             #expect(bytes.range(of: der.prefix(48).suffix(24)) == nil)
         }

@@ -102,7 +102,7 @@ extension EncryptedFileBackend {
 
     func keys() throws(KeychainError) -> Keys {
         guard let keys = state.withLock({ $0.keys }) else { throw KeychainError(.locked, "the keychain is locked") }
-        return keys
+        return keys.opened()
     }
 
     /// The key that seals secrets of `policy`; `userPresence` items need the passphrase again, every time.

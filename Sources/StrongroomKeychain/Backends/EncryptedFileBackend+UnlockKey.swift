@@ -44,7 +44,7 @@ extension EncryptedFileBackend {
         }
         let keys = try Self.deriveKeys(key.dataKey, storeID: key.storeID)
         state.withLock {
-            $0.keys = keys
+            $0.keys = SealedKeys(keys)
             $0.itemIDs = [:]
         }
     }

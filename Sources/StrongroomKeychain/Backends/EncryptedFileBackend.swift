@@ -27,6 +27,32 @@ public final class EncryptedFileBackend: KeychainBackend {
         var whenUnlocked: SecureBytes?
     }
 
+    /// The keys while the keychain is open: sealed in memory (``SealedSecret``) for as long as it stays unlocked,
+    /// opened for one operation at a time (a few microseconds beside the file's I/O).
+    struct SealedKeys {
+        var index: SealedSecret
+        var meta: SealedSecret
+        var afterFirstUnlock: SealedSecret
+        var whenUnlocked: SealedSecret?
+
+        init(_ keys: Keys) {
+            index = SealedSecret(keys.index)
+            meta = SealedSecret(keys.meta)
+            afterFirstUnlock = SealedSecret(keys.afterFirstUnlock)
+            whenUnlocked = keys.whenUnlocked.map(SealedSecret.init)
+        }
+
+        /// Plaintext copies, wiped when the operation lets go of them.
+        func opened() -> Keys {
+            Keys(
+                index: index.unsealed(),
+                meta: meta.unsealed(),
+                afterFirstUnlock: afterFirstUnlock.unsealed(),
+                whenUnlocked: whenUnlocked?.unsealed()
+            )
+        }
+    }
+
     /// The parsed file of one stamp, with each item's position by ID.
     struct Snapshot {
         var stamp: FileStamp
@@ -44,7 +70,7 @@ public final class EncryptedFileBackend: KeychainBackend {
     }
 
     struct State {
-        var keys: Keys?
+        var keys: SealedKeys?
         var snapshot: Snapshot?
         /// Opened item information of the current snapshot, by item ID (labels and dates, never secrets).
         var infos: [String: ItemInfo] = [:]
@@ -83,7 +109,7 @@ public final class EncryptedFileBackend: KeychainBackend {
             try Self.write(document, to: url)
         }
         try backend.state.withLock { state throws(KeychainError) in
-            state.keys = try deriveKeys(dataKey, storeID: storeID)
+            state.keys = SealedKeys(try deriveKeys(dataKey, storeID: storeID))
         }
         return backend
     }
@@ -117,7 +143,7 @@ public final class EncryptedFileBackend: KeychainBackend {
         }
         let keys = try Self.deriveKeys(dataKey, storeID: storeID)
         state.withLock {
-            $0.keys = keys
+            $0.keys = SealedKeys(keys)
             $0.itemIDs = [:]
         }
     }
