@@ -34,7 +34,7 @@ import X509
         _ = try SecureChannel(configuration: .init(), httpClient: http)
     }
 
-    @Test("a caller's HTTPClient carries every request: through its proxy, and with its read timeout")
+    @Test("a caller's HTTPClient carries every request: through its proxy; and its read timeout ends a silent answer")
     func honoured() async throws {
         let router = Router()
         router.get("/a") { _, _ in "from the backend" }
@@ -53,36 +53,40 @@ import X509
             logger: logger
         )
         try await app.test(.live) { client in
-            let proxy = try await TunnelProxy(upstreamPort: try #require(client.port))
-            var configuration = HTTPClient.Configuration(
-                timeout: .init(connect: .seconds(30), read: .seconds(5)),
-                proxy: .server(host: "127.0.0.1", port: proxy.port)
+            let port = try #require(client.port)
+            // Two callers' clients, so that neither assertion depends on the machine's speed: one with a proxy and no
+            // read timeout, one with a short read timeout for an answer that never comes on its own.
+            let proxy = try await TunnelProxy(upstreamPort: port)
+            var proxied = HTTPClient.Configuration(proxy: .server(host: "127.0.0.1", port: proxy.port))
+            proxied.httpVersion = .http1Only
+            let viaProxy = HTTPClient(eventLoopGroupProvider: .singleton, configuration: proxied)
+            let impatient = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: .init(timeout: .init(connect: .seconds(30), read: .seconds(1)))
             )
-            configuration.httpVersion = .http1Only
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            func shutdown() async {
+                release.finish()
+                try? await viaProxy.shutdown()
+                try? await impatient.shutdown()
+                await proxy.close()
+            }
             do {
-                let channel = try SecureChannel(
-                    configuration: .init(requestTimeout: .seconds(3600), maximumAttempts: 1),
-                    httpClient: http
-                )
+                let configuration = SecureChannel.Configuration(requestTimeout: .seconds(3600), maximumAttempts: 1)
                 // No resolver knows this host: only the proxy can carry the request.
                 let target = HTTPRequest(method: .get, scheme: "http", authority: "backend.invalid:8080", path: "/a")
-                let response = try await channel.send(target)
+                let response = try await SecureChannel(configuration: configuration, httpClient: viaProxy).send(target)
                 #expect(String(buffer: response.body) == "from the backend")
                 #expect(proxy.targets == ["backend.invalid:8080"])
-                // The channel's own deadline is an hour: only the client's read timeout ends this.
-                var slow = target
-                slow.path = "/slow"
-                await #expect(throws: TransportError.self) { try await channel.send(slow) }
-                release.finish()
+                // The channel's own deadline is an hour: only the caller's client's read timeout ends this.
+                let slow = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/slow")
+                await #expect(throws: TransportError.self) {
+                    try await SecureChannel(configuration: configuration, httpClient: impatient).send(slow)
+                }
             } catch {
-                release.finish()
-                try await http.shutdown()
-                await proxy.close()
+                await shutdown()
                 throw error
             }
-            try await http.shutdown()
-            await proxy.close()
+            await shutdown()
         }
     }
 }
