@@ -38,9 +38,6 @@ public struct ClientCertificatePolicy: Sendable {
     public let revocation: Revocation
     let now: @Sendable () -> Date
 
-    /// The most certificates a client's handshake may carry; the rest of a longer list is never parsed.
-    public static let maximumPresented = 8
-
     /// Accepts certificates issued by `anchors` for client authentication, unless `revocation` says otherwise.
     public init(anchors: [Certificate], revocation: Revocation, now: @escaping @Sendable () -> Date = { Date() }) {
         self.anchors = anchors
@@ -72,9 +69,7 @@ public struct ClientCertificatePolicy: Sendable {
 
     /// The handshake's check of what a client presented (only the leaf is used).
     func verify(_ presented: [NIOSSLCertificate]) async -> NIOSSLVerificationResult {
-        guard let first = presented.first, presented.count <= Self.maximumPresented,
-            let leaf = try? Certificate(derEncoded: try first.toDERBytes())
-        else { return .failed }
+        guard let leaf = MutualTLS.presentedLeaf(presented) else { return .failed }
         return await refusal(of: leaf) == nil ? .certificateVerified : .failed
     }
 }

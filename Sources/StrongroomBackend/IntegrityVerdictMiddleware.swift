@@ -65,10 +65,11 @@ public struct IntegrityVerdictMiddleware<Context: SecureBackendRequestContext>: 
         let report = evidence.report
         let age = now().timeIntervalSince1970 - Double(report.checkedAt)  // floating point: no overflow
         guard age <= Double(policy.maximumAge.components.seconds), age >= -60 else {
-            throw refuse("the integrity report is not recent (checked \(Int(age)) s ago)", context)
+            // (No integer conversion: a hostile `checkedAt` such as Int64.min makes `age` larger than any Int.)
+            throw refuse("the integrity report is not recent (checked \(String(format: "%.0f", age)) s ago)", context)
         }
         // The stated verdict, never lower than the heaviest finding (a report cannot grade itself down).
-        let verdict = max(report.verdict, report.findings.map { IntegrityVerdict($0.severity) }.max() ?? .clean)
+        let verdict = report.verdict.raised(to: report.findings.map(\.severity))
         guard verdict <= policy.worstAccepted else {
             let kinds = report.findings.filter { $0.severity != .informational }.map(\.kind.rawValue)
             throw refuse(

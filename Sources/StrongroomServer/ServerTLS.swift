@@ -64,12 +64,7 @@ public struct ServerTLS: Sendable, Hashable {
             )
             configuration.certificateVerification =
                 clientCertificates == .required ? .noHostnameVerification : .optionalVerification
-            // BoringSSL's defaults leave Ed25519 out, and a client with an Ed25519 certificate would then send none.
-            configuration.verifySignatureAlgorithms = [
-                .ecdsaSecp256R1Sha256, .ecdsaSecp384R1Sha384, .ecdsaSecp521R1Sha512, .ed25519,
-                .rsaPssRsaeSha256, .rsaPssRsaeSha384, .rsaPssRsaeSha512,
-                .rsaPkcs1Sha256, .rsaPkcs1Sha384, .rsaPkcs1Sha512,
-            ]
+            configuration.verifySignatureAlgorithms = MutualTLS.clientSignatureAlgorithms
         } else {
             configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain,

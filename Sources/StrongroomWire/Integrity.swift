@@ -32,6 +32,11 @@ public enum IntegrityVerdict: String, Sendable, Hashable, Codable, Comparable, C
 
     public static func < (lhs: Self, rhs: Self) -> Bool { IntegritySeverity(lhs) < IntegritySeverity(rhs) }
 
+    /// This verdict, raised to the heaviest of `severities` (a report cannot grade itself below its findings).
+    public func raised(to severities: some Sequence<IntegritySeverity>) -> IntegrityVerdict {
+        max(self, severities.map(IntegrityVerdict.init).max() ?? .clean)
+    }
+
     /// The verdict a finding of `severity` forces at least.
     public init(_ severity: IntegritySeverity) {
         switch severity {
@@ -193,9 +198,7 @@ public struct IntegrityReportSummary: Codable, Sendable, Hashable {
     }
 
     /// The stated verdict, never lower than the heaviest finding (a report cannot grade itself down).
-    public var effectiveVerdict: IntegrityVerdict {
-        max(verdict, findings.map { IntegrityVerdict($0.severity) }.max() ?? .clean)
-    }
+    public var effectiveVerdict: IntegrityVerdict { verdict.raised(to: findings.map(\.severity)) }
 }
 
 /// The answer to a check-in.

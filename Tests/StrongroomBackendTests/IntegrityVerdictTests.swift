@@ -52,6 +52,13 @@ import Testing
 
             let stale = IntegrityEvidence(report: Self.report(.clean, age: 3600), signingKey: fixture.signingKey)
             #expect(try await pay(stale.headerValue).status == .forbidden)
+            // Hostile times: the far past and the far future are refused, not a crash.
+            for checkedAt in [Int64.min, Int64.max] {
+                var hostile = Self.report(.clean)
+                hostile.checkedAt = checkedAt
+                let evidence = IntegrityEvidence(report: hostile, signingKey: fixture.signingKey)
+                #expect(try await pay(evidence.headerValue).status == .forbidden, "\(checkedAt)")
+            }
             let vm = IntegrityFinding(kind: .virtualization, severity: .informational, summary: "a VM")
             let virtual = IntegrityEvidence(report: Self.report(.clean, findings: [vm]), signingKey: fixture.signingKey)
             #expect(try await pay(virtual.headerValue).status == .forbidden)

@@ -30,19 +30,17 @@ struct ClientCertificateVerifier: Sendable {
     let clock: ServerClock
     let logger: Logger
 
-    /// The most certificates a client's handshake may carry; the rest of a longer list is never parsed.
-    static let maximumPresented = 8
-
     func verify(_ presented: [NIOSSLCertificate]) async -> NIOSSLVerificationResult {
         do {
-            guard let first = presented.first, presented.count <= Self.maximumPresented else {
+            guard let leaf = MutualTLS.presentedLeaf(presented) else {
                 logger.info(
                     "client certificate refused",
-                    metadata: ["reason": .string("\(presented.count) certificates presented")]
+                    metadata: [
+                        "reason": .string("\(presented.count) certificates presented, or a leaf that does not parse")
+                    ]
                 )
                 return .failed
             }
-            let leaf = try Certificate(derEncoded: try first.toDERBytes())
             let validator = ChainValidator(anchors: anchors)
             _ = try await validator.validate(leaf, purpose: .clientAuth, at: clock.now)
             if let stored = try await store.certificate(serial: leaf.serialNumber.hexString), stored.isRevoked {
