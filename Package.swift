@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "StrongroomShield", targets: ["StrongroomShield"]),
         .library(name: "StrongroomServer", targets: ["StrongroomServer"]),
         .library(name: "StrongroomBackend", targets: ["StrongroomBackend"]),
+        .library(name: "StrongroomBackendPostgres", targets: ["StrongroomBackendPostgres"]),
         .library(name: "StrongroomServerPostgres", targets: ["StrongroomServerPostgres"]),
         .library(name: "StrongroomServerS3", targets: ["StrongroomServerS3"]),
         .library(name: "StrongroomTesting", targets: ["StrongroomTesting"]),
@@ -55,6 +56,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -265,6 +267,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A PostgreSQL NonceStore for backends with several instances (kept apart: PostgresNIO only for those who
+        // want it).
+        .target(
+            name: "StrongroomBackendPostgres",
+            dependencies: [
+                "StrongroomBackend",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Examples/Backend: a small Hummingbird backend an app developer would own, protected by StrongroomBackend
         // (BackendExampleTests runs it).
         .executableTarget(
@@ -451,6 +464,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomBackendPostgresTests",
+            dependencies: [
+                "StrongroomBackend",
+                "StrongroomBackendPostgres",
+                "StrongroomCrypto",
+                "StrongroomTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -23,6 +23,7 @@ targets=(
     StrongroomCore StrongroomCrypto StrongroomWire StrongroomTransport StrongroomKeychain StrongroomSecretService
     StrongroomDatastore StrongroomSync StrongroomPKI StrongroomShield
     StrongroomClient StrongroomClientShield StrongroomServer StrongroomServerPostgres StrongroomServerS3 StrongroomBackend
+    StrongroomBackendPostgres
     StrongroomTesting
 )
 arguments=()
