@@ -28,23 +28,43 @@ struct NIOHTTPExecutor: HTTPExecutor {
         case plain
         /// TLS verified by ``ServerVerifier`` (`https://` URLs only).
         case tls(NIOSSLContext, ServerVerifier, presentsIdentity: Bool)
+
+        var isPlain: Bool {
+            if case .plain = self { return true }
+            return false
+        }
     }
 
     let security: Security
+    /// The proxy every connection goes through, or nil.
+    let proxy: HTTPProxy?
     let connectTimeout: TimeAmount
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     /// Kept-alive connections, shared by copies of this executor and closed with the last of them.
     let pool: ConnectionPool
 
-    /// An executor for plain `http://` URLs; idle kept-alive connections close after `idleTimeout`.
-    init(connectTimeout: Duration = .seconds(10), idleTimeout: Duration = ConnectionPool.defaultIdleTimeout) {
+    /// An executor for plain `http://` URLs (through `proxy` when given); idle kept-alive connections close after
+    /// `idleTimeout`.
+    init(
+        proxy: HTTPProxy? = nil,
+        connectTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = ConnectionPool.defaultIdleTimeout
+    ) {
         self.security = .plain
+        self.proxy = proxy
         self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
         self.pool = ConnectionPool(idleTimeout: idleTimeout)
     }
 
-    /// An executor for `https://` URLs with `trust` checked in the handshake and `identity` presented.
-    init(trust: ServerTrust, identity: ClientIdentity? = nil, connectTimeout: Duration = .seconds(10)) throws {
+    /// An executor for `https://` URLs with `trust` checked in the handshake and `identity` presented, through a
+    /// tunnel of `proxy` when given.
+    init(
+        trust: ServerTrust,
+        identity: ClientIdentity? = nil,
+        proxy: HTTPProxy? = nil,
+        connectTimeout: Duration = .seconds(10)
+    ) throws {
+        self.proxy = proxy
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         configuration.applicationProtocols = ["http/1.1"]
@@ -58,10 +78,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         self.pool = ConnectionPool(idleTimeout: ConnectionPool.defaultIdleTimeout)
     }
 
-    private var scheme: String {
-        if case .plain = security { return "http" }
-        return "https"
-    }
+    private var scheme: String { security.isPlain ? "http" : "https" }
 
     /// What the verification callback saw: the presented chain and, when it refused, why.
     final class HandshakeRecord: Sendable {
@@ -83,51 +100,51 @@ struct NIOHTTPExecutor: HTTPExecutor {
     /// from ≈ 455 to ≈ 500 MB/s (1 MiB was no faster). The response queue's high-water mark still bounds memory.
     private static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
 
-    /// Connects to `host:port` and, for HTTPS, completes the TLS handshake within `timeout` (a server that never
-    /// finishes it is cut off); nothing is written before it succeeded.
+    /// Connects to `host:port` (through the proxy's tunnel when there is one) and, for HTTPS, completes the TLS
+    /// handshake within `timeout` (a proxy or server that never finishes is cut off); nothing is written before it
+    /// succeeded.
     func connect(host: String, port: Int, timeout: Duration) async throws -> Connection {
         let record = HandshakeRecord()
         let responses = ResponseQueue()
         let security = self.security
         let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
-        let (channel, handshakeDone) = try await ClientBootstrap(group: group)
-            .connectTimeout(connectTimeout)
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelOption(.recvAllocator, value: Self.receiveBuffers)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    var handshakeDone: EventLoopFuture<String?>?
-                    if case .tls(let context, let verifier, _) = security {
-                        let tls = try NIOSSLClientHandler(
-                            context: context,
-                            serverHostname: isAddress ? nil : host,
-                            customVerificationCallback: { presented, promise in
-                                record.chain.withLock { $0 = presented }
-                                // On this connection's event loop, not the global pool (see EventLoopTaskExecutor).
-                                Task(executorPreference: EventLoopTaskExecutor(promise.futureResult.eventLoop)) {
-                                    guard
-                                        let reason = await verifier.failure(
-                                            of: presented,
-                                            host: host,
-                                            isAddress: isAddress
-                                        )
-                                    else { return promise.succeed(.certificateVerified) }
-                                    record.reason.withLock { $0 = reason }
-                                    promise.succeed(.failed)
-                                }
-                            }
+        // Through a proxy, TLS runs inside a CONNECT tunnel; plain HTTP goes to the proxy in absolute form.
+        let tunnel: HTTPProxy? = if case .tls = security { proxy } else { nil }
+        let target = isAddress && host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let authorization = proxy?.authorization
+        let (channel, ready): (any Channel, EventLoopFuture<String?>?)
+        do {
+            (channel, ready) = try await ClientBootstrap(group: group)
+                .connectTimeout(connectTimeout)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .channelOption(.recvAllocator, value: Self.receiveBuffers)
+                .connect(host: proxy?.host ?? host, port: proxy?.port ?? port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard tunnel != nil else {
+                            let handshake = try Self.prepare(channel, security, host, isAddress, record, responses)
+                            return (channel, handshake)
+                        }
+                        // The TLS handshake starts once the tunnel is open.
+                        let opened = channel.eventLoop.makePromise(of: Void.self)
+                        try channel.pipeline.syncOperations.addHandler(
+                            ProxyTunnel(target: target, authorization: authorization, promise: opened)
                         )
-                        let handshake = HandshakeWaiter(promise: channel.eventLoop.makePromise())
-                        try channel.pipeline.syncOperations.addHandlers([tls, handshake])
-                        handshakeDone = handshake.promise.futureResult
+                        let handshake = opened.futureResult.flatMapThrowing {
+                            try Self.prepare(channel, security, host, isAddress, record, responses)
+                        }
+                        return (channel, handshake.flatMap { $0 ?? channel.eventLoop.makeSucceededFuture(nil) })
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(responses)
-                    return (channel, handshakeDone)
                 }
-            }
+        } catch {
+            guard let proxy else { throw error }
+            throw TransportError(
+                .unreachable,
+                "the proxy at \(proxy) could not be reached: is it running, on this address and port?",
+                underlying: error
+            )
+        }
         let connection = HTTPConnection(channel: channel, responses: responses)
-        guard let handshakeDone else {
+        guard let ready else {
             return Connection(connection: connection, record: record, applicationProtocol: nil)
         }
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
@@ -135,7 +152,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         }
         defer { deadline.cancel() }
         do {
-            let applicationProtocol = try await handshakeDone.get()
+            let applicationProtocol = try await ready.get()
             return Connection(connection: connection, record: record, applicationProtocol: applicationProtocol)
         } catch {
             // Closing a channel being abandoned: the request's own error is the one to report.
@@ -143,8 +160,51 @@ struct NIOHTTPExecutor: HTTPExecutor {
             if let reason = record.reason.withLock({ $0 }) {
                 throw TransportError(.untrustedServer, reason, underlying: error)
             }
+            if let refusal = error as? ProxyTunnel.Refusal, !refusal.closed, let proxy {
+                throw TransportError(.unreachable, "\(refusal.message) (proxy \(proxy))", status: refusal.status)
+            }
             throw error
         }
+    }
+
+    /// Sets up `channel` for HTTP (TLS first, verified by the executor's ``ServerVerifier``, when HTTPS) and
+    /// returns the handshake's outcome (nil for plain HTTP). Runs on the channel's event loop.
+    private static func prepare(
+        _ channel: any Channel,
+        _ security: Security,
+        _ host: String,
+        _ isAddress: Bool,
+        _ record: HandshakeRecord,
+        _ responses: ResponseQueue
+    ) throws -> EventLoopFuture<String?>? {
+        var handshakeDone: EventLoopFuture<String?>?
+        if case .tls(let context, let verifier, _) = security {
+            let tls = try NIOSSLClientHandler(
+                context: context,
+                serverHostname: isAddress ? nil : host,
+                customVerificationCallback: { presented, promise in
+                    record.chain.withLock { $0 = presented }
+                    // On this connection's event loop, not the global pool (see EventLoopTaskExecutor).
+                    Task(executorPreference: EventLoopTaskExecutor(promise.futureResult.eventLoop)) {
+                        guard
+                            let reason = await verifier.failure(
+                                of: presented,
+                                host: host,
+                                isAddress: isAddress
+                            )
+                        else { return promise.succeed(.certificateVerified) }
+                        record.reason.withLock { $0 = reason }
+                        promise.succeed(.failed)
+                    }
+                }
+            )
+            let handshake = HandshakeWaiter(promise: channel.eventLoop.makePromise())
+            try channel.pipeline.syncOperations.addHandlers([tls, handshake])
+            handshakeDone = handshake.promise.futureResult
+        }
+        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        try channel.pipeline.syncOperations.addHandler(responses)
+        return handshakeDone
     }
 
     /// Connects to `url`'s host as a request would, and reports what the handshake negotiated; sends nothing.
@@ -246,6 +306,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
                     request,
                     host: url.port.map { "\(host):\($0)" } ?? host,
                     url: url,
+                    forwardProxy: security.isPlain ? proxy : nil,
                     on: connection
                 )
             } catch let error as ChannelError
@@ -305,14 +366,20 @@ struct NIOHTTPExecutor: HTTPExecutor {
         _ request: OutgoingRequest,
         host: String,
         url: URL,
+        forwardProxy: HTTPProxy?,
         on connection: HTTPConnection
     ) async throws -> EventLoopFuture<Void>? {
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
+        // Through a proxy, a plain request names its server: `GET http://host:port/path` (RFC 9112, 3.2.2).
+        if forwardProxy != nil { target = "http://\(host)\(target)" }
         var head = HTTPRequestHead(version: .http1_1, method: request.method.method, uri: target)
         head.headers = request.headers
         head.headers.replaceOrAdd(name: "Host", value: host)
+        if let authorization = forwardProxy?.authorization {
+            head.headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization)
+        }
         let channel = connection.channel
         connection.writeStarted()
         guard let (length, next) = request.body.streamed() else {

@@ -24,9 +24,12 @@ extension SecureChannel {
         public var maximumResponseSize: Int
         /// Signs every request (each attempt afresh); nil sends requests unsigned.
         public var signer: RequestSigner?
+        /// The HTTP proxy every connection goes through (`https://` in a `CONNECT` tunnel, verified end to end);
+        /// nil connects directly. With a caller's `HTTPClient`, set the proxy on that client instead.
+        public var proxy: HTTPProxy?
 
         /// The defaults: system trust, no client certificate, 60 s per attempt, three attempts 250 ms apart, answers
-        /// up to 64 MiB, unsigned.
+        /// up to 64 MiB, unsigned, no proxy.
         public init(
             serverTrust: ServerTrust = .system,
             clientIdentity: ClientIdentity? = nil,
@@ -34,7 +37,8 @@ extension SecureChannel {
             maximumAttempts: Int = 3,
             retryBackoff: Duration = .milliseconds(250),
             maximumResponseSize: Int = 64 << 20,
-            signer: RequestSigner? = nil
+            signer: RequestSigner? = nil,
+            proxy: HTTPProxy? = nil
         ) {
             self.serverTrust = serverTrust
             self.clientIdentity = clientIdentity
@@ -43,9 +47,10 @@ extension SecureChannel {
             self.retryBackoff = retryBackoff
             self.maximumResponseSize = max(0, maximumResponseSize)
             self.signer = signer
+            self.proxy = proxy
         }
 
-        /// The trust, identity, request timeout and retries of the SDK's transport options.
+        /// The trust, identity, request timeout, retries and proxy of the SDK's transport options.
         public init(_ options: TransportOptions, signer: RequestSigner? = nil) {
             self.init(
                 serverTrust: options.serverTrust,
@@ -53,7 +58,8 @@ extension SecureChannel {
                 requestTimeout: options.requestTimeout,
                 maximumAttempts: options.maximumAttempts,
                 retryBackoff: options.retryBackoff,
-                signer: signer
+                signer: signer,
+                proxy: options.proxy
             )
         }
     }

@@ -28,6 +28,8 @@ import StrongroomCore
 /// - With a custom ``ServerTrust`` or a ``ClientIdentity``: the channel's own HTTP/1.1 connections (kept alive and
 ///   reused), because the verification runs in the handshake, before the client certificate or a byte of the
 ///   request is sent. Only `https://` URLs are accepted.
+/// - With a ``Configuration/proxy``: the channel's own connections too, `https://` in a `CONNECT` tunnel with TLS
+///   end to end, `http://` in absolute form.
 /// - Otherwise, `https://` requests go through AsyncHTTPClient (HTTP/2 where the server offers it) and `http://`
 ///   ones through the channel's own kept-alive connections; a caller's `HTTPClient` carries every request.
 ///
@@ -39,7 +41,7 @@ public struct SecureChannel: Sendable {
     public let configuration: Configuration
     private let executor: any HTTPExecutor
     /// Carries `https://` URLs when `executor` speaks plain HTTP only (the default channel).
-    private let secureFallback: AsyncHTTPClientExecutor?
+    private let secureFallback: (any HTTPExecutor)?
 
     /// Creates a channel.
     ///
@@ -49,7 +51,7 @@ public struct SecureChannel: Sendable {
     ///     Allowed only with the system's trust and no client identity; nil uses the channel's own connections
     ///     and AsyncHTTPClient's shared client for `https://` under the system's trust.
     /// - Throws: ``TransportError/Code/invalidConfiguration`` when the trust roots or the client identity cannot
-    ///   be loaded, or when `httpClient` is given with a custom trust or a client identity.
+    ///   be loaded, or when `httpClient` is given with a custom trust, a client identity or a proxy.
     public init(configuration: Configuration = .init(), httpClient: HTTPClient? = nil) throws(TransportError) {
         try self.init(
             configuration: configuration,
@@ -79,12 +81,33 @@ public struct SecureChannel: Sendable {
             do {
                 self.executor = try NIOHTTPExecutor(
                     trust: configuration.serverTrust,
-                    identity: configuration.clientIdentity
+                    identity: configuration.clientIdentity,
+                    proxy: configuration.proxy
                 )
             } catch {
                 throw TransportError(
                     .invalidConfiguration,
                     "the trust roots or the client identity could not be loaded",
+                    underlying: error
+                )
+            }
+        } else if let proxy = configuration.proxy {
+            guard !callerSupplied else {
+                throw TransportError(
+                    .invalidConfiguration,
+                    "a proxy is set on the channel and an HTTPClient is given: set the proxy on your HTTPClient, or "
+                        + "leave httpClient out"
+                )
+            }
+            // Through a proxy, `https://` goes over the channel's own connections too: one tunnel per connection,
+            // the system's roots checked in the handshake as AsyncHTTPClient would.
+            self.executor = NIOHTTPExecutor(proxy: proxy)
+            do {
+                self.secureFallback = try NIOHTTPExecutor(trust: .system, proxy: proxy)
+            } catch {
+                throw TransportError(
+                    .invalidConfiguration,
+                    "the system's trust roots could not be loaded",
                     underlying: error
                 )
             }
@@ -158,6 +181,7 @@ public struct SecureChannel: Sendable {
             let probe = try NIOHTTPExecutor(
                 trust: configuration.serverTrust,
                 identity: configuration.clientIdentity,
+                proxy: configuration.proxy,
                 connectTimeout: configuration.requestTimeout
             )
             return try await probe.probe(url, timeout: configuration.requestTimeout)

@@ -21,9 +21,12 @@ public struct TransportOptions: Sendable, Hashable {
     /// download is checked before it is decrypted); nil uses the system's temporary folder. Each copy is 0600 and
     /// removed on every path, including failure and cancellation.
     public var stagingDirectory: URL?
+    /// The HTTP proxy every request goes through (`https://` in a `CONNECT` tunnel, the server verified end to
+    /// end); nil connects directly.
+    public var proxy: HTTPProxy?
 
     /// The defaults: system trust, 60 s per request, one hour per file transfer, three attempts 250 ms apart, no
-    /// client certificate, the system's temporary folder.
+    /// client certificate, the system's temporary folder, no proxy.
     public init(
         serverTrust: ServerTrust = .system,
         requestTimeout: Duration = .seconds(60),
@@ -31,7 +34,8 @@ public struct TransportOptions: Sendable, Hashable {
         maximumAttempts: Int = 3,
         retryBackoff: Duration = .milliseconds(250),
         clientIdentity: ClientIdentity? = nil,
-        stagingDirectory: URL? = nil
+        stagingDirectory: URL? = nil,
+        proxy: HTTPProxy? = nil
     ) {
         self.serverTrust = serverTrust
         self.requestTimeout = requestTimeout
@@ -40,5 +44,6 @@ public struct TransportOptions: Sendable, Hashable {
         self.retryBackoff = retryBackoff
         self.clientIdentity = clientIdentity
         self.stagingDirectory = stagingDirectory
+        self.proxy = proxy
     }
 }

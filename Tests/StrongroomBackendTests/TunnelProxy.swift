@@ -19,14 +19,17 @@ final class TunnelProxy: Sendable {
         let entries = Mutex<[String]>([])
     }
 
-    init(upstreamPort: Int) async throws {
+    /// A proxy relaying to `upstreamPort`; with `requiredAuthorization`, a request without that exact
+    /// `Proxy-Authorization` value gets 407 and the connection is closed.
+    init(upstreamPort: Int, requiredAuthorization: String? = nil) async throws {
         let log = self.log
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(
-                        ConnectHandler(upstreamPort: upstreamPort) { target in
+                        ConnectHandler(upstreamPort: upstreamPort, requiredAuthorization: requiredAuthorization) {
+                            target in
                             log.entries.withLock { $0.append(target) }
                         }
                     )
@@ -44,13 +47,15 @@ final class TunnelProxy: Sendable {
     private final class ConnectHandler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = ByteBuffer
         let upstreamPort: Int
+        let requiredAuthorization: String?
         let record: @Sendable (String) -> Void
         var pending = ByteBuffer()
         var started = false
         var upstream: (any Channel)?
 
-        init(upstreamPort: Int, record: @escaping @Sendable (String) -> Void) {
+        init(upstreamPort: Int, requiredAuthorization: String?, record: @escaping @Sendable (String) -> Void) {
             self.upstreamPort = upstreamPort
+            self.requiredAuthorization = requiredAuthorization
             self.record = record
         }
 
@@ -73,6 +78,20 @@ final class TunnelProxy: Sendable {
             }
             // `CONNECT host:port` opens a tunnel; `GET http://host:port/path` (plain HTTP through a proxy) is passed
             // on as it is.
+            if let requiredAuthorization,
+                !text[..<end.lowerBound].split(separator: "\r\n").contains(
+                    "Proxy-Authorization: " + requiredAuthorization
+                )
+            {
+                context.writeAndFlush(
+                    NIOAny(
+                        ByteBuffer(string: "HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n")
+                    ),
+                    promise: nil
+                )
+                context.close(promise: nil)
+                return
+            }
             let tunnel = line[0] == "CONNECT"
             if tunnel {
                 record(String(line[1]))
