@@ -31,7 +31,7 @@ public struct VerifiedCaller: Sendable {
 public protocol SecureBackendRequestContext: RequestContext {
     /// What the middleware verified about the caller; a route reads it.
     var caller: VerifiedCaller { get set }
-    /// The request's connection (for its TLS client certificate).
+    /// The request's connection (for its TLS client certificate): for HTTP/2, the connection its stream is on.
     var connection: any Channel { get }
 }
 
@@ -44,6 +44,12 @@ public struct BackendRequestContext: SecureBackendRequestContext {
     /// Creates the context for a new request (called by Hummingbird).
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.connection = source.channel
+        // An HTTP/2 request arrives on a stream channel whose parent is the connection, with TLS and its client
+        // certificate; an HTTP/1.1 connection's parent is the listening socket, which has no remote address.
+        if let parent = source.channel.parent, parent.remoteAddress != nil {
+            self.connection = parent
+        } else {
+            self.connection = source.channel
+        }
     }
 }

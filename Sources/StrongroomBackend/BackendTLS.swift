@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Hummingbird
 public import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
 import NIOSSL
@@ -10,20 +11,27 @@ import SwiftASN1
 public import X509
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 over TLS 1.2+ that asks every client for a certificate and completes the handshake only for one
-    /// `policy` accepts (chain to its anchors, client authentication, validity, revocation): a client without one
-    /// never reaches a route. Pair it with ``ClientCertificateMiddleware``, which checks validity and revocation again
-    /// on every request of a kept-alive connection.
+    /// HTTP/1.1 (and HTTP/2 on request, chosen by ALPN) over TLS 1.2+ that asks every client for a certificate and
+    /// completes the handshake only for one `policy` accepts (chain to its anchors, client authentication, validity,
+    /// revocation): a client without one never reaches a route. Pair it with ``ClientCertificateMiddleware``, which
+    /// checks validity and revocation again on every request of a kept-alive connection.
+    ///
+    /// HTTP/2 is off by default: Hummingbird's HTTP/2 connections accept at most 16 KiB of request headers (its
+    /// HPACK default, not configurable), and a request over it ends the whole connection instead of getting 431 —
+    /// an `IntegrityEvidence` header with many findings can exceed that, where HTTP/1.1 takes up to 80 KiB.
     ///
     /// - Parameters:
     ///   - certificateChain: the server's certificate, then any intermediates.
     ///   - privateKey: the server certificate's key.
     ///   - policy: which client certificates complete the handshake.
+    ///   - http2: whether HTTP/2 is offered too (`SecureChannel` then carries every request to this server on one
+    ///     connection, each on a stream of its own); false, the default, serves HTTP/1.1 alone.
     /// - Throws: when the certificates or the key cannot be used for TLS.
     public static func mutualTLS(
         certificateChain: [Certificate],
         privateKey: Certificate.PrivateKey,
-        clientCertificates policy: ClientCertificatePolicy
+        clientCertificates policy: ClientCertificatePolicy,
+        http2: Bool = false
     ) throws -> HTTPServerBuilder {
         let chain = try certificateChain.map {
             NIOSSLCertificateSource.certificate(try NIOSSLCertificate(bytes: try $0.derBytes(), format: .der))
@@ -41,9 +49,18 @@ extension HTTPServerBuilder {
         configuration.minimumTLSVersion = .tlsv12
         configuration.certificateVerification = .noHostnameVerification
         configuration.verifySignatureAlgorithms = MutualTLS.clientSignatureAlgorithms
-        return try .tls(
-            .http1(),
-            configuration: TLSChannelConfiguration(
+        // (Hummingbird's HTTP/2 and TLS modules each have a TLSChannelConfiguration.)
+        guard http2 else {
+            return try .tls(
+                .http1(),
+                configuration: HummingbirdTLS.TLSChannelConfiguration(
+                    tlsConfiguration: configuration,
+                    customAsyncVerificationCallback: { await policy.verify($0) }
+                )
+            )
+        }
+        return try .http2Upgrade(
+            tlsChannelConfiguration: HummingbirdHTTP2.TLSChannelConfiguration(
                 tlsConfiguration: configuration,
                 customAsyncVerificationCallback: { await policy.verify($0) }
             )

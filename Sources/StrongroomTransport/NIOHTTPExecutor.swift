@@ -2,6 +2,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -10,8 +11,10 @@ import SwiftASN1
 import Synchronization
 import X509
 
-/// HTTP/1.1 over SwiftNIO with kept-alive connections: plain `http://` for the default client, and HTTPS with the
-/// server verified inside the TLS handshake (custom roots, per-host SPKI pins, a client certificate).
+/// HTTP/1.1 and HTTP/2 over SwiftNIO with kept-alive connections: plain `http://` for the default client, and HTTPS
+/// with the server verified inside the TLS handshake (custom roots, per-host SPKI pins, a client certificate),
+/// HTTP/2 when the server chooses it by ALPN (one connection per host, each exchange on a stream of its own:
+/// ``MultiplexedConnections``), through an ``HTTPProxy`` when configured.
 ///
 /// AsyncHTTPClient cannot run a certificate callback, so clients with a custom ``ServerTrust`` or a
 /// ``ClientIdentity`` use this: ``ServerVerifier`` checks chain, host name and pins in place of BoringSSL while the
@@ -42,6 +45,8 @@ struct NIOHTTPExecutor: HTTPExecutor {
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     /// Kept-alive connections, shared by copies of this executor and closed with the last of them.
     let pool: ConnectionPool
+    /// HTTP/2 connections (one per host, carrying every exchange with it at once), shared likewise.
+    let multiplexed = MultiplexedConnections()
 
     /// An executor for plain `http://` URLs (through `proxy` when given); idle kept-alive connections close after
     /// `idleTimeout`.
@@ -67,7 +72,8 @@ struct NIOHTTPExecutor: HTTPExecutor {
         self.proxy = proxy
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
-        configuration.applicationProtocols = ["http/1.1"]
+        // HTTP/2 where the server offers it (one connection per host, each exchange on a stream), else HTTP/1.1.
+        configuration.applicationProtocols = ["h2", "http/1.1"]
         try identity?.apply(to: &configuration)
         self.security = .tls(
             try NIOSSLContext(configuration: configuration),
@@ -89,9 +95,18 @@ struct NIOHTTPExecutor: HTTPExecutor {
     /// An open connection (for HTTPS, one whose handshake — chain, host name, pins, then the client certificate —
     /// succeeded) and what it negotiated.
     struct Connection {
+        /// The connection; for HTTP/2 its channel is the connection's, and exchanges go on streams of `multiplexer`.
         let connection: HTTPConnection
         let record: HandshakeRecord
         let applicationProtocol: String?
+        /// Opens streams on an HTTP/2 connection; nil for HTTP/1.1.
+        let multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+    }
+
+    /// What a TLS connection settled on once the handshake (and the protocol's pipeline) was done.
+    struct Negotiated: Sendable {
+        let applicationProtocol: String?
+        let multiplexer: NIOHTTP2Handler.StreamMultiplexer?
     }
 
     /// Socket reads as NIO sizes them (small for small answers, growing while reads fill the buffer), but up to
@@ -112,7 +127,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         let tunnel: HTTPProxy? = if case .tls = security { proxy } else { nil }
         let target = isAddress && host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let authorization = proxy?.authorization
-        let (channel, ready): (any Channel, EventLoopFuture<String?>?)
+        let (channel, ready): (any Channel, EventLoopFuture<Negotiated>?)
         do {
             (channel, ready) = try await ClientBootstrap(group: group)
                 .connectTimeout(connectTimeout)
@@ -132,7 +147,15 @@ struct NIOHTTPExecutor: HTTPExecutor {
                         let handshake = opened.futureResult.flatMapThrowing {
                             try Self.prepare(channel, security, host, isAddress, record, responses)
                         }
-                        return (channel, handshake.flatMap { $0 ?? channel.eventLoop.makeSucceededFuture(nil) })
+                        return (
+                            channel,
+                            handshake.flatMap {
+                                $0
+                                    ?? channel.eventLoop.makeSucceededFuture(
+                                        Negotiated(applicationProtocol: nil, multiplexer: nil)
+                                    )
+                            }
+                        )
                     }
                 }
         } catch {
@@ -145,15 +168,20 @@ struct NIOHTTPExecutor: HTTPExecutor {
         }
         let connection = HTTPConnection(channel: channel, responses: responses)
         guard let ready else {
-            return Connection(connection: connection, record: record, applicationProtocol: nil)
+            return Connection(connection: connection, record: record, applicationProtocol: nil, multiplexer: nil)
         }
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
             channel.close(promise: nil)
         }
         defer { deadline.cancel() }
         do {
-            let applicationProtocol = try await ready.get()
-            return Connection(connection: connection, record: record, applicationProtocol: applicationProtocol)
+            let negotiated = try await ready.get()
+            return Connection(
+                connection: connection,
+                record: record,
+                applicationProtocol: negotiated.applicationProtocol,
+                multiplexer: negotiated.multiplexer
+            )
         } catch {
             // Closing a channel being abandoned: the request's own error is the one to report.
             try? await channel.close()
@@ -168,7 +196,8 @@ struct NIOHTTPExecutor: HTTPExecutor {
     }
 
     /// Sets up `channel` for HTTP (TLS first, verified by the executor's ``ServerVerifier``, when HTTPS) and
-    /// returns the handshake's outcome (nil for plain HTTP). Runs on the channel's event loop.
+    /// returns the handshake's outcome (nil for plain HTTP): the protocol the server chose by ALPN, with HTTP/2's
+    /// or HTTP/1.1's handlers in place behind TLS (what arrives meanwhile waits). Runs on the channel's event loop.
     private static func prepare(
         _ channel: any Channel,
         _ security: Security,
@@ -176,9 +205,13 @@ struct NIOHTTPExecutor: HTTPExecutor {
         _ isAddress: Bool,
         _ record: HandshakeRecord,
         _ responses: ResponseQueue
-    ) throws -> EventLoopFuture<String?>? {
-        var handshakeDone: EventLoopFuture<String?>?
-        if case .tls(let context, let verifier, _) = security {
+    ) throws -> EventLoopFuture<Negotiated>? {
+        guard case .tls(let context, let verifier, _) = security else {
+            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+            try channel.pipeline.syncOperations.addHandler(responses)
+            return nil
+        }
+        do {
             let tls = try NIOSSLClientHandler(
                 context: context,
                 serverHostname: isAddress ? nil : host,
@@ -199,12 +232,35 @@ struct NIOHTTPExecutor: HTTPExecutor {
                 }
             )
             let handshake = HandshakeWaiter(promise: channel.eventLoop.makePromise())
-            try channel.pipeline.syncOperations.addHandlers([tls, handshake])
-            handshakeDone = handshake.promise.futureResult
+            let promise = handshake.promise
+            let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
+                do {
+                    let negotiated: Negotiated
+                    if case .negotiated("h2") = result {
+                        let multiplexer = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                            mode: .client,
+                            connectionConfiguration: .init(),
+                            streamConfiguration: .init(),
+                            inboundStreamInitializer: { $0.close() }  // a server push is not wanted
+                        )
+                        try channel.pipeline.syncOperations.addHandler(ConnectionErrorCloser())
+                        negotiated = Negotiated(applicationProtocol: "h2", multiplexer: multiplexer)
+                    } else {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(responses)
+                        let name: String? = if case .negotiated(let name) = result { name } else { nil }
+                        negotiated = Negotiated(applicationProtocol: name, multiplexer: nil)
+                    }
+                    promise.succeed(negotiated)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    promise.fail(error)
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+            }
+            try channel.pipeline.syncOperations.addHandlers([tls, handshake, negotiation])
+            return promise.futureResult
         }
-        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-        try channel.pipeline.syncOperations.addHandler(responses)
-        return handshakeDone
     }
 
     /// Connects to `url`'s host as a request would, and reports what the handshake negotiated; sends nothing.
@@ -253,11 +309,29 @@ struct NIOHTTPExecutor: HTTPExecutor {
         let key = "\(host):\(port)"
         // One deadline for the whole request, a retry included.
         let deadline = NIODeadline.now() + .nanoseconds(timeout.nanoseconds)
+        // HTTP/2: a new stream on the host's connection (or on the one being opened, once it is). One that cannot
+        // open a stream (the server sent GOAWAY, say) is dropped, and the request goes on a new connection.
+        var first: EventLoopPromise<MultiplexedConnections.Entry?>?
+        switch multiplexed.route(to: key, negotiates: !security.isPlain, on: group.next()) {
+        case .stream(let shared):
+            if let stream = try? await shared.openStream(idleTimeout: pool.idleTimeout) {
+                return try await exchange(request, url: url, host: host, on: stream, key: nil, deadline, handle)
+            }
+            multiplexed.drop(shared, for: key)
+        case .wait(let opening):
+            if let shared = try await opening.get(),
+                let stream = try? await shared.openStream(idleTimeout: pool.idleTimeout)
+            {
+                return try await exchange(request, url: url, host: host, on: stream, key: nil, deadline, handle)
+            }
+        case .connect(let promise):
+            first = promise
+        }
         // A kept-alive connection the server closed while it sat idle fails its first write before a byte left;
         // then (and only then) the request goes once more on a new connection. File bodies are not re-sent. A
         // channel closed by this request's own deadline or cancellation fails the same way, and is not retried:
         // its timer fires at the deadline or later, so a failure seen before the deadline is the server's close.
-        if let pooled = pool.take(key) {
+        if first == nil, let pooled = pool.take(key) {
             do {
                 return try await exchange(request, url: url, host: host, on: pooled, key: key, deadline, handle)
             } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
@@ -266,18 +340,40 @@ struct NIOHTTPExecutor: HTTPExecutor {
             }
         }
         let remaining = Duration.nanoseconds((deadline - NIODeadline.now()).nanoseconds)
-        let fresh = try await connect(host: host, port: port, timeout: remaining).connection
-        return try await exchange(request, url: url, host: host, on: fresh, key: key, deadline, handle)
+        let fresh: Connection
+        do {
+            fresh = try await connect(host: host, port: port, timeout: remaining)
+        } catch {
+            if let first { multiplexed.opened(nil, for: key, promise: first, failed: true) }
+            throw error
+        }
+        guard let multiplexer = fresh.multiplexer else {
+            if let first { multiplexed.opened(nil, for: key, promise: first) }
+            return try await exchange(request, url: url, host: host, on: fresh.connection, key: key, deadline, handle)
+        }
+        let channel = fresh.connection.channel
+        let entry = MultiplexedConnections.Entry(channel: channel, multiplexer: multiplexer)
+        let shared: MultiplexedConnections.Entry
+        if let first {
+            shared = entry
+            multiplexed.opened(entry, for: key, promise: first)
+        } else {
+            shared = multiplexed.adopt(entry, for: key)
+            if shared !== entry { channel.close(promise: nil) }  // another request opened one first
+        }
+        let stream = try await shared.openStream(idleTimeout: pool.idleTimeout)
+        return try await exchange(request, url: url, host: host, on: stream, key: nil, deadline, handle)
     }
 
-    /// One request and its answer on a connection this exchange alone holds, which goes back to the pool only when
-    /// the whole answer was read, the server keeps the connection and nothing failed; otherwise it is closed.
+    /// One request and its answer on a connection (or HTTP/2 stream) this exchange alone holds. An HTTP/1.1
+    /// connection goes back to the pool under `key` only when the whole answer was read, the server keeps the
+    /// connection and nothing failed; otherwise it is closed. A stream (`key` nil) is closed.
     private func exchange<R>(
         _ request: OutgoingRequest,
         url: URL,
         host: String,
         on connection: HTTPConnection,
-        key: String,
+        key: String?,
         _ deadline: NIODeadline,
         _ handle: (ResponseHead, ResponseBody) async throws -> R
     ) async throws -> R {
@@ -288,7 +384,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         connection.expire(at: deadline) { channel.close(promise: nil) }
         defer {
             connection.cancelExpiry()
-            if clean && connection.isReusable {
+            if let key, clean && connection.isReusable {
                 pool.put(connection, key)
             } else {
                 connection.close()
@@ -445,18 +541,13 @@ struct NIOHTTPExecutor: HTTPExecutor {
     }
 }
 
-/// Completes its promise with the negotiated ALPN protocol when the TLS handshake succeeds, fails it with the
-/// handshake's error otherwise.
+/// Fails the connection's promise with the TLS handshake's error (the ALPN handler after it succeeds the promise
+/// once the negotiated protocol's handlers are in place); later errors find it completed and change nothing.
 private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = NIOAny
-    let promise: EventLoopPromise<String?>
+    let promise: EventLoopPromise<NIOHTTPExecutor.Negotiated>
 
-    init(promise: EventLoopPromise<String?>) { self.promise = promise }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted(let negotiated) = event as? TLSUserEvent { promise.succeed(negotiated) }
-        context.fireUserInboundEventTriggered(event)
-    }
+    init(promise: EventLoopPromise<NIOHTTPExecutor.Negotiated>) { self.promise = promise }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         promise.fail(error)
@@ -472,5 +563,15 @@ private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHand
     /// `channelInactive`: the promise must still be completed (NIO traps on a promise it was never given an answer).
     func handlerRemoved(context: ChannelHandlerContext) {
         promise.fail(ChannelError.ioOnClosedChannel)
+    }
+}
+
+/// Closes an HTTP/2 connection on an error that reaches the end of its pipeline (a protocol error, a TLS failure):
+/// its streams fail with it, and the next request opens a new connection.
+private final class ConnectionErrorCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
     }
 }

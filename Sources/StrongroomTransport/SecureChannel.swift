@@ -25,9 +25,10 @@ import StrongroomCore
 /// ```
 ///
 /// ## Which connections carry the requests
-/// - With a custom ``ServerTrust`` or a ``ClientIdentity``: the channel's own HTTP/1.1 connections (kept alive and
-///   reused), because the verification runs in the handshake, before the client certificate or a byte of the
-///   request is sent. Only `https://` URLs are accepted.
+/// - With a custom ``ServerTrust`` or a ``ClientIdentity``: the channel's own connections, because the verification
+///   runs in the handshake, before the client certificate or a byte of the request is sent. HTTP/2 when the server
+///   offers it (one connection per host, every request on a stream of its own), else HTTP/1.1 (kept alive and
+///   reused). Only `https://` URLs are accepted.
 /// - With a ``Configuration/proxy``: the channel's own connections too, `https://` in a `CONNECT` tunnel with TLS
 ///   end to end, `http://` in absolute form.
 /// - Otherwise, `https://` requests go through AsyncHTTPClient (HTTP/2 where the server offers it) and `http://`

@@ -26,7 +26,11 @@ final class BackendFixture: Sendable {
     /// Serial numbers the backend treats as revoked (the test revokes while connections are open).
     let revoked = Mutex<Set<Certificate.SerialNumber>>([])
 
-    init() throws {
+    /// Whether the backend offers HTTP/2 as well as HTTP/1.1.
+    let http2: Bool
+
+    init(http2: Bool = false) throws {
+        self.http2 = http2
         pki = try TestPKI(referenceTime: Date())
         server = try pki.localhost()
         client = try pki.leaf(commonName: "alice's phone", usage: [.clientAuth])
@@ -58,6 +62,8 @@ final class BackendFixture: Sendable {
     func run(_ body: @Sendable (_ port: Int) async throws -> Void) async throws {
         let router = Router(context: BackendRequestContext.self)
         let certified = router.group().add(middleware: ClientCertificateMiddleware(policy: policy))
+        // The client's port: one value across concurrent requests means one (HTTP/2) connection carried them.
+        certified.get("/peer") { _, context -> String in "\(context.connection.remoteAddress?.port ?? 0)" }
         certified.get("/ping") { _, context -> String in
             "pong " + (context.caller.certificate?.subject.description ?? "?")
         }
@@ -81,7 +87,8 @@ final class BackendFixture: Sendable {
             server: try .mutualTLS(
                 certificateChain: [server.certificate],
                 privateKey: server.privateKey,
-                clientCertificates: policy
+                clientCertificates: policy,
+                http2: http2
             ),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             logger: logger
