@@ -1,6 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
-import Foundation  // JSONSerialization and NSNumber, for decoding
+import Foundation
 import StrongroomCore
 
 /// Checks bodies and turns them into the stored JSON and back.
@@ -28,12 +28,8 @@ enum BodyCodec {
             }
         }
         try checkShape(stored, limits: limits)
-        let json: Data
-        do {
-            json = try encoder.encode(stored)
-        } catch {
-            throw DatastoreError(.invalidBody, "the body is not valid JSON", underlying: error)
-        }
+        // The canonical writer is JSONEncoder's output byte for byte (CanonicalJSONTests), about ten times faster.
+        let json = Data(CanonicalJSON.encode(stored))
         guard json.count <= limits.maximumDocumentBytes else {
             throw DatastoreError(.documentTooLarge, "a body is at most \(limits.maximumDocumentBytes) bytes of JSON")
         }
@@ -55,32 +51,14 @@ enum BodyCodec {
     ///
     /// - Throws: ``DatastoreError/Code/storage`` when the stored JSON does not decode (a damaged file).
     static func decode(_ json: Data) throws(DatastoreError) -> [String: JSONValue] {
-        // JSONSerialization parses about three times faster than JSONDecoder into `JSONValue` (no failed
-        // type probes); the stored JSON is our own canonical output, nested at most `maximumDepth` levels.
-        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+        // Straight from the bytes into JSONValue (JSONReader), about four times faster than JSONSerialization and
+        // the conversion from its object graph.
+        let result = json.withUnsafeBytes { bytes in Result { () throws(JSONReader.Malformed) in try JSONReader.object(from: bytes) } }
+        guard case .success(let body) = result else {
             throw DatastoreError(.storage, "a stored body does not decode")
         }
-        return object.mapValues(value)
+        return body
     }
-
-    /// A parsed JSON value as `JSONValue`. Booleans are told from numbers by their Objective-C type (`c`), which
-    /// JSONSerialization gives only to `true` and `false`.
-    private static func value(_ any: Any) -> JSONValue {
-        switch any {
-        case let text as String: .string(text)
-        case let number as NSNumber:
-            String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
-        case let items as [Any]: .array(items.map(value))
-        case let members as [String: Any]: .object(members.mapValues(value))
-        default: .null
-        }
-    }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// Depth and number checks, with an explicit stack so that a deeply nested value cannot overflow ours.
     private static func checkShape(_ body: [String: JSONValue], limits: DatastoreLimits) throws(DatastoreError) {

@@ -1,0 +1,152 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import Testing
+
+@testable import StrongroomDatastore
+
+/// The canonical JSON writer must produce exactly `JSONEncoder`'s bytes (`.sortedKeys`, `.withoutEscapingSlashes`):
+/// revision IDs hash them, and replicas — and datastores written before the writer existed — must agree.
+@Suite struct CanonicalJSONTests {
+    private static let reference: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    @Test("the edge cases: escapes, key order by UTF-8 bytes, number forms")
+    func edges() throws {
+        let body: [String: JSONValue] = [
+            "a\"b\\c/d\u{0}\u{1}\u{8}\u{9}\u{a}\u{c}\u{d}\u{1f}\u{7f}\u{2028}é😀": .string("x\u{1b}y"),
+            "e\u{301}": .number(1), "ez": .number(-0.0), "f": .number(1e15), "Ａ": .number(1e16), "😀": .number(1.5e-7),
+            "B": .number(123456789012345.6), "_": .number(9007199254740992), "a10": .number(-1e-5),
+            "a2": .number(Double.greatestFiniteMagnitude), "n": .null, "t": .bool(true), "u": .bool(false),
+            "arr": .array([.number(0.1), .array([]), .object([:]), .string("")]), "obj": .object(["z": .null, "y": .number(2.5)]),
+        ]
+        #expect(CanonicalJSON.encode(body) == Array(try Self.reference.encode(body)))
+    }
+
+    @Test("2,000 random bodies: the same bytes as JSONEncoder")
+    func random() throws {
+        var generator = SplitMix64(seed: 0x5352_4A53_4F4E_0001)
+        for _ in 0..<2_000 {
+            let body = Self.object(depth: 0, using: &generator)
+            let ours = CanonicalJSON.encode(body)
+            let theirs = Array(try Self.reference.encode(body))
+            #expect(ours == theirs, "\(String(decoding: theirs, as: UTF8.self))")
+            if ours != theirs { return }
+        }
+    }
+
+    private static let alphabet: [String] = [
+        "a", "b", "Z", "_", "0", "9", " ", "\"", "\\", "/", "\u{0}", "\u{8}", "\u{9}", "\u{a}", "\u{c}", "\u{d}",
+        "\u{1f}", "\u{7f}", "é", "e\u{301}", "ä", "ß", "\u{2028}", "Ａ", "😀", "👩‍👩‍👧", "中", "\u{FEFF}",
+    ]
+
+    private static func string(using generator: inout SplitMix64) -> String {
+        let length = Int(generator.next() % 8)
+        return (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }.joined()
+    }
+
+    private static func number(using generator: inout SplitMix64) -> Double {
+        switch generator.next() % 8 {
+        case 0: return Double(Int64(bitPattern: generator.next()) % 1_000_000)
+        case 1: return Double(Int64(bitPattern: generator.next()) >> Int(generator.next() % 64))
+        case 2: return Double(generator.next() % 1000) / 1000
+        case 3: return [0.0, -0.0, 1e15, -1e15, 1e16, 9007199254740992, 999999999999999, 1e-7, Double.leastNonzeroMagnitude][
+            Int(generator.next() % 9)]
+        default:
+            let bits = generator.next()
+            let value = Double(bitPattern: bits)
+            return value.isFinite ? value : Double(bits % 1_000_000) * 1e-3
+        }
+    }
+
+    private static func value(depth: Int, using generator: inout SplitMix64) -> JSONValue {
+        switch generator.next() % (depth < 4 ? 7 : 5) {
+        case 0: return .null
+        case 1: return .bool(generator.next() % 2 == 0)
+        case 2: return .number(number(using: &generator))
+        case 3, 4: return .string(string(using: &generator))
+        case 5: return .array((0..<Int(generator.next() % 5)).map { _ in value(depth: depth + 1, using: &generator) })
+        default: return .object(object(depth: depth + 1, using: &generator))
+        }
+    }
+
+    static func object(depth: Int, using generator: inout SplitMix64) -> [String: JSONValue] {
+        var members: [String: JSONValue] = [:]
+        for _ in 0..<Int(generator.next() % 8) {
+            members[string(using: &generator)] = value(depth: depth, using: &generator)
+        }
+        return members
+    }
+}
+
+/// A seeded generator, so that a failure names a body that can be made again.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
+
+/// The stored-body reader: what the canonical writer writes reads back as the same body, JSONSerialization's reading
+/// of any JSON object agrees with it, and damaged text is a typed error, never a trap.
+@Suite struct JSONReaderTests {
+    private func read(_ text: some Collection<UInt8>) -> [String: JSONValue]? {
+        try? Array(text).withUnsafeBytes { try JSONReader.object(from: $0) }
+    }
+
+    @Test("2,000 random bodies written canonically read back equal")
+    func roundTrip() {
+        var generator = SplitMix64(seed: 0x5352_4A53_4F4E_0002)
+        for _ in 0..<2_000 {
+            let body = CanonicalJSONTests.object(depth: 0, using: &generator)
+            let bytes = CanonicalJSON.encode(body)
+            #expect(read(bytes) == body, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
+    @Test("JSON another writer made: whitespace, escapes, surrogate pairs, exponents")
+    func foreign() throws {
+        let text = #" { "a" : [ 1 , -0.5e2 , 2E+3 , true , false , null ] , "s" : "\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t" , "o" : { } } "#
+        let body = try #require(read(Array(text.utf8)))
+        #expect(body["a"] == .array([.number(1), .number(-50), .number(2000), .bool(true), .bool(false), .null]))
+        #expect(body["s"] == .string("é😀/\"\\\u{8}\u{c}\n\r\t"))
+        #expect(body["o"] == .object([:]))
+    }
+
+    @Test("malformed text is refused: truncations, bad escapes, lone surrogates, leading zeros, trailing bytes, depth")
+    func malformed() {
+        let cases = [
+            "", "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":01}", "{\"a\":-}", "{\"a\":1.}", "{\"a\":1e}",
+            "{\"a\":\"\\x\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":\"\\ud800\\u0041\"}", "{\"a\":\"\u{1}\"}",
+            "{\"a\":tru}", "{\"a\":1} x", "{\"a\":1e999}", "{\"a\":NaN}", "{\"a\":\"unterminated}",
+            "{\"a\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
+        ]
+        for text in cases { #expect(read(Array(text.utf8)) == nil, "\(text.prefix(40))") }
+    }
+
+    @Test("random damage to valid bodies never traps (each reads or is refused)")
+    func damage() {
+        var generator = SplitMix64(seed: 0x5352_4A53_4F4E_0003)
+        for _ in 0..<3_000 {
+            var bytes = CanonicalJSON.encode(CanonicalJSONTests.object(depth: 0, using: &generator))
+            for _ in 0..<(1 + Int(generator.next() % 3)) where !bytes.isEmpty {
+                let index = Int(generator.next() % UInt64(bytes.count))
+                switch generator.next() % 3 {
+                case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
+                }
+            }
+            _ = read(bytes)
+        }
+    }
+}
