@@ -107,6 +107,8 @@ extension Datastore {
                 case .update(let revision, let body):
                     try store.write(from: revision, body: body, isDeleted: false)
                 case .delete(let revision): try store.write(from: revision, body: [:], isDeleted: true)
+                case .forceInsert(let docID, let history, let body, let isDeleted):
+                    try store.forceInsert(docID: docID, history: history, body: body, isDeleted: isDeleted).revision
                 }
             }
         }

@@ -21,7 +21,8 @@ import Testing
             "e\u{301}": .number(1), "ez": .number(-0.0), "f": .number(1e15), "Ａ": .number(1e16), "😀": .number(1.5e-7),
             "B": .number(123456789012345.6), "_": .number(9007199254740992), "a10": .number(-1e-5),
             "a2": .number(Double.greatestFiniteMagnitude), "n": .null, "t": .bool(true), "u": .bool(false),
-            "arr": .array([.number(0.1), .array([]), .object([:]), .string("")]), "obj": .object(["z": .null, "y": .number(2.5)]),
+            "arr": .array([.number(0.1), .array([]), .object([:]), .string("")]),
+            "obj": .object(["z": .null, "y": .number(2.5)]),
         ]
         #expect(CanonicalJSON.encode(body) == Array(try Self.reference.encode(body)))
     }
@@ -53,8 +54,12 @@ import Testing
         case 0: return Double(Int64(bitPattern: generator.next()) % 1_000_000)
         case 1: return Double(Int64(bitPattern: generator.next()) >> Int(generator.next() % 64))
         case 2: return Double(generator.next() % 1000) / 1000
-        case 3: return [0.0, -0.0, 1e15, -1e15, 1e16, 9007199254740992, 999999999999999, 1e-7, Double.leastNonzeroMagnitude][
-            Int(generator.next() % 9)]
+        case 3:
+            return [
+                0.0, -0.0, 1e15, -1e15, 1e16, 9007199254740992, 999999999999999, 1e-7, Double.leastNonzeroMagnitude,
+            ][
+                Int(generator.next() % 9)
+            ]
         default:
             let bits = generator.next()
             let value = Double(bitPattern: bits)
@@ -115,7 +120,8 @@ struct SplitMix64: RandomNumberGenerator {
 
     @Test("JSON another writer made: whitespace, escapes, surrogate pairs, exponents")
     func foreign() throws {
-        let text = #" { "a" : [ 1 , -0.5e2 , 2E+3 , true , false , null ] , "s" : "\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t" , "o" : { } } "#
+        let text =
+            #" { "a" : [ 1 , -0.5e2 , 2E+3 , true , false , null ] , "s" : "\u00e9\ud83d\ude00\/\"\\\b\f\n\r\t" , "o" : { } } "#
         let body = try #require(read(Array(text.utf8)))
         #expect(body["a"] == .array([.number(1), .number(-50), .number(2000), .bool(true), .bool(false), .null]))
         #expect(body["s"] == .string("é😀/\"\\\u{8}\u{c}\n\r\t"))
@@ -126,7 +132,8 @@ struct SplitMix64: RandomNumberGenerator {
     func malformed() {
         let cases = [
             "", "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":01}", "{\"a\":-}", "{\"a\":1.}", "{\"a\":1e}",
-            "{\"a\":\"\\x\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":\"\\ud800\\u0041\"}", "{\"a\":\"\u{1}\"}",
+            "{\"a\":\"\\x\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":\"\\ud800\\u0041\"}",
+            "{\"a\":\"\u{1}\"}",
             "{\"a\":tru}", "{\"a\":1} x", "{\"a\":1e999}", "{\"a\":NaN}", "{\"a\":\"unterminated}",
             "{\"a\":" + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
         ]

@@ -18,6 +18,48 @@ import Testing
         return (ours, theirs)
     }
 
+    @Test("a page of replicated revisions lands in one bulk write: all of it, or none when one is invalid")
+    func bulkForceInsert() async throws {
+        try await withDatastore(.encrypted) { store, _ in
+            let a = "1-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+            let page: [DocumentWrite] = [
+                .forceInsert(docID: "x", history: [a], body: ["v": .number(1)], isDeleted: false),
+                .forceInsert(
+                    docID: "x",
+                    history: ["3-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "2-cccccccccccccccccccccccccccccccc", a],
+                    body: ["v": .number(3)],
+                    isDeleted: false
+                ),
+                .forceInsert(
+                    docID: "x",
+                    history: ["2-dddddddddddddddddddddddddddddddd", a],
+                    body: [:],
+                    isDeleted: true
+                ),
+                .forceInsert(docID: "y", history: ["1-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"], body: [:], isDeleted: false),
+            ]
+            let written = try await store.bulkWrite(page)
+            #expect(written.map(\.revID).last == "1-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")
+            #expect(try await store.document(id: "x").body == ["v": .number(3)])
+            #expect(try await store.leaves(docID: "x").count == 2)
+            // Again: nothing new; with one bad history in the page, nothing of it is written.
+            _ = try await store.bulkWrite(page)
+            let bad = await #expect(throws: DatastoreError.self) {
+                try await store.bulkWrite([
+                    .forceInsert(
+                        docID: "z",
+                        history: ["1-ffffffffffffffffffffffffffffffff"],
+                        body: [:],
+                        isDeleted: false
+                    ),
+                    .forceInsert(docID: "z", history: ["3-gggg", "1-ffff"], body: [:], isDeleted: false),
+                ])
+            }
+            #expect(bad?.code == .invalidRevisionID)
+            await #expect(throws: DatastoreError.self) { try await store.document(id: "z") }
+        }
+    }
+
     @Test(
         "forceInsert adds a branch with its history; the winner is CouchDB's; inserting again is a no-op",
         arguments: StoreKind.allCases

@@ -53,7 +53,9 @@ enum BodyCodec {
     static func decode(_ json: Data) throws(DatastoreError) -> [String: JSONValue] {
         // Straight from the bytes into JSONValue (JSONReader), about four times faster than JSONSerialization and
         // the conversion from its object graph.
-        let result = json.withUnsafeBytes { bytes in Result { () throws(JSONReader.Malformed) in try JSONReader.object(from: bytes) } }
+        let result = json.withUnsafeBytes { bytes in
+            Result { () throws(JSONReader.Malformed) in try JSONReader.object(from: bytes) }
+        }
         guard case .success(let body) = result else {
             throw DatastoreError(.storage, "a stored body does not decode")
         }

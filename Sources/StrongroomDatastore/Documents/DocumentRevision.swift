@@ -51,4 +51,8 @@ public enum DocumentWrite: Sendable, Hashable {
     case update(from: DocumentRevision, body: [String: JSONValue])
     /// Writes a tombstone child of `revision`, as ``Datastore/delete(from:)``.
     case delete(from: DocumentRevision)
+    /// Adds a revision with its history (newest first) as a replicator receives it, as
+    /// ``Datastore/forceInsert(docID:history:body:isDeleted:)``: many of them in one ``Datastore/bulkWrite(_:)``
+    /// is how a pull lands a page.
+    case forceInsert(docID: String, history: [String], body: [String: JSONValue], isDeleted: Bool)
 }

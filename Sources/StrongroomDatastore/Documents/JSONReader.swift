@@ -108,12 +108,16 @@ struct JSONReader {
         if current == UInt8(ascii: "-") { position += 1 }
         func digits(_ reader: inout JSONReader) -> Int {
             let from = reader.position
-            while let byte = reader.current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { reader.position += 1 }
+            while let byte = reader.current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                reader.position += 1
+            }
             return reader.position - from
         }
         let integerStart = position
         let integerDigits = digits(&self)
-        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { throw Malformed() }
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
+            throw Malformed()
+        }
         if current == UInt8(ascii: ".") {
             position += 1
             guard digits(&self) > 0 else { throw Malformed() }
@@ -126,7 +130,9 @@ struct JSONReader {
         // A JSON number is valid Swift float syntax; at most a few hundred bytes in a sane body, and Double(_:)
         // saturates to ±infinity rather than failing on huge exponents, which the body checks refuse later.
         guard position - start <= 1024,
-            let value = Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)),
+            let value = Double(
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            ),
             value.isFinite
         else { throw Malformed() }
         return value
