@@ -71,7 +71,9 @@ public final class Datastore: Sendable {
     ) async throws(DatastoreError) -> R {
         let limits = limits
         return try await withConnection { connection throws(DatastoreError) in
-            try body(RevisionStore(connection: connection, limits: limits))
+            try connection.readTransaction(mapping: { DatastoreError(storage: $0) }) { () throws(DatastoreError) in
+                try body(RevisionStore(connection: connection, limits: limits))
+            }
         }
     }
 

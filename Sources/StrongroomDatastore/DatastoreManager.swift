@@ -197,6 +197,8 @@ public struct DatastoreManager: Sendable {
             // Full fsync at every commit: an acknowledged write survives a crash or power loss.
             try connection.execute("PRAGMA synchronous = FULL")
             try connection.execute("PRAGMA foreign_keys = ON")
+            // Negative: a size in KiB rather than in pages.
+            try connection.execute("PRAGMA cache_size = -\(limits.pageCacheBytes >> 10)")
             if key == nil {
                 // Unencrypted pages are plaintext: overwrite deleted content instead of leaving it in free pages.
                 try connection.execute("PRAGMA secure_delete = ON")

@@ -8,6 +8,7 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomDatastore
 import StrongroomWire
+import Synchronization
 
 let arguments = CommandLine.arguments
 let documents = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
@@ -185,6 +186,15 @@ func datastore(
         for index in 0..<count { try await store.createDocument(id: "doc-\(index)", body: body(index)) }
     }
     let inserted = clock.now - start
+    if !encrypted, batch != nil {
+        // The floor of any one call: a query of nothing through the datastore's executor (two thread hand-offs).
+        let calls = 20_000
+        let floorStart = clock.now
+        for _ in 0..<calls { _ = try await store.schemaVersion() }
+        callFloor.withLock { $0 = rate(calls, clock.now - floorStart) }
+    }
+    let phase = ProcessInfo.processInfo.environment["BENCH_PHASE"]
+    if phase == "batched" || phase == "single" { return (inserted, .zero, .zero, nil) }
     let readStart = clock.now
     for index in 0..<count { _ = try await store.document(id: "doc-\((index &* 7919) % count)") }
     let read = clock.now - readStart
@@ -194,12 +204,16 @@ func datastore(
         _ = try await store.documents(ids: (first..<min(first + 100, count)).map { "doc-\(($0 &* 7919) % count)" })
     }
     let readHundreds = clock.now - hundredsStart
-    let figures = batch == nil ? nil : try await queries(store, count: count)
+    let figures = batch == nil || phase != nil ? nil : try await queries(store, count: count)
     await store.close()
     return (inserted, read, readHundreds, figures)
 }
 
 func rate(_ count: Int, _ duration: Duration) -> Double { Double(count) / duration.seconds }
+
+/// Calls per second of the cheapest datastore call (``Datastore/schemaVersion()``): the ceiling of any one-at-a-time
+/// figure on this machine.
+let callFloor = Mutex(0.0)
 
 extension ContinuousClock {
     /// The time an async body takes.
@@ -288,6 +302,16 @@ func peakResidentMiB() -> Double? {
     return nil
 }
 
+// BENCH_PHASE=batched|single|reads|attachments runs one phase alone (encrypted), for a profiler.
+if let phase = ProcessInfo.processInfo.environment["BENCH_PHASE"] {
+    switch phase {
+    case "batched": print(try await datastore(encrypted: true, count: documents, batch: 10_000).insert)
+    case "single": print(try await datastore(encrypted: true, count: singles, batch: nil).insert)
+    case "reads": print(try await datastore(encrypted: true, count: documents, batch: 10_000))
+    default: print(try await attachmentFigures())
+    }
+    exit(0)
+}
 let attachments = try await attachmentFigures()
 print("Attachments: \(attachmentMiB) MiB in and out of an encrypted datastore (64 KiB chunks, synced to disk)")
 print(
@@ -386,6 +410,14 @@ for (label, count, ours, anchorLabel, anchor, target) in [
 ] {
     line(label, rate(count, ours), anchorLabel, rate(count, anchor), target: target)
 }
+print(
+    String(
+        format: "one call of nothing (schemaVersion): %.0f /s — the bound on one-at-a-time reads here; the raw SELECT "
+            + "makes no thread hand-off (0.35 of it needs %.0f /s)",
+        callFloor.withLock { $0 },
+        0.35 * rate(documents, rawBatchedEncrypted.read)
+    )
+)
 // A pull lands pages of replicated revisions through forceInsert (three revisions per leaf), beside the plain insert.
 line(
     "encrypted forceInsert, batched (leaves)",

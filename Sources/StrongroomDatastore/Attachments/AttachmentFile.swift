@@ -84,13 +84,24 @@ final class AttachmentWriter: @unchecked Sendable {
         }
     }
 
-    /// Adds content.
+    /// Adds content: hashes it, then seals and writes it.
     func append(_ bytes: [UInt8]) throws(DatastoreError) {
+        hash(bytes)
+        try seal(bytes)
+    }
+
+    /// Adds content to the digest. It touches only the hasher, so it may run on another thread while ``seal(_:)``
+    /// handles the same bytes (each of the two is called in content order).
+    func hash(_ bytes: [UInt8]) {
+        hasher.update(data: bytes)
+    }
+
+    /// Seals and writes content (the digest is ``hash(_:)``'s).
+    func seal(_ bytes: [UInt8]) throws(DatastoreError) {
         length += Int64(bytes.count)
         guard length <= limit else {
             throw DatastoreError(.documentTooLarge, "an attachment is at most \(limit) bytes")
         }
-        hasher.update(data: bytes)
         // A chunk goes out only once more data follows it (the last one is tagged final by `finish`); full chunks
         // are sealed straight from `bytes`, without copying them through `pending`.
         let size = AttachmentFile.chunkSize

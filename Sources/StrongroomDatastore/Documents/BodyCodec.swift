@@ -64,8 +64,17 @@ enum BodyCodec {
 
     /// Depth and number checks, with an explicit stack so that a deeply nested value cannot overflow ours.
     private static func checkShape(_ body: [String: JSONValue], limits: DatastoreLimits) throws(DatastoreError) {
-        var pending: [(JSONValue, Int)] = body.values.map { ($0, 1) }
+        // Scalars at the top level (most of a typical body) are checked in place; only containers are queued.
+        var pending: [(JSONValue, Int)] = []
         var visited = 0
+        for value in body.values {
+            switch value {
+            case .array, .object: pending.append((value, 1))
+            case .number(let number) where !number.isFinite:
+                throw DatastoreError(.invalidBody, "a body holds a number that JSON cannot express")
+            default: visited += 1
+            }
+        }
         while let (value, depth) = pending.popLast() {
             visited += 1
             guard visited <= limits.maximumDocumentBytes else {

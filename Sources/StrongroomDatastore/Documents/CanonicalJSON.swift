@@ -63,6 +63,9 @@ enum CanonicalJSON {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// The bytes a string must escape: control characters, `"` and `\` (one table load per byte).
+    private static let escaped: [Bool] = (0...255).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+
     private static func write(string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var text = string
@@ -70,7 +73,7 @@ enum CanonicalJSON {
             var start = 0
             for index in bytes.indices {
                 let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                guard escaped[Int(byte)] else { continue }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 start = index + 1
                 output.append(UInt8(ascii: "\\"))
