@@ -105,6 +105,9 @@ seed("selector", "operators", js({"$and": [{"age": {"$gte": 12, "$lt": 70}}, {"$
 for i, case in enumerate(json.load(open(store_vectors / "revision-ids.json"))[:6]):
     seed("revision-id", f"vector-{i}", case["rev"])
 seed("revision-id", "long", "2147483647-" + "a" * 64)
+seed("stored-body", "canonical", js({"a": [1, -0.5, 1e300, True, None], "o": {"k": "\u00e9\U0001F600\n\"\\"}}))
+seed("stored-body", "spaced", '{ "n" : 12345.678e-3 , "s" : "\\u00e9\\/x" , "e" : [ ] , "z" : { } }')
+seed("stored-body", "deep", '{"d":' + "[" * 60 + "]" * 60 + "}")
 
 report = {"verdict": "warning", "findings": [{"kind": "debugger", "severity": "warning", "summary": "traced",
                                               "detail": "TracerPid: 12"}],

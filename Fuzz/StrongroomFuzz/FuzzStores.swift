@@ -33,6 +33,13 @@ enum FuzzStores {
         _ = try? RevisionID.parse(input.text)
     }
 
+    static func storedBody(_ input: UnsafeBufferPointer<UInt8>) {
+        guard let body = try? JSONReader.object(from: UnsafeRawBufferPointer(input)) else { return }
+        let canonical = CanonicalJSON.encode(body)
+        let again = try? canonical.withUnsafeBytes { try JSONReader.object(from: $0) }
+        precondition(again == body, "a body the reader accepted does not survive the canonical writer")
+    }
+
     static func integrityReport(_ input: UnsafeBufferPointer<UInt8>) {
         let data = Data(input)
         _ = try? IntegrityReport(jsonRepresentation: data)

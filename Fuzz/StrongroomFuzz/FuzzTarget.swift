@@ -34,6 +34,9 @@ enum FuzzTarget: String, CaseIterable {
     case selector
     /// A datastore revision ID.
     case revisionID = "revision-id"
+    /// A datastore's stored body (read back from the database file): the JSON reader, then the canonical writer,
+    /// whose output must read back equal.
+    case storedBody = "stored-body"
     /// An integrity report and an executable manifest (the shield), and the summary the server reads.
     case integrityReport = "integrity-report"
     /// The key log's parsers and verifiers: a signed note and its verification, a checkpoint, a note verifier key,
@@ -57,6 +60,7 @@ enum FuzzTarget: String, CaseIterable {
         case .keychainFile: FuzzStores.keychainFile(input)
         case .selector: FuzzStores.selector(input)
         case .revisionID: FuzzStores.revisionID(input)
+        case .storedBody: FuzzStores.storedBody(input)
         case .integrityReport: FuzzStores.integrityReport(input)
         case .keylog: FuzzFormats.keylog(input)
         }
