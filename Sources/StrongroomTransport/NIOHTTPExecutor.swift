@@ -432,6 +432,14 @@ struct NIOHTTPExecutor: HTTPExecutor {
                 }
                 throw error
             }
+            // Through a forwarding proxy, 407 is the proxy's answer, not the server's: the request never reached it.
+            if security.isPlain, let proxy, answer.status == 407 {
+                throw TransportError(
+                    .unreachable,
+                    "the proxy wants credentials (407) (proxy \(proxy)): give them as http://user:password@host:port",
+                    status: 407
+                )
+            }
             var ended = false
             let result = try await handle(
                 answer,

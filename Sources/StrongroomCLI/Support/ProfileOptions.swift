@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StrongroomClient
+import StrongroomCore
 import StrongroomCrypto
 
 /// `--profile`, `--profile-directory`, the keychain flags and the transport flags every networked command takes.
@@ -58,6 +59,12 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Present this keychain identity (from `pki enroll` or `pki import-p12`) over mutual TLS.")
     var clientIdentity: String?
 
+    @Option(
+        help:
+            "Reach the server through this HTTP proxy: http://[user:password@]host:port (https in a CONNECT tunnel, verified end to end). Env: STRONGROOM_PROXY."
+    )
+    var proxy: String?
+
     @Option(help: "Present this PEM client certificate (chain) over mutual TLS; needs --client-key.")
     var clientCertificate: String?
 
@@ -113,8 +120,19 @@ struct ConnectionOptions: ParsableArguments {
         return Client.TransportOptions(
             serverTrust: trust,
             requestTimeout: .seconds(timeout),
-            clientIdentity: try await identity(keychain: keychain)
+            clientIdentity: try await identity(keychain: keychain),
+            proxy: try Self.proxy(proxy ?? ProcessInfo.processInfo.environment["STRONGROOM_PROXY"])
         )
+    }
+
+    /// The proxy `text` names (nil or empty: none); else exit 4 saying why.
+    static func proxy(_ text: String?) throws -> HTTPProxy? {
+        guard let text, !text.isEmpty else { return nil }
+        do {
+            return try HTTPProxy(url: text)
+        } catch {
+            throw CLIError(description: "error: --proxy: \(error.message)", exitCode: .init(4))
+        }
     }
 
     /// The server URL `text`: http(s), a host, no path (the SDK adds `/v1/…`); else exit 4 saying which.

@@ -12,6 +12,7 @@ extension RevisionStore {
     /// The public revision for `row` with its attachments; `body`, when given, saves decoding the stored JSON.
     func load(_ row: RevisionRow, body: [String: JSONValue]? = nil) throws(DatastoreError) -> DocumentRevision {
         var revision = try row.revision(body: body)
+        guard row.hasAttachments != false else { return revision }
         let rows = try sql { () throws(SQLiteError) in try attachmentRows(sequence: row.sequence) }
         for row in rows { revision.attachments[row.attachment.name] = row.attachment }
         return revision

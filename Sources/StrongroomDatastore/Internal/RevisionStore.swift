@@ -18,6 +18,8 @@ struct RevisionRow: Sendable {
     var isCurrent: Bool
     var isDeleted: Bool
     var json: Data?
+    /// Whether the revision has attachments, when the query said (nil: ask).
+    var hasAttachments: Bool? = nil
 
     /// The public value; `json` is decoded (an empty body when compacted), unless the caller already has the
     /// body it was encoded from.
@@ -51,7 +53,12 @@ struct RevisionStore {
     /// the higher revision ID — CouchDB's rule, so every replica picks the same winner.
     static let winnerOrder =
         "r.deleted ASC, CAST(substr(r.revid, 1, instr(r.revid, '-') - 1) AS INTEGER) DESC, r.revid DESC"
-    private static let columns = "r.sequence, r.doc_id, d.docid, r.revid, r.parent, r.current, r.deleted, r.json"
+    /// The row's columns, and whether the revision has attachments (one probe of their primary key here saves a
+    /// statement per revision when it has none, the common case).
+    private static let columns = """
+        r.sequence, r.doc_id, d.docid, r.revid, r.parent, r.current, r.deleted, r.json,
+        EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) AS attached
+        """
 
     // MARK: Reading
 
@@ -134,7 +141,7 @@ struct RevisionStore {
     ) throws(SQLiteError) -> [RevisionRow] {
         let statement = try connection.prepare(
             """
-            SELECT sequence, doc_id, docid, revid, parent, current, deleted, json FROM (
+            SELECT sequence, doc_id, docid, revid, parent, current, deleted, json, attached FROM (
               SELECT \(Self.columns),
                 row_number() OVER (PARTITION BY r.doc_id ORDER BY \(Self.winnerOrder)) AS n
               FROM (
@@ -277,7 +284,8 @@ struct RevisionStore {
                     parent: statement.isNull(at: 4) ? nil : statement.int64(at: 4),
                     isCurrent: statement.int64(at: 5) != 0,
                     isDeleted: statement.int64(at: 6) != 0,
-                    json: statement.isNull(at: 7) ? nil : statement.data(at: 7)
+                    json: statement.isNull(at: 7) ? nil : statement.data(at: 7),
+                    hasAttachments: statement.int64(at: 8) != 0
                 )
             )
         }

@@ -77,7 +77,8 @@ final class ProxyTunnel: ChannelInboundHandler, RemovableChannelHandler {
         guard (200...299).contains(status) else {
             let reason =
                 status == 407
-                ? "the proxy wants credentials (407)" : "the proxy refused the tunnel to \(target) (\(status))"
+                ? "the proxy wants credentials (407): give them as http://user:password@host:port"
+                : "the proxy refused the tunnel to \(target) (\(status))"
             return fail(context, Refusal(status: status, message: reason))
         }
         // The server speaks first only after the client's TLS hello: bytes already here are not the server's.

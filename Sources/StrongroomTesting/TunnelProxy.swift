@@ -7,13 +7,14 @@ import Synchronization
 /// An HTTP proxy: `CONNECT` tunnels and plain requests in absolute form. It records each target (host and port),
 /// then relays bytes both ways to `upstreamPort` on 127.0.0.1 whatever host was asked for, so that a test can name a
 /// host no resolver knows and still prove the request went through the proxy.
-final class TunnelProxy: Sendable {
-    let port: Int
+public final class TunnelProxy: Sendable {
+    /// The port the proxy listens on (127.0.0.1).
+    public let port: Int
     private let channel: any Channel
     private let log = TargetLog()
 
     /// The `CONNECT` targets seen, in order.
-    var targets: [String] { log.entries.withLock { $0 } }
+    public var targets: [String] { log.entries.withLock { $0 } }
 
     private final class TargetLog: Sendable {
         let entries = Mutex<[String]>([])
@@ -21,7 +22,7 @@ final class TunnelProxy: Sendable {
 
     /// A proxy relaying to `upstreamPort`; with `requiredAuthorization`, a request without that exact
     /// `Proxy-Authorization` value gets 407 and the connection is closed.
-    init(upstreamPort: Int, requiredAuthorization: String? = nil) async throws {
+    public init(upstreamPort: Int, requiredAuthorization: String? = nil) async throws {
         let log = self.log
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -40,7 +41,8 @@ final class TunnelProxy: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    func close() async { try? await channel.close() }
+    /// Stops listening.
+    public func close() async { try? await channel.close() }
 
     /// Reads the `CONNECT` head, opens the upstream connection, answers 200 and relays from then on (everything runs
     /// on the client connection's event loop).
