@@ -211,8 +211,15 @@ package final class Connection {
         do throws(SQLiteError) {
             try withStatement("BEGIN") { statement throws(SQLiteError) in try statement.run() }
         } catch { throw mapping(error) }
-        // Nothing was written: ending the transaction only releases the snapshot, whatever `body` did.
-        defer { try? withStatement("COMMIT") { statement throws(SQLiteError) in try statement.run() } }
+        // Nothing was written: ending the transaction only releases the snapshot, whatever `body` did. Should COMMIT
+        // fail, ROLLBACK ends it all the same, so the next call never finds a transaction still open.
+        defer {
+            do {
+                try withStatement("COMMIT") { statement throws(SQLiteError) in try statement.run() }
+            } catch {
+                try? execute("ROLLBACK")
+            }
+        }
         return try body()
     }
 

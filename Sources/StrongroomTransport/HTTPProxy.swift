@@ -16,8 +16,10 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     /// Sent as `Proxy-Authorization: Basic …` to a proxy that wants them; nil sends none.
     public var credentials: Credentials?
 
-    /// A user name and password for the proxy (HTTP Basic).
-    public struct Credentials: Sendable, Hashable {
+    /// A user name and password for the proxy (HTTP Basic). Printed, logged or dumped, it shows the user name only.
+    public struct Credentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         /// The user name (no colon).
         public var username: String
         /// The password.
@@ -28,6 +30,10 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
             self.username = username
             self.password = password
         }
+
+        public var description: String { "\(username):<redacted>" }
+        public var debugDescription: String { description }
+        public var customMirror: Mirror { Mirror(self, children: ["username": username]) }
     }
 
     /// A proxy at `host:port`.

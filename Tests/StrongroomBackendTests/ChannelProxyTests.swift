@@ -112,3 +112,16 @@ import Testing
         #expect(error?.code == .invalidConfiguration)
     }
 }
+
+extension ChannelProxyTests {
+    @Test("a proxy's password never shows in a description, a debug description or a dump")
+    func passwordHidden() throws {
+        let proxy = try HTTPProxy(url: "http://app:hunter2@proxy.example:3128")
+        var dumped = ""
+        dump(SecureChannel.Configuration(proxy: proxy), to: &dumped)
+        for text in [String(describing: proxy), String(reflecting: proxy), dumped, "\(proxy.credentials!)"] {
+            #expect(!text.contains("hunter2"), "\(text)")
+        }
+        #expect(proxy.credentials?.password == "hunter2")
+    }
+}
