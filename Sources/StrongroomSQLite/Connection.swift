@@ -180,21 +180,22 @@ package final class Connection {
         return statement.text(at: 0)
     }
 
+    /// Runs a statement that returns no rows, prepared once per connection (`sqlite3_exec` would parse the text on
+    /// every call: transactions begin and end through this).
+    private func runCached(_ sql: String) throws(SQLiteError) {
+        try withStatement(sql) { statement throws(SQLiteError) in try statement.run() }
+    }
+
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws.
     /// SQLite's own failures (begin, commit) are turned into the caller's error type by `mapping`.
     package func transaction<R, E: Error>(
         mapping: (SQLiteError) -> E,
         _ body: () throws(E) -> R
     ) throws(E) -> R {
-        // Prepared once per connection: sqlite3_exec would parse the text on every transaction.
-        do throws(SQLiteError) {
-            try withStatement("BEGIN IMMEDIATE") { statement throws(SQLiteError) in try statement.run() }
-        } catch { throw mapping(error) }
+        do throws(SQLiteError) { try runCached("BEGIN IMMEDIATE") } catch { throw mapping(error) }
         do throws(E) {
             let result = try body()
-            do throws(SQLiteError) {
-                try withStatement("COMMIT") { statement throws(SQLiteError) in try statement.run() }
-            } catch { throw mapping(error) }
+            do throws(SQLiteError) { try runCached("COMMIT") } catch { throw mapping(error) }
             return result
         } catch {
             try? execute("ROLLBACK")  // the original error is the one to report
@@ -208,14 +209,12 @@ package final class Connection {
         mapping: (SQLiteError) -> E,
         _ body: () throws(E) -> R
     ) throws(E) -> R {
-        do throws(SQLiteError) {
-            try withStatement("BEGIN") { statement throws(SQLiteError) in try statement.run() }
-        } catch { throw mapping(error) }
+        do throws(SQLiteError) { try runCached("BEGIN") } catch { throw mapping(error) }
         // Nothing was written: ending the transaction only releases the snapshot, whatever `body` did. Should COMMIT
         // fail, ROLLBACK ends it all the same, so the next call never finds a transaction still open.
         defer {
             do {
-                try withStatement("COMMIT") { statement throws(SQLiteError) in try statement.run() }
+                try runCached("COMMIT")
             } catch {
                 try? execute("ROLLBACK")
             }

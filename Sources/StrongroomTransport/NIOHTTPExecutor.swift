@@ -41,6 +41,8 @@ struct NIOHTTPExecutor: HTTPExecutor {
     let security: Security
     /// The proxy every connection goes through, or nil.
     let proxy: HTTPProxy?
+    /// Its `Proxy-Authorization` value (made once, not per request).
+    let proxyAuthorization: String?
     let connectTimeout: TimeAmount
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     /// Kept-alive connections, shared by copies of this executor and closed with the last of them.
@@ -57,6 +59,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
     ) {
         self.security = .plain
         self.proxy = proxy
+        self.proxyAuthorization = proxy?.authorization
         self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
         self.pool = ConnectionPool(idleTimeout: idleTimeout)
     }
@@ -70,6 +73,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         connectTimeout: Duration = .seconds(10)
     ) throws {
         self.proxy = proxy
+        self.proxyAuthorization = proxy?.authorization
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         // HTTP/2 where the server offers it (one connection per host, each exchange on a stream), else HTTP/1.1.
@@ -98,15 +102,18 @@ struct NIOHTTPExecutor: HTTPExecutor {
         /// The connection; for HTTP/2 its channel is the connection's, and exchanges go on streams of `multiplexer`.
         let connection: HTTPConnection
         let record: HandshakeRecord
+        let negotiated: Negotiated
+    }
+
+    /// What a connection settled on once the handshake (and the protocol's pipeline) was done.
+    struct Negotiated: Sendable {
+        /// The ALPN protocol, when the server chose one.
         let applicationProtocol: String?
         /// Opens streams on an HTTP/2 connection; nil for HTTP/1.1.
         let multiplexer: NIOHTTP2Handler.StreamMultiplexer?
-    }
 
-    /// What a TLS connection settled on once the handshake (and the protocol's pipeline) was done.
-    struct Negotiated: Sendable {
-        let applicationProtocol: String?
-        let multiplexer: NIOHTTP2Handler.StreamMultiplexer?
+        /// Plain HTTP, or TLS without ALPN.
+        static let http1 = Negotiated(applicationProtocol: nil, multiplexer: nil)
     }
 
     /// Socket reads as NIO sizes them (small for small answers, growing while reads fill the buffer), but up to
@@ -126,7 +133,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
         // Through a proxy, TLS runs inside a CONNECT tunnel; plain HTTP goes to the proxy in absolute form.
         let tunnel: HTTPProxy? = if case .tls = security { proxy } else { nil }
         let target = isAddress && host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        let authorization = proxy?.authorization
+        let authorization = proxyAuthorization
         let (channel, ready): (any Channel, EventLoopFuture<Negotiated>?)
         do {
             (channel, ready) = try await ClientBootstrap(group: group)
@@ -149,12 +156,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
                         }
                         return (
                             channel,
-                            handshake.flatMap {
-                                $0
-                                    ?? channel.eventLoop.makeSucceededFuture(
-                                        Negotiated(applicationProtocol: nil, multiplexer: nil)
-                                    )
-                            }
+                            handshake.flatMap { $0 ?? channel.eventLoop.makeSucceededFuture(.http1) }
                         )
                     }
                 }
@@ -168,20 +170,14 @@ struct NIOHTTPExecutor: HTTPExecutor {
         }
         let connection = HTTPConnection(channel: channel, responses: responses)
         guard let ready else {
-            return Connection(connection: connection, record: record, applicationProtocol: nil, multiplexer: nil)
+            return Connection(connection: connection, record: record, negotiated: .http1)
         }
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
             channel.close(promise: nil)
         }
         defer { deadline.cancel() }
         do {
-            let negotiated = try await ready.get()
-            return Connection(
-                connection: connection,
-                record: record,
-                applicationProtocol: negotiated.applicationProtocol,
-                multiplexer: negotiated.multiplexer
-            )
+            return Connection(connection: connection, record: record, negotiated: try await ready.get())
         } catch {
             // Closing a channel being abandoned: the request's own error is the one to report.
             try? await channel.close()
@@ -288,7 +284,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             host: host,
             port: port,
             tlsVersion: version.map(ConnectionSecurity.name(of:)) ?? "unknown",
-            applicationProtocol: opened.applicationProtocol,
+            applicationProtocol: opened.negotiated.applicationProtocol,
             serverChain: chain,
             presentsClientCertificate: presentsIdentity
         )
@@ -347,7 +343,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             if let first { multiplexed.opened(nil, for: key, promise: first, failed: true) }
             throw error
         }
-        guard let multiplexer = fresh.multiplexer else {
+        guard let multiplexer = fresh.negotiated.multiplexer else {
             if let first { multiplexed.opened(nil, for: key, promise: first) }
             return try await exchange(request, url: url, host: host, on: fresh.connection, key: key, deadline, handle)
         }
@@ -402,7 +398,8 @@ struct NIOHTTPExecutor: HTTPExecutor {
                     request,
                     host: url.port.map { "\(host):\($0)" } ?? host,
                     url: url,
-                    forwardProxy: security.isPlain ? proxy : nil,
+                    forwardingProxy: security.isPlain && proxy != nil,
+                    proxyAuthorization: proxyAuthorization,
                     on: connection
                 )
             } catch let error as ChannelError
@@ -470,18 +467,19 @@ struct NIOHTTPExecutor: HTTPExecutor {
         _ request: OutgoingRequest,
         host: String,
         url: URL,
-        forwardProxy: HTTPProxy?,
+        forwardingProxy: Bool,
+        proxyAuthorization: String?,
         on connection: HTTPConnection
     ) async throws -> EventLoopFuture<Void>? {
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         // Through a proxy, a plain request names its server: `GET http://host:port/path` (RFC 9112, 3.2.2).
-        if forwardProxy != nil { target = "http://\(host)\(target)" }
+        if forwardingProxy { target = "http://\(host)\(target)" }
         var head = HTTPRequestHead(version: .http1_1, method: request.method.method, uri: target)
         head.headers = request.headers
         head.headers.replaceOrAdd(name: "Host", value: host)
-        if let authorization = forwardProxy?.authorization {
+        if forwardingProxy, let authorization = proxyAuthorization {
             head.headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization)
         }
         let channel = connection.channel

@@ -58,6 +58,17 @@ final class BackendFixture: Sendable {
         )
     }
 
+    /// A plain-HTTP app serving `router` on a free port of 127.0.0.1, quiet unless something is critical.
+    static func plain(_ router: Router<BasicRequestContext>) -> some ApplicationProtocol {
+        var logger = Logger(label: "backend-test")
+        logger.logLevel = .critical
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: logger
+        )
+    }
+
     /// Runs the backend and `body` with its base URL.
     func run(_ body: @Sendable (_ port: Int) async throws -> Void) async throws {
         let router = Router(context: BackendRequestContext.self)

@@ -47,14 +47,7 @@ import Testing
     func forwardAndCredentials() async throws {
         let router = Router()
         router.get("/a") { request, _ in "from the backend: \(request.uri.path)" }
-        var logger = Logger(label: "proxy-test")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: logger
-        )
-        try await app.test(.live) { client in
+        try await BackendFixture.plain(router).test(.live) { client in
             let port = try #require(client.port)
             let credentials = HTTPProxy.Credentials(username: "app", password: "s3cret:with colon")
             let required = "Basic " + Data("app:s3cret:with colon".utf8).base64EncodedString()

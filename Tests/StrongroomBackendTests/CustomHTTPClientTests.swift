@@ -45,14 +45,7 @@ import X509
             for await _ in released { break }
             return "late"
         }
-        var logger = Logger(label: "proxy-test")
-        logger.logLevel = .critical
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: logger
-        )
-        try await app.test(.live) { client in
+        try await BackendFixture.plain(router).test(.live) { client in
             let port = try #require(client.port)
             // Two callers' clients, so that neither assertion depends on the machine's speed: one with a proxy and no
             // read timeout, one with a short read timeout for an answer that never comes on its own.

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
+import StrongroomTesting
 import Testing
 
 @testable import StrongroomDatastore
@@ -29,7 +30,7 @@ import Testing
 
     @Test("2,000 random bodies: the same bytes as JSONEncoder")
     func random() throws {
-        var generator = SplitMix64(seed: 0x5352_4A53_4F4E_0001)
+        var generator = SeededGenerator(seed: 0x5352_4A53_4F4E_0001)
         for _ in 0..<2_000 {
             let body = Self.object(depth: 0, using: &generator)
             let ours = CanonicalJSON.encode(body)
@@ -44,12 +45,12 @@ import Testing
         "\u{1f}", "\u{7f}", "é", "e\u{301}", "ä", "ß", "\u{2028}", "Ａ", "😀", "👩‍👩‍👧", "中", "\u{FEFF}",
     ]
 
-    private static func string(using generator: inout SplitMix64) -> String {
+    private static func string(using generator: inout SeededGenerator) -> String {
         let length = Int(generator.next() % 8)
         return (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }.joined()
     }
 
-    private static func number(using generator: inout SplitMix64) -> Double {
+    private static func number(using generator: inout SeededGenerator) -> Double {
         switch generator.next() % 8 {
         case 0: return Double(Int64(bitPattern: generator.next()) % 1_000_000)
         case 1: return Double(Int64(bitPattern: generator.next()) >> Int(generator.next() % 64))
@@ -67,7 +68,7 @@ import Testing
         }
     }
 
-    private static func value(depth: Int, using generator: inout SplitMix64) -> JSONValue {
+    private static func value(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
         switch generator.next() % (depth < 4 ? 7 : 5) {
         case 0: return .null
         case 1: return .bool(generator.next() % 2 == 0)
@@ -78,26 +79,12 @@ import Testing
         }
     }
 
-    static func object(depth: Int, using generator: inout SplitMix64) -> [String: JSONValue] {
+    static func object(depth: Int, using generator: inout SeededGenerator) -> [String: JSONValue] {
         var members: [String: JSONValue] = [:]
         for _ in 0..<Int(generator.next() % 8) {
             members[string(using: &generator)] = value(depth: depth, using: &generator)
         }
         return members
-    }
-}
-
-/// A seeded generator, so that a failure names a body that can be made again.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }
 
@@ -110,7 +97,7 @@ struct SplitMix64: RandomNumberGenerator {
 
     @Test("2,000 random bodies written canonically read back equal")
     func roundTrip() {
-        var generator = SplitMix64(seed: 0x5352_4A53_4F4E_0002)
+        var generator = SeededGenerator(seed: 0x5352_4A53_4F4E_0002)
         for _ in 0..<2_000 {
             let body = CanonicalJSONTests.object(depth: 0, using: &generator)
             let bytes = CanonicalJSON.encode(body)
@@ -142,7 +129,7 @@ struct SplitMix64: RandomNumberGenerator {
 
     @Test("random damage to valid bodies never traps (each reads or is refused)")
     func damage() {
-        var generator = SplitMix64(seed: 0x5352_4A53_4F4E_0003)
+        var generator = SeededGenerator(seed: 0x5352_4A53_4F4E_0003)
         for _ in 0..<3_000 {
             var bytes = CanonicalJSON.encode(CanonicalJSONTests.object(depth: 0, using: &generator))
             for _ in 0..<(1 + Int(generator.next() % 3)) where !bytes.isEmpty {

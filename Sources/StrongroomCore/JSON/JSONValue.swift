@@ -38,7 +38,7 @@ public indirect enum JSONValue: Codable, Sendable, Hashable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            if value.rounded() == value, abs(value) < 1e15 {
+            if Self.isWrittenAsInteger(value) {
                 try container.encode(Int64(value))
             } else {
                 try container.encode(value)
@@ -47,6 +47,12 @@ public indirect enum JSONValue: Codable, Sendable, Hashable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
+    }
+
+    /// Whether `number` is written as an integer (a whole number below 10¹⁵ in magnitude, `-0` as `0`) rather than
+    /// as a `Double`: the rule every writer of a `JSONValue` follows, so that the same value has the same bytes.
+    package static func isWrittenAsInteger(_ number: Double) -> Bool {
+        number.rounded() == number && abs(number) < 1e15
     }
 
     /// The string, if this is one.

@@ -52,7 +52,7 @@ enum CanonicalJSON {
 
     private static func write(number: Double, into output: inout [UInt8]) {
         // As JSONValue encodes it: whole numbers below 10^15 as Int64, the rest as Double.
-        if number.rounded() == number, abs(number) < 1e15 {
+        if JSONValue.isWrittenAsInteger(number) {
             output.append(contentsOf: String(Int64(number)).utf8)
             return
         }
