@@ -60,6 +60,7 @@ struct CLIError: Error, CustomStringConvertible {
                 case .notFound: 7
                 case .busy: 8
                 case .conflict: 9
+                case .cancelled: 130
                 default: 1
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))

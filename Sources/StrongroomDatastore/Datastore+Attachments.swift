@@ -18,8 +18,10 @@ extension Datastore {
     ///
     /// - Throws: ``DatastoreError/Code/conflict`` when `revision` is not the current live leaf (checked again at
     ///   commit); ``DatastoreError/Code/invalidArgument`` for a bad name or content type;
-    ///   ``DatastoreError/Code/documentTooLarge`` past ``DatastoreLimits/maximumAttachmentBytes``; the sequence's
-    ///   own error, wrapped as ``DatastoreError/Code/storage``. Nothing is kept then.
+    ///   ``DatastoreError/Code/documentTooLarge`` past ``DatastoreLimits/maximumAttachmentBytes``;
+    ///   ``DatastoreError/Code/cancelled`` when the calling task is cancelled before the contents end (a stream
+    ///   cut short by cancellation is never committed as the whole attachment); the sequence's own error, wrapped
+    ///   as ``DatastoreError/Code/storage``. Nothing is kept then.
     @discardableResult
     public func addAttachment<Contents: AsyncSequence>(
         named name: String,
@@ -46,6 +48,10 @@ extension Datastore {
                     try await inFlight?.value
                     inFlight = Task { try await Self.append(batch, to: writer) }
                 }
+            }
+            // A stream ends, rather than throws, when its task is cancelled: what arrived is not the whole attachment.
+            guard !Task.isCancelled else {
+                throw DatastoreError(.cancelled, "the attachment was cancelled before its contents were complete")
             }
             try await inFlight?.value
             inFlight = nil

@@ -9,7 +9,7 @@ public struct DatastoreError: StrongroomError {
         private enum Kind: String, Hashable, Sendable {
             case invalidKey, invalidName, wrongKey, keyRequired, notEncrypted, notFound, storage
             case conflict, invalidDocumentID, invalidRevisionID, invalidBody, documentTooLarge, busy, wrongPassword
-            case closed, invalidArgument, tampered, invalidQuery
+            case closed, invalidArgument, tampered, invalidQuery, cancelled
         }
 
         private let kind: Kind
@@ -56,6 +56,9 @@ public struct DatastoreError: StrongroomError {
         public static let invalidQuery = Code(kind: .invalidQuery)
         /// The datastore was closed.
         public static let closed = Code(kind: .closed)
+        /// The calling task was cancelled before the change committed (an attachment's contents ended early).
+        /// Nothing was kept.
+        public static let cancelled = Code(kind: .cancelled)
         /// The file system or SQLCipher failed.
         public static let storage = Code(kind: .storage)
 

@@ -218,6 +218,31 @@ import Testing
             #expect(bad?.code == .invalidArgument)
         }
     }
+
+    @Test(
+        "a cancelled add is not committed with what arrived: it fails as cancelled and leaves no file",
+        arguments: StoreKind.allCases
+    )
+    func cancelledAdd(kind: StoreKind) async throws {
+        try await withDatastore(kind) { store, manager in
+            let doc = try await store.createDocument(id: "d", body: ["n": 1])
+            // Two chunks arrive, then the sender stalls for good: the stream ends only because the task is cancelled.
+            let (contents, sender) = AsyncStream.makeStream(of: [UInt8].self)
+            sender.yield(Array(Self.content.prefix(70_000)))
+            sender.yield(Array(Self.content.dropFirst(70_000).prefix(70_000)))
+            let adding = Task {
+                try await store.addAttachment(named: "cut", contentType: "text/plain", to: doc, contents: contents)
+            }
+            adding.cancel()
+            let error = await #expect(throws: DatastoreError.self) { try await adding.value }
+            #expect(error?.code == .cancelled)
+            sender.finish()
+            let current = try await store.document(id: "d")
+            #expect(current.revID == doc.revID)
+            #expect(current.attachments.isEmpty)
+            #expect(try Self.files(manager).isEmpty)
+        }
+    }
 }
 
 /// The attachment file format, read by PyNaCl: proof that the format is libsodium's secretstream as documented.
