@@ -8,7 +8,8 @@ import StrongroomCrypto
 extension Client {
     /// Encrypts `contents` as it arrives (E3DB file format "3") and uploads it as a file record of `type`.
     ///
-    /// - Throws: ``ClientError`` from the upload; the sequence's own error as it is.
+    /// - Throws: ``ClientError`` from the upload, ``ClientError/Code/cancelled`` when the task is cancelled before
+    ///   `contents` ends (nothing is uploaded); the sequence's own error as it is.
     package func writeFile(
         type: String,
         plain: [String: String],
@@ -47,6 +48,10 @@ extension Client {
                 output.removeAll(keepingCapacity: true)
                 try await BlockingExecutor.shared.run { _ in try handle.write(contentsOf: batch) }
             }
+        }
+        // A stream ends, rather than throws, when its task is cancelled: what arrived is not the whole file.
+        guard !Task.isCancelled else {
+            throw ClientError(.cancelled, "the file was cancelled before its contents were complete")
         }
         let summary = encryptor.finalize(into: &output)
         let rest = output

@@ -63,6 +63,24 @@ struct ClientFileTests {
         }
     }
 
+    @Test("a file from a stream cut short by cancellation fails as cancelled and leaves no record")
+    func cancelledStream() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            let client = try await ClientTestServer.client(url)
+            // One chunk arrives, then the sender stalls for good: the stream ends only because the task is cancelled.
+            let (contents, sender) = AsyncThrowingStream.makeStream(of: [UInt8].self)
+            sender.yield(Array(repeating: 7, count: 100_000))
+            let writing = Task {
+                try await client.writeFile(type: "cut", plain: [:], fileName: "cut", contents: contents)
+            }
+            writing.cancel()
+            let error = await #expect(throws: ClientError.self) { try await writing.value }
+            #expect(error?.code == .cancelled)
+            sender.finish()
+            #expect(try await client.query(QueryParams(types: ["cut"])).records.isEmpty)
+        }
+    }
+
     @Test(
         "a shared reader downloads the file; an empty file works; an existing destination is kept unless overwrite"
     )
