@@ -2,16 +2,24 @@
 
 extension Sequence<UInt8> {
     /// Lowercase hex digits, two per byte (random names, digests, tokens). Not for secrets you must wipe.
+    ///
+    /// Inlinable, so it is specialized for the caller's sequence (a revision ID's digest is made per write).
+    @inlinable
     package var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(underestimatedCount * 2)
         for byte in self {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+            text.append(lowercaseHexDigit(byte >> 4))
+            text.append(lowercaseHexDigit(byte & 0x0F))
         }
         return String(decoding: text, as: UTF8.self)
     }
+}
+
+/// The ASCII lowercase hex digit of a nibble (0 to 15).
+@inlinable
+package func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
 }
 
 /// The bytes of hex text (two digits per byte, either case), or nil for an odd length or a non-hex character.

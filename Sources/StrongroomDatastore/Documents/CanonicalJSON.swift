@@ -61,11 +61,6 @@ enum CanonicalJSON {
         output.append(contentsOf: text.utf8)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// The bytes a string must escape: control characters, `"` and `\` (one table load per byte).
-    private static let escaped: [Bool] = (0...255).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
-
     private static func write(string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var text = string
@@ -73,7 +68,8 @@ enum CanonicalJSON {
             var start = 0
             for index in bytes.indices {
                 let byte = bytes[index]
-                guard escaped[Int(byte)] else { continue }
+                // Control characters, `"` and `\` are escaped (compared here, not looked up in a global table).
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 start = index + 1
                 output.append(UInt8(ascii: "\\"))
@@ -86,8 +82,8 @@ enum CanonicalJSON {
                 case 0x0D: output.append(UInt8(ascii: "r"))
                 default:
                     output.append(contentsOf: "u00".utf8)
-                    output.append(hexDigits[Int(byte >> 4)])
-                    output.append(hexDigits[Int(byte & 0x0F)])
+                    output.append(lowercaseHexDigit(byte >> 4))
+                    output.append(lowercaseHexDigit(byte & 0x0F))
                 }
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))

@@ -44,7 +44,7 @@ enum RevisionID {
             md5.update(data: Array(attachment.digest.utf8))
         }
         md5.update(data: json)
-        let hex = md5.finalize().hexString
+        let hex = md5.finalize().withUnsafeBytes { $0.hexString }
         return "\(generation + 1)-\(hex)"
     }
 
