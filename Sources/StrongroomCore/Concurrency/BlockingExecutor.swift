@@ -31,12 +31,31 @@ package final class BlockingExecutor: Sendable {
     /// Where jobs go while every lane is busy (the executor itself when it is serial).
     private let overflow: DispatchQueue
 
+    /// Marks a serial executor's queue with the executor's identity, so that a job can tell it runs there.
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// A serial executor's queue as a Swift task executor (nil for a concurrent executor): see ``taskExecutor``.
+    private let preferred: SerialQueueTaskExecutor?
+
     /// A new executor; `serial` ones run one job at a time, in submission order.
     package init(label: String, serial: Bool) {
         let count = serial ? 0 : Self.lanes
         lanes = (0..<count).map { DispatchQueue(label: "\(label).\($0)") }
         busy = Mutex(Array(repeating: false, count: count))
         overflow = DispatchQueue(label: label, attributes: serial ? [] : .concurrent)
+        preferred = serial ? SerialQueueTaskExecutor(queue: overflow) : nil
+        if serial { overflow.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self)) }
+    }
+
+    /// A serial executor's queue as a task executor, for `withTaskExecutorPreference`: a task that prefers it runs
+    /// its nonisolated code as jobs of this queue — never on the cooperative pool — and ``run(_:)`` then runs a
+    /// body in place, in the task's own job, instead of handing it to the queue and waiting (two thread hand-offs).
+    /// The queue stays serial: the task's job is one of its jobs. Nil for a concurrent executor.
+    package var taskExecutor: (any TaskExecutor)? { preferred }
+
+    /// Whether the caller is a job of this serial executor (a task preferring ``taskExecutor``).
+    package var isCurrent: Bool {
+        preferred != nil && DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self)
     }
 
     /// Takes an idle lane, or nil when every one is busy.
@@ -55,6 +74,9 @@ package final class BlockingExecutor: Sendable {
     package func run<R: Sendable, E: Error>(
         _ body: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws(E) -> R
     ) async throws(E) -> R {
+        // Already one of this serial queue's jobs (the task prefers it): the body runs here, in order, with nothing
+        // else of the queue's running — what a hand-off to the queue would give, without the two thread wake-ups.
+        if isCurrent { return try body { Task.isCancelled } }
         let cancelled = CancellationFlag()
         let result: Result<R, E> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -88,4 +110,17 @@ package final class CancellationFlag: Sendable {
 
     /// Sets the flag.
     package func set() { flag.store(true, ordering: .releasing) }
+}
+
+/// A serial Dispatch queue as a Swift task executor: each job of a task that prefers it runs as one block of the
+/// queue.
+private final class SerialQueueTaskExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(queue: DispatchQueue) { self.queue = queue }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }
