@@ -536,7 +536,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomCLITests",
-            dependencies: ["StrongroomTesting"],
+            dependencies: ["StrongroomCore", "StrongroomKeychain", "StrongroomTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,5 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomCore
+import StrongroomKeychain
 import StrongroomTesting
 import Testing
 
@@ -117,6 +119,27 @@ import Glibc
             #expect(none.status == 0 && none.output.contains("no agent is running"), "\(none.output)")
             // With the passphrase, everything works as before.
             #expect(try await setup.ok(["keychain", "get", "--account", "token"], passphrase: true) == "s3cret")
+        }
+    }
+
+    // The agent turns off dumps and tracing (PR_SET_DUMPABLE 0), so only root may read its memory.
+    @Test(
+        "the agent keeps the keychain's data key sealed: no plaintext copy in its memory, after answering too",
+        .enabled(if: geteuid() == 0, "reading the agent's memory needs root")
+    )
+    func keySealedInMemory() async throws {
+        try await withSetup { setup in
+            let keychain = try EncryptedFileBackend.open(at: setup.home.appending(path: "kc"))
+            let dataKey = try keychain.unlockKey(passphrase: "agent pass").dataKey.withUnsafeBytes { Array($0) }
+            _ = try await setup.ok(["agent", "start", "--idle-timeout", "10m"], passphrase: true)
+            // The agent has opened the key to answer a request, and wiped it again.
+            #expect(try await setup.ok(["keychain", "get", "--account", "token"]) == "s3cret")
+            let status = try await setup.agent(["status", "--json"])
+            let fields = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+            let pid = try #require(fields?["pid"] as? Int, "\(status.output)")
+            #expect(try ProcessMemory.occurrences(of: dataKey, inProcess: Int32(pid)) == 0)
+            // The search finds what is there: this process still holds its own copy.
+            #expect(try ProcessMemory.occurrences(of: dataKey, inProcess: getpid()) > 0)
         }
     }
 

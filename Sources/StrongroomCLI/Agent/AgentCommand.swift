@@ -167,19 +167,24 @@ struct AgentCommand: AsyncParsableCommand {
         func run() async throws {
             cagent_disable_dumps()  // no core file, and no ptrace by other processes of this user
             let listener: UnixSocket
-            let held: AgentServer.Held
+            let server: AgentServer
             do {
                 guard (1...AgentCommand.maximumIdleSeconds).contains(idleTimeout) else {
                     throw AgentLauncher.failure("the idle timeout is out of range")
                 }
+                // The plaintext key lives only in this block: the server keeps it sealed, and this copy is wiped
+                // when the block ends, before the agent serves for hours.
                 let (key, keychainPath) = try AgentLauncher.receive()
-                held = AgentServer.Held(keychainPath: keychainPath, key: key)
                 listener = try UnixSocket.listen(at: socket)
+                server = AgentServer(
+                    socketPath: socket,
+                    idleTimeout: .seconds(idleTimeout),
+                    holding: AgentServer.Held(keychainPath: keychainPath, key: key)
+                )
             } catch {
                 print(CLIError.from(error).description)
                 throw ExitCode(1)
             }
-            let server = AgentServer(socketPath: socket, idleTimeout: .seconds(idleTimeout), holding: held)
             FileHandle.standardOutput.write(Data("ready\n".utf8))
             // Detached from the starting command: its output pipe closes so `agent start` can return.
             let null = open("/dev/null", O_RDWR)

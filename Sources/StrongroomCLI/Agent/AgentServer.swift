@@ -21,8 +21,15 @@ final class AgentServer: Sendable {
         var key: KeychainUnlockKey
     }
 
+    /// What the agent keeps of a keychain: its path, and its data key sealed (``SealedSecret``) — opened only for
+    /// the moment a request is answered, so a dump or a stray read of the agent's memory finds ciphertext.
+    private struct Kept {
+        var keychainPath: String
+        var dataKey: SealedSecret
+    }
+
     private struct State {
-        var held: [String: Held] = [:]
+        var held: [String: Kept] = [:]
         var lastUse: ContinuousClock.Instant = .now
         var stopping = false
         var active = 0
@@ -52,13 +59,9 @@ final class AgentServer: Sendable {
         self.socketPath = socketPath
         self.idleTimeout = idleTimeout
         self.socketIdentity = FileIdentity(path: socketPath)
-        Self.lockInMemory(held.key.dataKey)
-        state.withLock { $0.held[held.key.storeID] = held }
-    }
-
-    /// Keeps the key's page out of swap, where the system allows it (failure is not fatal: the agent still works).
-    private static func lockInMemory(_ key: SecureBytes) {
-        key.withUnsafeBytes { bytes in _ = mlock(bytes.baseAddress, bytes.count) }
+        // The caller's plaintext copy is wiped when it releases it; the sealing key lives in locked memory.
+        let kept = Kept(keychainPath: held.keychainPath, dataKey: SealedSecret(held.key.dataKey))
+        state.withLock { $0.held[held.key.storeID] = kept }
     }
 
     /// Serves until a reason to stop; then wipes every key and removes its socket file (when it is still ours).
@@ -97,7 +100,7 @@ final class AgentServer: Sendable {
         }
     }
 
-    /// Forgets every key (their buffers are wiped when released) and removes the socket file if it is still ours.
+    /// Forgets every key (sealed; their plaintext was never kept) and removes the socket file if it is still ours.
     private func wipe() {
         state.withLock {
             $0.held = [:]
@@ -111,14 +114,12 @@ final class AgentServer: Sendable {
             let (operation, payload) = try AgentProtocol.readRequest(from: connection)
             switch operation {
             case .key:
-                guard let held = take(storeID: String(decoding: payload, as: UTF8.self)) else {
+                guard let kept = take(storeID: String(decoding: payload, as: UTF8.self)) else {
                     try connection.write(AgentProtocol.answerHeader(.unknown, length: 0))
                     return
                 }
-                try connection.write(AgentProtocol.answerHeader(.ok, length: held.key.dataKey.count))
-                try held.key.dataKey.withUnsafeBytes { (bytes) throws(UnixSocket.Failure) in
-                    try connection.write(bytes)
-                }
+                try connection.write(AgentProtocol.answerHeader(.ok, length: kept.dataKey.count))
+                try kept.dataKey.withUnsealed { (bytes) throws(UnixSocket.Failure) in try connection.write(bytes) }
             case .status:
                 let body = Array(try JSONEncoder().encode(status()))
                 try connection.write(AgentProtocol.answerHeader(.ok, length: body.count) + body)
@@ -133,8 +134,8 @@ final class AgentServer: Sendable {
         }
     }
 
-    /// The key held for `storeID`, counting as a use; nil when none is held or the agent is idle-expired.
-    private func take(storeID: String) -> Held? {
+    /// The key kept for `storeID`, counting as a use; nil when none is kept or the agent is idle-expired.
+    private func take(storeID: String) -> Kept? {
         state.withLock { state in
             guard !state.stopping, ContinuousClock.now - state.lastUse < idleTimeout,
                 let held = state.held[storeID]
