@@ -47,6 +47,7 @@ public enum ProcessMemory {
     {
         let chunk: UInt64 = 1 << 20
         let overlap = UInt64(secret.count - 1)
+        let needle = Data(secret)
         var found = 0
         var offset = start
         while offset < end {
@@ -55,7 +56,6 @@ public enum ProcessMemory {
                 let data = try? memory.read(upToCount: Int(length)), !data.isEmpty
             else { return found }
             // Data's search runs in Foundation's optimized code (this test build is not), over tens of megabytes.
-            let needle = Data(secret)
             var from = data.startIndex
             while let hit = data.range(of: needle, in: from..<data.endIndex) {
                 let index = UInt64(hit.lowerBound - data.startIndex)

@@ -538,8 +538,8 @@ for (label, count, ours, anchorLabel, anchor, target) in [
 }
 print(
     String(
-        format: "one call of nothing (schemaVersion): %.0f /s — the bound on one-at-a-time reads here; the raw SELECT "
-            + "makes no thread hand-off (0.35 of it needs %.0f /s)",
+        format: "one call of nothing (schemaVersion): %.0f /s — the bound on one-at-a-time calls that hand off to the "
+            + "datastore's thread (the raw SELECT makes no hand-off; 0.35 of it needs %.0f /s; preferred calls make none)",
         callFloor.withLock { $0 },
         0.35 * rate(documents, rawBatchedEncrypted.read)
     )
