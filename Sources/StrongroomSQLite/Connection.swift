@@ -89,15 +89,14 @@ package final class Connection {
         _ body: ([UInt8]) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
         guard key.count == 32 else { throw SQLiteError(SQLITE_MISUSE, "a database key is 32 bytes") }
-        let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8](repeating: 0, count: 3 + 64)
         defer { Wipe.bytes(&text) }
         text[0] = UInt8(ascii: "x")
         text[1] = UInt8(ascii: "'")
         key.withUnsafeBytes { bytes in
             for (index, byte) in bytes.enumerated() {
-                text[2 + 2 * index] = digits[Int(byte >> 4)]
-                text[3 + 2 * index] = digits[Int(byte & 0x0F)]
+                text[2 + 2 * index] = lowercaseHexDigit(byte >> 4)
+                text[3 + 2 * index] = lowercaseHexDigit(byte & 0x0F)
             }
         }
         text[66] = UInt8(ascii: "'")

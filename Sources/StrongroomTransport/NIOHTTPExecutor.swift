@@ -433,7 +433,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
             if security.isPlain, let proxy, answer.status == 407 {
                 throw TransportError(
                     .unreachable,
-                    "the proxy wants credentials (407) (proxy \(proxy)): give them as http://user:password@host:port",
+                    "\(ProxyTunnel.credentialsWanted) (proxy \(proxy))",
                     status: 407
                 )
             }

@@ -34,8 +34,7 @@ public struct Identifier<Kind>: Sendable, Hashable, Codable, CustomStringConvert
 
     /// The wire form: lowercase, hyphenated.
     public var description: String {
-        let digits: StaticString = "0123456789abcdef"
-        return withUnsafeBytes(of: uuid.uuid) { bytes in
+        withUnsafeBytes(of: uuid.uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { output in
                 var at = 0
                 for (index, byte) in bytes.enumerated() {
@@ -43,8 +42,8 @@ public struct Identifier<Kind>: Sendable, Hashable, Codable, CustomStringConvert
                         output[at] = UInt8(ascii: "-")
                         at += 1
                     }
-                    output[at] = digits.utf8Start[Int(byte >> 4)]
-                    output[at + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    output[at] = lowercaseHexDigit(byte >> 4)
+                    output[at + 1] = lowercaseHexDigit(byte & 0x0F)
                     at += 2
                 }
                 return at

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import CSodium
+import StrongroomCore
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -60,13 +61,7 @@ public struct MerkleHash: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Lowercase hexadecimal.
-    public var description: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
-        return String(decoding: text, as: UTF8.self)
-    }
+    public var description: String { withUnsafeBytes(of: words) { $0.hexString } }
 
     public static func == (lhs: MerkleHash, rhs: MerkleHash) -> Bool {
         lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2

@@ -5,6 +5,9 @@ import NIOCore
 /// answer head (at most ``maximumHeadSize`` bytes), and removes itself on a 2xx so that TLS starts on the raw
 /// tunnel. Any other answer, a head too long, bytes after the head, or a closed connection fails the promise.
 final class ProxyTunnel: ChannelInboundHandler, RemovableChannelHandler {
+    /// What a proxy's 407 means, in the user's words (a tunnel's and a forwarding proxy's alike).
+    static let credentialsWanted = "the proxy wants credentials (407): give them as http://user:password@host:port"
+
     typealias InboundIn = ByteBuffer
 
     /// The longest answer head accepted from a proxy.
@@ -77,7 +80,7 @@ final class ProxyTunnel: ChannelInboundHandler, RemovableChannelHandler {
         guard (200...299).contains(status) else {
             let reason =
                 status == 407
-                ? "the proxy wants credentials (407): give them as http://user:password@host:port"
+                ? Self.credentialsWanted
                 : "the proxy refused the tunnel to \(target) (\(status))"
             return fail(context, Refusal(status: status, message: reason))
         }
