@@ -22,10 +22,10 @@ import Testing
             let manager = try DatastoreManager(directory: directory.appending(path: "stores"))
             let store = try await manager.datastore(named: "secrets", keyProvider: try Self.provider(1))
             #expect(store.isEncrypted)
-            #expect(try await store.schemaVersion() == 5)
+            #expect(try await store.schemaVersion() == 6)
 
             let reopened = try await manager.datastore(named: "secrets", keyProvider: try Self.provider(1))
-            #expect(try await reopened.schemaVersion() == 5)
+            #expect(try await reopened.schemaVersion() == 6)
             let cases: [(DatastoreError.Code, () async throws -> Datastore)] = [
                 (.wrongKey, { try await manager.datastore(named: "secrets", keyProvider: try Self.provider(2)) }),
                 (.keyRequired, { try manager.datastore(named: "secrets") }),

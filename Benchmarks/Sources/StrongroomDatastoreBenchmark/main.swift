@@ -37,8 +37,9 @@ enum RawSchema {
     /// `docs (id TEXT PRIMARY KEY, rev, json)`: two B-trees per document.
     case oneTable
     /// The datastore's tables, written as it writes a new document: a `docs` row (table and its `docid` index), a
-    /// `revs` row (table, `UNIQUE (doc_id, revid)`, AUTOINCREMENT's `sqlite_sequence`) with foreign keys enforced —
-    /// five B-trees per document. What the CouchDB model costs before any of our code runs.
+    /// `revs` row (table and `UNIQUE (doc_id, revid)`) with foreign keys enforced — four B-trees per document (five
+    /// before schema step 6 dropped AUTOINCREMENT's `sqlite_sequence`). What the CouchDB model costs before any of
+    /// our code runs.
     case datastore
 }
 
@@ -72,7 +73,7 @@ func raw(
                 "PRAGMA foreign_keys = ON",
                 "CREATE TABLE docs (doc_id INTEGER PRIMARY KEY, docid TEXT UNIQUE NOT NULL)",
                 """
-                CREATE TABLE revs (sequence INTEGER PRIMARY KEY AUTOINCREMENT, doc_id INTEGER NOT NULL REFERENCES docs,
+                CREATE TABLE revs (sequence INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL REFERENCES docs,
                 revid TEXT NOT NULL, parent INTEGER REFERENCES revs(sequence), current BOOLEAN NOT NULL,
                 deleted BOOLEAN NOT NULL DEFAULT 0, json BLOB, UNIQUE (doc_id, revid))
                 """,

@@ -58,6 +58,8 @@ extension RevisionStore {
         }
         if restored.contains(where: bodiless.contains) { return ([], []) }
         var files: Set<String> = []
+        // Sequences only grow, also when the newest revisions go: the next write numbers from above these.
+        if let highest = removed.max() { try raiseSequenceFloor(to: highest) }
         // Children before parents (a child's sequence is always higher): the foreign keys hold at every step.
         for sequence in removed.sorted(by: >) {
             files.formUnion(try attachmentRows(sequence: sequence).map(\.file))
@@ -85,6 +87,20 @@ extension RevisionStore {
             }
         }
         return (removed.compactMap { nodes[$0]?.revID }, files)
+    }
+
+    /// Records `sequence` as the lowest the next revision may be given minus one, unless the floor is higher already.
+    private func raiseSequenceFloor(to sequence: Int64) throws(SQLiteError) {
+        try connection.withStatement(
+            """
+            INSERT INTO info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            WHERE CAST(excluded.value AS INTEGER) > CAST(info.value AS INTEGER)
+            """
+        ) { statement throws(SQLiteError) in
+            try statement.bind(Schema.sequenceFloorKey, at: 1)
+            try statement.bind(String(sequence), at: 2)
+            try statement.run()
+        }
     }
 
     /// Notes revisions a replicated purge removed (or named), so a pull does not take them back.

@@ -48,6 +48,9 @@ struct RevisionRow: Sendable {
 struct RevisionStore {
     let connection: Connection
     let limits: DatastoreLimits
+    /// The next sequence this store's write transaction gives a revision, once it gave one (`nextSequence`). A
+    /// store is made for one transaction (`Datastore.write`), so the count never outlives the snapshot it came from.
+    private let sequences = SequenceCounter()
 
     /// Revisions are ordered for the winning-revision rule: live before deleted, then the higher generation, then
     /// the higher revision ID — CouchDB's rule, so every replica picks the same winner.
@@ -229,19 +232,21 @@ struct RevisionStore {
                 try statement.run()
             }
         }
+        let sequence = try nextSequence()
         try connection.withStatement(
-            "INSERT INTO revs (doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?)"
+            "INSERT INTO revs (sequence, doc_id, revid, parent, current, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?)"
         ) { statement throws(SQLiteError) in
-            try statement.bind(docRow, at: 1)
-            try statement.bind(revID, at: 2)
-            if let parent { try statement.bind(parent.sequence, at: 3) } else { try statement.bindNull(at: 3) }
-            try statement.bind(isCurrent, at: 4)
-            try statement.bind(isDeleted, at: 5)
-            if let json { try statement.bind(json, at: 6) } else { try statement.bindNull(at: 6) }
+            try statement.bind(sequence, at: 1)
+            try statement.bind(docRow, at: 2)
+            try statement.bind(revID, at: 3)
+            if let parent { try statement.bind(parent.sequence, at: 4) } else { try statement.bindNull(at: 4) }
+            try statement.bind(isCurrent, at: 5)
+            try statement.bind(isDeleted, at: 6)
+            if let json { try statement.bind(json, at: 7) } else { try statement.bindNull(at: 7) }
             try statement.run()
         }
         return RevisionRow(
-            sequence: connection.lastInsertRowID,
+            sequence: sequence,
             docRow: docRow,
             docID: docID,
             revID: revID,
@@ -250,6 +255,30 @@ struct RevisionStore {
             isDeleted: isDeleted,
             json: json
         )
+    }
+
+    /// The sequence of the next revision written: one more than the highest ever used — the table's largest, or the
+    /// floor a purge of the largest left in `info` — read at the transaction's first revision and counted up from
+    /// there (the write lock keeps every other writer out meanwhile). What AUTOINCREMENT did, without its
+    /// `sqlite_sequence` row to read and write on every insert.
+    private func nextSequence() throws(SQLiteError) -> Int64 {
+        if let next = sequences.next {
+            sequences.next = next < .max ? next + 1 : nil
+            return next
+        }
+        let highest = try connection.withStatement(
+            """
+            SELECT max(coalesce((SELECT max(sequence) FROM revs), 0),
+            coalesce((SELECT CAST(value AS INTEGER) FROM info WHERE key = ?), 0))
+            """
+        ) { statement throws(SQLiteError) in
+            try statement.bind(Schema.sequenceFloorKey, at: 1)
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
+        // A file whose numbers reach the end cannot take another revision (AUTOINCREMENT's SQLITE_FULL).
+        guard highest < .max - 1 else { throw SQLiteError(.corrupt, "the datastore has no revision numbers left") }
+        sequences.next = highest + 2
+        return highest + 1
     }
 
     /// Removes the bodies of non-leaf revisions; returns how many.
@@ -291,4 +320,10 @@ struct RevisionStore {
         }
         return rows
     }
+}
+
+/// The next revision sequence of one write transaction (`RevisionStore.nextSequence`): nil until its first revision.
+/// Lives and dies with a `RevisionStore`, on the datastore's serial executor.
+final class SequenceCounter {
+    var next: Int64?
 }

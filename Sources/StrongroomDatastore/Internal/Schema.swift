@@ -55,17 +55,53 @@ enum Schema {
             // and a pull does not take them back.
             "CREATE TABLE purged_revisions (docid TEXT NOT NULL, revid TEXT NOT NULL, PRIMARY KEY (docid, revid)) WITHOUT ROWID"
         ],
+        [
+            // Revisions without AUTOINCREMENT, whose `sqlite_sequence` row cost a B-tree read and write on every
+            // insert. Sequences still only grow: a write numbers its revisions from the highest sequence ever used
+            // (`RevisionStore.nextSequence`) — the table's largest, or `sequence_floor` once a purge removed the
+            // largest. The floor starts at what AUTOINCREMENT had handed out. SQLite's table rebuild, with foreign
+            // keys off (`migrate`) and checked before the commit.
+            """
+            INSERT INTO info (key, value) SELECT 'sequence_floor', CAST(seq AS TEXT) FROM sqlite_sequence
+            WHERE name = 'revs' AND seq > 0
+            """,
+            """
+            CREATE TABLE revs_rebuilt (sequence INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL REFERENCES docs,
+            revid TEXT NOT NULL, parent INTEGER REFERENCES revs(sequence), current BOOLEAN NOT NULL,
+            deleted BOOLEAN NOT NULL DEFAULT 0, json BLOB, UNIQUE (doc_id, revid))
+            """,
+            """
+            INSERT INTO revs_rebuilt (sequence, doc_id, revid, parent, current, deleted, json)
+            SELECT sequence, doc_id, revid, parent, current, deleted, json FROM revs ORDER BY sequence
+            """,
+            "DROP TABLE revs",
+            "ALTER TABLE revs_rebuilt RENAME TO revs",
+            "DELETE FROM sqlite_sequence WHERE name = 'revs'",
+        ],
     ]
 
-    /// Applies every step above the stored version, each in a transaction with its version bump.
+    /// The `info` key of the highest sequence a purge removed (or AUTOINCREMENT handed out before step 6).
+    static let sequenceFloorKey = "sequence_floor"
+
+    /// Applies every step above the stored version, each in a transaction with its version bump. Foreign keys are
+    /// off meanwhile (a table rebuild drops a table others refer to; SQLite ignores the setting inside a
+    /// transaction) and each step is checked against them before it commits.
     static func migrate(_ connection: Connection) throws(SQLiteError) {
         let current = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
+        guard current < steps.count else { return }
+        let enforced = try connection.scalarText("PRAGMA foreign_keys") == "1"
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        defer { if enforced { try? connection.execute("PRAGMA foreign_keys = ON") } }
         for (index, step) in steps.enumerated() where index + 1 > current {
             try connection.transaction(mapping: { $0 }) { () throws(SQLiteError) in
                 for statement in step { try connection.execute(statement) }
+                if try connection.scalarText("PRAGMA foreign_key_check") != nil {
+                    throw SQLiteError(.corrupt, "a revision or attachment refers to a row that does not exist")
+                }
                 try connection.execute("PRAGMA user_version = \(index + 1)")
             }
         }
+        if enforced { try connection.execute("PRAGMA foreign_keys = ON") }
     }
 
     /// The attachment files' key: `HKDF-SHA256(attachment secret, "attachments")`, where the secret is 32 random
