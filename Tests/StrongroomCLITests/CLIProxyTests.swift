@@ -3,8 +3,9 @@ import Foundation
 import StrongroomTesting
 import Testing
 
-/// The CLI behind an HTTP proxy: `--proxy` (or `STRONGROOM_PROXY`) carries every request, credentials included;
-/// a bad proxy URL, a proxy that is not there, and one that wants credentials are each one clear line.
+/// The CLI behind an HTTP proxy: `--proxy` (or `STRONGROOM_PROXY`, or `http_proxy` / `https_proxy` unless
+/// `no_proxy` names the server) carries every request, credentials included; a bad proxy URL, a proxy that is not
+/// there, and one that wants credentials are each one clear line.
 @Suite struct CLIProxyTests {
     @Test("register, write and read through a proxy that requires credentials; its refusals in the user's words")
     func throughProxy() async throws {
@@ -39,6 +40,25 @@ import Testing
             )
             let bad = try await cli.run(["read", record, "--proxy", "socks5://127.0.0.1:1"])
             #expect(bad.status == 4 && bad.output.hasPrefix("error: --proxy:"), "\(bad.output)")
+
+            // The usual variables, as curl reads them: http_proxy for an http server (not HTTP_PROXY), no_proxy.
+            let usual = ["http_proxy": proxyURL]
+            let before = proxy.targets.count
+            let viaUsual = try await cli.run(["read", record], environment: usual)
+            #expect(viaUsual.output.trimmingCharacters(in: .whitespacesAndNewlines) == "title=via proxy")
+            #expect(proxy.targets.count > before)
+            let otherPort = try await cli.run(
+                ["read", record],
+                environment: usual.merging(["no_proxy": "server.invalid:9"]) { $1 }
+            )
+            #expect(otherPort.status == 0, "no_proxy names another port: the proxy still carries it")
+            for environment in [usual.merging(["no_proxy": ".invalid"]) { $1 }, ["HTTP_PROXY": proxyURL]] {
+                let count = proxy.targets.count
+                let direct = try await cli.run(["read", record], environment: environment)
+                #expect(direct.status == 10 && proxy.targets.count == count, "\(environment): \(direct.output)")
+            }
+            let badUsual = try await cli.run(["read", record], environment: ["http_proxy": "socks5://127.0.0.1:1"])
+            #expect(badUsual.status == 4 && badUsual.output.hasPrefix("error: http_proxy:"), "\(badUsual.output)")
             await proxy.close()
             let gone = try await cli.run(["read", record], environment: environment)
             #expect(gone.status == 10 && gone.output.contains("the proxy at 127.0.0.1"), "\(gone.output)")

@@ -13,9 +13,9 @@ struct ProfileOptions: ParsableArguments {
     var profile: String { connection.profile }
     var directory: URL { connection.directory }
 
-    /// The transport options these flags describe.
-    func transportOptions() async throws -> Client.TransportOptions {
-        try await connection.transportOptions(keychain: keychain)
+    /// The transport options these flags describe, for the server at `server`.
+    func transportOptions(server: URL) async throws -> Client.TransportOptions {
+        try await connection.transportOptions(keychain: keychain, server: server)
     }
 
     /// The saved configuration of `profile`.
@@ -61,7 +61,7 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help:
-            "Reach the server through this HTTP proxy: http://[user:password@]host:port (https in a CONNECT tunnel, verified end to end). Env: STRONGROOM_PROXY."
+            "Reach the server through this HTTP proxy: http://[user:password@]host:port (https in a CONNECT tunnel, verified end to end). Env: STRONGROOM_PROXY, else https_proxy / http_proxy unless no_proxy names the server."
     )
     var proxy: String?
 
@@ -103,8 +103,9 @@ struct ConnectionOptions: ParsableArguments {
             ?? Client.Configuration.defaultProfileDirectory
     }
 
-    /// The transport options these flags describe; `keychain` opens the keychain when a flag names an item in it.
-    func transportOptions(keychain: KeychainOptions) async throws -> Client.TransportOptions {
+    /// The transport options these flags describe for the server at `server`; `keychain` opens the keychain when a
+    /// flag names an item in it.
+    func transportOptions(keychain: KeychainOptions, server: URL) async throws -> Client.TransportOptions {
         let trust: ServerTrust
         if let serverTrust {
             guard caFile == nil, pins.isEmpty else {
@@ -121,17 +122,28 @@ struct ConnectionOptions: ParsableArguments {
             serverTrust: trust,
             requestTimeout: .seconds(timeout),
             clientIdentity: try await identity(keychain: keychain),
-            proxy: try Self.proxy(proxy ?? ProcessInfo.processInfo.environment["STRONGROOM_PROXY"])
+            proxy: try Self.proxy(for: server, flag: proxy, environment: ProcessInfo.processInfo.environment)
         )
     }
 
-    /// The proxy `text` names (nil or empty: none); else exit 4 saying why.
-    static func proxy(_ text: String?) throws -> HTTPProxy? {
-        guard let text, !text.isEmpty else { return nil }
+    /// The proxy for `server`: `--proxy`, else `STRONGROOM_PROXY`, else the one `https_proxy` / `http_proxy` name
+    /// unless `no_proxy` names the server (`HTTPProxy.fromEnvironment`); nil for none. A bad URL is exit 4 naming
+    /// where it came from.
+    static func proxy(for server: URL, flag: String?, environment: [String: String]) throws -> HTTPProxy? {
         do {
-            return try HTTPProxy(url: text)
+            if let flag, !flag.isEmpty { return try HTTPProxy(url: flag) }
         } catch {
             throw CLIError(description: "error: --proxy: \(error.message)", exitCode: .init(4))
+        }
+        do {
+            if let own = environment["STRONGROOM_PROXY"], !own.isEmpty { return try HTTPProxy(url: own) }
+        } catch {
+            throw CLIError(description: "error: STRONGROOM_PROXY: \(error.message)", exitCode: .init(4))
+        }
+        do {
+            return try HTTPProxy.fromEnvironment(for: server, environment: environment)
+        } catch {
+            throw CLIError(description: "error: \(error.message)", exitCode: .init(4))
         }
     }
 
@@ -211,7 +223,10 @@ struct ConnectionOptions: ParsableArguments {
     func client(keychain: KeychainOptions) async throws -> Client {
         var configuration = try await configuration(keychain: keychain)
         configuration.keyLog = try keyLogVerification()
-        return try Client(configuration: configuration, options: try await transportOptions(keychain: keychain))
+        return try Client(
+            configuration: configuration,
+            options: try await transportOptions(keychain: keychain, server: configuration.apiURL)
+        )
     }
 
     /// The key log checks these flags ask for: the pinned key (or the first one seen), the state kept beside the

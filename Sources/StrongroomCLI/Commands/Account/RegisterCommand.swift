@@ -47,7 +47,7 @@ struct RegisterCommand: AsyncParsableCommand {
                 token: token,
                 clientName: name ?? profile.profile,
                 apiURL: apiURL,
-                options: try await profile.transportOptions()
+                options: try await profile.transportOptions(server: apiURL)
             )
             try await profile.save(configuration)
             print(ClientID(configuration.clientID).description)

@@ -29,9 +29,10 @@ struct DoctorCommand: AsyncParsableCommand {
     func run() async throws {
         var lines: [Line] = []
         do {
+            let configuration = try await profile.configuration()
             let client = try Client(
-                configuration: try await profile.configuration(),
-                options: try await profile.transportOptions()
+                configuration: configuration,
+                options: try await profile.transportOptions(server: configuration.apiURL)
             )
             let keychain = profile.keychain
             let integrity = integrity
