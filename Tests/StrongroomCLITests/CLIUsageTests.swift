@@ -50,6 +50,22 @@ import Testing
         }
     }
 
+    @Test("a first command without a profile says to register; a URL without its scheme says to add one")
+    func firstSteps() async throws {
+        try await withTemporaryDirectory { home in
+            let cli = CLISessionTests.CLI(url: "", home: home)
+            let whoami = try await cli.run(["whoami"])
+            #expect(whoami.status == 7, "\(whoami.output)")
+            #expect(whoami.output.contains("there is no profile alice in "), "\(whoami.output)")
+            #expect(whoami.output.contains("strongroom register --url URL --token TOKEN"), "\(whoami.output)")
+            let register = try await cli.run(["register", "--token", "t", "--url", "localhost:8080"])
+            #expect(register.status == 4, "\(register.output)")
+            #expect(register.output.contains("with its scheme: http://localhost:8080"), "\(register.output)")
+            let profiles = home.appending(path: "profiles")
+            #expect(!FileManager.default.fileExists(atPath: profiles.path), "reading never creates")
+        }
+    }
+
     @Test("integrity check-in against a server that is not there: exit 10 and the cause, not 1 '[server]'")
     func checkInUnreachable() async throws {
         try await withTemporaryDirectory { home in

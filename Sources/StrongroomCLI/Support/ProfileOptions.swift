@@ -150,7 +150,9 @@ struct ConnectionOptions: ParsableArguments {
     /// The server URL `text`: http(s), a host, no path (the SDK adds `/v1/…`); else exit 4 saying which.
     static func serverURL(_ text: String) throws -> URL {
         guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
-            throw CLIError(description: "error: \(text) is not an http(s) URL", exitCode: .init(4))
+            // `localhost:8080` parses as scheme `localhost`: the usual slip is a missing `http://`.
+            let hint = text.contains("://") ? "" : " (with its scheme: http://\(text) or https://\(text))"
+            throw CLIError(description: "error: \(text) is not an http(s) URL\(hint)", exitCode: .init(4))
         }
         guard url.path.isEmpty || url.path == "/" else {
             throw CLIError(
@@ -206,6 +208,21 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The saved configuration of `profile`.
     func configuration(keychain: KeychainOptions) async throws -> Client.Configuration {
+        do {
+            return try await savedConfiguration(keychain: keychain)
+        } catch let error as ClientError where error.code == .notFound {
+            // The first command of a new user: say what to do, not only what is missing.
+            let place = inKeychain ? "in the keychain" : "in \(directory.path)"
+            throw CLIError(
+                description: "error: there is no profile \(profile) \(place): register first "
+                    + "(strongroom register --url URL --token TOKEN), or choose one with --profile",
+                exitCode: .init(7)
+            )
+        }
+    }
+
+    /// The saved configuration of `profile`; `ClientError` `notFound` when there is none.
+    func savedConfiguration(keychain: KeychainOptions) async throws -> Client.Configuration {
         if inKeychain { return try Client.Configuration(loadProfile: profile, from: try await keychain.open()) }
         return try Client.Configuration(loadProfile: profile, from: directory)
     }

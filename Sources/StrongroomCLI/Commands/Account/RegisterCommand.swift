@@ -22,7 +22,7 @@ struct RegisterCommand: AsyncParsableCommand {
     /// refused for its permissions, a locked keychain) is reported rather than silently replaced.
     static func profileExists(_ profile: ProfileOptions) async throws -> Bool {
         do {
-            _ = try await profile.configuration()
+            _ = try await profile.connection.savedConfiguration(keychain: profile.keychain)
             return true
         } catch let error as ClientError where error.code == .notFound {
             return false
