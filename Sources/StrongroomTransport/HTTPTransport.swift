@@ -7,10 +7,13 @@ import NIOHTTP1
 import NIOSSL
 import StrongroomCore
 
-/// An HTTP method (kept apart from NIO's type so callers need not import NIO).
-package struct HTTPVerb: RawRepresentable, Hashable, Sendable {
+/// An HTTP method (kept apart from NIO's type so callers need not import NIO). Printed as the method's name, as
+/// error messages quote it.
+package struct HTTPVerb: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     package let rawValue: String
     package init(rawValue: String) { self.rawValue = rawValue }
+
+    package var description: String { rawValue }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
     package static let GET = HTTPVerb(rawValue: "GET")

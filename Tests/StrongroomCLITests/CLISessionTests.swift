@@ -89,6 +89,9 @@ import Testing
             #expect(try await cli.ok(["read", id]) == "body=changed\ntitle=hello")  // the field not named stays
 
             try await cli.fails(["read", id], profile: "bob", status: 8)
+            let missing = try await cli.run(["read", "00000000-0000-4000-8000-000000000000"])
+            #expect(missing.status == 7, "\(missing.output)")
+            #expect(missing.output.hasPrefix("error: no record 00000000-"), "in the user's words: \(missing.output)")
             _ = try await cli.ok(["share", "--type", "note", "--reader", bob])
             #expect(try await cli.ok(["read", id], profile: "bob").contains("body=changed"))
             let sharing = try await cli.ok(["sharing"])

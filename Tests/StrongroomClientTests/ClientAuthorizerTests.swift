@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomClient
+import StrongroomCore
 import StrongroomTesting
 import Testing
 
@@ -94,6 +95,8 @@ import Testing
                 try await reader.getReaderKey(writerID: writerID, userID: writerID, type: "alpha")
             }
             #expect(unshared?.code == .notFound, "\(String(describing: unshared))")
+            // The request is named as a person reads it: `GET /v1/storage/…`, not a Swift value.
+            #expect(unshared?.message.hasPrefix("GET /v1/") == true, "\(String(describing: unshared?.message))")
         }
     }
 }

@@ -45,10 +45,18 @@ struct ReadCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let record = try await profile.client().read(
-                recordID: try Fields.uuid(recordID, "record ID"),
-                fields: fields.isEmpty ? nil : fields
-            )
+            let id = try Fields.uuid(recordID, "record ID")
+            let client = try await profile.client()
+            let record: Record
+            do {
+                record = try await client.read(recordID: id, fields: fields.isEmpty ? nil : fields)
+            } catch let error as ClientError where error.code == .notFound {
+                throw CLIError(
+                    description: "error: no record \(recordID) for this client: it does not exist, was deleted, "
+                        + "or was not shared with you",
+                    exitCode: .init(7)
+                )
+            }
             if json {
                 try printJSON(RecordOutput(record))
             } else {
