@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import StrongroomCore
 import StrongroomServer
 import StrongroomServerPostgres
@@ -114,6 +115,7 @@ struct Serve: AsyncParsableCommand {
     var keyLogWitnesses: [String] = []
 
     func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port is 0 to 65535 (0 picks a free one)") }
         if let refuseIntegrity, !["compromised", "suspicious"].contains(refuseIntegrity) {
             throw ValidationError("--refuse-integrity is compromised or suspicious")
         }
@@ -215,13 +217,37 @@ struct Serve: AsyncParsableCommand {
         )
         configuration.caDirectory = data.resolvedCADirectory
         configuration.keyLogWitnesses = try keyLogWitnesses.map(KeyLogWitnessEndpoint.init)
-        if let url = data.resolvedDatabaseURL {
-            let app = try await buildPostgresApplication(configuration: configuration, databaseURL: url, logger: logger)
-            try await app.runService()
-        } else {
-            let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
-            try await app.runService()
+        do {
+            if let url = data.resolvedDatabaseURL {
+                let app = try await buildPostgresApplication(
+                    configuration: configuration,
+                    databaseURL: url,
+                    logger: logger
+                )
+                try await app.runService()
+            } else {
+                let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
+                try await app.runService()
+            }
+        } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
+            throw ServeFailure(listening: error.errnoCode, host: host, port: port)
         }
+    }
+}
+
+/// Why the server could not listen, in the operator's words rather than the socket call's.
+struct ServeFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(listening errnoCode: Int32, host: String, port: Int) {
+        description =
+            switch errnoCode {
+            case EADDRINUSE:
+                "\(host):\(port) is in use (another server listens there): stop it or choose another --port"
+            case EACCES:
+                "\(host):\(port) may not be used by this user (ports below 1024 need privileges): choose another --port"
+            default: "\(host) is not an address of this machine: choose another --host"
+            }
     }
 }
 

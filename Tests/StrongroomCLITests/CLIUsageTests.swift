@@ -66,6 +66,37 @@ import Testing
         }
     }
 
+    @Test("strongroom-server serve's start-up failures in the operator's words: port, address in use, data directory")
+    func serverStartFailures() async throws {
+        try await withTemporaryDirectory { home in
+            let running = try await ServerProcess(
+                arguments: ["--data-directory", home.appending(path: "data").path, "--registration-token", "tok"]
+            )
+            defer { running.stop() }
+            try Data().write(to: home.appending(path: "a-file"))
+            let cases: [(arguments: [String], status: Int32, says: String)] = [
+                (["--port", "99999"], 64, "--port is 0 to 65535"),
+                (["--port", "\(running.port)"], 1, "127.0.0.1:\(running.port) is in use"),
+                (
+                    ["--port", "0", "--data-directory", home.appending(path: "a-file/data").path], 1,
+                    "cannot be created: Not a directory"
+                ),
+            ]
+            for (arguments, status, says) in cases {
+                // Bounded: a server that started after all would otherwise keep the test waiting.
+                let outcome = try await ExternalProcess.run(
+                    URL(fileURLWithPath: "/usr/bin/timeout"),
+                    arguments: ["120", ServerProcess.executable.path, "serve"]
+                        + (arguments.contains("--data-directory")
+                            ? [] : ["--data-directory", home.appending(path: "second").path]) + arguments,
+                    directory: home
+                )
+                #expect(outcome.status == status && outcome.output.contains(says), "\(arguments): \(outcome.output)")
+                #expect(!outcome.output.contains("errno") && !outcome.output.contains("NSCocoaErrorDomain"))
+            }
+        }
+    }
+
     @Test("integrity check-in against a server that is not there: exit 10 and the cause, not 1 '[server]'")
     func checkInUnreachable() async throws {
         try await withTemporaryDirectory { home in

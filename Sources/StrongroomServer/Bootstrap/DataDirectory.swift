@@ -11,11 +11,18 @@ import Glibc
 /// holds the database and the token key (0600).
 package enum DataDirectory {
     package static func prepare(_ path: String, logger: Logger? = nil) throws {
-        try FileManager.default.createDirectory(
-            atPath: path,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            // Foundation's error prints as a dictionary: the operating system's reason reads better.
+            let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+            let reason = underlying.map { String(cString: strerror(Int32(clamping: $0.code))) } ?? "\(error)"
+            throw ServerError(.configuration, "the data directory \(path) cannot be created: \(reason)")
+        }
         // (`struct stat` is read in StrongroomCore: here member-import visibility cannot tell which of the modules
         // that re-export it to credit.)
         guard let permissions = AtomicFile.permissions(of: path) else {
