@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
@@ -36,6 +37,10 @@ struct WitnessCommand: AsyncParsableCommand {
         @Option(help: "Write the bound port to this file once listening.") var portFile: String?
         @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
 
+        func validate() throws {
+            guard (0...65535).contains(port) else { throw ValidationError("--port is 0 to 65535 (0 picks a free one)") }
+        }
+
         func run() async throws {
             guard !logKey.isEmpty else { throw ValidationError("give at least one --log-key") }
             let keys = try logKey.map { text in
@@ -60,7 +65,11 @@ struct WitnessCommand: AsyncParsableCommand {
                 portFile: portFile,
                 logger: logger
             )
-            try await app.runService()
+            do {
+                try await app.runService()
+            } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
+                throw ServeFailure(listening: error.errnoCode, host: host, port: port)
+            }
         }
     }
 

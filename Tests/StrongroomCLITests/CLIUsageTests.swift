@@ -94,6 +94,12 @@ import Testing
                 #expect(outcome.status == status && outcome.output.contains(says), "\(arguments): \(outcome.output)")
                 #expect(!outcome.output.contains("errno") && !outcome.output.contains("NSCocoaErrorDomain"))
             }
+            let witness = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["witness", "serve", "--port", "70000", "--log-key", "x"],
+                directory: home
+            )
+            #expect(witness.status == 64 && witness.output.contains("--port is 0 to 65535"), "\(witness.output)")
         }
     }
 

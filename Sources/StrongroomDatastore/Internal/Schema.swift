@@ -91,16 +91,22 @@ enum Schema {
         guard current < steps.count else { return }
         let enforced = try connection.scalarText("PRAGMA foreign_keys") == "1"
         try connection.execute("PRAGMA foreign_keys = OFF")
-        defer { if enforced { try? connection.execute("PRAGMA foreign_keys = ON") } }
-        for (index, step) in steps.enumerated() where index + 1 > current {
-            try connection.transaction(mapping: { $0 }) { () throws(SQLiteError) in
-                for statement in step { try connection.execute(statement) }
-                if try connection.scalarText("PRAGMA foreign_key_check") != nil {
-                    throw SQLiteError(.corrupt, "a revision or attachment refers to a row that does not exist")
+        do throws(SQLiteError) {
+            for (index, step) in steps.enumerated() where index + 1 > current {
+                try connection.transaction(mapping: { $0 }) { () throws(SQLiteError) in
+                    for statement in step { try connection.execute(statement) }
+                    if try connection.scalarText("PRAGMA foreign_key_check") != nil {
+                        throw SQLiteError(.corrupt, "a revision or attachment refers to a row that does not exist")
+                    }
+                    try connection.execute("PRAGMA user_version = \(index + 1)")
                 }
-                try connection.execute("PRAGMA user_version = \(index + 1)")
             }
+        } catch {
+            // The step's error is the one to report.
+            if enforced { try? connection.execute("PRAGMA foreign_keys = ON") }
+            throw error
         }
+        // Not silently: a datastore must not go on without its foreign keys.
         if enforced { try connection.execute("PRAGMA foreign_keys = ON") }
     }
 
