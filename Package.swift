@@ -337,6 +337,7 @@ let package = Package(
         .target(
             name: "StrongroomServerPostgres",
             dependencies: [
+                "StrongroomCore",
                 "StrongroomServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -5,6 +5,7 @@ import NIOPosix
 import PostgresKit
 import SQLKit
 import ServiceLifecycle
+import StrongroomCore
 public import StrongroomServer
 
 /// The PostgreSQL engine: a pool of connections behind the same `SQLServerStore` as the embedded default, with the
@@ -50,9 +51,27 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
             try await database.store.migrate()
         } catch {
             try await database.close()
+            if let error = error as? PSQLError { throw ServerError(.configuration, Self.describe(error, url: url)) }
             throw error
         }
         return database
+    }
+
+    /// A start-up failure in the operator's words: PostgresNIO's own description is deliberately empty. The server
+    /// (`host:port` from `url`, never its password) and PostgreSQL's own message, which names no secret.
+    static func describe(_ error: PSQLError, url: String) -> String {
+        let components = URLComponents(string: url)
+        let server = "\(components?.host ?? "the server"):\(components?.port ?? 5432)"
+        switch error.code {
+        case .server:
+            let message = error.serverInfo?[.message] ?? "an error"
+            let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            return "PostgreSQL at \(server) refused: \(message)\(state)"
+        case .connectionError:
+            return "PostgreSQL at \(server) could not be reached: is it running, on this address and port?"
+        default:
+            return "PostgreSQL at \(server) failed: \(error.code)"
+        }
     }
 
     /// Closes every pooled connection.
