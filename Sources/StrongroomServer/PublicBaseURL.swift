@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import HTTPTypes
 import StrongroomCore
 import Synchronization
@@ -13,13 +14,30 @@ final class PublicBaseURL: Sendable {
     private let host: String
     private let boundPort = Mutex<Int?>(nil)
 
-    /// - Throws: ``ServerError`` when `host` is not a loopback address and no `publicURL` is configured.
+    /// - Throws: ``ServerError`` when `host` is not a loopback address and no `publicURL` is configured, or when
+    ///   `publicURL` is not an http(s) URL with a host and without a query or fragment (every presigned URL is built
+    ///   on it).
     init(publicURL: String?, scheme: String, host: String) throws {
         if publicURL == nil, !Self.isLoopback(host) {
             throw ServerError(
                 .configuration,
                 "--public-url is required when listening on \(host), a non-loopback address"
             )
+        }
+        if let publicURL {
+            let url = URLComponents(string: publicURL)
+            guard let url, ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty,
+                url.query == nil, url.fragment == nil, url.user == nil, url.password == nil,
+                publicURL.utf8.count <= 2048
+            else {
+                // Not echoed when it may hold credentials.
+                let shown = publicURL.contains("@") ? "" : " " + publicURL.prefix(200)
+                throw ServerError(
+                    .configuration,
+                    "--public-url\(shown) is not an http(s) URL with a host and without credentials, a query or a "
+                        + "fragment (such as https://vault.example.com); presigned file URLs are built on it"
+                )
+            }
         }
         self.configured = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.scheme = scheme

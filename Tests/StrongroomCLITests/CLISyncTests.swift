@@ -131,7 +131,10 @@ import Testing
                     "TMPDIR": cli.home.appending(path: "tmp").path,
                 ]) { _, given in given }
                 process.standardOutput = index == 0 ? linesHandle : FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
+                // What a watcher says (the server away, a failure) is kept for a failure's message.
+                let log = folder.appending(path: "watcher-\(index).log")
+                _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+                process.standardError = try FileHandle(forWritingTo: log)
                 try process.run()
                 return process
             }
@@ -139,22 +142,42 @@ import Testing
             func has(_ cli: CLISessionTests.CLI, _ id: String) async throws -> Bool {
                 try await cli.run(["store", "get", "--id", id] + store).status == 0
             }
+            // A bound on a hang, not a speed: on a quiet machine each direction takes 4–7 s (printed below).
+            func arrives(_ what: String, _ found: () async throws -> Bool) async throws -> Duration {
+                do {
+                    return try await eventually(what, limit: .seconds(300), found)
+                } catch {
+                    let logs = (0..<2).map { index in
+                        let text =
+                            (try? String(contentsOf: folder.appending(path: "watcher-\(index).log"), encoding: .utf8))
+                        return "watcher \(index): " + String((text ?? "").suffix(2000))
+                    }
+                    Issue.record("watchers' logs: \(logs.joined(separator: "; "))")
+                    throw error
+                }
+            }
 
-            _ = try await laptop.run(["store", "put", "--id", "from-laptop"] + store, input: #"{"n": 1}"#)
-            let there = try await eventually("the laptop's edit on the phone") {
+            #expect(
+                try await laptop.run(["store", "put", "--id", "from-laptop"] + store, input: #"{"n": 1}"#).status == 0
+            )
+            let there = try await arrives("the laptop's edit on the phone") {
                 try await has(phone, "from-laptop")
             }
-            _ = try await phone.run(["store", "put", "--id", "from-phone"] + store, input: #"{"n": 2}"#)
-            let back = try await eventually("the phone's edit on the laptop") {
+            #expect(
+                try await phone.run(["store", "put", "--id", "from-phone"] + store, input: #"{"n": 2}"#).status == 0
+            )
+            let back = try await arrives("the phone's edit on the laptop") {
                 try await has(laptop, "from-phone")
             }
             print("store sync --watch: laptop → phone in \(there), phone → laptop in \(back) (each check a process)")
 
             server.withLock { $0?.stop() }
-            _ = try await phone.run(["store", "put", "--id", "while-away"] + store, input: #"{"n": 3}"#)
+            #expect(
+                try await phone.run(["store", "put", "--id", "while-away"] + store, input: #"{"n": 3}"#).status == 0
+            )
             let restarted = try await ServerProcess(arguments: arguments + ["--port", String(first.port)])
             server.withLock { $0 = restarted }
-            _ = try await eventually("the edit made while the server was away on the laptop") {
+            _ = try await arrives("the edit made while the server was away on the laptop") {
                 try await has(laptop, "while-away")
             }
             for watcher in watchers {

@@ -203,12 +203,29 @@ import Testing
         }
     }
 
-    @Test("a non-loopback listener without a public URL is refused at start-up")
+    @Test("a non-loopback listener without a public URL, or a public URL that is not one, is refused at start-up")
     func publicURLRequired() async throws {
         try await withTemporaryDirectory { directory in
             let configuration = ServerConfiguration(dataDirectory: directory.path, host: "0.0.0.0", port: 0)
             await #expect(throws: (any Error).self) {
                 _ = try await buildEmbeddedApplication(configuration: configuration, logger: Logger(label: "t"))
+            }
+            // Every presigned URL is built on it: a base without a scheme or host, or with credentials, a query or a
+            // fragment, would hand clients broken or misleading URLs.
+            for publicURL in [
+                "notaurl", "files.example.com", "ftp://files.example.com", "https://", "https://u:secret@files.example",
+                "https://files.example/?x=1", "https://files.example/#f",
+            ] {
+                let configuration = ServerConfiguration(
+                    dataDirectory: directory.appending(path: "bad").path,
+                    host: "127.0.0.1",
+                    port: 0,
+                    publicURL: publicURL
+                )
+                let error = await #expect(throws: ServerError.self, "\(publicURL)") {
+                    _ = try await buildEmbeddedApplication(configuration: configuration, logger: Logger(label: "t"))
+                }
+                #expect(error?.code == .configuration && error?.message.contains("secret") == false)
             }
         }
     }
