@@ -217,7 +217,7 @@ struct Serve: AsyncParsableCommand {
         )
         configuration.caDirectory = data.resolvedCADirectory
         configuration.keyLogWitnesses = try keyLogWitnesses.map(KeyLogWitnessEndpoint.init)
-        do {
+        try await ServeFailure.listening(host: host, port: port) {
             if let url = data.resolvedDatabaseURL {
                 let app = try await buildPostgresApplication(
                     configuration: configuration,
@@ -229,8 +229,6 @@ struct Serve: AsyncParsableCommand {
                 let app = try await buildEmbeddedApplication(configuration: configuration, logger: logger)
                 try await app.runService()
             }
-        } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
-            throw ServeFailure(listening: error.errnoCode, host: host, port: port)
         }
     }
 }
@@ -239,7 +237,16 @@ struct Serve: AsyncParsableCommand {
 struct ServeFailure: Error, CustomStringConvertible {
     let description: String
 
-    init(listening errnoCode: Int32, host: String, port: Int) {
+    /// Runs `serve`, a service listening on `host:port`; a failure to listen becomes a `ServeFailure`.
+    static func listening(host: String, port: Int, _ serve: () async throws -> Void) async throws {
+        do {
+            try await serve()
+        } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
+            throw ServeFailure(listening: error.errnoCode, host: host, port: port)
+        }
+    }
+
+    private init(listening errnoCode: Int32, host: String, port: Int) {
         description =
             switch errnoCode {
             case EADDRINUSE:

@@ -3,7 +3,6 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
@@ -65,11 +64,7 @@ struct WitnessCommand: AsyncParsableCommand {
                 portFile: portFile,
                 logger: logger
             )
-            do {
-                try await app.runService()
-            } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
-                throw ServeFailure(listening: error.errnoCode, host: host, port: port)
-            }
+            try await ServeFailure.listening(host: host, port: port) { try await app.runService() }
         }
     }
 

@@ -32,10 +32,15 @@ extension HTTPProxy {
         if noProxyList(exclusions, includes: server.host ?? "", port: server.port ?? (secure ? 443 : 80)) {
             return nil
         }
+        return try named(by: name, value)
+    }
+
+    /// The proxy at `url`, with a refusal's message naming `source` (a variable or an option) first.
+    package static func named(by source: String, _ url: String) throws(TransportError) -> HTTPProxy {
         do {
-            return try HTTPProxy(url: value)
+            return try HTTPProxy(url: url)
         } catch {
-            throw TransportError(.invalidConfiguration, "\(name): \(error.message)")
+            throw TransportError(.invalidConfiguration, "\(source): \(error.message)")
         }
     }
 

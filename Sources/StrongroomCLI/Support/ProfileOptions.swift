@@ -131,16 +131,10 @@ struct ConnectionOptions: ParsableArguments {
     /// where it came from.
     static func proxy(for server: URL, flag: String?, environment: [String: String]) throws -> HTTPProxy? {
         do {
-            if let flag, !flag.isEmpty { return try HTTPProxy(url: flag) }
-        } catch {
-            throw CLIError(description: "error: --proxy: \(error.message)", exitCode: .init(4))
-        }
-        do {
-            if let own = environment["STRONGROOM_PROXY"], !own.isEmpty { return try HTTPProxy(url: own) }
-        } catch {
-            throw CLIError(description: "error: STRONGROOM_PROXY: \(error.message)", exitCode: .init(4))
-        }
-        do {
+            if let flag, !flag.isEmpty { return try HTTPProxy.named(by: "--proxy", flag) }
+            if let own = environment["STRONGROOM_PROXY"], !own.isEmpty {
+                return try HTTPProxy.named(by: "STRONGROOM_PROXY", own)
+            }
             return try HTTPProxy.fromEnvironment(for: server, environment: environment)
         } catch {
             throw CLIError(description: "error: \(error.message)", exitCode: .init(4))

@@ -12,11 +12,7 @@ struct FileBlobStore: BlobStore {
 
     init(directory: String) throws {
         self.directory = directory
-        try FileManager.default.createDirectory(
-            atPath: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        try DataDirectory.createFolder(directory, naming: "the blob folder \(directory)")
     }
 
     private func path(_ id: String) -> String {

@@ -11,18 +11,7 @@ import Glibc
 /// holds the database and the token key (0600).
 package enum DataDirectory {
     package static func prepare(_ path: String, logger: Logger? = nil) throws {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            // Foundation's error prints as a dictionary: the operating system's reason reads better.
-            let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
-            let reason = underlying.map { String(cString: strerror(Int32(clamping: $0.code))) } ?? "\(error)"
-            throw ServerError(.configuration, "the data directory \(path) cannot be created: \(reason)")
-        }
+        try createFolder(path, naming: "the data directory \(path)")
         // (`struct stat` is read in StrongroomCore: here member-import visibility cannot tell which of the modules
         // that re-export it to credit.)
         guard let permissions = AtomicFile.permissions(of: path) else {
@@ -35,6 +24,23 @@ package enum DataDirectory {
                 )
             }
             logger?.warning("tightened the data directory to 0700: it was open to group or others")
+        }
+    }
+
+    /// Creates the folder `path` (and its parents) owner-only unless it exists; a failure is a configuration error
+    /// that says `what` cannot be created and the operating system's reason (Foundation's own error prints as a
+    /// dictionary).
+    static func createFolder(_ path: String, naming what: String) throws(ServerError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+            let reason = underlying.map { String(cString: strerror(Int32(clamping: $0.code))) } ?? "\(error)"
+            throw ServerError(.configuration, "\(what) cannot be created: \(reason)")
         }
     }
 

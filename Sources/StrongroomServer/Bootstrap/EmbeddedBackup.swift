@@ -197,15 +197,7 @@ package enum EmbeddedBackup {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ServerError(.configuration, "\(path) exists already: a backup goes to a new folder")
         }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw ServerError(.configuration, "\(path) could not be created: \(error.localizedDescription)")
-        }
+        try DataDirectory.createFolder(path, naming: path)
     }
 
     /// Copies the file at `source` to `target` when there is one; whether there was.
