@@ -34,14 +34,7 @@ import Testing
                 Self.revision("r1", of: "d-1"), Self.revision("r2", of: "d-1"), Self.revision("r3", of: "d_2"),
             ]
             _ = try await store.insertSyncRecords(stored, maximumPerWriter: 100, maximumPerDocument: 2)
-            // The store as it was before step 13 (and the steps after it).
-            for statement in [
-                "DROP INDEX records_sync_doc", "DROP INDEX records_writer_type", "DROP INDEX records_type_files",
-                "ALTER TABLE records DROP COLUMN sync_doc", "DROP TABLE keylog",
-                "DELETE FROM schema_version WHERE version >= 13",
-            ] {
-                try await store.database.raw("\(unsafeRaw: statement)").run()
-            }
+            try await rewindSchema(store, below: 13)
             try await store.migrate()
             let rows = try await store.database.raw("SELECT sync_tag, sync_doc FROM records ORDER BY sync_tag").all()
             let pairs = try rows.map {

@@ -62,7 +62,7 @@ struct FileRoutes {
         if fileMeta.compression.utf8.count > 64 {
             throw ServerError.badRequest("compression is at most 64 bytes")
         }
-        try await SyncRoutes.requireAttachmentRoom(
+        try await SyncRoutes.requireAttachmentShape(
             sync,
             type: type,
             plain: body.meta.plain,
@@ -75,25 +75,32 @@ struct FileRoutes {
         await removeStalePendingFiles(now: timestamp, logger: context.logger)
         fileMeta.fileURL = nil
         if fileMeta.fileName?.isEmpty ?? true { fileMeta.fileName = "\(id)-\(timestamp.microseconds)" }
-        _ = try await store.insertRecord(
-            StoredRecordText(
-                record: StoredRecord(
-                    index: 0,
-                    recordID: id,
-                    writerID: caller,
-                    userID: caller,
-                    type: type,
-                    plain: body.meta.plain ?? [:],
-                    data: [:],
-                    recordSignature: nil,
-                    created: timestamp,
-                    lastModified: timestamp,
-                    version: SecureRandom.uuid().uuidString.lowercased(),
-                    fileMeta: fileMeta,
-                    isPending: true
-                )
+        let pending = StoredRecordText(
+            record: StoredRecord(
+                index: 0,
+                recordID: id,
+                writerID: caller,
+                userID: caller,
+                type: type,
+                plain: body.meta.plain ?? [:],
+                data: [:],
+                recordSignature: nil,
+                created: timestamp,
+                lastModified: timestamp,
+                version: SecureRandom.uuid().uuidString.lowercased(),
+                fileMeta: fileMeta,
+                isPending: true
             )
         )
+        if type.hasPrefix(ReplicatedType.prefix) {
+            _ = try await sync.insertReplicatedRecord(
+                pending,
+                maximumPerWriter: limits.syncRecordsPerWriterAndType,
+                maximumBytes: limits.syncAttachmentBytesPerType
+            )
+        } else {
+            _ = try await store.insertRecord(pending)
+        }
         return try json(
             PendingFileResponse(
                 id: id,

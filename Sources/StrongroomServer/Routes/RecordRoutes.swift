@@ -37,22 +37,28 @@ struct RecordRoutes {
             sync,
             type: type,
             plain: body.meta.plain,
-            writer: caller,
-            limits: limits
+            writer: caller
         )
-        let now = clock.timestamp()
-        let stored = try await store.insertRecord(
-            StoredRecordText(
-                record: .new(
-                    by: caller,
-                    type: type,
-                    plain: body.meta.plain ?? [:],
-                    data: data,
-                    recordSignature: body.recordSignature,
-                    now: now
-                )
+        let record = StoredRecordText(
+            record: .new(
+                by: caller,
+                type: type,
+                plain: body.meta.plain ?? [:],
+                data: data,
+                recordSignature: body.recordSignature,
+                now: clock.timestamp()
             )
         )
+        let stored =
+            if type.hasPrefix(ReplicatedType.prefix) {
+                try await sync.insertReplicatedRecord(
+                    record,
+                    maximumPerWriter: limits.syncRecordsPerWriterAndType,
+                    maximumBytes: limits.syncAttachmentBytesPerType
+                )
+            } else {
+                try await store.insertRecord(record)
+            }
         return recordJSON(stored, status: .created)
     }
 

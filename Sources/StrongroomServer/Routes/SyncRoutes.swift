@@ -117,14 +117,14 @@ struct SyncRoutes {
 
     /// For a v1 write of a record of a replicated type: 403 unless `writer` may write it (a read-only member: its
     /// checkpoints only), 400 unless it is one of the type's bookkeeping records (exactly one of
-    /// `ReplicatedType.PlainKey.bookkeeping` in its plain meta and no revision tag), 413 when its writer keeps as many
-    /// records of the type as it may. Any other type passes.
+    /// `ReplicatedType.PlainKey.bookkeeping` in its plain meta and no revision tag). Any other type passes. The
+    /// writer's record count is checked where the record is stored
+    /// (``SyncStore/insertReplicatedRecord(_:maximumPerWriter:maximumBytes:)``).
     static func requireBookkeeping(
         _ store: any SyncStore,
         type: String,
         plain: [String: String]?,
-        writer: String,
-        limits: ServerLimits
+        writer: String
     ) async throws {
         guard type.hasPrefix(ReplicatedType.prefix) else { return }
         let plain = plain ?? [:]
@@ -135,24 +135,13 @@ struct SyncRoutes {
                     + "checkpoint, membership change or purge marker"
             )
         }
-        try await requireRoom(store, type: type, writer: writer, limits: limits)
-    }
-
-    /// 413 when `writer` keeps ``ServerLimits/syncRecordsPerWriterAndType`` records of `type` already.
-    static func requireRoom(_ store: any SyncStore, type: String, writer: String, limits: ServerLimits) async throws {
-        let held = try await store.syncRecordCount(type: type, writer: writer)
-        guard held < limits.syncRecordsPerWriterAndType else {
-            throw ServerError(
-                .tooLarge,
-                "a writer keeps at most \(limits.syncRecordsPerWriterAndType) records of one replicated type"
-            )
-        }
     }
 
     /// For a file record of a replicated type (an attachment body): 403 unless `caller` may write to it, 400 without
-    /// its content address, 413 past ``ServerLimits/maximumAttachmentBytes``, the writer's record count or
-    /// ``ServerLimits/syncAttachmentBytesPerType``. Any other type passes.
-    static func requireAttachmentRoom(
+    /// its content address, 413 past ``ServerLimits/maximumAttachmentBytes``. Any other type passes. The writer's
+    /// record count and ``ServerLimits/syncAttachmentBytesPerType`` are checked where the record is stored
+    /// (``SyncStore/insertReplicatedRecord(_:maximumPerWriter:maximumBytes:)``).
+    static func requireAttachmentShape(
         _ store: any SyncStore,
         type: String,
         plain: [String: String]?,
@@ -167,13 +156,6 @@ struct SyncRoutes {
         }
         guard size <= limits.maximumAttachmentBytes else {
             throw ServerError.tooLarge("an attachment is at most \(limits.maximumAttachmentBytes) bytes")
-        }
-        try await requireRoom(store, type: type, writer: caller, limits: limits)
-        let held = try await store.syncAttachmentBytes(type: type)
-        guard held <= limits.syncAttachmentBytesPerType - size else {
-            throw ServerError.tooLarge(
-                "a replicated datastore holds at most \(limits.syncAttachmentBytesPerType) bytes of attachments"
-            )
         }
     }
 

@@ -255,6 +255,7 @@ extension SQLServerStore {
                     "CREATE INDEX keylog_party ON keylog (party, idx) WHERE party IS NOT NULL",
                 ]
             ),
+            (15, attachmentBytesStep),
         ]
     }
 

@@ -31,7 +31,7 @@ extension SQLServerStore {
     ) async throws -> [(recordID: String, created: Bool)] {
         let rows = try records.map { (try recordRow($0.record), $0.tag) }
         let documents = records.map(\.document)
-        return try await database.transaction { session in
+        return try await database.transaction { [engine] session in
             // Tags already stored, per (writer, type).
             var stored: [String: String] = [:]
             func slot(_ row: RecordRow, _ tag: String) -> String { "\(row.writerID)/\(row.type)/\(tag)" }
@@ -63,9 +63,14 @@ extension SQLServerStore {
                 }
             }
             // Each writer's records of a type, and its revisions of each document, are capped, so no member can
-            // make another's pull unbounded.
-            for positions in Dictionary(grouping: fresh, by: { "\(rows[$0].0.writerID)/\(rows[$0].0.type)" }).values {
+            // make another's pull unbounded. On PostgreSQL, writers of one type's records take turns from here (in
+            // one order, so two batches never wait on each other), so two batches cannot both fit the last room.
+            let capped = Dictionary(grouping: fresh, by: { "\(rows[$0].0.writerID)/\(rows[$0].0.type)" })
+            for (_, positions) in capped.sorted(by: { $0.key < $1.key }) {
                 let row = rows[positions[0]].0
+                if engine == .postgres {
+                    try await session.raw(Self.writerTypeLockSQL(type: row.type, writer: row.writerID)).run()
+                }
                 let held = try await Self.syncRecordCount(in: session, type: row.type, writer: row.writerID)
                 guard held + positions.count <= maximumPerWriter else {
                     throw ServerError(
@@ -145,10 +150,6 @@ extension SQLServerStore {
         ).all().count
     }
 
-    package func syncRecordCount(type: String, writer: String) async throws -> Int {
-        try await Self.syncRecordCount(in: database, type: type, writer: writer)
-    }
-
     /// How many records of `type` `writer` keeps.
     static func syncRecordCount(in database: any SQLDatabase, type: String, writer: String) async throws -> Int {
         try await database.raw(syncRecordCountSQL(type: type, writer: writer)).first()?
@@ -169,31 +170,11 @@ extension SQLServerStore {
         """
     }
 
-    package func syncAttachmentBytes(type: String) async throws -> Int64 {
-        try await database.raw(Self.syncAttachmentBytesSQL(type: type, engine: engine)).first()?
-            .decode(column: "bytes", as: Int64.self) ?? 0
-    }
-
-    /// The statement of ``syncAttachmentBytes(type:)``, through `records_type_files`: only the type's file records
-    /// are read. `file_meta` is the JSON `FileMeta` encodes, its `size` a number (PostgreSQL's SUM of BIGINT is
-    /// NUMERIC, hence the cast back).
-    static func syncAttachmentBytesSQL(type: String, engine: Engine) -> SQLQueryString {
-        let size =
-            switch engine {
-            case .sqlite: "json_extract(file_meta, '$.size')"
-            case .postgres: "CAST(CAST(file_meta AS json) ->> 'size' AS BIGINT)"
-            }
-        return """
-            SELECT CAST(COALESCE(SUM(\(unsafeRaw: size)), 0) AS BIGINT) AS bytes FROM records
-            WHERE type = \(bind: type) AND file_meta IS NOT NULL
-            """
-    }
-
     /// Rows per multi-row insert (15 values each; SQLite takes 32,766 bound values, PostgreSQL 65,535).
     static let syncBatchRows = 100
 
     /// A column value as SQLKit binds it.
-    private static func bindable(_ value: RecordValue) -> any Encodable & Sendable {
+    static func bindable(_ value: RecordValue) -> any Encodable & Sendable {
         switch value {
         case .null: String?.none
         case .integer(let number): number

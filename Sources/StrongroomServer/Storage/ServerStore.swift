@@ -158,10 +158,16 @@ package protocol SyncStore: Sendable {
         maximumPerDocument: Int
     ) async throws
         -> [(recordID: String, created: Bool)]
-    /// How many records of `type` (of every kind, files too) `writer` keeps.
-    func syncRecordCount(type: String, writer: String) async throws -> Int
-    /// The declared sizes of the file records of `type`, every writer's and pending ones too, added up.
-    func syncAttachmentBytes(type: String) async throws -> Int64
+    /// Stores a record of a replicated type written through v1 — a bookkeeping record, or an attachment body's
+    /// (pending) file record — and checks in the same transaction that its writer keeps at most `maximumPerWriter`
+    /// records of the type and, for a file record, that the declared sizes of the type's file records (every
+    /// writer's, pending ones too) add up to at most `maximumBytes`; refuses (``ServerError/Code/tooLarge``, nothing
+    /// stored) otherwise. Concurrent writes cannot both take the last room. Returns the record with its index.
+    func insertReplicatedRecord(
+        _ record: StoredRecordText,
+        maximumPerWriter: Int,
+        maximumBytes: Int64
+    ) async throws -> StoredRecordText
     /// Deletes the records of `type` that `writer` wrote with one of `tags`; returns how many.
     func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int
     /// What `caller` may write to records of `type`: ``SyncWriteAccess/open`` when no owner has set members' access.

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Logging
+import SQLKit
 import StrongroomServerPostgres
 import StrongroomTesting
 
@@ -23,4 +24,31 @@ func withStore(
             try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
         }
     }
+}
+
+/// Takes `store`'s schema back to before step `version` (13 or later), as a store written by an earlier release
+/// left it: each later step's tables, indexes and triggers dropped, in reverse order, and their versions forgotten.
+func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
+    let recreated = "CREATE INDEX records_type_files ON records (type) WHERE file_meta IS NOT NULL"
+    let undo: [Int: [String]] = [
+        13: [
+            "DROP INDEX records_sync_doc", "DROP INDEX records_writer_type", "DROP INDEX records_type_files",
+            "ALTER TABLE records DROP COLUMN sync_doc",
+        ],
+        14: ["DROP TABLE keylog"],
+        15: store.engine == .postgres
+            ? [
+                "DROP TRIGGER records_attachment_bytes ON records", "DROP FUNCTION records_attachment_bytes()",
+                "DROP TABLE sync_attachment_bytes", recreated,
+            ]
+            : [
+                "DROP TRIGGER records_attachment_bytes_insert", "DROP TRIGGER records_attachment_bytes_delete",
+                "DROP TRIGGER records_attachment_bytes_update", "DROP TABLE sync_attachment_bytes", recreated,
+            ],
+    ]
+    precondition(version >= 13 && undo.keys.contains(version), "steps before 13 are not undone here")
+    for step in undo.keys.sorted(by: >) where step >= version {
+        for statement in undo[step] ?? [] { try await store.database.raw("\(unsafeRaw: statement)").run() }
+    }
+    try await store.database.raw("DELETE FROM schema_version WHERE version >= \(bind: version)").run()
 }
