@@ -14,6 +14,14 @@ import StrongroomSync
 struct CLIError: Error, CustomStringConvertible {
     var description: String
     var exitCode: ExitCode
+    /// The library's error this one words for the user, shown with `--verbose`.
+    var cause: (any Error)?
+
+    init(description: String, exitCode: ExitCode, cause: (any Error)? = nil) {
+        self.description = description
+        self.exitCode = exitCode
+        self.cause = cause
+    }
 
     /// Maps any module error to a message and an exit code, in one place.
     static func from(_ error: any Error) -> CLIError {
@@ -126,6 +134,17 @@ func clientExitStatus(for code: ClientError.Code) -> Int32 {
     }
 }
 
+/// Runs `body`; the server's "not found" becomes `error: <missing>` (exit 7), the command's own words for what is
+/// not there, with the server's answer kept for `--verbose`.
+func naming<T>(missing: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as ClientError {
+        guard error.code == .notFound else { throw error }
+        throw CLIError(description: "error: \(missing())", exitCode: ExitCode(7), cause: error)
+    }
+}
+
 /// Runs a command body and turns any failure into a ``CLIError`` line and exit code.
 func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
@@ -135,7 +154,9 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch {
         let failure = CLIError.from(error)
         printError(failure.description)
-        if Verbosity.isOn, case let causes = Verbosity.causes(of: error), !causes.isEmpty { printError(causes) }
+        if Verbosity.isOn, let cause = failure.cause { printError("  caused by: \(cause)") }
+        let reported = failure.cause ?? error
+        if Verbosity.isOn, case let causes = Verbosity.causes(of: reported), !causes.isEmpty { printError(causes) }
         throw failure.exitCode
     }
 }

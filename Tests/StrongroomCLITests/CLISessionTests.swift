@@ -92,6 +92,18 @@ import Testing
             let missing = try await cli.run(["read", "00000000-0000-4000-8000-000000000000"])
             #expect(missing.status == 7, "\(missing.output)")
             #expect(missing.output.hasPrefix("error: no record 00000000-"), "in the user's words: \(missing.output)")
+            // Every command naming something that is not there says what, in its words (exit 7).
+            let nothing = "00000000-0000-4000-8000-000000000000"
+            for (command, words) in [
+                (["update", nothing, "a=b"], "error: no record \(nothing) for this client"),
+                (["delete", nothing], "error: no record \(nothing) for this client"),
+                (["share", "--type", "note", "--reader", nothing], "error: no client \(nothing) on this server"),
+                (["revoke", "--type", "note", "--reader", nothing], "error: no client \(nothing) on this server"),
+                (["file", "get", nothing, cli.home.appending(path: "nothing").path], "error: no file \(nothing)"),
+            ] {
+                let answer = try await cli.run(command)
+                #expect(answer.status == 7 && answer.output.hasPrefix(words), "\(command): \(answer.output)")
+            }
             _ = try await cli.ok(["share", "--type", "note", "--reader", bob])
             #expect(try await cli.ok(["read", id], profile: "bob").contains("body=changed"))
             let sharing = try await cli.ok(["sharing"])
@@ -128,10 +140,11 @@ import Testing
             try Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: plain)
             let file = try await cli.ok(["file", "put", "--type", "report", "report.bin", "--progress"])
             let fileID = try #require(file.split(separator: "\n").last.map(String.init))
-            // One progress style (issue 53 item 11): each redraw clears its line, shows the total and the rate.
-            #expect(file.contains("\r\u{1B}[K") && file.contains("/3.0 MiB") && file.contains("MiB/s"), "\(file)")
+            // One progress style (issue 53 item 11): each redraw clears its line and shows the total (and the rate
+            // once 50 ms have passed: not checked, a fast machine finishes sooner).
+            #expect(file.contains("\r\u{1B}[K") && file.contains("/3.0 MiB"), "\(file)")
             let got = try await cli.ok(["file", "get", fileID, "copy.bin", "--progress"])
-            #expect(got.contains("downloading") && got.contains("MiB/s"), "\(got)")
+            #expect(got.contains("\r\u{1B}[Kdownloading ") && got.contains(" MiB"), "\(got)")
             #expect(got.hasSuffix("wrote copy.bin: \(3 << 20) bytes (uploaded as report.bin)"), "\(got)")
             try FileManager.default.removeItem(at: cli.home.appending(path: "copy.bin"))
             _ = try await cli.ok(["file", "get", fileID, "copy.bin"])

@@ -37,6 +37,17 @@ enum Fields {
         return id
     }
 
+    /// What `read`, `update` and `delete` say when the server has no record `id` for this client.
+    static func missingRecord(_ id: String) -> String {
+        "no record \(id) for this client: it does not exist, was deleted, or was not shared with you"
+    }
+
+    /// What `file get` says when the server has no file record `id` for this client.
+    static func missingFile(_ id: String) -> String {
+        "no file \(id) for this client: it does not exist, was deleted, was never fully uploaded, or was not shared "
+            + "with you"
+    }
+
     /// Reads a JSON file, or standard input for `-`.
     static func read(_ path: String) throws -> Data {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }

@@ -55,11 +55,13 @@ struct FileCommand: AsyncParsableCommand {
                 let client = try await profile.client()
                 let id = try Fields.uuid(recordID, "record ID")
                 let bar = progress ? ProgressBar(total: nil, enabled: true) : ProgressBar(total: nil)
-                let info = try await client.readFile(
-                    recordID: id,
-                    destination: URL(fileURLWithPath: destination),
-                    progress: bar.update
-                )
+                let info = try await naming(missing: Fields.missingFile(recordID)) {
+                    try await client.readFile(
+                        recordID: id,
+                        destination: URL(fileURLWithPath: destination),
+                        progress: bar.update
+                    )
+                }
                 bar.finish()
                 // What was written where, in plaintext bytes (the record's own size is the ciphertext's).
                 let written = try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? NSNumber

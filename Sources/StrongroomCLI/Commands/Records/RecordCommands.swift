@@ -47,15 +47,8 @@ struct ReadCommand: AsyncParsableCommand {
         try await reportingErrors {
             let id = try Fields.uuid(recordID, "record ID")
             let client = try await profile.client()
-            let record: Record
-            do {
-                record = try await client.read(recordID: id, fields: fields.isEmpty ? nil : fields)
-            } catch let error as ClientError where error.code == .notFound {
-                throw CLIError(
-                    description: "error: no record \(recordID) for this client: it does not exist, was deleted, "
-                        + "or was not shared with you",
-                    exitCode: .init(7)
-                )
+            let record = try await naming(missing: Fields.missingRecord(recordID)) {
+                try await client.read(recordID: id, fields: fields.isEmpty ? nil : fields)
             }
             if json {
                 try printJSON(RecordOutput(record))
@@ -99,16 +92,23 @@ struct UpdateCommand: AsyncParsableCommand {
             }
             // Keeping fields needs the current ones, decrypted; with --record-version, a newer record is refused
             // by the server as a conflict, so nothing read here is written over a change made since.
-            let current = replace ? nil : try await client.read(recordID: id)
-            var meta: Meta
-            if let current { meta = current.meta } else { meta = try await client.read(recordID: id, fields: []).meta }
-            if let recordVersion { meta.version = recordVersion }
-            let kept = (current?.data ?? [:]).filter { data[$0.key] == nil }
-            let updated = try await client.update(
-                meta: meta,
-                newData: kept.merging(data) { _, new in new },
-                plain: plain.isEmpty ? meta.plain : try Fields.parse(plain, json: nil)
-            )
+            let (updated, kept) = try await naming(missing: Fields.missingRecord(recordID)) {
+                let current = replace ? nil : try await client.read(recordID: id)
+                var meta: Meta
+                if let current {
+                    meta = current.meta
+                } else {
+                    meta = try await client.read(recordID: id, fields: []).meta
+                }
+                if let recordVersion { meta.version = recordVersion }
+                let kept = (current?.data ?? [:]).filter { data[$0.key] == nil }
+                let updated = try await client.update(
+                    meta: meta,
+                    newData: kept.merging(data) { _, new in new },
+                    plain: plain.isEmpty ? meta.plain : try Fields.parse(plain, json: nil)
+                )
+                return (updated, kept)
+            }
             print(updated.meta.version)
             let note =
                 replace
@@ -135,13 +135,15 @@ struct DeleteCommand: AsyncParsableCommand {
         try await reportingErrors {
             let client = try await profile.client()
             let id = try Fields.uuid(recordID, "record ID")
-            let current: String
-            if let recordVersion {
-                current = recordVersion
-            } else {
-                current = try await client.read(recordID: id, fields: []).meta.version
+            try await naming(missing: Fields.missingRecord(recordID)) {
+                let current: String
+                if let recordVersion {
+                    current = recordVersion
+                } else {
+                    current = try await client.read(recordID: id, fields: []).meta.version
+                }
+                try await client.delete(recordID: id, version: current)
             }
-            try await client.delete(recordID: id, version: current)
             print("deleted")
         }
     }

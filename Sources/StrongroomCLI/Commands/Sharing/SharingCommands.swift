@@ -15,11 +15,20 @@ struct ShareTarget: ParsableArguments {
     func apply(share: Bool) async throws -> String {
         let client = try await profile.client()
         let readerID = try Fields.uuid(reader, "reader")
-        switch (share, try onBehalfOf.map { try Fields.uuid($0, "writer") }) {
-        case (true, nil): try await client.share(type: type, readerID: readerID)
-        case (false, nil): try await client.revoke(type: type, readerID: readerID)
-        case (true, let writer?): try await client.share(onBehalfOf: writer, type: type, readerID: readerID)
-        case (false, let writer?): try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID)
+        let writerID = try onBehalfOf.map { try Fields.uuid($0, "writer") }
+        let whom =
+            if let onBehalfOf, writerID != nil {
+                "no client \(reader), or no writer \(onBehalfOf) you act for, on this server"
+            } else {
+                "no client \(reader) on this server"
+            }
+        try await naming(missing: "\(whom): check the ID (`strongroom whoami` shows a client its own)") {
+            switch (share, writerID) {
+            case (true, nil): try await client.share(type: type, readerID: readerID)
+            case (false, nil): try await client.revoke(type: type, readerID: readerID)
+            case (true, let writer?): try await client.share(onBehalfOf: writer, type: type, readerID: readerID)
+            case (false, let writer?): try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID)
+            }
         }
         return "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(ClientID(readerID).description)"
     }
