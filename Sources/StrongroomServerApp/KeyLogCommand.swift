@@ -84,7 +84,14 @@ struct KeyLogCommand: AsyncParsableCommand {
                 // Reading never creates: without a token key there is no log key yet.
                 let path = data.dataDirectory + "/token.key"
                 guard FileManager.default.fileExists(atPath: path) else {
-                    throw MissingData(directory: data.dataDirectory)
+                    let database = EmbeddedDatabase.databasePath(in: data.dataDirectory)
+                    guard data.resolvedDatabaseURL != nil || FileManager.default.fileExists(atPath: database) else {
+                        throw MissingData(directory: data.dataDirectory)
+                    }
+                    throw CommandFailure(
+                        "there is no token key in \(data.dataDirectory): the server was given its own, so give the "
+                            + "same one here (--token-key-file or STRONGROOM_TOKEN_KEY); nothing was created"
+                    )
                 }
                 tokenKey = try loadTokenKey(dataDirectory: data.dataDirectory)
             }

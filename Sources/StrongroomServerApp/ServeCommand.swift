@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import StrongroomCore
 import StrongroomServer
 import StrongroomServerPostgres
@@ -217,6 +218,7 @@ struct Serve: AsyncParsableCommand {
         )
         configuration.caDirectory = data.resolvedCADirectory
         configuration.keyLogWitnesses = try keyLogWitnesses.map(KeyLogWitnessEndpoint.init)
+        // The data directory, database and first token are created inside, after the port is checked.
         try await ServeFailure.listening(host: host, port: port) {
             if let url = data.resolvedDatabaseURL {
                 let app = try await buildPostgresApplication(
@@ -237,13 +239,26 @@ struct Serve: AsyncParsableCommand {
 struct ServeFailure: Error, CustomStringConvertible {
     let description: String
 
-    /// Runs `serve`, a service listening on `host:port`; a failure to listen becomes a `ServeFailure`.
+    /// Runs `serve`, a service listening on `host:port`, once `host:port` is found free; a failure to listen becomes
+    /// a `ServeFailure`. Checking first means a start that cannot listen creates nothing `serve` would create before
+    /// binding (another process can still take the port in between; then the service's own bind fails the same way).
     static func listening(host: String, port: Int, _ serve: () async throws -> Void) async throws {
         do {
+            try await probe(host: host, port: port)
             try await serve()
         } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
             throw ServeFailure(listening: error.errnoCode, host: host, port: port)
         }
+    }
+
+    /// Binds `host:port` as the server will (address reuse on) and lets it go again; throws the bind's error. Port 0
+    /// (any free port) needs no check.
+    static func probe(host: String, port: Int) async throws {
+        guard port != 0 else { return }
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: port).get()
+        try await channel.close()
     }
 
     private init(listening errnoCode: Int32, host: String, port: Int) {

@@ -51,20 +51,23 @@ struct WitnessCommand: AsyncParsableCommand {
             }
             var logger = Logger(label: "strongroom-witness")
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-            // Its key and state are files: read off the cooperative pool.
             let (directory, name) = (options.directory, options.name)
-            let witness = try await BlockingExecutor.shared.run { _ in
-                try KeyLogWitness(directory: directory, name: name, logKeys: keys, clock: SystemWallClock())
+            // The witness key is created inside, after the port is checked.
+            try await ServeFailure.listening(host: host, port: port) {
+                // Its key and state are files: read off the cooperative pool.
+                let witness = try await BlockingExecutor.shared.run { _ in
+                    try KeyLogWitness(directory: directory, name: name, logKeys: keys, clock: SystemWallClock())
+                }
+                print(witness.cosigner.key.description)
+                let app = buildWitnessApplication(
+                    witness: witness,
+                    host: host,
+                    port: port,
+                    portFile: portFile,
+                    logger: logger
+                )
+                try await app.runService()
             }
-            print(witness.cosigner.key.description)
-            let app = buildWitnessApplication(
-                witness: witness,
-                host: host,
-                port: port,
-                portFile: portFile,
-                logger: logger
-            )
-            try await ServeFailure.listening(host: host, port: port) { try await app.runService() }
         }
     }
 

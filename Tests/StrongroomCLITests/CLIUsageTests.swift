@@ -88,13 +88,14 @@ import Testing
                     "PostgreSQL at 127.0.0.1:1 could not be reached"
                 ),
             ]
+            let second = home.appending(path: "second")
             for (arguments, status, says) in cases {
                 // Bounded: a server that started after all would otherwise keep the test waiting.
                 let outcome = try await ExternalProcess.run(
                     URL(fileURLWithPath: "/usr/bin/timeout"),
                     arguments: ["120", ServerProcess.executable.path, "serve"]
                         + (arguments.contains("--data-directory")
-                            ? [] : ["--data-directory", home.appending(path: "second").path]) + arguments,
+                            ? [] : ["--data-directory", second.path]) + arguments,
                     directory: home
                 )
                 // The `Error:` line is the one the operator reads (a driver may have logged its own before it).
@@ -102,6 +103,12 @@ import Testing
                 #expect(outcome.status == status && last.contains(says), "\(arguments): \(outcome.output)")
                 #expect(!last.contains("errno") && !last.contains("NSCocoaErrorDomain") && !last.contains("Generic"))
                 #expect(!outcome.output.contains("pw-not-shown"), "the database password: \(outcome.output)")
+                if says.hasSuffix("is in use") {
+                    #expect(
+                        !FileManager.default.fileExists(atPath: second.path),
+                        "a start that cannot listen creates nothing"
+                    )
+                }
             }
             let witness = try await ExternalProcess.run(
                 ServerProcess.executable,
@@ -109,6 +116,34 @@ import Testing
                 directory: home
             )
             #expect(witness.status == 64 && witness.output.contains("--port is 0 to 65535"), "\(witness.output)")
+            // The log's key needs the server's token key, given to it here by the environment: without it, that is
+            // what the error says (the database is there).
+            let keyless = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["keylog", "key", "--data-directory", home.appending(path: "data").path],
+                directory: home,
+                environment: ["STRONGROOM_TOKEN_KEY": ""]
+            )
+            #expect(keyless.status == 1 && keyless.output.contains("there is no token key in"), "\(keyless.output)")
+            // A witness on a port in use: its key is not created either.
+            let key = try await ExternalProcess.run(
+                ServerProcess.executable,
+                arguments: ["keylog", "key", "--data-directory", home.appending(path: "data").path],
+                directory: home,
+                environment: ["STRONGROOM_TOKEN_KEY": ServerProcess.tokenKey]
+            )
+            let logKey = key.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            try #require(key.status == 0, "\(key.output)")
+            let busy = try await ExternalProcess.run(
+                URL(fileURLWithPath: "/usr/bin/timeout"),
+                arguments: [
+                    "120", ServerProcess.executable.path, "witness", "serve", "--port", "\(running.port)", "--log-key",
+                    logKey, "--directory", home.appending(path: "witness").path,
+                ],
+                directory: home
+            )
+            #expect(busy.status == 1 && busy.output.contains("is in use"), "\(busy.output)")
+            #expect(!FileManager.default.fileExists(atPath: home.appending(path: "witness").path), "no witness key")
         }
     }
 
