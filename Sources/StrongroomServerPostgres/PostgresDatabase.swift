@@ -40,8 +40,22 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
         -> PostgresServerDatabase
     {
         let configuration = try SQLPostgresConfiguration(url: url)
+        let source = PostgresConnectionSource(sqlConfiguration: configuration)
+        // One connection first, its failure reported once in our words: the pool would log PostgresNIO's raw error
+        // at error level before it.
+        var silent = logger
+        silent.logLevel = .critical
+        do {
+            let probe = try await source.makeConnection(
+                logger: silent,
+                on: MultiThreadedEventLoopGroup.singleton.any()
+            ).get()
+            try await probe.close()
+        } catch let error as PSQLError {
+            throw ServerError(.configuration, Self.describe(error, url: url))
+        }
         let pool = EventLoopGroupConnectionPool(
-            source: PostgresConnectionSource(sqlConfiguration: configuration),
+            source: source,
             maxConnectionsPerEventLoop: maximumConnectionsPerLoop,
             logger: databaseLogger(logger),
             on: MultiThreadedEventLoopGroup.singleton

@@ -98,11 +98,15 @@ import Testing
                             ? [] : ["--data-directory", second.path]) + arguments,
                     directory: home
                 )
-                // The `Error:` line is the one the operator reads (a driver may have logged its own before it).
+                // The `Error:` line is the one the operator reads.
                 let last = outcome.output.split(separator: "\n").first { $0.hasPrefix("Error:") }.map(String.init) ?? ""
                 #expect(outcome.status == status && last.contains(says), "\(arguments): \(outcome.output)")
                 #expect(!last.contains("errno") && !last.contains("NSCocoaErrorDomain") && !last.contains("Generic"))
                 #expect(!outcome.output.contains("pw-not-shown"), "the database password: \(outcome.output)")
+                #expect(
+                    !outcome.output.contains("PSQLError"),
+                    "one line in our words, no driver log: \(outcome.output)"
+                )
                 if says.hasSuffix("is in use") {
                     #expect(
                         !FileManager.default.fileExists(atPath: second.path),
