@@ -68,9 +68,18 @@ extension SQLServerStore {
                     RETURN NULL;
                 END $$
                 """,
+                // Three triggers, so a record without a file (nearly every one) runs no function at all.
                 """
-                CREATE TRIGGER records_attachment_bytes AFTER INSERT OR DELETE OR UPDATE OF file_meta, type
-                ON records FOR EACH ROW EXECUTE FUNCTION records_attachment_bytes()
+                CREATE TRIGGER records_attachment_bytes_insert AFTER INSERT ON records FOR EACH ROW
+                WHEN (NEW.file_meta IS NOT NULL) EXECUTE FUNCTION records_attachment_bytes()
+                """,
+                """
+                CREATE TRIGGER records_attachment_bytes_delete AFTER DELETE ON records FOR EACH ROW
+                WHEN (OLD.file_meta IS NOT NULL) EXECUTE FUNCTION records_attachment_bytes()
+                """,
+                """
+                CREATE TRIGGER records_attachment_bytes_update AFTER UPDATE OF file_meta, type ON records FOR EACH ROW
+                EXECUTE FUNCTION records_attachment_bytes()
                 """,
             ]
         }

@@ -38,7 +38,9 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
         14: ["DROP TABLE keylog"],
         15: store.engine == .postgres
             ? [
-                "DROP TRIGGER records_attachment_bytes ON records", "DROP FUNCTION records_attachment_bytes()",
+                "DROP TRIGGER records_attachment_bytes_insert ON records",
+                "DROP TRIGGER records_attachment_bytes_delete ON records",
+                "DROP TRIGGER records_attachment_bytes_update ON records", "DROP FUNCTION records_attachment_bytes()",
                 "DROP TABLE sync_attachment_bytes", recreated,
             ]
             : [
