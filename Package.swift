@@ -628,6 +628,7 @@ if fuzzing {
             dependencies: [
                 "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore", "StrongroomKeychain", "StrongroomPKI",
                 "StrongroomServer", "StrongroomShield", "StrongroomWire",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Fuzz/StrongroomFuzz",

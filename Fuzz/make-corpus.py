@@ -74,6 +74,7 @@ def pem_body(text):
 ca = (fixtures / "ca.pem").read_text()
 seed("certificate", "ca.der", pem_body(ca.split("-----END CERTIFICATE-----")[0]))
 seed("crl", "known.der", (fixtures / "crl-known.der").read_bytes())
+seed("crl", "openssl.der", pem_body((fixtures / "crl-openssl.pem").read_text()))
 for name in ["ec-default.p12", "rsa-legacy.p12"]:
     seed("pkcs12", name, (fixtures / name).read_bytes())
 with tempfile.TemporaryDirectory() as tmp:

@@ -458,6 +458,22 @@ import X509
                     #expect(read.output.contains("Serial Number: \(text)"), "\(file) lacks \(text): \(read.output)")
                 }
                 #expect(read.output.components(separatedBy: "Superseded").count == 2, "\(read.output)")
+                // This library's reader agrees: signed by the server's CA, naming both.
+                let bytes = [UInt8](try Data(contentsOf: setup.directory.appending(path: file)))
+                let issuers = try CertificateBundle.certificates(
+                    from: Array(try Data(contentsOf: URL(fileURLWithPath: chain)))
+                )
+                let list = issuers.lazy.compactMap { issuer in
+                    form == "DER"
+                        ? try? CertificateRevocationList(derEncoded: bytes, issuer: issuer)
+                        : try? CertificateRevocationList(
+                            pemEncoded: String(decoding: bytes, as: UTF8.self),
+                            issuer: issuer
+                        )
+                }.first
+                #expect(list?.contains(identity.certificate.serialNumber) == true, "\(file)")
+                #expect(list?.contains(next.certificate.serialNumber) == true, "\(file)")
+                #expect(list?.entries.compactMap(\.reason) == [.superseded], "\(file)")
             }
 
             // The keychain file holds no private key in the clear.

@@ -42,6 +42,19 @@ public struct CertificateRevocationList: Sendable, Hashable {
 
     /// The DER encoding (`CertificateList`), as served with `Content-Type: application/pkix-crl`.
     public let derBytes: [UInt8]
+    /// The CA that signed the list.
+    public let issuer: DistinguishedName
+    /// The CRL number (nil when the list has none).
+    public let number: Int64?
+    /// When the list was made (whole seconds).
+    public let thisUpdate: Date
+    /// When a newer list will be available (whole seconds; nil when the list does not say, which RFC 5280 forbids a
+    /// conforming CA).
+    public let nextUpdate: Date?
+    /// The revoked certificates, in the list's order.
+    public let entries: [Entry]
+    /// The entries' serial numbers, for ``contains(_:)``.
+    let serialNumbers: Set<Certificate.SerialNumber>
 
     /// The PEM encoding (`-----BEGIN X509 CRL-----`).
     public var pemString: String { PEMDocument(type: "X509 CRL", derBytes: derBytes).pemString }
@@ -96,6 +109,18 @@ public struct CertificateRevocationList: Sendable, Hashable {
                 try coder.serialize(ASN1BitString(bytes: signature.rawRepresentation[...]))
             }
             derBytes = serializer.serializedBytes
+            self.issuer = issuer.subject
+            self.number = number
+            self.thisUpdate = Self.wholeSeconds(thisUpdate)
+            self.nextUpdate = Self.wholeSeconds(nextUpdate)
+            self.entries = entries.map {
+                Entry(
+                    serialNumber: $0.serialNumber,
+                    revocationDate: Self.wholeSeconds($0.revocationDate),
+                    reason: $0.reason
+                )
+            }
+            serialNumbers = Set(entries.map(\.serialNumber))
         } catch {
             throw PKIError(.invalidEncoding, "the revocation list could not be signed", underlying: error)
         }
@@ -121,14 +146,14 @@ public struct CertificateRevocationList: Sendable, Hashable {
 
     // MARK: - Encoding
 
-    private static let signatureOID: [KeyAlgorithm: ASN1ObjectIdentifier] = [
+    static let signatureOID: [KeyAlgorithm: ASN1ObjectIdentifier] = [
         .p256: [1, 2, 840, 10045, 4, 3, 2],  // ecdsa-with-SHA256
         .p384: [1, 2, 840, 10045, 4, 3, 3],  // ecdsa-with-SHA384
         .p521: [1, 2, 840, 10045, 4, 3, 4],  // ecdsa-with-SHA512
         .ed25519: [1, 3, 101, 112],  // id-Ed25519
     ]
-    private static let reasonCodeOID: ASN1ObjectIdentifier = [2, 5, 29, 21]
-    private static let crlNumberOID: ASN1ObjectIdentifier = [2, 5, 29, 20]
+    static let reasonCodeOID: ASN1ObjectIdentifier = [2, 5, 29, 21]
+    static let crlNumberOID: ASN1ObjectIdentifier = [2, 5, 29, 20]
 
     private static func encodeList(
         issuer: Certificate,
@@ -217,5 +242,10 @@ public struct CertificateRevocationList: Sendable, Hashable {
                 )
             )
         }
+    }
+
+    /// `date` without its fraction of a second, as the list encodes it.
+    static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 }
