@@ -2,6 +2,7 @@
 public import Foundation
 import StrongroomCore
 import StrongroomPKI
+import SwiftASN1
 public import X509
 
 extension ClientCertificatePolicy.Revocation {
@@ -13,7 +14,9 @@ extension ClientCertificatePolicy.Revocation {
     /// partitioned or indirect list), and current — made no later than five minutes from now and with a
     /// `nextUpdate` still ahead. The list is fetched when first needed, again once it is `refreshInterval` old
     /// (so a revocation takes effect within that time, not only at the list's `nextUpdate`), and concurrent checks
-    /// share one fetch. A failed fetch or a list that does not check keeps the previous list while it is current.
+    /// share one fetch. While a current list is held, checks use it and a newer one is fetched beside them (so a
+    /// fetch that hangs holds up no handshake); a failed fetch, or a list that does not check, keeps the previous
+    /// list while it is current, and is tried again 30 seconds later.
     ///
     /// Revocation fails closed: with no current list, or for a certificate another CA than the list's issued, the
     /// certificate is refused.
@@ -42,13 +45,11 @@ actor RevocationListCache {
     let now: @Sendable () -> Date
     let fetch: @Sendable () async throws -> [UInt8]
     /// The list in use and when it was fetched.
-    private var held: Fetched?
+    private var held: (list: CertificateRevocationList, at: ContinuousClock.Instant)?
     /// The fetch under way, shared by every check waiting for it.
-    private var fetching: Task<Fetched, any Error>?
-    /// When a fetch last failed while a current list was held: the next waits ``retryDelay``.
+    private var fetching: Task<CertificateRevocationList, any Error>?
+    /// When a fetch last failed: while a current list is held, the next waits ``retryDelay``.
     private var failed: ContinuousClock.Instant?
-
-    typealias Fetched = (list: CertificateRevocationList, at: ContinuousClock.Instant)
 
     /// How long a failed fetch is not tried again while the held list is still current.
     static let retryDelay: Duration = .seconds(30)
@@ -77,33 +78,42 @@ actor RevocationListCache {
     }
 
     private func currentList() async throws -> CertificateRevocationList {
-        let clock = ContinuousClock.now
         if let held, Self.isCurrent(held.list, at: now()) {
-            let fresh = clock - held.at < refreshInterval
-            let waiting = failed.map { clock - $0 < Self.retryDelay } ?? false
-            if fresh || waiting { return held.list }
+            // Checks go on with the held list while a newer one is fetched: a fetch that hangs holds up no handshake.
+            let clock = ContinuousClock.now
+            let resting = failed.map { clock - $0 < Self.retryDelay } ?? false
+            if clock - held.at >= refreshInterval, !resting { _ = startFetch() }
+            return held.list
         }
-        let task: Task<Fetched, any Error>
-        if let fetching {
-            task = fetching
-        } else {
-            let (fetch, issuers, now) = (self.fetch, self.issuers, self.now)
-            task = Task { (try await Self.fetchChecked(fetch: fetch, issuers: issuers, now: now), ContinuousClock.now) }
-            fetching = task
-        }
-        do {
-            let result = try await task.value
-            if fetching == task { fetching = nil }
-            if held.map({ $0.at < result.at }) ?? true { (held, failed) = (result, nil) }
-            return result.list
-        } catch {
-            if fetching == task { fetching = nil }
-            // The previous list serves while it is current; without one, the check fails closed.
-            if let held, Self.isCurrent(held.list, at: now()) {
-                failed = ContinuousClock.now
-                return held.list
+        // No current list: wait for one (and fail closed without it).
+        return try await startFetch().value
+    }
+
+    /// The fetch under way, or a new one; its outcome is kept when it ends.
+    private func startFetch() -> Task<CertificateRevocationList, any Error> {
+        if let fetching { return fetching }
+        let (fetch, issuers, now) = (self.fetch, self.issuers, self.now)
+        let task = Task {
+            do {
+                let list = try await Self.fetchChecked(fetch: fetch, issuers: issuers, now: now)
+                self.finish(with: list)
+                return list
+            } catch {
+                self.finish(with: nil)
+                throw error
             }
-            throw error
+        }
+        fetching = task
+        return task
+    }
+
+    /// Keeps a fetched list (nil: the fetch failed) and ends the fetch.
+    private func finish(with list: CertificateRevocationList?) {
+        fetching = nil
+        if let list {
+            (held, failed) = ((list, ContinuousClock.now), nil)
+        } else {
+            failed = ContinuousClock.now
         }
     }
 
@@ -126,17 +136,20 @@ actor RevocationListCache {
 
     /// `bytes` (DER, or PEM) as a list one of `issuers` signed.
     static func read(_ bytes: [UInt8], issuers: [Certificate]) throws -> CertificateRevocationList {
+        var der = bytes
+        if bytes.starts(with: Array("-----BEGIN".utf8)) {
+            do {
+                let document = try PEMDocument(pemString: String(decoding: bytes, as: UTF8.self))
+                guard document.discriminator == "X509 CRL" else { throw PKIError(.invalidEncoding, "not a CRL") }
+                der = document.derBytes
+            } catch {
+                throw PKIError(.invalidEncoding, "not a PEM revocation list", underlying: error)
+            }
+        }
         var refusal = PKIError(.untrustedIssuer, "no CA to check the revocation list with")
-        let pem = bytes.starts(with: Array("-----BEGIN".utf8))
         for issuer in issuers {
             do {
-                return
-                    if pem
-                {
-                    try CertificateRevocationList(pemEncoded: String(decoding: bytes, as: UTF8.self), issuer: issuer)
-                } else {
-                    try CertificateRevocationList(derEncoded: bytes, issuer: issuer)
-                }
+                return try CertificateRevocationList(derEncoded: der, issuer: issuer)
             } catch {
                 refusal = error
                 // Another anchor may be the list's issuer; any other failure is the list's own.

@@ -89,7 +89,34 @@ import X509
         let policy = setup.policy(refreshInterval: .zero)
         #expect(await policy.refusal(of: setup.revokedLeaf.certificate) == nil)
         setup.served.withLock { $0 = try? setup.list(revoking: [setup.revokedLeaf]) }
+        // The newer list is fetched beside the checks, which use the held one meanwhile: within a few checks it is
+        // in use (the bound only stops a hang).
+        var checks = 0
+        while await policy.refusal(of: setup.revokedLeaf.certificate) == nil, checks < 3_000 {
+            checks += 1
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(await policy.refusal(of: setup.revokedLeaf.certificate) == "the certificate is revoked")
+    }
+
+    @Test("a fetch that hangs holds up no check while the held list is current")
+    func hangingFetch() async throws {
+        let setup = try Setup()
+        let list = try setup.list(revoking: [setup.revokedLeaf])
+        let hang = Mutex(false)
+        let policy = ClientCertificatePolicy(
+            anchors: [setup.pki.root.certificate],
+            revocation: .revocationList(issuers: [setup.pki.root.certificate], refreshInterval: .zero) {
+                if hang.withLock({ $0 }) { try await Task.sleep(for: .seconds(3600)) }
+                return list
+            }
+        )
+        #expect(await policy.refusal(of: setup.revokedLeaf.certificate) == "the certificate is revoked")
+        hang.withLock { $0 = true }
+        for _ in 0..<3 {
+            #expect(await policy.refusal(of: setup.revokedLeaf.certificate) == "the certificate is revoked")
+            #expect(await policy.refusal(of: setup.goodLeaf.certificate) == nil)
+        }
     }
 
     @Test("fail closed: no list, a stale list, another CA's list, another issuer's certificate")
