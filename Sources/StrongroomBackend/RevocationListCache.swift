@@ -2,7 +2,6 @@
 public import Foundation
 import StrongroomCore
 import StrongroomPKI
-import SwiftASN1
 public import X509
 
 extension ClientCertificatePolicy.Revocation {
@@ -136,16 +135,9 @@ actor RevocationListCache {
 
     /// `bytes` (DER, or PEM) as a list one of `issuers` signed.
     static func read(_ bytes: [UInt8], issuers: [Certificate]) throws -> CertificateRevocationList {
-        var der = bytes
-        if bytes.starts(with: Array("-----BEGIN".utf8)) {
-            do {
-                let document = try PEMDocument(pemString: String(decoding: bytes, as: UTF8.self))
-                guard document.discriminator == "X509 CRL" else { throw PKIError(.invalidEncoding, "not a CRL") }
-                der = document.derBytes
-            } catch {
-                throw PKIError(.invalidEncoding, "not a PEM revocation list", underlying: error)
-            }
-        }
+        let pem = bytes.starts(with: Array("-----BEGIN".utf8))
+        let der =
+            pem ? try CertificateRevocationList.derBytes(pemEncoded: String(decoding: bytes, as: UTF8.self)) : bytes
         var refusal = PKIError(.untrustedIssuer, "no CA to check the revocation list with")
         for issuer in issuers {
             do {

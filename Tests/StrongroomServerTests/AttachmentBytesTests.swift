@@ -113,7 +113,7 @@ import Testing
             #expect(stored == 5)
             let (kept, summed) = try await Self.totals(store)
             #expect(kept == ["sr1.c": 50] && summed == kept)
-            let perWriter = try await group(store)
+            let perWriter = try await recordsPerWriter(store)
             #expect(perWriter.values.allSatisfy { $0 <= 4 }, "\(perWriter)")
             // Checkpoints (no file): alice's records, capped at 6 of the type, whatever she held before.
             let held = perWriter[Self.alice, default: 0]
@@ -143,7 +143,7 @@ import Testing
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(checkpoints == 6 - held)
-            #expect(try await group(store)[Self.alice] == 6)
+            #expect(try await recordsPerWriter(store)[Self.alice] == 6)
         }
     }
 
@@ -164,7 +164,7 @@ import Testing
     }
 
     /// How many records each writer keeps.
-    func group(_ store: SQLServerStore) async throws -> [String: Int] {
+    func recordsPerWriter(_ store: SQLServerStore) async throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try await store.database.raw("SELECT writer_id, count(*) AS n FROM records GROUP BY writer_id").all()
         {

@@ -62,8 +62,13 @@ extension CertificateRevocationList {
 
     /// Reads a PEM-encoded list (`-----BEGIN X509 CRL-----`), as ``init(derEncoded:issuer:)`` reads its DER.
     public init(pemEncoded pem: String, issuer certificate: Certificate) throws(PKIError) {
-        guard pem.utf8.count <= Self.maximumEncodedBytes / 3 * 4 + 4_096 else {
-            throw PKIError(.invalidEncoding, "a revocation list is at most \(Self.maximumEncodedBytes) bytes")
+        try self.init(derEncoded: try Self.derBytes(pemEncoded: pem), issuer: certificate)
+    }
+
+    /// The DER bytes of a PEM list, its size bounded as the DER's is (base64 in lines of 64, and room for headers).
+    package static func derBytes(pemEncoded pem: String) throws(PKIError) -> [UInt8] {
+        guard pem.utf8.count <= maximumEncodedBytes / 3 * 4 / 64 * 65 + 4_096 else {
+            throw PKIError(.invalidEncoding, "a revocation list is at most \(maximumEncodedBytes) bytes")
         }
         let document: PEMDocument
         do {
@@ -74,7 +79,7 @@ extension CertificateRevocationList {
         guard document.discriminator == "X509 CRL" else {
             throw PKIError(.invalidEncoding, "not a PEM revocation list (\(document.discriminator))")
         }
-        try self.init(derEncoded: document.derBytes, issuer: certificate)
+        return document.derBytes
     }
 
     /// Whether the list revokes the certificate with `serialNumber`.
