@@ -138,17 +138,7 @@ actor RevocationListCache {
         let pem = bytes.starts(with: Array("-----BEGIN".utf8))
         let der =
             pem ? try CertificateRevocationList.derBytes(pemEncoded: String(decoding: bytes, as: UTF8.self)) : bytes
-        var refusal = PKIError(.untrustedIssuer, "no CA to check the revocation list with")
-        for issuer in issuers {
-            do {
-                return try CertificateRevocationList(derEncoded: der, issuer: issuer)
-            } catch {
-                refusal = error
-                // Another anchor may be the list's issuer; any other failure is the list's own.
-                guard error.code == .nameMismatch else { throw error }
-            }
-        }
-        throw refusal
+        return try CertificateRevocationList(derEncoded: der, issuers: issuers)
     }
 
     /// Whether `list` may be used at `date`: made by then (give or take the skew) and not yet due for replacement.

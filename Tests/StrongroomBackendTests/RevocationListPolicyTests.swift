@@ -43,15 +43,16 @@ import X509
             ).derBytes
         }
 
-        /// A policy trusting `anchors` (the root when nil), checking the root's list.
+        /// A policy trusting `anchors` (the root when nil), checking lists `issuers` signed (the root's when nil).
         func policy(
             refreshInterval: Duration = .seconds(300),
-            anchors: [Certificate]? = nil
+            anchors: [Certificate]? = nil,
+            issuers: [Certificate]? = nil
         ) -> ClientCertificatePolicy {
             ClientCertificatePolicy(
                 anchors: anchors ?? [pki.root.certificate],
                 revocation: .revocationList(
-                    issuers: [pki.root.certificate],
+                    issuers: issuers ?? [pki.root.certificate],
                     refreshInterval: refreshInterval,
                     now: { [self] in now }
                 ) { [self] in
@@ -129,6 +130,11 @@ import X509
         let impostor = try TestPKI(referenceTime: setup.pki.referenceTime)
         setup.served.withLock { $0 = try? setup.list(revoking: [], signer: impostor.root) }
         #expect(await setup.policy().refusal(of: setup.goodLeaf.certificate) == refused)
+        // Two issuers of one name (a re-keyed CA): the list is checked against the one whose key signed it.
+        let both = [impostor.root.certificate, setup.pki.root.certificate]
+        setup.served.withLock { $0 = try? setup.list(revoking: [setup.revokedLeaf]) }
+        let rekeyed = setup.policy(issuers: both)
+        #expect(await rekeyed.refusal(of: setup.revokedLeaf.certificate) == "the certificate is revoked")
         // A current list, then the fetch fails: the held list serves until its nextUpdate, then nothing does.
         setup.served.withLock { $0 = try? setup.list(revoking: []) }
         let policy = setup.policy(refreshInterval: .zero)

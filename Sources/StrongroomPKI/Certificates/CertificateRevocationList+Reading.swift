@@ -24,6 +24,13 @@ extension CertificateRevocationList {
     ///   ``PKIError/Code/nameMismatch`` when the list names another issuer; ``PKIError/Code/wrongUsage`` when
     ///   `issuer` may not sign lists; ``PKIError/Code/badSignature`` when the signature does not verify.
     public init(derEncoded der: [UInt8], issuer certificate: Certificate) throws(PKIError) {
+        try self.init(derEncoded: der, issuers: [certificate])
+    }
+
+    /// Reads a DER-encoded list once and checks it against whichever of `issuers` it names (several may share a name,
+    /// as a re-keyed CA's certificates do: the one whose key verifies it), as ``init(derEncoded:issuer:)`` checks
+    /// against one.
+    package init(derEncoded der: [UInt8], issuers: [Certificate]) throws(PKIError) {
         guard der.count <= Self.maximumEncodedBytes else {
             throw PKIError(.invalidEncoding, "a revocation list is at most \(Self.maximumEncodedBytes) bytes")
         }
@@ -35,11 +42,9 @@ extension CertificateRevocationList {
         } catch {
             throw PKIError(.invalidEncoding, "not a certificate revocation list", underlying: error)
         }
-        guard parts.issuer == certificate.subject else {
+        let named = issuers.filter { $0.subject == parts.issuer }
+        guard !named.isEmpty else {
             throw PKIError(.nameMismatch, "the revocation list was issued by another CA (\(parts.issuer))")
-        }
-        if let usage = try? certificate.extensions.keyUsage, !usage.cRLSign {
-            throw PKIError(.wrongUsage, "the CA certificate may not sign revocation lists")
         }
         guard let algorithm = Self.verifiableAlgorithms[parts.algorithm] else {
             throw PKIError(
@@ -47,10 +52,20 @@ extension CertificateRevocationList {
                 "the revocation list's signature algorithm \(parts.algorithm) is not supported"
             )
         }
-        guard certificate.publicKey.isValidSignature(parts.signature, for: parts.signed, signatureAlgorithm: algorithm)
-        else {
-            throw PKIError(.badSignature, "the revocation list's signature does not verify with the CA's key")
+        var refusal = PKIError(.badSignature, "the revocation list's signature does not verify with the CA's key")
+        var signer: Certificate?
+        for certificate in named where signer == nil {
+            if let usage = try? certificate.extensions.keyUsage, !usage.cRLSign {
+                refusal = PKIError(.wrongUsage, "the CA certificate may not sign revocation lists")
+            } else if certificate.publicKey.isValidSignature(
+                parts.signature,
+                for: parts.signed,
+                signatureAlgorithm: algorithm
+            ) {
+                signer = certificate
+            }
         }
+        guard signer != nil else { throw refusal }
         derBytes = der
         issuer = parts.issuer
         number = parts.number
@@ -163,9 +178,9 @@ private struct Parts {
             extensions.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)
         {
             tbs.removeFirst()
-            guard case .constructed(let wrapped) = extensions.content, let list = Array(wrapped).first,
-                Array(wrapped).count == 1
+            guard case .constructed(let wrapped) = extensions.content, case let lists = Array(wrapped), lists.count == 1
             else { throw Self.malformed }
+            let list = lists[0]
             for node in try Self.extensions(list) {
                 switch node.oid {
                 case CertificateRevocationList.crlNumberOID: number = try Int64(derEncoded: node.value)

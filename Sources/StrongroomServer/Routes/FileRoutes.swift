@@ -92,15 +92,7 @@ struct FileRoutes {
                 isPending: true
             )
         )
-        if type.hasPrefix(ReplicatedType.prefix) {
-            _ = try await sync.insertReplicatedRecord(
-                pending,
-                maximumPerWriter: limits.syncRecordsPerWriterAndType,
-                maximumBytes: limits.syncAttachmentBytesPerType
-            )
-        } else {
-            _ = try await store.insertRecord(pending)
-        }
+        _ = try await SyncRoutes.insert(pending, records: store, sync: sync, limits: limits)
         return try json(
             PendingFileResponse(
                 id: id,

@@ -49,16 +49,7 @@ struct RecordRoutes {
                 now: clock.timestamp()
             )
         )
-        let stored =
-            if type.hasPrefix(ReplicatedType.prefix) {
-                try await sync.insertReplicatedRecord(
-                    record,
-                    maximumPerWriter: limits.syncRecordsPerWriterAndType,
-                    maximumBytes: limits.syncAttachmentBytesPerType
-                )
-            } else {
-                try await store.insertRecord(record)
-            }
+        let stored = try await SyncRoutes.insert(record, records: store, sync: sync, limits: limits)
         return recordJSON(stored, status: .created)
     }
 

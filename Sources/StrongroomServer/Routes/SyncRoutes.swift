@@ -159,6 +159,23 @@ struct SyncRoutes {
         }
     }
 
+    /// Stores a record written through v1: a replicated type's through
+    /// ``SyncStore/insertReplicatedRecord(_:maximumPerWriter:maximumBytes:)`` (its caps checked in the insert's
+    /// transaction), any other type's through `records`.
+    static func insert(
+        _ record: StoredRecordText,
+        records: any RecordStore,
+        sync: any SyncStore,
+        limits: ServerLimits
+    ) async throws -> StoredRecordText {
+        guard record.record.type.hasPrefix(ReplicatedType.prefix) else { return try await records.insertRecord(record) }
+        return try await sync.insertReplicatedRecord(
+            record,
+            maximumPerWriter: limits.syncRecordsPerWriterAndType,
+            maximumBytes: limits.syncAttachmentBytesPerType
+        )
+    }
+
     /// `tags` when there are at most ``maximumTags`` and each is a tag; else 400.
     static func checkedTags(_ tags: [String]) throws -> [String] {
         guard tags.count <= maximumTags else { throw ServerError.badRequest("at most \(maximumTags) tags per request") }
