@@ -40,6 +40,42 @@ import Testing
         }
     }
 
+    @Test("long strings, an escape or control character at every offset: the same bytes as JSONEncoder, read back")
+    func longStrings() throws {
+        // The plain runs between escapes are found eight bytes at a time (JSONPlainRun): put each kind of byte
+        // that ends a run, and a non-ASCII one, at every offset of a word and across word boundaries.
+        for special in ["\"", "\\", "\u{0}", "\u{1f}", "\n", "é", "\u{7f}", " "] {
+            for offset in 0..<40 {
+                let text = String(repeating: "a", count: offset) + special + String(repeating: "b", count: 40 - offset)
+                let body: [String: JSONValue] = [text: .string(text + special + text)]
+                let ours = CanonicalJSON.encode(body)
+                #expect(ours == Array(try Self.reference.encode(body)), "\(offset) \(special.debugDescription)")
+                #expect(try ours.withUnsafeBytes { try JSONReader.object(from: $0) } == body)
+            }
+        }
+    }
+
+    @Test("the plain-run scan agrees with a byte-by-byte scan on random bytes from every start")
+    func plainRun() {
+        var generator = SeededGenerator(seed: 0x5352_4A53_4F4E_0004)
+        let bytes: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF, 0x61]
+        for _ in 0..<2_000 {
+            let length = Int(generator.next() % 48)
+            let text: [UInt8] = (0..<length).map { _ in
+                // Mostly plain, so that whole words pass and the special byte falls anywhere.
+                generator.next() % 6 == 0
+                    ? bytes[Int(generator.next() % UInt64(bytes.count))] : UInt8(0x23 + generator.next() % 0x39)
+            }
+            text.withUnsafeBytes { raw in
+                for start in 0...length {
+                    let expected =
+                        text[start...].firstIndex { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } ?? length
+                    #expect(JSONPlainRun.end(in: raw, from: start) == expected, "\(text) from \(start)")
+                }
+            }
+        }
+    }
+
     private static let alphabet: [String] = [
         "a", "b", "Z", "_", "0", "9", " ", "\"", "\\", "/", "\u{0}", "\u{8}", "\u{9}", "\u{a}", "\u{c}", "\u{d}",
         "\u{1f}", "\u{7f}", "é", "e\u{301}", "ä", "ß", "\u{2028}", "Ａ", "😀", "👩‍👩‍👧", "中", "\u{FEFF}",
@@ -113,6 +149,12 @@ import Testing
         #expect(body["a"] == .array([.number(1), .number(-50), .number(2000), .bool(true), .bool(false), .null]))
         #expect(body["s"] == .string("é😀/\"\\\u{8}\u{c}\n\r\t"))
         #expect(body["o"] == .object([:]))
+        // Integers of up to 15 digits are read without making text; the sign of -0 is kept.
+        let numbers = try #require(read(Array(#"{"a":[-0,0,999999999999999,-123456789012345,1234567890123456]}"#.utf8)))
+        let expected: [Double] = [-0.0, 0, 999_999_999_999_999, -123_456_789_012_345, 1_234_567_890_123_456]
+        guard case .array(let items) = numbers["a"] else { Issue.record("not an array"); return }
+        #expect(items == expected.map { .number($0) })
+        if case .number(let zero) = items[0] { #expect(zero.sign == .minus) }
     }
 
     @Test("malformed text is refused: truncations, bad escapes, lone surrogates, leading zeros, trailing bytes, depth")

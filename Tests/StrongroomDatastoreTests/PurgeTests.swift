@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
+import StrongroomSQLite
 import StrongroomTesting
 import Testing
 
@@ -53,6 +54,35 @@ import Testing
             #expect(try await store.find(selector: ["colour": "green"]).map(\.docID) == ["secret"])
             #expect(try await store.document(id: "kept") == kept)
             #expect(try await store.integrityCheck().isEmpty)
+        }
+    }
+
+    @Test("a purge before an index's first catch-up: the build that follows keeps each document's entries once")
+    func purgeBeforeFirstCatchUp() async throws {
+        try await withDatastore(.encrypted) { store, _ in
+            // Defined on an empty datastore: nothing to catch up yet, so the index is still at sequence 0.
+            try await store.ensureIndexed(fields: ["colour"], name: "by_colour")
+            let first = try await store.createDocument(id: "doc", body: ["colour": "blue"])
+            let second = try await store.update(from: first, body: ["colour": "blue"])
+            _ = try await store.forceInsert(
+                docID: "doc",
+                history: ["2-elsewhere", first.revID],
+                body: ["colour": "blue"]
+            )
+            _ = try await store.createDocument(id: "other", body: ["colour": "blue"])
+            // The purge refreshes the document's entries in every index, this one included, before its first build
+            // (which starts from nothing and must not add the same entries a second time).
+            #expect(try await store.purge(docID: "doc", revisions: [second.revID], remember: false) == [second.revID])
+            #expect(try await store.find(selector: ["colour": "blue"]).map(\.docID) == ["doc", "other"])
+            #expect(
+                try await store.find(selector: ["colour": ["$in": ["blue", "red"]]]).map(\.docID) == ["doc", "other"]
+            )
+            let rows = try await store.withConnection { connection throws(DatastoreError) in
+                do throws(SQLiteError) { return try connection.scalarText("SELECT count(*) FROM query_values") } catch {
+                    throw DatastoreError(storage: error)
+                }
+            }
+            #expect(rows == "2", "one entry per document")
         }
     }
 

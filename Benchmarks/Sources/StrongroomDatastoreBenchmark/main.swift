@@ -271,13 +271,15 @@ func datastore(
     }
     let phase = ProcessInfo.processInfo.environment["BENCH_PHASE"]
     if phase == "batched" || phase == "single" { return (inserted, .zero, .zero, nil, preferredInsert, .zero) }
+    // BENCH_PHASE=hundreds: only the reads 100 per call, for a profiler.
+    let oneByOne = phase == "hundreds" ? 0 : count
     let readStart = clock.now
-    for index in 0..<count { _ = try await store.document(id: "doc-\((index &* 7919) % count)") }
+    for index in 0..<oneByOne { _ = try await store.document(id: "doc-\((index &* 7919) % count)") }
     let read = clock.now - readStart
     // The same reads from a task that prefers the datastore's executor (Datastore.withExecutorPreference).
     let preferredStart = clock.now
     try await store.withExecutorPreference {
-        for index in 0..<count { _ = try await store.document(id: "doc-\((index &* 7919) % count)") }
+        for index in 0..<oneByOne { _ = try await store.document(id: "doc-\((index &* 7919) % count)") }
     }
     let preferredRead = clock.now - preferredStart
     // The same reads, 100 IDs per call: what is left is the per-document cost without the per-call thread hop.
@@ -384,13 +386,25 @@ func peakResidentMiB() -> Double? {
     return nil
 }
 
-// BENCH_PHASE=batched|single|raw-single|reads|attachments runs one phase alone (encrypted), for a profiler.
+// BENCH_PHASE=batched|single|raw-single|reads|hundreds|replicated|index|attachments runs one phase alone (encrypted), for a profiler.
 if let phase = ProcessInfo.processInfo.environment["BENCH_PHASE"] {
     switch phase {
     case "batched": print(try await datastore(encrypted: true, count: documents, batch: 10_000).insert)
     case "single": print(try await datastore(encrypted: true, count: singles, batch: nil).insert)
     case "raw-single": print(raw(encrypted: true, count: singles, perTransaction: 1, schema: .datastore).insert)
-    case "reads": print(try await datastore(encrypted: true, count: documents, batch: 10_000))
+    case "reads", "hundreds": print(try await datastore(encrypted: true, count: documents, batch: 10_000))
+    case "replicated": print(try await replicated(encrypted: true, count: documents, batch: 10_000))
+    case "index":
+        // The index build alone, on a freshly filled encrypted datastore.
+        let store = try await DatastoreManager(directory: work.appending(path: "index"))
+            .datastore(named: "bench", keyProvider: provider)
+        for first in stride(from: 0, to: documents, by: 10_000) {
+            try await store.bulkWrite(
+                (first..<min(first + 10_000, documents)).map { .create(id: "doc-\($0)", body: body($0)) }
+            )
+        }
+        print(try await clock.measureAsync { _ = try await store.ensureIndexed(fields: ["name", "n"], name: "bench") })
+        await store.close()
     default: print(try await attachmentFigures())
     }
     exit(0)

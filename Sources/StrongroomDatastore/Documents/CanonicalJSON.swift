@@ -16,7 +16,14 @@ enum CanonicalJSON {
     /// The canonical bytes of `object` (whose numbers are finite: ``BodyCodec`` checks that first).
     static func encode(_ object: [String: JSONValue]) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(256)
+        // Room for the top level as written (nested values and escapes may still grow it): a 1 KiB body is then
+        // written without the array growing three times on the way.
+        var estimate = 2
+        for (key, value) in object {
+            estimate += key.utf8.count + 4
+            if case .string(let text) = value { estimate += text.utf8.count + 2 } else { estimate += 16 }
+        }
+        output.reserveCapacity(min(estimate, 1 << 20))
         write(object: object, into: &output)
         return output
     }
@@ -65,13 +72,15 @@ enum CanonicalJSON {
         output.append(UInt8(ascii: "\""))
         var text = string
         text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
             var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                // Control characters, `"` and `\` are escaped (compared here, not looked up in a global table).
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            while true {
+                // Control characters, `"` and `\` are escaped; the runs between them are copied whole.
+                let index = JSONPlainRun.end(in: raw, from: start)
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                guard index < bytes.count else { break }
                 start = index + 1
+                let byte = bytes[index]
                 output.append(UInt8(ascii: "\\"))
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
@@ -86,7 +95,6 @@ enum CanonicalJSON {
                     output.append(lowercaseHexDigit(byte & 0x0F))
                 }
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         output.append(UInt8(ascii: "\""))
     }

@@ -118,6 +118,13 @@ struct JSONReader {
         guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
             throw Malformed()
         }
+        let isInteger = current != UInt8(ascii: ".") && current != UInt8(ascii: "e") && current != UInt8(ascii: "E")
+        if isInteger, integerDigits <= 15 {
+            // Below 10^15, far inside a Double's 2^53 exact integers: the digits' value is the parse, no text made.
+            var magnitude: Int64 = 0
+            for offset in integerStart..<position { magnitude = magnitude * 10 + Int64(bytes[offset] &- 0x30) }
+            return integerStart > start ? -Double(magnitude) : Double(magnitude)
+        }
         if current == UInt8(ascii: ".") {
             position += 1
             guard digits(&self) > 0 else { throw Malformed() }
@@ -143,11 +150,8 @@ struct JSONReader {
         let start = position
         // The common case: no escape, straight from the bytes (valid UTF-8 checked by String's decoding; the writer
         // never writes invalid UTF-8, and a damaged byte becomes U+FFFD rather than a trap).
-        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-            guard byte >= 0x20 else { throw Malformed() }
-            position += 1
-        }
-        guard let stop = current else { throw Malformed() }
+        position = JSONPlainRun.end(in: bytes, from: position)
+        guard let stop = current, stop >= 0x20 else { throw Malformed() }
         if stop == UInt8(ascii: "\"") {
             position += 1
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self)

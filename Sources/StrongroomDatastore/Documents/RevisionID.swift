@@ -35,11 +35,12 @@ enum RevisionID {
     /// protects nothing.
     static func next(parent: String?, isDeleted: Bool, json: Data, attachments: [Attachment] = []) -> String {
         let generation = parent.flatMap { try? parse($0).generation } ?? 0  // parents are validated before
-        let parentBytes = Array((parent ?? "").utf8)
+        var parentText = parent ?? ""
         var md5 = Insecure.MD5()
-        md5.update(data: [UInt8(truncatingIfNeeded: parentBytes.count)])
-        md5.update(data: parentBytes)
-        md5.update(data: [isDeleted ? 1 : 0])
+        // Straight from the bytes: no array is made for the parent, its length byte or the deleted byte.
+        withUnsafeBytes(of: UInt8(truncatingIfNeeded: parentText.utf8.count)) { md5.update(bufferPointer: $0) }
+        parentText.withUTF8 { md5.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        withUnsafeBytes(of: UInt8(isDeleted ? 1 : 0)) { md5.update(bufferPointer: $0) }
         for attachment in attachments.sorted(by: { $0.name < $1.name }) {
             md5.update(data: Array(attachment.digest.utf8))
         }

@@ -132,6 +132,18 @@ struct IndexStore {
             while try statement.step() { rows.append((statement.int64(at: 0), statement.int64(at: 1))) }
             return rows
         }
+        // A JSON index never caught up is built from nothing: its rows (a purge's `refresh` may have left some) go
+        // in one statement here, so each document's rows need no delete of their own below.
+        let building = Set(behind.filter { $0.lastSequence == 0 && $0.definition.kind != .text }.map(\.id))
+        try store.sql { () throws(SQLiteError) in
+            for index in building {
+                try connection.withStatement("DELETE FROM query_values WHERE index_id = ?") {
+                    statement throws(SQLiteError) in
+                    try statement.bind(index, at: 1)
+                    try statement.run()
+                }
+            }
+        }
         for (docRow, sequence) in changed {
             let winner = try store.sql { () throws(SQLiteError) in try store.winner(docRow: docRow) }
             var body: [String: JSONValue]?
@@ -141,7 +153,7 @@ struct IndexStore {
                     if index.definition.kind == .text {
                         try replaceText(index, docRow: docRow, body: body)
                     } else {
-                        try replaceValues(index, docRow: docRow, body: body)
+                        try replaceValues(index, docRow: docRow, body: body, isEmpty: building.contains(index.id))
                     }
                 }
             }
@@ -175,12 +187,20 @@ struct IndexStore {
         }
     }
 
-    private func replaceValues(_ index: StoredIndex, docRow: Int64, body: [String: JSONValue]?) throws(SQLiteError) {
-        try connection.withStatement("DELETE FROM query_values WHERE doc_id = ? AND index_id = ?") {
-            statement throws(SQLiteError) in
-            try statement.bind(docRow, at: 1)
-            try statement.bind(index.id, at: 2)
-            try statement.run()
+    /// Replaces the document's rows of a JSON index; `isEmpty`: the index has no rows for it (nothing to delete).
+    private func replaceValues(
+        _ index: StoredIndex,
+        docRow: Int64,
+        body: [String: JSONValue]?,
+        isEmpty: Bool = false
+    ) throws(SQLiteError) {
+        if !isEmpty {
+            try connection.withStatement("DELETE FROM query_values WHERE doc_id = ? AND index_id = ?") {
+                statement throws(SQLiteError) in
+                try statement.bind(docRow, at: 1)
+                try statement.bind(index.id, at: 2)
+                try statement.run()
+            }
         }
         guard let body else { return }
         for (field, path) in index.paths.enumerated() {

@@ -94,11 +94,14 @@ extension RevisionStore {
             limits: limits
         )
         let (row, isNew) = try sql { () throws(SQLiteError) -> (RevisionRow, Bool) in
-            let docRow = try insertDocumentIfNew(docID).row
-            if let existing = try revision(docRow: docRow, revID: history[0]) { return (existing, false) }
+            // A document new to this datastore has no revisions to look for (a first pull: most of them).
+            let (docRow, isNewDocument) = try insertDocumentIfNew(docID)
+            if !isNewDocument, let existing = try revision(docRow: docRow, revID: history[0]) {
+                return (existing, false)
+            }
             var parent: RevisionRow?
             for revID in history.dropFirst().reversed() {
-                if let existing = try revision(docRow: docRow, revID: revID) {
+                if !isNewDocument, let existing = try revision(docRow: docRow, revID: revID) {
                     parent = existing
                 } else {
                     parent = try insertRevision(

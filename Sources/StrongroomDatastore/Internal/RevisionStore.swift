@@ -63,6 +63,17 @@ struct RevisionStore {
         EXISTS (SELECT 1 FROM attachments a WHERE a.sequence = r.sequence) AS attached
         """
 
+    /// The reads below, built once: a statement is looked up by its text on every call (`withStatement`), so the
+    /// text is not rebuilt per call either.
+    private enum Query {
+        static let select = "SELECT \(columns) FROM revs r JOIN docs d ON d.doc_id = r.doc_id"
+        static let winnerByRow = "\(select) WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(winnerOrder) LIMIT 1"
+        static let winnerByID = "\(select) WHERE d.docid = ? AND r.current = 1 ORDER BY \(winnerOrder) LIMIT 1"
+        static let leaves = "\(select) WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(winnerOrder)"
+        static let revision = "\(select) WHERE r.doc_id = ? AND r.revid = ?"
+        static let bySequence = "\(select) WHERE r.sequence = ?"
+    }
+
     // MARK: Reading
 
     /// The internal row number of a document, or nil when it was never written.
@@ -76,7 +87,7 @@ struct RevisionStore {
     /// The winning revision (possibly a tombstone), or nil.
     func winner(docRow: Int64) throws(SQLiteError) -> RevisionRow? {
         try rows(
-            "WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(Self.winnerOrder) LIMIT 1",
+            Query.winnerByRow,
             bind: { statement throws(SQLiteError) in try statement.bind(docRow, at: 1) }
         ).first
     }
@@ -84,7 +95,7 @@ struct RevisionStore {
     /// The winning revision of document `docID` (possibly a tombstone), in one query, or nil.
     func winner(docID: String) throws(SQLiteError) -> RevisionRow? {
         try rows(
-            "WHERE d.docid = ? AND r.current = 1 ORDER BY \(Self.winnerOrder) LIMIT 1",
+            Query.winnerByID,
             bind: { statement throws(SQLiteError) in try statement.bind(docID, at: 1) }
         ).first
     }
@@ -92,7 +103,7 @@ struct RevisionStore {
     /// Every leaf, winner first.
     func leaves(docRow: Int64) throws(SQLiteError) -> [RevisionRow] {
         try rows(
-            "WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(Self.winnerOrder)",
+            Query.leaves,
             bind: { statement throws(SQLiteError) in try statement.bind(docRow, at: 1) }
         )
     }
@@ -100,7 +111,7 @@ struct RevisionStore {
     /// One revision of a document.
     func revision(docRow: Int64, revID: String) throws(SQLiteError) -> RevisionRow? {
         try rows(
-            "WHERE r.doc_id = ? AND r.revid = ?",
+            Query.revision,
             bind: { statement throws(SQLiteError) in
                 try statement.bind(docRow, at: 1)
                 try statement.bind(revID, at: 2)
@@ -111,7 +122,7 @@ struct RevisionStore {
     /// The revision with `sequence`.
     func revision(sequence: Int64) throws(SQLiteError) -> RevisionRow? {
         try rows(
-            "WHERE r.sequence = ?",
+            Query.bySequence,
             bind: { statement throws(SQLiteError) in try statement.bind(sequence, at: 1) }
         ).first
     }
@@ -290,12 +301,10 @@ struct RevisionStore {
     // MARK: Rows
 
     private func rows(
-        _ clause: String,
+        _ sql: String,
         bind: (Statement) throws(SQLiteError) -> Void
     ) throws(SQLiteError) -> [RevisionRow] {
-        try connection.withStatement("SELECT \(Self.columns) FROM revs r JOIN docs d ON d.doc_id = r.doc_id \(clause)")
-        {
-            statement throws(SQLiteError) in
+        try connection.withStatement(sql) { statement throws(SQLiteError) in
             try bind(statement)
             return try Self.read(statement)
         }
