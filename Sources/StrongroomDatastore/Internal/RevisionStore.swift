@@ -70,6 +70,8 @@ struct RevisionStore {
         static let winnerByRow = "\(select) WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(winnerOrder) LIMIT 1"
         static let winnerByID = "\(select) WHERE d.docid = ? AND r.current = 1 ORDER BY \(winnerOrder) LIMIT 1"
         static let leaves = "\(select) WHERE r.doc_id = ? AND r.current = 1 ORDER BY \(winnerOrder)"
+        static let twoLeavesByRow = "\(select) WHERE r.doc_id = ? AND r.current = 1 LIMIT 2"
+        static let twoLeavesByID = "\(select) WHERE d.docid = ? AND r.current = 1 LIMIT 2"
         static let revision = "\(select) WHERE r.doc_id = ? AND r.revid = ?"
         static let bySequence = "\(select) WHERE r.sequence = ?"
     }
@@ -85,19 +87,21 @@ struct RevisionStore {
     }
 
     /// The winning revision (possibly a tombstone), or nil.
+    ///
+    /// A document's only leaf — the common case — is its winner without ranking: the ranked query, which sorts the
+    /// leaves with their bodies, runs only when there are two or more.
     func winner(docRow: Int64) throws(SQLiteError) -> RevisionRow? {
-        try rows(
-            Query.winnerByRow,
-            bind: { statement throws(SQLiteError) in try statement.bind(docRow, at: 1) }
-        ).first
+        let bind = { (statement: Statement) throws(SQLiteError) -> Void in try statement.bind(docRow, at: 1) }
+        let leaves = try rows(Query.twoLeavesByRow, bind: bind)
+        return leaves.count < 2 ? leaves.first : try rows(Query.winnerByRow, bind: bind).first
     }
 
-    /// The winning revision of document `docID` (possibly a tombstone), in one query, or nil.
+    /// The winning revision of document `docID` (possibly a tombstone), or nil; ranked only when it has two or more
+    /// leaves, as ``winner(docRow:)``.
     func winner(docID: String) throws(SQLiteError) -> RevisionRow? {
-        try rows(
-            Query.winnerByID,
-            bind: { statement throws(SQLiteError) in try statement.bind(docID, at: 1) }
-        ).first
+        let bind = { (statement: Statement) throws(SQLiteError) -> Void in try statement.bind(docID, at: 1) }
+        let leaves = try rows(Query.twoLeavesByID, bind: bind)
+        return leaves.count < 2 ? leaves.first : try rows(Query.winnerByID, bind: bind).first
     }
 
     /// Every leaf, winner first.
