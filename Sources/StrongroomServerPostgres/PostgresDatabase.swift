@@ -32,10 +32,14 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and
     /// migrates the schema.
+    ///
+    /// - Parameter connectionWait: how long a request waits for one of the pool's connections (all may be busy)
+    ///   before it fails.
     public static func open(
         url: String,
         logger: Logger,
-        maximumConnectionsPerLoop: Int = 4
+        maximumConnectionsPerLoop: Int = 4,
+        connectionWait: Duration = .seconds(10)
     ) async throws
         -> PostgresServerDatabase
     {
@@ -57,6 +61,7 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
         let pool = EventLoopGroupConnectionPool(
             source: source,
             maxConnectionsPerEventLoop: maximumConnectionsPerLoop,
+            requestTimeout: .nanoseconds(connectionWait.nanoseconds),
             logger: databaseLogger(logger),
             on: MultiThreadedEventLoopGroup.singleton
         )

@@ -6,12 +6,13 @@ public struct DidNotHappen: Error, CustomStringConvertible {
 }
 
 /// Waits until `found` holds, polling every 20 ms, and returns how long that took: for what a live process makes
-/// happen (a replication, a restart). Never a timed assertion — `limit` is far above any expected latency.
+/// happen (a replication, a restart). Never a timed assertion — `limit` is far above any expected latency: ten
+/// minutes by default, since a loaded CI run once took more than 90 s for two replicas' first passes.
 ///
 /// - Throws: ``DidNotHappen`` after `limit`; what `found` throws.
 public func eventually(
     _ what: String,
-    limit: Duration = .seconds(90),
+    limit: Duration = .seconds(600),
     _ found: () async throws -> Bool
 ) async throws -> Duration {
     let start = ContinuousClock.now

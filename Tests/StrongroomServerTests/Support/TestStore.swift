@@ -21,7 +21,9 @@ func withStore(
         }
     case .postgres:
         try await TestDatabase.withPostgres { url in
-            try await PostgresServerDatabase.open(url: url, logger: logger).withStore(body)
+            // A request waits as long as it must for a pooled connection: a busy machine is slow, not wrong.
+            try await PostgresServerDatabase.open(url: url, logger: logger, connectionWait: .seconds(600))
+                .withStore(body)
         }
     }
 }
