@@ -31,10 +31,8 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`) and
-    /// migrates the schema.
-    ///
-    /// - Parameter connectionWait: how long a request waits for one of the pool's connections (all may be busy)
-    ///   before it fails.
+    /// migrates the schema. A request waits up to `connectionWait` for one of the pool's connections (all may be
+    /// busy) before it fails.
     public static func open(
         url: String,
         logger: Logger,
