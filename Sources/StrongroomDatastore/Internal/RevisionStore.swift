@@ -87,21 +87,28 @@ struct RevisionStore {
     }
 
     /// The winning revision (possibly a tombstone), or nil.
-    ///
-    /// A document's only leaf — the common case — is its winner without ranking: the ranked query, which sorts the
-    /// leaves with their bodies, runs only when there are two or more.
     func winner(docRow: Int64) throws(SQLiteError) -> RevisionRow? {
-        let bind = { (statement: Statement) throws(SQLiteError) -> Void in try statement.bind(docRow, at: 1) }
-        let leaves = try rows(Query.twoLeavesByRow, bind: bind)
-        return leaves.count < 2 ? leaves.first : try rows(Query.winnerByRow, bind: bind).first
+        try winner(Query.twoLeavesByRow, ranked: Query.winnerByRow) { statement throws(SQLiteError) in
+            try statement.bind(docRow, at: 1)
+        }
     }
 
-    /// The winning revision of document `docID` (possibly a tombstone), or nil; ranked only when it has two or more
-    /// leaves, as ``winner(docRow:)``.
+    /// The winning revision of document `docID` (possibly a tombstone), or nil.
     func winner(docID: String) throws(SQLiteError) -> RevisionRow? {
-        let bind = { (statement: Statement) throws(SQLiteError) -> Void in try statement.bind(docID, at: 1) }
-        let leaves = try rows(Query.twoLeavesByID, bind: bind)
-        return leaves.count < 2 ? leaves.first : try rows(Query.winnerByID, bind: bind).first
+        try winner(Query.twoLeavesByID, ranked: Query.winnerByID) { statement throws(SQLiteError) in
+            try statement.bind(docID, at: 1)
+        }
+    }
+
+    /// A document's only leaf — the common case — is its winner without ranking: `ranked`, which sorts the leaves
+    /// with their bodies, runs only when `leaves` (at most two, unordered) finds two or more.
+    private func winner(
+        _ leaves: String,
+        ranked: String,
+        bind: (Statement) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) -> RevisionRow? {
+        let found = try rows(leaves, bind: bind)
+        return found.count < 2 ? found.first : try rows(ranked, bind: bind).first
     }
 
     /// Every leaf, winner first.
