@@ -33,35 +33,33 @@ extension Datastore {
         try DocumentID.validate(revision.docID)
         let revpos = try RevisionID.parse(revision.revID).generation + 1
         let writer = try await attachmentWriter(docID: revision.docID, name: name, revpos: revpos)
-        // Gathered into about 1 MiB per blocking call (fewer thread hops, the same constant memory bound). While one
-        // batch is hashed on one thread and sealed and written on another, the next one is gathered.
-        var inFlight: Task<Void, any Error>?
+        // Gathered into about 1 MiB per blocking call (fewer thread hops, the same constant memory bound), then a
+        // pipeline: while one batch is written, the next is hashed on one thread and sealed on another, and the one
+        // after it is gathered.
+        var pipeline = AttachmentPipeline(writer: writer)
         do {
             var gathered: [UInt8] = []
             gathered.reserveCapacity(Self.attachmentBatch + (64 << 10))
             for try await chunk in contents {
                 gathered += chunk
                 if gathered.count >= Self.attachmentBatch {
-                    let batch = gathered
+                    try await pipeline.add(gathered)
                     gathered = []
                     gathered.reserveCapacity(Self.attachmentBatch + (64 << 10))
-                    try await inFlight?.value
-                    inFlight = Task { try await Self.append(batch, to: writer) }
                 }
             }
             // A stream ends, rather than throws, when its task is cancelled: what arrived is not the whole attachment.
             guard !Task.isCancelled else {
                 throw DatastoreError(.cancelled, "the attachment was cancelled before its contents were complete")
             }
-            try await inFlight?.value
-            inFlight = nil
-            try await Self.append(gathered, to: writer)
+            try await pipeline.add(gathered)
+            try await pipeline.finish()
         } catch let error as DatastoreError {
-            _ = try? await inFlight?.value  // the writer is the in-flight batch's until it ends
+            await pipeline.drain()  // the writer is the in-flight batches' until they end
             writer.discard()
             throw error
         } catch {
-            _ = try? await inFlight?.value
+            await pipeline.drain()
             writer.discard()
             throw DatastoreError(.storage, "the attachment's contents failed", underlying: error)
         }
@@ -87,19 +85,6 @@ extension Datastore {
 
     /// How much plaintext one blocking call hashes, seals and writes.
     static let attachmentBatch = 1 << 20
-
-    /// Seals and writes `batch` on one thread while another hashes it: the digest is over the plaintext, apart from
-    /// the sealing.
-    static func append(_ batch: [UInt8], to writer: AttachmentWriter) async throws(DatastoreError) {
-        async let hashed: Void = BlockingExecutor.shared.run { _ in writer.hash(batch) }
-        do {
-            try await BlockingExecutor.shared.run { _ throws(DatastoreError) in try writer.seal(batch) }
-        } catch {
-            await hashed
-            throw error
-        }
-        await hashed
-    }
 
     /// Adds the file at `url` as the attachment `name` (streamed, as ``addAttachment(named:contentType:to:contents:)``).
     ///

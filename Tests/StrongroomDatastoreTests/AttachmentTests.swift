@@ -243,6 +243,54 @@ import Testing
             #expect(try Self.files(manager).isEmpty)
         }
     }
+
+    /// Thrown by a sender part-way through an attachment.
+    struct SenderFailed: Error {}
+
+    @Test(
+        "a failure several batches into a long attachment (the sender's error, the size limit) waits for the batches in flight and leaves no file",
+        arguments: StoreKind.allCases
+    )
+    func failureInPipeline(kind: StoreKind) async throws {
+        // 5 MiB and a bit: several 1 MiB batches are hashed, sealed and written at once when the failure comes.
+        let long = Array(repeating: Self.content, count: 26).flatMap { $0 }
+        let limits = DatastoreLimits(maximumAttachmentBytes: Int64(long.count - 1))
+        try await withDatastore(kind, limits: limits) { store, manager in
+            let doc = try await store.createDocument(id: "d", body: [:])
+            let failing = AsyncThrowingStream<[UInt8], any Error> { continuation in
+                for start in stride(from: 0, to: long.count - 65_536, by: 65_536) {
+                    continuation.yield(Array(long[start..<start + 65_536]))
+                }
+                continuation.finish(throwing: SenderFailed())
+            }
+            let thrown = await #expect(throws: DatastoreError.self) {
+                try await store.addAttachment(named: "a", contentType: "text/plain", to: doc, contents: failing)
+            }
+            #expect(thrown?.code == .storage)
+            #expect(try Self.files(manager).isEmpty)
+            // One byte over the limit: the last batch's seal refuses it while the one before is being written.
+            let tooLarge = await #expect(throws: DatastoreError.self) {
+                try await store.addAttachment(
+                    named: "a",
+                    contentType: "text/plain",
+                    to: doc,
+                    contents: Self.chunks(long, size: 65_536)
+                )
+            }
+            #expect(tooLarge?.code == .documentTooLarge)
+            #expect(try Self.files(manager).isEmpty)
+            #expect(try await store.document(id: "d").attachments.isEmpty)
+            // The same bytes within the limit round-trip.
+            let kept = try await store.addAttachment(
+                named: "a",
+                contentType: "text/plain",
+                to: doc,
+                contents: Self.chunks(Array(long.dropLast()), size: 65_536)
+            )
+            #expect(try await Self.readAll(store, "a", of: kept) == Array(long.dropLast()))
+            #expect(try Self.files(manager).count == 1)
+        }
+    }
 }
 
 /// The attachment file format, read by PyNaCl: proof that the format is libsodium's secretstream as documented.

@@ -39,9 +39,24 @@ public enum SecretStream {
             associatedData: [UInt8],
             isFinal: Bool
         ) -> [UInt8] {
-            var output = [UInt8](repeating: 0, count: plaintext.count + chunkOverhead)
+            var output: [UInt8] = []
+            seal(plaintext, associatedData: associatedData, isFinal: isFinal, appendingTo: &output)
+            return output
+        }
+
+        /// Seals one chunk onto the end of `output` — what ``seal(_:associatedData:isFinal:)`` returns, without an
+        /// array of its own (for a writer that gathers many chunks into one write).
+        public func seal(
+            _ plaintext: UnsafeRawBufferPointer,
+            associatedData: [UInt8],
+            isFinal: Bool,
+            appendingTo output: inout [UInt8]
+        ) {
+            let start = output.count
+            output.append(contentsOf: repeatElement(0, count: plaintext.count + chunkOverhead))
             let tag = isFinal ? Sodium.SecretStream.tagFinal : Sodium.SecretStream.tagMessage
-            output.withUnsafeMutableBytes { out in
+            output.withUnsafeMutableBytes { whole in
+                let out = UnsafeMutableRawBufferPointer(rebasing: whole[start...])
                 associatedData.withUnsafeBytes { aad in
                     _ = crypto_secretstream_xchacha20poly1305_push(
                         &box.state,
@@ -55,7 +70,6 @@ public enum SecretStream {
                     )
                 }
             }
-            return output
         }
 
     }

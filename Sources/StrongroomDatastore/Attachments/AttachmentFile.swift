@@ -37,7 +37,9 @@ enum AttachmentFile {
 /// Writes one attachment body: to `<name>.partial` (held under an exclusive `flock`, so compaction can tell a
 /// live write from a crash's leftover), then renamed into place by ``commit()``.
 ///
-/// `@unchecked Sendable`: used by one task at a time, each call on the blocking executor.
+/// `@unchecked Sendable`: each call runs on the blocking executor, one call of a kind at a time and in content order;
+/// ``hash(_:)``, ``seal(_:)`` and ``write(sealed:)`` touch disjoint state, so the three may run at once
+/// (``AttachmentPipeline``); ``finish()``, ``commit()`` and ``discard()`` only once none of them is running.
 final class AttachmentWriter: @unchecked Sendable {
     let name = AttachmentFile.randomName()
     private let folder: URL
@@ -87,17 +89,18 @@ final class AttachmentWriter: @unchecked Sendable {
     /// Adds content: hashes it, then seals and writes it.
     func append(_ bytes: [UInt8]) throws(DatastoreError) {
         hash(bytes)
-        try seal(bytes)
+        try write(sealed: try seal(bytes))
     }
 
     /// Adds content to the digest. It touches only the hasher, so it may run on another thread while ``seal(_:)``
-    /// handles the same bytes (each of the two is called in content order).
+    /// and ``write(sealed:)`` handle the same or other bytes (each of the three is called in content order).
     func hash(_ bytes: [UInt8]) {
         hasher.update(data: bytes)
     }
 
-    /// Seals and writes content (the digest is ``hash(_:)``'s).
-    func seal(_ bytes: [UInt8]) throws(DatastoreError) {
+    /// Seals content (the digest is ``hash(_:)``'s) and returns the sealed chunks, for ``write(sealed:)``. It
+    /// touches only the sealer, the held-back tail and the length, so it may run while an earlier batch is written.
+    func seal(_ bytes: [UInt8]) throws(DatastoreError) -> [UInt8] {
         length += Int64(bytes.count)
         guard length <= limit else {
             throw DatastoreError(.documentTooLarge, "an attachment is at most \(limit) bytes")
@@ -105,25 +108,35 @@ final class AttachmentWriter: @unchecked Sendable {
         // A chunk goes out only once more data follows it (the last one is tagged final by `finish`); full chunks
         // are sealed straight from `bytes`, without copying them through `pending`.
         let size = AttachmentFile.chunkSize
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + pending.count + (bytes.count / size + 2) * SecretStream.chunkOverhead)
         var offset = 0
         if !pending.isEmpty {
             offset = min(size - pending.count, bytes.count)
             pending.append(contentsOf: bytes[0..<offset])
-            guard offset < bytes.count else { return }
-            try emit(pending[...], isFinal: false)
+            guard offset < bytes.count else { return output }
+            emit(pending[...], isFinal: false, into: &output)
             pending.removeAll(keepingCapacity: true)
         }
         while bytes.count - offset > size {
-            try emit(bytes[offset..<offset + size], isFinal: false)
+            emit(bytes[offset..<offset + size], isFinal: false, into: &output)
             offset += size
         }
         pending.append(contentsOf: bytes[offset...])
+        return output
+    }
+
+    /// Writes what ``seal(_:)`` returned. It touches only the file, so it may run while a later batch is sealed.
+    func write(sealed: [UInt8]) throws(DatastoreError) {
+        try write(sealed[...])
     }
 
     /// Writes the last chunk and makes the file durable; returns the digest.
     func finish() throws(DatastoreError) -> String {
-        try emit(pending[...], isFinal: true)
+        var last: [UInt8] = []
+        emit(pending[...], isFinal: true, into: &last)
         Wipe.allocation(&pending)
+        try write(last[...])
         do {
             try handle.synchronize()
         } catch {
@@ -156,12 +169,14 @@ final class AttachmentWriter: @unchecked Sendable {
         try? FileManager.default.removeItem(at: finalURL)
     }
 
-    private func emit(_ plaintext: ArraySlice<UInt8>, isFinal: Bool) throws(DatastoreError) {
+    /// Appends the chunk to `output`: sealed, or as it is for an unencrypted datastore.
+    private func emit(_ plaintext: ArraySlice<UInt8>, isFinal: Bool, into output: inout [UInt8]) {
         if let sealer {
-            let sealed = plaintext.withUnsafeBytes { sealer.seal($0, associatedData: associatedData, isFinal: isFinal) }
-            try write(sealed)
+            plaintext.withUnsafeBytes {
+                sealer.seal($0, associatedData: associatedData, isFinal: isFinal, appendingTo: &output)
+            }
         } else {
-            try write(plaintext)
+            output += plaintext
         }
     }
 
@@ -177,7 +192,9 @@ final class AttachmentWriter: @unchecked Sendable {
 
 /// Reads one attachment body chunk by chunk, authenticating each before it is returned.
 ///
-/// `@unchecked Sendable`: used by one task at a time, each call on the blocking executor.
+/// `@unchecked Sendable`: each call runs on the blocking executor, one call of a kind at a time and in content order;
+/// ``hash(_:)``, ``seal(_:)`` and ``write(sealed:)`` touch disjoint state, so the three may run at once
+/// (``AttachmentPipeline``); ``finish()``, ``commit()`` and ``discard()`` only once none of them is running.
 final class AttachmentReader: @unchecked Sendable {
     private let handle: FileHandle
     private var opener: SecretStream.Opener?
