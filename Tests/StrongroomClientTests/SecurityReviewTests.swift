@@ -104,69 +104,77 @@ import X509
 
     @Test("an expired client certificate stops working on a kept-alive connection and renews nothing")
     func expiredCertificate() async throws {
-        try await MutualTLSTests.withMutualTLS(engine: .sqlite) { setup in
+        // Connections idle up to ten minutes stay open: the second try below waits 100 s between requests.
+        try await MutualTLSTests.withMutualTLS(engine: .sqlite, serverArguments: ["--idle-timeout", "600"]) { setup in
             let alice = try await setup.register("alice")
             let aliceID = alice.clientID.uuidString.lowercased()
             let token = try await setup.token(for: alice)
-            // A certificate of alice's that expires 15 s from now, signed with the server's own CA key.
             let caKey = try Certificate.PrivateKey(
                 pemEncoded: try String(contentsOf: setup.data.appending(path: "ca/ca-key.pem"), encoding: .utf8)
             )
             let caChain = try String(contentsOf: setup.data.appending(path: "ca/ca-chain.pem"), encoding: .utf8)
             let ca = try #require(try CertificateBundle.certificates(from: Array(caChain.utf8)).first)
-            let key = P256.Signing.PrivateKey()
-            let expiry = Date() + 15
-            let certificate = try Certificate(
-                version: .v3,
-                serialNumber: .init(),
-                publicKey: .init(key.publicKey),
-                notValidBefore: Date() - 60,
-                notValidAfter: expiry,
-                issuer: ca.subject,
-                subject: try DistinguishedName { CommonName(aliceID) },
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.clientAuth])
-                    SubjectAlternativeNames([.uniformResourceIdentifier("urn:strongroom:client:\(aliceID)")])
-                },
-                issuerPrivateKey: caKey
-            )
-            try certificate.serializeAsPEM().pemString.write(
-                to: setup.directory.appending(path: "short.pem"),
-                atomically: true,
-                encoding: .utf8
-            )
-            try key.pemRepresentation.write(
-                to: setup.directory.appending(path: "short.key"),
-                atomically: true,
-                encoding: .utf8
-            )
             let body = setup.directory.appending(path: "renew.json")
             let csr = try MutualTLSTests.request { $0.commonName = aliceID }.csr
             try JSONEncoder().encode(EnrollmentRequest(csr: csr)).write(to: body)
-            // One curl, one connection: a read while the certificate is valid, then (20 s later, past its expiry, on
-            // the same kept-alive connection) a read and a renewal.
-            let identity = ["--cert", "short.pem", "--key", "short.key", "--cacert", "server-ca.pem"]
-            let format = ["-w", "%{http_code} %{num_connects}\\n", "-o", "/dev/null"]
-            let base = "https://localhost:\(setup.server.port)"
-            let outcome = try await ExternalProcess.run(
-                URL(fileURLWithPath: "/usr/bin/curl"),
-                arguments: ["-sS", "--rate", "3/m"] + identity + format
-                    + ["-H", "Authorization: Bearer \(token)", "\(base)/v1/storage/policy/outgoing"]
-                    + ["--next"] + identity + format
-                    + ["-H", "Authorization: Bearer \(token)", "\(base)/v1/storage/policy/outgoing"]
-                    + ["--next"] + identity + format
-                    + ["-H", "Content-Type: application/json", "-d", "@renew.json", "\(base)/v1/pki/renew"],
-                directory: setup.directory
-            )
-            let lines = outcome.output.split(separator: "\n").map(String.init)
-            try #require(lines.count == 3, "\(outcome.output)")
-            #expect(lines[0] == "200 1", "valid at first: \(outcome.output)")
+            /// A certificate of alice's that expires `window` seconds from now, signed with the server's own CA key;
+            /// then one curl, one connection: a read while the certificate is valid, then (`rate` apart, past its
+            /// expiry, on the same kept-alive connection) a read and a renewal. Returns curl's three lines.
+            func attempt(window: TimeInterval, rate: String) async throws -> (lines: [String], expiry: Date) {
+                let key = P256.Signing.PrivateKey()
+                let expiry = Date() + window
+                let certificate = try Certificate(
+                    version: .v3,
+                    serialNumber: .init(),
+                    publicKey: .init(key.publicKey),
+                    notValidBefore: Date() - 60,
+                    notValidAfter: expiry,
+                    issuer: ca.subject,
+                    subject: try DistinguishedName { CommonName(aliceID) },
+                    signatureAlgorithm: .ecdsaWithSHA256,
+                    extensions: try Certificate.Extensions {
+                        Critical(BasicConstraints.notCertificateAuthority)
+                        Critical(KeyUsage(digitalSignature: true))
+                        try ExtendedKeyUsage([.clientAuth])
+                        SubjectAlternativeNames([.uniformResourceIdentifier("urn:strongroom:client:\(aliceID)")])
+                    },
+                    issuerPrivateKey: caKey
+                )
+                try certificate.serializeAsPEM().pemString.write(
+                    to: setup.directory.appending(path: "short.pem"),
+                    atomically: true,
+                    encoding: .utf8
+                )
+                try key.pemRepresentation.write(
+                    to: setup.directory.appending(path: "short.key"),
+                    atomically: true,
+                    encoding: .utf8
+                )
+                let identity = ["--cert", "short.pem", "--key", "short.key", "--cacert", "server-ca.pem"]
+                let format = ["-w", "%{http_code} %{num_connects}\\n", "-o", "/dev/null"]
+                let base = "https://localhost:\(setup.server.port)"
+                let outcome = try await ExternalProcess.run(
+                    URL(fileURLWithPath: "/usr/bin/curl"),
+                    arguments: ["-sS", "--rate", rate] + identity + format
+                        + ["-H", "Authorization: Bearer \(token)", "\(base)/v1/storage/policy/outgoing"]
+                        + ["--next"] + identity + format
+                        + ["-H", "Authorization: Bearer \(token)", "\(base)/v1/storage/policy/outgoing"]
+                        + ["--next"] + identity + format
+                        + ["-H", "Content-Type: application/json", "-d", "@renew.json", "\(base)/v1/pki/renew"],
+                    directory: setup.directory
+                )
+                return (outcome.output.split(separator: "\n").map(String.init), expiry)
+            }
+            // 15 s, a request every 20 s. A machine so loaded that curl's first request came after the 15 s gets a
+            // second try with 90 s (a request every 100 s; curl keeps an idle connection for 118 s at most), so the
+            // test does not depend on the machine's speed.
+            var (lines, expiry) = try await attempt(window: 15, rate: "3/m")
+            if lines.first != "200 1" { (lines, expiry) = try await attempt(window: 90, rate: "36/h") }
+            try #require(lines.count == 3, "\(lines)")
+            #expect(lines[0] == "200 1", "valid at first: \(lines)")
             #expect(Date() > expiry)
-            #expect(lines[1] == "401 0", "expired, on the same connection: \(outcome.output)")
-            #expect(lines[2] == "401 0", "an expired certificate renews nothing: \(outcome.output)")
+            #expect(lines[1] == "401 0", "expired, on the same connection: \(lines)")
+            #expect(lines[2] == "401 0", "an expired certificate renews nothing: \(lines)")
             let listed = try await setup.serverCommand(["ca", "list", "--client", aliceID])
             #expect(!listed.output.contains("superseded"), "\(listed.output)")
         }

@@ -192,9 +192,7 @@ final class AttachmentWriter: @unchecked Sendable {
 
 /// Reads one attachment body chunk by chunk, authenticating each before it is returned.
 ///
-/// `@unchecked Sendable`: each call runs on the blocking executor, one call of a kind at a time and in content order;
-/// ``hash(_:)``, ``seal(_:)`` and ``write(sealed:)`` touch disjoint state, so the three may run at once
-/// (``AttachmentPipeline``); ``finish()``, ``commit()`` and ``discard()`` only once none of them is running.
+/// `@unchecked Sendable`: used by one task at a time, each call on the blocking executor.
 final class AttachmentReader: @unchecked Sendable {
     private let handle: FileHandle
     private var opener: SecretStream.Opener?
