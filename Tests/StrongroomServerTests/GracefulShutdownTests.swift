@@ -61,7 +61,7 @@ import FoundationNetworking
             #expect(await connection.send(String(body.dropFirst(half))))
             let response = try await connection.readResponse()
             #expect(response.hasPrefix("HTTP/1.1 200"), "\(response)")
-            #expect(await server.waitForExit(within: .seconds(30)), "the server did not exit once drained")
+            #expect(await server.waitForExit(within: .seconds(600)), "the server did not exit once drained")
 
             let restarted = try await ServerProcess(arguments: storage)
             defer { restarted.stop() }

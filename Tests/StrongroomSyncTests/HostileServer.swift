@@ -66,7 +66,7 @@ enum HostileServer {
                 forward.headers.add(name: field.name.rawName, value: field.value)
             }
             if !requestBody.isEmpty { forward.body = .bytes(ByteBuffer(bytes: requestBody)) }
-            let answer = try await HTTPClient.shared.execute(forward, timeout: .seconds(60))
+            let answer = try await HTTPClient.shared.execute(forward, timeout: .seconds(600))
             let answerBody = Data(try await answer.body.collect(upTo: 64 << 20).readableBytesView)
             var headers = HTTPFields()
             if let type = answer.headers.first(name: "Content-Type") { headers[.contentType] = type }
