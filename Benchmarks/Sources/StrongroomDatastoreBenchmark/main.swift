@@ -201,13 +201,17 @@ func queries(_ store: Datastore, count: Int) async throws -> QueryFigures {
     return figures
 }
 
+/// The datastore named "bench" in `directory`: encrypted with the benchmark's key provider, or unencrypted.
+func openBench(at directory: URL, encrypted: Bool) async throws -> Datastore {
+    let manager = try DatastoreManager(directory: directory)
+    return encrypted
+        ? try await manager.datastore(named: "bench", keyProvider: provider) : try manager.datastore(named: "bench")
+}
+
 /// A pull's work: `count` replicated leaves, each with two ancestors it brings along (three revisions per document,
 /// the two older ones without bodies), `batch` per bulk write as a page lands.
 func replicated(encrypted: Bool, count: Int, batch: Int) async throws -> Duration {
-    let manager = try DatastoreManager(directory: work.appending(path: "replicated-\(encrypted)"))
-    let store =
-        encrypted
-        ? try await manager.datastore(named: "bench", keyProvider: provider) : try manager.datastore(named: "bench")
+    let store = try await openBench(at: work.appending(path: "replicated-\(encrypted)"), encrypted: encrypted)
     func hex(_ index: Int, _ generation: Int) -> String {
         let digits = String(UInt64(truncatingIfNeeded: index &* 2_654_435_761 &+ generation), radix: 16)
         return "\(generation)-" + String(repeating: "0", count: 32 - digits.count) + digits
@@ -269,10 +273,7 @@ func insertsAgain(
     insert: Duration, preferred: Duration
 ) {
     let directory = work.appending(path: "again-\(encrypted)-\(batch ?? 1)-\(run)")
-    let manager = try DatastoreManager(directory: directory)
-    let store =
-        encrypted
-        ? try await manager.datastore(named: "bench", keyProvider: provider) : try manager.datastore(named: "bench")
+    let store = try await openBench(at: directory, encrypted: encrypted)
     let figures = try await insertAll(into: store, count: count, batch: batch)
     await store.close()
     try FileManager.default.removeItem(at: directory)
@@ -287,10 +288,7 @@ func datastore(
     insert: Duration, read: Duration, readHundreds: Duration, queries: QueryFigures?, preferredInsert: Duration,
     preferredRead: Duration
 ) {
-    let manager = try DatastoreManager(directory: work.appending(path: "ours-\(encrypted)-\(batch ?? 1)"))
-    let store =
-        encrypted
-        ? try await manager.datastore(named: "bench", keyProvider: provider) : try manager.datastore(named: "bench")
+    let store = try await openBench(at: work.appending(path: "ours-\(encrypted)-\(batch ?? 1)"), encrypted: encrypted)
     let (inserted, preferredInsert) = try await insertAll(into: store, count: count, batch: batch)
     if !encrypted, batch != nil {
         // The floor of any one call: a query of nothing through the datastore's executor (two thread hand-offs).

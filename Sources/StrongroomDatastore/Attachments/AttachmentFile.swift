@@ -128,7 +128,7 @@ final class AttachmentWriter: @unchecked Sendable {
 
     /// Writes what ``seal(_:)`` returned. It touches only the file, so it may run while a later batch is sealed.
     func write(sealed: [UInt8]) throws(DatastoreError) {
-        try write(sealed[...])
+        try write(sealed)
     }
 
     /// Writes the last chunk and makes the file durable; returns the digest.
@@ -136,7 +136,7 @@ final class AttachmentWriter: @unchecked Sendable {
         var last: [UInt8] = []
         emit(pending[...], isFinal: true, into: &last)
         Wipe.allocation(&pending)
-        try write(last[...])
+        try write(last)
         do {
             try handle.synchronize()
         } catch {

@@ -45,6 +45,7 @@ struct AttachmentPipeline {
         return sealed
     }
 
+    // The tasks start in static functions: made inside the mutating methods, Swift 6.3's region checker rejects them.
     private static func startWriting(_ sealed: [UInt8], to writer: AttachmentWriter) -> Task<Void, any Error> {
         Task { try await write(sealed, to: writer) }
     }
