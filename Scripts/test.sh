@@ -28,12 +28,13 @@ export STRONGROOM_TEST_S3_URL
 # allow (bounded: 20 examples per operation and a fixed seed; `Scripts/schemathesis.sh 500 0` is the long run).
 Scripts/schemathesis.sh 20
 # The keychain's Secret Service tests need a session bus and a real gnome-keyring: the whole run happens inside
-# one private session (its keyring lives in a throw-away folder).
-Scripts/with-keyring.sh swift test --skip-build
+# one private session (its keyring lives in a throw-away folder). Each pass runs under a watchdog: one that hangs
+# (5 to 10 minutes is usual) prints the tests in flight and every thread's stack, and fails, well within CI's time.
+Scripts/testing/watchdog.sh 40 Scripts/with-keyring.sh swift test --skip-build
 # The file, datastore, keychain and shield suites once more with every Swift concurrency job on ONE thread
 # (Tests/CStrictPool): a blocking call on the cooperative pool stalls this pass instead of hiding behind a second
 # thread. StrictPoolTests checks the pool really is one thread.
-STRONGROOM_STRICT_POOL=1 Scripts/with-keyring.sh swift test --skip-build \
+STRONGROOM_STRICT_POOL=1 Scripts/testing/watchdog.sh 30 Scripts/with-keyring.sh swift test --skip-build \
     --filter 'StrictPoolTests|StrongroomDatastoreTests|StrongroomKeychainTests|StrongroomShieldTests|ClientFile'
 # The Debian package, from the debug build above (a release build of everything would double this run's time;
 # `Scripts/package-deb.sh` alone makes the release package): built, checked by lintian, installed into a scratch

@@ -49,7 +49,7 @@ public enum ExternalProcess {
                 continuation.resume(returning: ($0.terminationStatus, $0.terminationReason == .uncaughtSignal))
             }
             do {
-                try process.run()
+                try process.runExclusively()
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)

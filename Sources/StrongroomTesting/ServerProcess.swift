@@ -70,7 +70,7 @@ public final class ServerProcess: @unchecked Sendable {
                 "--log-level", ProcessInfo.processInfo.environment["STRONGROOM_TEST_SERVER_LOG_LEVEL"] ?? "info",
             ]
         }
-        try process.run()
+        try process.runExclusively()
         self.process = process
         self.port = try await Self.boundPort(of: process, in: portFile)
         self.scheme = scheme
@@ -97,9 +97,13 @@ public final class ServerProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// Sends SIGTERM and waits for a graceful exit.
+    /// Sends SIGTERM and waits for a graceful exit: five minutes at most, then SIGKILL, so that a server that never
+    /// finishes draining cannot hold the caller's thread (often one of the cooperative pool's) for the rest of the run.
     public func stop() {
         process.terminate()
+        let deadline = ContinuousClock.now + .seconds(300)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 

@@ -50,7 +50,7 @@ import X509
             ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runExclusively()
             defer {
                 process.terminate()
                 process.waitUntilExit()

@@ -71,7 +71,7 @@ import Glibc
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runExclusively()
         var seen: Set<String> = []
         var sent = false
         while process.isRunning {

@@ -135,7 +135,7 @@ import Testing
                 let log = folder.appending(path: "watcher-\(index).log")
                 _ = FileManager.default.createFile(atPath: log.path, contents: nil)
                 process.standardError = try FileHandle(forWritingTo: log)
-                try process.run()
+                try process.runExclusively()
                 return process
             }
             defer { for watcher in watchers where watcher.isRunning { watcher.terminate() } }

@@ -24,7 +24,7 @@ import Glibc
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runExclusively()
         try await Task.sleep(for: .milliseconds(milliseconds))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -56,7 +56,7 @@ import Glibc
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runExclusively()
 
             let acknowledged: [(String, String)] = await withCheckedContinuation { continuation in
                 Thread {
