@@ -20,6 +20,14 @@ trap 'rm -f "$log"' EXIT
 # its own).
 setsid "$@" >"$log" 2>&1 &
 pid=$!
+# Ctrl-C reaches this script's process group, not the command's session: pass it on, so that nothing is left running.
+stop_command() {
+    pkill -TERM -s "$pid" 2>/dev/null || true
+    sleep 2
+    pkill -KILL -s "$pid" 2>/dev/null || true
+}
+trap 'stop_command; exit 130' INT
+trap 'stop_command; exit 143' TERM
 tail -n +1 -f --pid="$pid" "$log" &
 follower=$!
 deadline=$(($(date +%s) + minutes * 60))
@@ -48,9 +56,7 @@ if kill -0 "$pid" 2>/dev/null; then
         echo "watchdog: $(printf '%s\n' "$inflight" | grep -c .) tests started and did not end (the first 60):"
         printf '%s\n' "$inflight" | grep . | head -n 60 | cut -c1-200 | sed 's/^/    /'
     } >&2
-    pkill -TERM -s "$pid" 2>/dev/null || true
-    sleep 10
-    pkill -KILL -s "$pid" 2>/dev/null || true
+    stop_command
     wait "$pid" 2>/dev/null || true
     wait "$follower" 2>/dev/null || true
     exit 124
