@@ -22,7 +22,9 @@ packages=(
     openssl           # test tooling: checks CSRs, chains and PKCS#12 files the PKI module makes; fixture script
     curl              # test tooling: an independent mutual-TLS client (MutualTLSTests); benchmark scripts
     strace            # test tooling: the integrity check must see a real tracer (CLIIntegrityTests)
-    util-linux        # setpriv: integrity tests run the CLI unprivileged when CI is root
+    util-linux        # setpriv: integrity tests run the CLI unprivileged when CI is root; setsid (Scripts/testing/watchdog.sh)
+    procps            # pgrep and pkill: the test watchdog finds and stops a hung pass's processes
+    gdb               # the test watchdog prints a hung pass's thread stacks
 )
 if [ "${1:-}" = "--object-store" ]; then
     packages+=(

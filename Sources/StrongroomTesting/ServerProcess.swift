@@ -103,8 +103,7 @@ public final class ServerProcess: @unchecked Sendable {
         process.terminate()
         let deadline = ContinuousClock.now + .seconds(300)
         while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { kill() } else { process.waitUntilExit() }
     }
 
     /// Sends SIGTERM and returns at once: the server drains what is in flight, then exits.
