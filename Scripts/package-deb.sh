@@ -100,6 +100,8 @@ Type=exec
 User=strongroom
 Group=strongroom
 EnvironmentFile=/etc/default/strongroom-server
+# The server refuses a token key from that file while others can read it (the package installs it 0640).
+Environment=STRONGROOM_ENVIRONMENT_FILE=/etc/default/strongroom-server
 ExecStart=/usr/bin/strongroom-server serve --data-directory /var/lib/strongroom $STRONGROOM_SERVE_OPTIONS
 StateDirectory=strongroom
 StateDirectoryMode=0700
@@ -138,6 +140,8 @@ USERS
 
 cat > "$root/etc/default/strongroom-server" <<'DEFAULTS'
 # Options for `strongroom-server serve`, read by strongroom-server.service (see strongroom-server-serve(1)).
+# This file may hold secrets: keep it 0640 root:strongroom (as installed) or 0600; the server refuses a token key
+# from it while others can read it.
 # The data directory is /var/lib/strongroom. Examples:
 #   STRONGROOM_SERVE_OPTIONS="--host 0.0.0.0 --port 8443 --public-url https://api.example --tls"
 #   STRONGROOM_DATABASE_URL=postgres://strongroom@db/strongroom
@@ -164,7 +168,10 @@ gzip -9n -c CHANGELOG.md > "$root/usr/share/doc/strongroom/CHANGELOG.md.gz"
     printf ' -- %s  %s\n' "$maintainer" "$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}")"
 } | gzip -9n > "$root/usr/share/doc/strongroom/changelog.gz"
 chmod 0644 "$root/usr/share/doc/strongroom/"* "$root/lib/systemd/system/strongroom-server.service" \
-    "$root/usr/lib/sysusers.d/strongroom.conf" "$root/etc/default/strongroom-server"
+    "$root/usr/lib/sysusers.d/strongroom.conf"
+# Its configuration file may hold the token key and the database password: never readable by others (the group,
+# strongroom, is set by postinst once the user exists).
+chmod 0640 "$root/etc/default/strongroom-server"
 
 # Dependencies: the Debian package of every shared library the executables link directly (no Swift runtime among
 # them); what those libraries need in turn, their own packages declare.
@@ -214,6 +221,12 @@ if [ "$1" = configure ]; then
         systemd-sysusers strongroom.conf
     elif ! getent passwd strongroom >/dev/null; then
         adduser --system --group --home /var/lib/strongroom --no-create-home strongroom
+    fi
+    # The configuration file may hold the token key and the database password: root writes it, the server's group
+    # reads it (systemd itself reads it as root), others do not.
+    if [ -f /etc/default/strongroom-server ]; then
+        chown root:strongroom /etc/default/strongroom-server
+        chmod 0640 /etc/default/strongroom-server
     fi
     if [ -d /run/systemd/system ]; then
         systemctl daemon-reload || true

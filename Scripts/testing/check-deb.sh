@@ -31,6 +31,9 @@ for path in ./usr/bin/strongroom ./usr/bin/strongroom-server ./usr/share/man/man
     grep -qx "$path" <<<"$contents" || fail "the package lacks $path"
 done
 [[ "$(dpkg-deb --field "$deb" Package)" == strongroom ]] || fail "wrong package name"
+# The configuration file may hold the token key: never readable by others, in the package and after postinst.
+mode="$(dpkg-deb --contents "$deb" | awk '$6 == "./etc/default/strongroom-server" {print $1}')"
+[[ "$mode" == "-rw-r-----" ]] || fail "/etc/default/strongroom-server is packaged $mode, not -rw-r-----"
 grep -q conffiles <<<"$(dpkg-deb --ctrl-tarfile "$deb" | tar -tf -)" || fail "no conffiles"
 
 if ! command -v lintian >/dev/null && [[ "$(id -u)" == 0 ]]; then
@@ -51,6 +54,10 @@ root="$scratch/root"
 dpkg-deb --extract "$deb" "$root"
 dpkg-deb --control "$deb" "$scratch/control"
 for script in postinst postrm; do sh -n "$scratch/control/$script" || fail "$script does not parse"; done
+grep -q "chmod 0640 /etc/default/strongroom-server" "$scratch/control/postinst" \
+    || fail "postinst does not keep the configuration file private"
+grep -q "^Environment=STRONGROOM_ENVIRONMENT_FILE=/etc/default/strongroom-server" \
+    "$root/lib/systemd/system/strongroom-server.service" || fail "the unit does not name its environment file"
 for product in strongroom strongroom-server; do
     executable="$root/usr/bin/$product"
     grep -q libswift <<<"$(ldd "$executable")" && fail "$product loads the Swift runtime dynamically"
@@ -75,6 +82,18 @@ if command -v systemd-sysusers >/dev/null; then
     users="$(systemd-sysusers --root="$root" --dry-run 2>&1 || true)"
     grep -q "Creating user 'strongroom'" <<<"$users" || fail "sysusers does not create strongroom: $users"
 fi
+
+# A token key from an environment file others can read is refused before anything is created (as the packaged unit
+# passes it: the file's variables and STRONGROOM_ENVIRONMENT_FILE naming it).
+cp "$root/etc/default/strongroom-server" "$scratch/environment"
+chmod 0644 "$scratch/environment"
+if STRONGROOM_ENVIRONMENT_FILE="$scratch/environment" STRONGROOM_TOKEN_KEY="$(head -c 32 /dev/urandom | base64 -w0 \
+    | tr '+/' '-_' | tr -d '=')" "$root/usr/bin/strongroom-server" serve --data-directory "$scratch/refused" \
+    --port 0 >"$scratch/refused.log" 2>&1; then
+    fail "the server started with a token key from a world-readable environment file"
+fi
+grep -q "every user of this machine can read" "$scratch/refused.log" || { cat "$scratch/refused.log" >&2; fail "no reason given"; }
+[[ ! -e "$scratch/refused" ]] || fail "a refused start created its data directory"
 
 # The packaged server, with the packaged CLI as its client.
 data="$scratch/data"

@@ -73,6 +73,10 @@ public struct ServerLimits: Sendable, Hashable {
     public var maximumSyncWait: Duration = .seconds(25)
     /// Live replication: long-polls one client may hold open at once (more is 429).
     public var syncWaitsPerClient: Int = 8
+    /// Live replication: long-polls the server holds open at once, every client's together (more is 429); nil is a
+    /// quarter of ``ConnectionLimits/maximumConnections``, so waiting requests never hold the slots `/health`,
+    /// tokens and ordinary requests need.
+    public var syncWaitsTotal: Int?
 
     /// The defaults.
     public init() {}

@@ -195,6 +195,7 @@ struct Serve: AsyncParsableCommand {
         let tls = try serverTLS()
         // Checked like every secret file before anything starts (the TLS layer reads it again itself).
         if let tls { _ = try readSecretFile(tls.privateKeyPath, option: "--tls-private-key") }
+        try requirePrivateTokenKeySource()
         var configuration = ServerConfiguration(
             dataDirectory: data.dataDirectory,
             host: host,

@@ -383,8 +383,10 @@ public struct Replicator: Sendable {
     /// - Throws: ``SyncError/Code/notOwner`` on a member's replicator; `ClientError.notFound` for an unknown client.
     public func share(with memberID: UUID, access: MemberAccess) async throws {
         let session = try await ownerSession()
-        try await client.share(type: session.type, readerID: memberID)
+        // The access first: it makes this client the type's owner on the server before the member can see the type
+        // (the E3DB share next), so no member can claim it first.
         try await client.setSyncAccess(type: session.type, member: memberID, access: access.rawValue)
+        try await client.share(type: session.type, readerID: memberID)
         let state = try await session.membership()
         for writer in state.writers where writer != memberID {
             try await Self.ignoringMissingGrant { () throws(ClientError) in

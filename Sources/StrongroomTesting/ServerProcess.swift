@@ -205,15 +205,17 @@ public final class ServerProcess: @unchecked Sendable {
 extension ServerProcess {
     /// Runs the real server on `engine` over a fresh data directory (and, on PostgreSQL, a fresh database of the
     /// test cluster), and stops it afterwards. `body` gets the server and the storage arguments it was started with
-    /// (`--data-directory …` and `--database-url …`), to restart it on the same data.
+    /// (`--data-directory …` and `--database-url …`), to restart it on the same data. `environment` is added to the
+    /// server's.
     public static func withServer<R>(
         engine: TestEngine,
         arguments: [String] = [],
+        environment: [String: String] = [:],
         _ body: (ServerProcess, _ storageArguments: [String]) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
             func start(_ storage: [String]) async throws -> R {
-                let server = try await ServerProcess(arguments: storage + arguments)
+                let server = try await ServerProcess(arguments: storage + arguments, environment: environment)
                 defer { if server.isRunning { server.stop() } }
                 return try await body(server, storage)
             }

@@ -149,6 +149,9 @@ struct AgentCommand: AsyncParsableCommand {
                 if json { return try printJSON(status) }
                 print("agent pid \(status.pid) on \(status.socket)")
                 for keychain in status.keychains { print("holds the keychain \(keychain)") }
+                if let more = status.keychainsNotListed {
+                    print("holds \(more) more keychain\(more == 1 ? "" : "s") whose paths are too long to list")
+                }
                 print(
                     "stops after \(AgentCommand.describe(status.idleTimeoutSeconds)) unused "
                         + "(\(AgentCommand.describe(status.secondsUntilIdleExit)) left)"

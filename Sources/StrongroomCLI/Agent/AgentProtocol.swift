@@ -33,13 +33,16 @@ enum AgentProtocol {
     /// A malformed or oversized message.
     struct Malformed: Error {}
 
-    static func request(_ operation: Operation, _ payload: [UInt8] = []) -> [UInt8] {
-        precondition(payload.count <= maximumRequestPayload)
+    /// A request; a payload longer than ``maximumRequestPayload`` is ``Malformed`` (never a trap: a keychain's store
+    /// ID comes from a file the user names).
+    static func request(_ operation: Operation, _ payload: [UInt8] = []) throws(Malformed) -> [UInt8] {
+        guard payload.count <= maximumRequestPayload else { throw Malformed() }
         return magic + [operation.rawValue] + bigEndian(payload.count) + payload
     }
 
-    static func answerHeader(_ status: Status, length: Int) -> [UInt8] {
-        precondition(length <= maximumAnswerPayload)
+    /// An answer's header; a length over ``maximumAnswerPayload`` is ``Malformed`` (never a trap).
+    static func answerHeader(_ status: Status, length: Int) throws(Malformed) -> [UInt8] {
+        guard (0...maximumAnswerPayload).contains(length) else { throw Malformed() }
         return [status.rawValue] + bigEndian(length)
     }
 
@@ -77,10 +80,26 @@ struct AgentStatus: Codable {
     var keychains: [String]
     var idleTimeoutSeconds: Int
     var secondsUntilIdleExit: Int
+    /// Keychains held but left out of ``keychains`` so that the answer fits its frame (long paths); nil when none.
+    var keychainsNotListed: Int?
 
     enum CodingKeys: String, CodingKey {
         case pid, socket, keychains
         case idleTimeoutSeconds = "idle_timeout_seconds"
         case secondsUntilIdleExit = "seconds_until_idle_exit"
+        case keychainsNotListed = "keychains_not_listed"
+    }
+
+    /// The status as JSON of at most `maximumBytes`: keychains are left out from the end (and counted) until it
+    /// fits; a status whose socket path alone does not fit is nil.
+    func encoded(maximumBytes: Int) -> [UInt8]? {
+        var status = self
+        while true {
+            guard let body = try? JSONEncoder().encode(status) else { return nil }
+            if body.count <= maximumBytes { return Array(body) }
+            guard !status.keychains.isEmpty else { return nil }
+            status.keychains.removeLast()
+            status.keychainsNotListed = (status.keychainsNotListed ?? 0) + 1
+        }
     }
 }

@@ -121,14 +121,16 @@ final class AgentServer: Sendable {
                 try connection.write(AgentProtocol.answerHeader(.ok, length: kept.dataKey.count))
                 try kept.dataKey.withUnsealed { (bytes) throws(UnixSocket.Failure) in try connection.write(bytes) }
             case .status:
-                let body = Array(try JSONEncoder().encode(status()))
+                guard let body = status().encoded(maximumBytes: AgentProtocol.maximumAnswerPayload) else {
+                    throw AgentProtocol.Malformed()
+                }
                 try connection.write(AgentProtocol.answerHeader(.ok, length: body.count) + body)
             case .stop:
                 wipe()
                 try connection.write(AgentProtocol.answerHeader(.ok, length: 0))
             }
         } catch is AgentProtocol.Malformed {
-            try? connection.write(AgentProtocol.answerHeader(.badRequest, length: 0))
+            try? connection.write((try? AgentProtocol.answerHeader(.badRequest, length: 0)) ?? [])
         } catch {
             // A peer that went away or stopped talking: nothing to answer.
         }
@@ -153,7 +155,8 @@ final class AgentServer: Sendable {
                 socket: socketPath,
                 keychains: state.held.values.map(\.keychainPath).sorted(),
                 idleTimeoutSeconds: Int(idleTimeout.components.seconds),
-                secondsUntilIdleExit: max(0, Int(remaining.components.seconds))
+                secondsUntilIdleExit: max(0, Int(remaining.components.seconds)),
+                keychainsNotListed: nil
             )
         }
     }

@@ -34,6 +34,15 @@ public struct StrongroomRequestContext: RequestContext {
     /// describes is about 3.1 MB of JSON). File uploads are streamed and limited to their declared size instead.
     public var maxUploadSize: Int { 16 << 20 }
 
+    /// Records that this request writes records (or a policy) of `type`, so that a success wakes the long-polls
+    /// waiting on that type (``WriteSignalMiddleware``).
+    func noteWrite(of type: String) {
+        trace.writtenTypes.withLock { types in
+            // A request writes a few types (a bulk write: up to its record count); more than that wakes no one extra.
+            if types.count < 512 { types.insert(type) }
+        }
+    }
+
     /// The caller, or a 401.
     func caller() throws -> String {
         guard let clientID else { throw ServerError.unauthorized() }
@@ -44,4 +53,6 @@ public struct StrongroomRequestContext: RequestContext {
 /// Shared by every copy of one request's context: what the request log needs from deeper in the chain.
 final class RequestTrace: Sendable {
     let clientID = Mutex<String?>(nil)
+    /// The types whose records this request writes (``StrongroomRequestContext/noteWrite(of:)``).
+    let writtenTypes = Mutex<Set<String>>([])
 }

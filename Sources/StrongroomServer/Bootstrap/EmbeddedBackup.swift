@@ -124,7 +124,7 @@ package enum EmbeddedBackup {
     package static func restore(from input: String, to dataDirectory: String) async throws -> Summary {
         try await BlockingExecutor.shared.run { _ throws(ServerError) in
             let database = EmbeddedDatabase.databasePath(in: input)
-            guard FileManager.default.fileExists(atPath: database) else {
+            guard NoFollowCopy.kind(of: database) != .missing else {
                 throw ServerError(.configuration, "\(input) is not a Strongroom backup (no strongroom.sqlite)")
             }
             let existing = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? []  // none: new
@@ -200,48 +200,46 @@ package enum EmbeddedBackup {
         try DataDirectory.createFolder(path, naming: path)
     }
 
-    /// Copies the file at `source` to `target` when there is one; whether there was.
+    /// Copies the file at `source` to `target` when there is one; whether there was. A link or anything but a
+    /// regular file is refused (``NoFollowCopy``).
     private static func copyIfPresent(_ source: String, to target: String) throws(ServerError) -> Bool {
-        guard FileManager.default.fileExists(atPath: source) else { return false }
+        guard NoFollowCopy.kind(of: source) != .missing else { return false }
         try copyFile(source, to: target)
         return true
     }
 
-    /// Copies the files directly in `source` (a flat folder) to a new owner-only `target`, leaving out the names
-    /// `skipping` picks; how many it copied, or nil when `source` does not exist.
+    /// Copies the files directly in `source` (a flat folder, not a link to one) to a new owner-only `target`,
+    /// leaving out the names `skipping` picks; how many it copied, or nil when `source` does not exist. A link or
+    /// anything else that is not a regular file in it is refused before anything is copied.
     private static func copyFolder(
         _ source: String,
         to target: String,
         skipping: (String) -> Bool
     ) throws(ServerError) -> Int? {
-        guard FileManager.default.fileExists(atPath: source) else { return nil }
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: source) } catch {
-            throw ServerError(.storage, "\(source) could not be listed: \(error.localizedDescription)")
-        }
+        guard let names = try NoFollowCopy.regularFiles(in: source, skipping: skipping) else { return nil }
         try makeFolder(target)
         var copied = 0
-        for name in names.sorted() where !skipping(name) {
+        for name in names {
             // A name listed and then gone (an upload's staging file renamed, a body deleted) is not copied.
-            guard FileManager.default.fileExists(atPath: source + "/" + name) else { continue }
+            guard NoFollowCopy.kind(of: source + "/" + name) != .missing else { continue }
             try copyFile(source + "/" + name, to: target + "/" + name)
             copied += 1
         }
         return copied
     }
 
-    /// Copies one file, then makes the copy owner-only.
+    /// Copies one regular file to a new owner-only file, never following a link (``NoFollowCopy``).
     private static func copyFile(_ source: String, to target: String) throws(ServerError) {
-        do {
-            try FileManager.default.copyItem(atPath: source, toPath: target)
-        } catch {
-            throw ServerError(.storage, "\(source) could not be copied: \(error.localizedDescription)")
-        }
-        try ownerOnly(target)
+        try NoFollowCopy.copyFile(source, to: target)
     }
 
+    /// Makes the file `path` (which this process just wrote) owner-only, through its descriptor, never a link's
+    /// target.
     private static func ownerOnly(_ path: String) throws(ServerError) {
-        guard chmod(path, 0o600) == 0 else {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ServerError(.storage, "\(path) could not be opened (errno \(errno))") }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o600) == 0 else {
             throw ServerError(.storage, "\(path) could not be made owner-only (errno \(errno))")
         }
     }

@@ -110,8 +110,15 @@ struct ServerRoutes {
         )
         let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
         let sync = SyncRoutes(store: store, clock: clock, authorization: authorization, limits: limits)
-        let changes = ChangeNotifier()
-        let syncChanges = SyncChangesRoute(store: store, changes: changes, waits: WaitingClients(), limits: limits)
+        let changes = TypeChanges()
+        let syncChanges = SyncChangesRoute(
+            store: store,
+            changes: changes,
+            metrics: metrics,
+            waits: WaitingClients(),
+            limits: limits,
+            waitsTotal: limits.syncWaitsTotal ?? max(1, configuration.connections.maximumConnections / 4)
+        )
         let notes = NoteRoutes(store: store, clock: clock, limits: limits)
         let clients = ClientCache(store: store)
         let signatures = TSV1Verifier(

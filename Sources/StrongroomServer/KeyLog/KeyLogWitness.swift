@@ -135,16 +135,20 @@ package actor KeyLogWitness {
             return Answer(status: 422, body: "a proof from size 0 is empty\n", contentType: "text/plain")
         }
         let updated = StoredCheckpoint(size: checkpoint.size, root: Data(checkpoint.root.bytes).base64EncodedString())
-        var next = state
-        next[checkpoint.origin] = updated
-        do {
-            let data = try JSONEncoder().encode(next)
-            let path = statePath
-            try await BlockingExecutor.shared.run { _ in try AtomicFile.write(data, to: path) }
-        } catch {
-            return Answer(status: 500, body: "the witness's state could not be saved\n", contentType: "text/plain")
+        // The checkpoint the witness holds already (a replay) is cosigned again without a write: only a newer one
+        // changes the state file, so unauthenticated replays cost no durable writes.
+        if updated != known {
+            var next = state
+            next[checkpoint.origin] = updated
+            do {
+                let data = try JSONEncoder().encode(next)
+                let path = statePath
+                try await BlockingExecutor.shared.run { _ in try AtomicFile.write(data, to: path) }
+            } catch {
+                return Answer(status: 500, body: "the witness's state could not be saved\n", contentType: "text/plain")
+            }
+            state = next
         }
-        state = next
         let time = UInt64(max(0, clock.now.timeIntervalSince1970.rounded(.down)))
         do {
             let signature = try cosigner.cosignature(on: note.text, time: time)

@@ -17,6 +17,7 @@ final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let inFlight: CoreMetrics.Meter
     private let blobBytesIn: CoreMetrics.Counter
+    private let longPollExamined: CoreMetrics.Counter
     private let blobBytesOut: CoreMetrics.Counter
     private let databaseUse: DatabaseUse?
     private let queriesInFlight: CoreMetrics.Gauge
@@ -53,6 +54,7 @@ final class ServerMetrics: Sendable {
         self.factory = factory
         inFlight = CoreMetrics.Meter(label: "strongroom_http_requests_in_flight", factory: factory)
         blobBytesIn = CoreMetrics.Counter(label: "strongroom_blob_bytes_in_total", factory: factory)
+        longPollExamined = CoreMetrics.Counter(label: "strongroom_sync_changes_examined_total", factory: factory)
         blobBytesOut = CoreMetrics.Counter(label: "strongroom_blob_bytes_out_total", factory: factory)
         self.databaseUse = databaseUse
         queriesInFlight = CoreMetrics.Gauge(label: "strongroom_database_queries_in_flight", factory: factory)
@@ -91,6 +93,8 @@ final class ServerMetrics: Sendable {
 
     /// File-body bytes stored.
     func received(blobBytes count: Int64) { blobBytesIn.increment(by: count) }
+    /// Records the long-polls (`/v2/sync/changes`) examined: what their cost is bounded by.
+    func examinedByLongPolls(_ count: Int) { longPollExamined.increment(by: count) }
 
     /// File-body bytes served.
     func sent(blobBytes count: Int64) { blobBytesOut.increment(by: count) }

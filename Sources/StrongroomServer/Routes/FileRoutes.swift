@@ -159,9 +159,27 @@ struct FileRoutes {
         guard try await blobs.size(id: id) == record.fileMeta?.size else {
             throw ServerError.badRequest("the file has not been uploaded yet")
         }
-        guard let committed = try await store.commitFile(id: recordID, lastModified: record.lastModified) else {
-            throw ServerError.conflict("the file changed while being committed")
+        // A replicated type's attachment bytes count from here (a declared, never uploaded file holds no room).
+        let committed: StoredRecord?
+        if record.type.hasPrefix(ReplicatedType.prefix) {
+            do {
+                committed = try await sync.commitReplicatedFile(
+                    id: recordID,
+                    lastModified: record.lastModified,
+                    maximumBytes: limits.syncAttachmentBytesPerType
+                )
+            } catch let error as ServerError where error.code == .tooLarge {
+                // No room: the upload goes now rather than at the pending sweep (best effort; the sweep is the net).
+                if case .done = try await store.deleteRecord(id: recordID, expectedVersion: record.version) {
+                    try? await blobs.remove(id: id)
+                }
+                throw error
+            }
+        } else {
+            committed = try await store.commitFile(id: recordID, lastModified: record.lastModified)
         }
+        guard let committed else { throw ServerError.conflict("the file changed while being committed") }
+        context.noteWrite(of: record.type)
         return try json(response(committed), status: .created)
     }
 

@@ -55,6 +55,8 @@ struct PolicyRoutes {
             policy.authorizedBy = authorizerChange ? caller : nil
         }
         try await store.savePolicy(policy, logAt: clock.wallTimestamp)
+        // A grant makes the type's records readable: its long-polls look again.
+        context.noteWrite(of: slot.type)
         return empty(.created)
     }
 

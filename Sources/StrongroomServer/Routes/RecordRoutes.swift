@@ -37,7 +37,9 @@ struct RecordRoutes {
             sync,
             type: type,
             plain: body.meta.plain,
-            writer: caller
+            data: data,
+            writer: caller,
+            limits: limits
         )
         let record = StoredRecordText(
             record: .new(
@@ -50,6 +52,7 @@ struct RecordRoutes {
             )
         )
         let stored = try await SyncRoutes.insert(record, records: store, sync: sync, limits: limits)
+        context.noteWrite(of: type)
         return recordJSON(stored, status: .created)
     }
 
@@ -91,6 +94,7 @@ struct RecordRoutes {
         guard isCheckpoint || !existing.type.hasPrefix(ReplicatedType.prefix) else {
             throw ServerError.badRequest("of a replicated datastore's records only a checkpoint is updated in place")
         }
+        if existing.type.hasPrefix(ReplicatedType.prefix) { try SyncRoutes.requireRecordSize(data, limits) }
         try requirePlain(body.meta.plain, limits)
         let outcome = try await store.updateRecord(
             id: recordID,

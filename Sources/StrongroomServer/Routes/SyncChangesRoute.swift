@@ -7,14 +7,26 @@ import Synchronization
 
 /// `POST /v2/sync/changes`: live replication's long-poll. Answers as soon as a record of the type readable by the
 /// caller lies after `after_index` (a replica's checkpoint record does not count: every replication rewrites one),
-/// or after the wait, capped by ``ServerLimits/maximumSyncWait``. A write through this instance wakes the waiters at
-/// once; writes through other instances sharing the database are seen within a second. Each client may hold
-/// ``ServerLimits/syncWaitsPerClient`` such requests at once (more is 429).
+/// or after the wait, capped by ``ServerLimits/maximumSyncWait``. A write of the type through this instance wakes its
+/// waiters at once (and no others); writes through other instances sharing the database are seen within a second.
+///
+/// What one long-poll costs is bounded by what it may read, not by what the type holds: a caller that may read
+/// nothing of the type (it writes none and no one shared it) is answered without its records being looked at; and
+/// each look examines at most ``window`` records after the last one examined, so a record is examined once per
+/// long-poll, however often it wakes. Each client may hold ``ServerLimits/syncWaitsPerClient`` long-polls at once and
+/// the server ``ServerLimits/syncWaitsTotal`` (more is 429), so waiting requests never take the connection slots
+/// that `/health`, tokens and ordinary requests need.
 struct SyncChangesRoute {
-    let store: any RecordStore
-    let changes: ChangeNotifier
+    /// The most records one look examines.
+    static let window = 1_000
+
+    let store: any RecordStore & SyncStore
+    let changes: TypeChanges
+    let metrics: ServerMetrics
     let waits: WaitingClients
     let limits: ServerLimits
+    /// ``ServerLimits/syncWaitsTotal``, resolved against the connection cap.
+    let waitsTotal: Int
 
     /// Its path, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
@@ -30,78 +42,97 @@ struct SyncChangesRoute {
         guard body.afterIndex >= 0 else { throw ServerError.badRequest("after_index must not be negative") }
         guard (0...3600).contains(body.wait) else { throw ServerError.badRequest("wait is 0 to 3600 seconds") }
         let wait = min(Duration.seconds(body.wait), limits.maximumSyncWait)
-        guard waits.enter(caller, limit: limits.syncWaitsPerClient) else {
+        switch waits.enter(caller, limit: limits.syncWaitsPerClient, total: waitsTotal) {
+        case .entered: break
+        case .clientFull:
             throw ServerError(.rateLimited, "at most \(limits.syncWaitsPerClient) waiting requests per client")
+        case .serverFull:
+            throw ServerError(.rateLimited, "the server holds as many waiting requests as it takes: try again shortly")
         }
         defer { waits.leave(caller) }
         let deadline = ContinuousClock.now + wait
         let changes = changes
+        // Registered before the first look, so a write committed during a look wakes the next wait at once.
+        let ticket = changes.register(type)
+        defer { changes.unregister(ticket) }
+        var cursor = body.afterIndex
         // A server shutting down answers its waiting long-polls at once instead of draining them for the whole wait.
         let index = try await withGracefulShutdownHandler {
             while true {
-                let seen = changes.generation
-                if let index = try await firstChange(type: type, after: body.afterIndex, caller: caller) {
-                    return index
-                }
+                if let index = try await firstChange(type: type, cursor: &cursor, caller: caller) { return index }
                 let now = ContinuousClock.now
                 guard now < deadline, !Task.isCancelled, !Task.isShuttingDownGracefully else { return body.afterIndex }
-                await changes.wait(after: seen, timeout: min(deadline - now, .seconds(1)))
+                await changes.wait(ticket, timeout: min(deadline - now, .seconds(1)))
             }
         } onGracefulShutdown: {
-            changes.signal()
+            changes.signalAll()
         }
         return try json(SyncChangesResponse(lastIndex: index))
     }
 
-    /// The index of the first record after `after` that is not a checkpoint record, looking at 1,000 at most.
-    private func firstChange(type: String, after: Int64, caller: String) async throws -> Int64? {
-        var query = RecordQuery(
-            scope: .readableBy(caller),
-            afterIndex: after,
-            limit: 100,
-            writerIDs: [],
-            userIDs: [],
-            recordIDs: [],
-            types: [type],
-            includesData: false
-        )
-        for _ in 0..<10 {
-            let batch = try await store.records(matching: query)
-            if let hit = batch.first(where: { $0.plain[ReplicatedType.PlainKey.checkpoint] == nil }) {
+    /// The index of the first record after `cursor` readable by `caller` that is not a checkpoint record, examining
+    /// at most ``window`` records per step and moving `cursor` past the ones examined; nil when there is none yet.
+    /// A caller that may read nothing of the type is answered after two index lookups.
+    private func firstChange(type: String, cursor: inout Int64, caller: String) async throws -> Int64? {
+        guard try await store.mayReadAny(type: type, caller: caller) else { return nil }
+        while true {
+            let look = try await store.changeWindow(type: type, after: cursor, window: Self.window, caller: caller)
+            metrics.examinedByLongPolls(look.examined)
+            if let hit = look.readable.first(where: { $0.plain[ReplicatedType.PlainKey.checkpoint] == nil }) {
                 return hit.index
             }
-            guard batch.count == query.limit, let last = batch.last else { return nil }
-            query.afterIndex = last.index
+            guard let last = look.last else { return nil }
+            cursor = last
+            // More to examine than one window: yield between windows, so one catch-up does not hold a thread.
+            await Task.yield()
+            try Task.checkCancellation()
         }
-        return nil
     }
 }
 
-/// How many long-polls each client holds open.
+/// How many long-polls each client, and the server, hold open.
 final class WaitingClients: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    /// Whether a long-poll was admitted.
+    enum Entry: Equatable {
+        case entered
+        /// The client holds its share already.
+        case clientFull
+        /// The server holds as many as it admits.
+        case serverFull
+    }
 
-    /// Counts one more for `client`; false (nothing counted) when it already holds `limit`.
-    func enter(_ client: String, limit: Int) -> Bool {
+    private struct Counts {
+        var perClient: [String: Int] = [:]
+        var total = 0
+    }
+
+    private let counts = Mutex(Counts())
+
+    /// Counts one more for `client` unless it already holds `limit` or the server `total`.
+    func enter(_ client: String, limit: Int, total: Int) -> Entry {
         counts.withLock { counts in
-            guard counts[client, default: 0] < limit else { return false }
-            counts[client, default: 0] += 1
-            return true
+            guard counts.perClient[client, default: 0] < limit else { return .clientFull }
+            guard counts.total < total else { return .serverFull }
+            counts.perClient[client, default: 0] += 1
+            counts.total += 1
+            return .entered
         }
     }
 
     func leave(_ client: String) {
         counts.withLock { counts in
-            let left = counts[client, default: 1] - 1
-            counts[client] = left > 0 ? left : nil
+            guard let held = counts.perClient[client] else { return }
+            counts.perClient[client] = held > 1 ? held - 1 : nil
+            counts.total -= 1
         }
     }
 }
 
-/// Wakes the long-polls after every successful write a client makes through this instance.
+/// Wakes the long-polls waiting on each type a successful request wrote through this instance (the routes note the
+/// types: ``StrongroomRequestContext/noteWrite(of:)``).
 struct WriteSignalMiddleware: RouterMiddleware {
     typealias Context = StrongroomRequestContext
-    let changes: ChangeNotifier
+    let changes: TypeChanges
 
     func handle(
         _ request: Request,
@@ -109,7 +140,10 @@ struct WriteSignalMiddleware: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let response = try await next(request, context)
-        if request.method != .get, request.method != .head, response.status.code < 400 { changes.signal() }
+        if request.method != .get, request.method != .head, response.status.code < 400 {
+            let types = context.trace.writtenTypes.withLock { $0 }
+            if !types.isEmpty { changes.signal(types) }
+        }
         return response
     }
 }

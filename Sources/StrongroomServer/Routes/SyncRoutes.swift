@@ -115,8 +115,8 @@ struct SyncRoutes {
         }
     }
 
-    /// For a v1 write of a record of a replicated type: 403 unless `writer` may write it (a read-only member: its
-    /// checkpoints only), 400 unless it is one of the type's bookkeeping records (exactly one of
+    /// For a v1 write of a record of a replicated type: 413 past ``ServerLimits/maximumRevisionRecordBytes``, 403
+    /// unless `writer` may write it (a read-only member: its checkpoints only), 400 unless it is one of the type's bookkeeping records (exactly one of
     /// `ReplicatedType.PlainKey.bookkeeping` in its plain meta and no revision tag). Any other type passes. The
     /// writer's record count is checked where the record is stored
     /// (``SyncStore/insertReplicatedRecord(_:maximumPerWriter:maximumBytes:)``).
@@ -124,9 +124,12 @@ struct SyncRoutes {
         _ store: any SyncStore,
         type: String,
         plain: [String: String]?,
-        writer: String
+        data: [String: String],
+        writer: String,
+        limits: ServerLimits
     ) async throws {
         guard type.hasPrefix(ReplicatedType.prefix) else { return }
+        try requireRecordSize(data, limits)
         let plain = plain ?? [:]
         try await requireWriteAccess(store, type: type, caller: writer, isCheckpoint: plain[Key.checkpoint] != nil)
         guard Key.bookkeeping.filter({ plain[$0] != nil }).count == 1, plain[Key.revisionTag] == nil else {
@@ -176,6 +179,22 @@ struct SyncRoutes {
         )
     }
 
+    /// 413 when a replicated type's record data (keys and values) exceeds ``ServerLimits/maximumRevisionRecordBytes``:
+    /// revisions, and the bookkeeping records written through v1 beside them (checkpoints, membership changes, purge
+    /// markers), which reach every replica's pull just the same.
+    static func requireRecordSize(_ data: [String: String], _ limits: ServerLimits) throws {
+        var bytes = 0
+        for (key, value) in data {
+            bytes += key.utf8.count + value.utf8.count
+            guard bytes <= limits.maximumRevisionRecordBytes else {
+                throw ServerError(
+                    .tooLarge,
+                    "a replicated datastore's record data is at most \(limits.maximumRevisionRecordBytes) bytes"
+                )
+            }
+        }
+    }
+
     /// `tags` when there are at most ``maximumTags`` and each is a tag; else 400.
     static func checkedTags(_ tags: [String]) throws -> [String] {
         guard tags.count <= maximumTags else { throw ServerError.badRequest("at most \(maximumTags) tags per request") }
@@ -208,13 +227,7 @@ struct SyncRoutes {
                 throw ServerError.badRequest("a tag appears twice in one bulk write")
             }
             guard let data = write.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
-            let bytes = data.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-            guard bytes <= limits.maximumRevisionRecordBytes else {
-                throw ServerError(
-                    .tooLarge,
-                    "a revision record's data is at most \(limits.maximumRevisionRecordBytes) bytes"
-                )
-            }
+            try Self.requireRecordSize(data, limits)
             let record = StoredRecord.new(
                 by: caller,
                 type: type,
@@ -233,6 +246,7 @@ struct SyncRoutes {
             maximumPerWriter: limits.syncRecordsPerWriterAndType,
             maximumPerDocument: limits.syncRevisionsPerDocument
         )
+        for type in Set(records.map(\.record.record.type)) { context.noteWrite(of: type) }
         return try json(
             SyncBulkResponse(
                 records: zip(records, outcomes).map {

@@ -1,5 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
 import SQLKit
+package import StrongroomWire
 
 /// The attachment bytes of each replicated type, kept as a running total.
 ///
@@ -85,6 +87,91 @@ extension SQLServerStore {
         }
     }
 
+    /// Migration step 16: the totals count committed files only (a pending file's declared size held the room for
+    /// its 24-hour pending lifetime, so a member could declare a large file, upload nothing, and block everyone's
+    /// attachments). The triggers are made again with the pending flag in their conditions (an update of `pending`,
+    /// a commit, now adds), and the totals are counted again from the committed file records.
+    var committedAttachmentBytesStep: [String] {
+        let size: (String) -> String =
+            switch engine {
+            case .sqlite: { "COALESCE(json_extract(\($0).file_meta, '$.size'), 0)" }
+            case .postgres: { "COALESCE(CAST(CAST(\($0).file_meta AS json) ->> 'size' AS BIGINT), 0)" }
+            }
+        let counted: (String) -> String = {
+            "\($0).file_meta IS NOT NULL AND NOT \($0).pending AND substr(\($0).type, 1, 4) = 'sr1.'"
+        }
+        let recount = [
+            "DELETE FROM sync_attachment_bytes",
+            """
+            INSERT INTO sync_attachment_bytes (type, bytes)
+            SELECT r.type, CAST(SUM(\(size("r"))) AS BIGINT) FROM records r WHERE \(counted("r")) GROUP BY r.type
+            """,
+        ]
+        let subtract = """
+            UPDATE sync_attachment_bytes SET bytes = bytes - \(size("OLD")) WHERE type = OLD.type;
+            DELETE FROM sync_attachment_bytes WHERE type = OLD.type AND bytes = 0;
+            """
+        let drops = [
+            "DROP TRIGGER records_attachment_bytes_insert" + (engine == .postgres ? " ON records" : ""),
+            "DROP TRIGGER records_attachment_bytes_delete" + (engine == .postgres ? " ON records" : ""),
+            "DROP TRIGGER records_attachment_bytes_update" + (engine == .postgres ? " ON records" : ""),
+        ]
+        switch engine {
+        case .sqlite:
+            let add = """
+                INSERT INTO sync_attachment_bytes (type, bytes) SELECT NEW.type, \(size("NEW"))
+                WHERE \(counted("NEW")) ON CONFLICT (type) DO UPDATE SET bytes = bytes + excluded.bytes;
+                """
+            let subtractCounted = """
+                UPDATE sync_attachment_bytes SET bytes = bytes - \(size("OLD"))
+                WHERE type = OLD.type AND OLD.file_meta IS NOT NULL AND NOT OLD.pending;
+                DELETE FROM sync_attachment_bytes WHERE type = OLD.type AND bytes = 0;
+                """
+            return drops + recount + [
+                """
+                CREATE TRIGGER records_attachment_bytes_insert AFTER INSERT ON records
+                WHEN NEW.file_meta IS NOT NULL AND NOT NEW.pending BEGIN \(add) END
+                """,
+                """
+                CREATE TRIGGER records_attachment_bytes_delete AFTER DELETE ON records
+                WHEN OLD.file_meta IS NOT NULL AND NOT OLD.pending BEGIN \(subtract) END
+                """,
+                """
+                CREATE TRIGGER records_attachment_bytes_update AFTER UPDATE OF file_meta, type, pending ON records
+                BEGIN \(subtractCounted) \(add) END
+                """,
+            ]
+        case .postgres:
+            return drops + recount + [
+                """
+                CREATE OR REPLACE FUNCTION records_attachment_bytes() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_OP <> 'INSERT' AND OLD.file_meta IS NOT NULL AND NOT OLD.pending THEN
+                        \(subtract)
+                    END IF;
+                    IF TG_OP <> 'DELETE' AND \(counted("NEW")) THEN
+                        INSERT INTO sync_attachment_bytes (type, bytes) VALUES (NEW.type, \(size("NEW")))
+                        ON CONFLICT (type) DO UPDATE SET bytes = sync_attachment_bytes.bytes + EXCLUDED.bytes;
+                    END IF;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE TRIGGER records_attachment_bytes_insert AFTER INSERT ON records FOR EACH ROW
+                WHEN (NEW.file_meta IS NOT NULL AND NOT NEW.pending) EXECUTE FUNCTION records_attachment_bytes()
+                """,
+                """
+                CREATE TRIGGER records_attachment_bytes_delete AFTER DELETE ON records FOR EACH ROW
+                WHEN (OLD.file_meta IS NOT NULL AND NOT OLD.pending) EXECUTE FUNCTION records_attachment_bytes()
+                """,
+                """
+                CREATE TRIGGER records_attachment_bytes_update AFTER UPDATE OF file_meta, type, pending ON records
+                FOR EACH ROW EXECUTE FUNCTION records_attachment_bytes()
+                """,
+            ]
+        }
+    }
+
     /// The declared sizes of `type`'s file records added up: its row of `sync_attachment_bytes`, 0 without one.
     static func syncAttachmentBytes(in database: any SQLDatabase, type: String) async throws -> Int64 {
         try await database.raw(syncAttachmentBytesSQL(type: type)).first()?.decode(column: "bytes", as: Int64.self)
@@ -117,7 +204,11 @@ extension SQLServerStore {
             guard held <= maximumPerWriter else {
                 throw ServerError.tooLarge("a writer keeps at most \(maximumPerWriter) records of one replicated type")
             }
-            if row.fileMeta != nil, try await Self.syncAttachmentBytes(in: session, type: row.type) > maximumBytes {
+            // A pending file adds nothing yet (its bytes count when committed): it fits if it would fit now.
+            if let declared = row.fileMeta.flatMap(Self.declaredSize),
+                try await Self.syncAttachmentBytes(in: session, type: row.type) + (row.isPending ? declared : 0)
+                    > maximumBytes
+            {
                 throw ServerError.tooLarge("a replicated datastore holds at most \(maximumBytes) bytes of attachments")
             }
             guard let index = try inserted?.decode(column: "idx", as: Int64.self) else {
@@ -128,6 +219,38 @@ extension SQLServerStore {
         var stored = text
         stored.record.index = index
         return stored
+    }
+
+    package func commitReplicatedFile(
+        id: RecordID,
+        lastModified: Timestamp,
+        maximumBytes: Int64
+    ) async throws -> StoredRecord? {
+        try await database.transaction { session in
+            // The trigger adds the file's bytes to its type's total (on PostgreSQL, locking the total's row until the
+            // commit, so two commits of one type take turns and cannot both take the last room).
+            guard
+                let row = try await session.raw(
+                    """
+                    UPDATE records SET pending = \(bind: false), last_modified = \(bind: lastModified.microseconds)
+                    WHERE record_id = \(bind: id.description) AND pending = \(bind: true) RETURNING *
+                    """
+                ).first()
+            else { return nil }
+            let record = try self.decodeRecord(row)
+            guard try await Self.syncAttachmentBytes(in: session, type: record.type) <= maximumBytes else {
+                throw ServerError.tooLarge("a replicated datastore holds at most \(maximumBytes) bytes of attachments")
+            }
+            return record
+        }
+    }
+
+    /// The `size` in a file record's `file_meta` JSON, or nil when it has none.
+    static func declaredSize(_ fileMeta: String) -> Int64? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(fileMeta.utf8)) as? [String: Any] else {
+            return nil
+        }
+        return (object["size"] as? NSNumber)?.int64Value
     }
 
     /// PostgreSQL: a transaction's lock on one writer's records of one type (a 64-bit hash of both; a collision

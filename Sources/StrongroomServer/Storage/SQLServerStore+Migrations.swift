@@ -256,6 +256,7 @@ extension SQLServerStore {
                 ]
             ),
             (15, attachmentBytesStep),
+            (16, committedAttachmentBytesStep),
         ]
     }
 

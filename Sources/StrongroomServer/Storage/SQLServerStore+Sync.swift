@@ -140,6 +140,54 @@ extension SQLServerStore {
         }
     }
 
+    package func mayReadAny(type: String, caller: String) async throws -> Bool {
+        try await database.raw(Self.mayReadAnySQL(type: type, caller: caller)).first() != nil
+    }
+
+    /// The statement of ``mayReadAny(type:caller:)``: `records_writer_type`, then `policies_reader`. (A record's
+    /// user is its writer on this server, so the writer's lookup covers `readable(by:)`'s user clause.)
+    static func mayReadAnySQL(type: String, caller: String) -> SQLQueryString {
+        """
+        SELECT 1 AS yes WHERE EXISTS (SELECT 1 FROM records WHERE writer_id = \(bind: caller) AND type = \(bind: type))
+        OR EXISTS (SELECT 1 FROM policies WHERE reader_id = \(bind: caller) AND type = \(bind: type)
+        AND can_read = \(bind: true))
+        """
+    }
+
+    package func changeWindow(
+        type: String,
+        after: Int64,
+        window: Int,
+        caller: String
+    ) async throws
+        -> (last: Int64?, examined: Int, readable: [(index: Int64, plain: [String: String])])
+    {
+        let bounds = try await database.raw(
+            """
+            SELECT MAX(w.idx) AS last, COUNT(*) AS examined FROM (SELECT idx FROM records
+            WHERE type = \(bind: type) AND idx > \(bind: after) ORDER BY idx LIMIT \(bind: window)) w
+            """
+        ).first()
+        guard let bounds, let last = try bounds.decode(column: "last", as: Int64?.self) else { return (nil, 0, []) }
+        let examined = try bounds.decode(column: "examined", as: Int.self)
+        let rows = try await database.raw(
+            """
+            SELECT r.idx, r.plain FROM records r WHERE r.type = \(bind: type) AND r.idx > \(bind: after)
+            AND r.idx <= \(bind: last) AND NOT r.pending AND
+            """ + Self.readable(by: caller) + " ORDER BY r.idx"
+        ).all()
+        return (
+            last,
+            examined,
+            try rows.map { row in
+                (
+                    try row.decode(column: "idx", as: Int64.self),
+                    try decodeStringMap(try row.decode(column: "plain", as: String.self))
+                )
+            }
+        )
+    }
+
     package func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int {
         guard !tags.isEmpty else { return 0 }
         return try await database.raw(
@@ -206,6 +254,24 @@ extension SQLServerStore {
         }
     }
 
+    /// Refuses (403) `claimant`'s claim to own `type` unless it is the type's writer: the type's first record (if it
+    /// has any) is its, and no other writer has shared the type with it. So a member, who sees the type only once
+    /// its owner shared it, can never become its owner, whoever calls first (`records_type`, `policies_reader`).
+    static func requireMayClaim(type: String, claimant: String, in session: any SQLDatabase) async throws {
+        let first = try await session.raw(
+            "SELECT writer_id FROM records WHERE type = \(bind: type) ORDER BY idx LIMIT 1"
+        ).first()?.decode(column: "writer_id", as: String.self)
+        let sharedWith = try await session.raw(
+            """
+            SELECT 1 AS yes FROM policies WHERE reader_id = \(bind: claimant) AND type = \(bind: type)
+            AND writer_id <> \(bind: claimant) LIMIT 1
+            """
+        ).first()
+        guard first == nil || first == claimant, sharedWith == nil else {
+            throw ServerError.forbidden("only the client that writes this datastore can own it; it was shared with you")
+        }
+    }
+
     package func setSyncAccess(type: String, owner: String, member: String, access: String) async throws {
         try await database.transaction { session in
             let owners = try await session.raw(
@@ -216,6 +282,7 @@ extension SQLServerStore {
                     throw ServerError.forbidden("only the datastore's owner sets its members' access")
                 }
             } else {
+                try await Self.requireMayClaim(type: type, claimant: owner, in: session)
                 let owned =
                     try await session.raw(
                         "SELECT count(*) AS n FROM sync_access WHERE client_id = \(bind: owner) AND access = 'owner'"

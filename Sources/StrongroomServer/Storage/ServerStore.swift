@@ -160,14 +160,39 @@ package protocol SyncStore: Sendable {
         -> [(recordID: String, created: Bool)]
     /// Stores a record of a replicated type written through v1 — a bookkeeping record, or an attachment body's
     /// (pending) file record — and checks in the same transaction that its writer keeps at most `maximumPerWriter`
-    /// records of the type and, for a file record, that the declared sizes of the type's file records (every
-    /// writer's, pending ones too) add up to at most `maximumBytes`; refuses (``ServerError/Code/tooLarge``, nothing
-    /// stored) otherwise. Concurrent writes cannot both take the last room. Returns the record with its index.
+    /// records of the type and, for a file record, that its declared size fits beside the type's committed files
+    /// (every writer's) within `maximumBytes`; refuses (``ServerError/Code/tooLarge``, nothing stored) otherwise. A
+    /// pending file holds no room: its bytes count from its commit
+    /// (``commitReplicatedFile(id:lastModified:maximumBytes:)``). Returns the record with its index.
     func insertReplicatedRecord(
         _ record: StoredRecordText,
         maximumPerWriter: Int,
         maximumBytes: Int64
     ) async throws -> StoredRecordText
+    /// Whether `caller` may read any record of `type` at all: it writes the type, or a writer shared the type with
+    /// it. Two index lookups, whatever the type holds (the long-poll asks before it looks at records).
+    func mayReadAny(type: String, caller: String) async throws -> Bool
+    /// The long-poll's look at `type` after index `after`: at most `window` of the type's records are examined (by
+    /// the `(type, idx)` index), and of those the ones readable by `caller` are returned with their plain meta;
+    /// `last` is the highest index examined (nil when there was none), where the next look starts, and `examined`
+    /// how many records were.
+    func changeWindow(
+        type: String,
+        after: Int64,
+        window: Int,
+        caller: String
+    ) async throws
+        -> (last: Int64?, examined: Int, readable: [(index: Int64, plain: [String: String])])
+    /// Commits a pending file record of a replicated type (as ``RecordStore/commitFile(id:lastModified:)``) and
+    /// checks in the same transaction that the type's committed files, this one among them, hold at most
+    /// `maximumBytes`; refuses (``ServerError/Code/tooLarge``, nothing committed) otherwise. Concurrent commits of one
+    /// type take turns. Nil when there is no such pending record.
+    func commitReplicatedFile(
+        id: RecordID,
+        lastModified: Timestamp,
+        maximumBytes: Int64
+    ) async throws
+        -> StoredRecord?
     /// Deletes the records of `type` that `writer` wrote with one of `tags`; returns how many.
     func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int
     /// What `caller` may write to records of `type`: ``SyncWriteAccess/open`` when no owner has set members' access.

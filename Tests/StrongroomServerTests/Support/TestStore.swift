@@ -49,6 +49,18 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
                 "DROP TRIGGER records_attachment_bytes_insert", "DROP TRIGGER records_attachment_bytes_delete",
                 "DROP TRIGGER records_attachment_bytes_update", "DROP TABLE sync_attachment_bytes", recreated,
             ],
+        // Step 15's triggers again (its statements after the table, the backfill and the index drop).
+        16:
+            (store.engine == .postgres
+            ? [
+                "DROP TRIGGER records_attachment_bytes_insert ON records",
+                "DROP TRIGGER records_attachment_bytes_delete ON records",
+                "DROP TRIGGER records_attachment_bytes_update ON records", "DROP FUNCTION records_attachment_bytes()",
+            ]
+            : [
+                "DROP TRIGGER records_attachment_bytes_insert", "DROP TRIGGER records_attachment_bytes_delete",
+                "DROP TRIGGER records_attachment_bytes_update",
+            ]) + store.attachmentBytesStep.dropFirst(3),
     ]
     precondition(version >= 13 && undo.keys.contains(version), "steps before 13 are not undone here")
     for step in undo.keys.sorted(by: >) where step >= version {
