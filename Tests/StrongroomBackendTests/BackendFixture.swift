@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import StrongroomBackend
 import StrongroomCrypto
+import StrongroomPKI
 import StrongroomShield
 import StrongroomTesting
 import StrongroomTransport
@@ -33,7 +34,12 @@ final class BackendFixture: Sendable {
         self.http2 = http2
         pki = try TestPKI(referenceTime: Date())
         server = try pki.localhost()
-        client = try pki.leaf(commonName: "alice's phone", usage: [.clientAuth])
+        // The client certificate names its client, as the Strongroom CA's do: the TSV1 middleware binds the two.
+        client = try pki.leaf(
+            commonName: "alice's phone",
+            names: [.uniformResourceIdentifier(ClientCertificateName.uri(for: clientID))],
+            usage: [.clientAuth]
+        )
     }
 
     var policy: ClientCertificatePolicy {

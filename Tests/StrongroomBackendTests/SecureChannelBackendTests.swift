@@ -5,6 +5,7 @@ import HTTPTypes
 import NIOCore
 import StrongroomBackend
 import StrongroomCrypto
+import StrongroomPKI
 import StrongroomTesting
 import StrongroomTransport
 import SwiftASN1
@@ -105,6 +106,34 @@ import X509
                 signingKey: fixture.signingKey
             )
             #expect(try await unsigned.send(request).status == .unauthorized)
+        }
+    }
+
+    @Test(
+        "a stolen signing key with another client's enrolled certificate is refused: the certificate names the signer"
+    )
+    func signerBoundToCertificate() async throws {
+        let fixture = try BackendFixture()
+        // Mallory's own certificate from the same CA (enrolled, not revoked), and alice's signing key.
+        let mallory = try fixture.pki.leaf(
+            commonName: "mallory's phone",
+            names: [.uniformResourceIdentifier(ClientCertificateName.uri(for: UUID().uuidString))],
+            usage: [.clientAuth]
+        )
+        let unnamed = try fixture.pki.leaf(commonName: "a phone", usage: [.clientAuth])
+        try await fixture.run { port in
+            for certificate in [mallory, unnamed] {
+                var configuration = try fixture.channelConfiguration()
+                configuration.clientIdentity = try ClientIdentity(
+                    certificate: certificate.certificate,
+                    privateKey: certificate.privateKey
+                )
+                let channel = try SecureChannel(configuration: configuration)
+                #expect(try await channel.send(.backend(.get, port, "/ping")).status == .ok, "the certificate is valid")
+                #expect(try await channel.send(.backend(.get, port, "/v1/me")).status == .unauthorized)
+            }
+            let alice = try SecureChannel(configuration: try fixture.channelConfiguration())
+            #expect(try await alice.send(.backend(.get, port, "/v1/me")).status == .ok)
         }
     }
 

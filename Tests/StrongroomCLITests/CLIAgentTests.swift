@@ -122,6 +122,45 @@ import Glibc
         }
     }
 
+    @Test("status of an agent holding a keychain whose path nears PATH_MAX answers (its path left out), no crash")
+    func statusOfLongPath() async throws {
+        try await withSetup { setup in
+            // A keychain at a path of about 4,030 bytes (its temporary files need a little more): its status answer would pass the 4,096-byte frame.
+            var folder = setup.home.path
+            while folder.utf8.count + 251 + 3 < 4_030 {
+                folder += "/" + String(repeating: "k", count: 250)
+            }
+            folder += "/" + String(repeating: "k", count: max(1, 4_030 - folder.utf8.count - 1))
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let keychain = folder + "/kc"
+            let environment = ["STRONGROOM_HOME": setup.home.appending(path: "profiles").path]
+            func strongroom(_ arguments: [String]) async throws -> ExternalProcess.Outcome {
+                try await ExternalProcess.run(
+                    CLISessionTests.CLI.executable,
+                    arguments: arguments + ["--keychain-file", keychain, "--passphrase-file", "kc.pass"],
+                    directory: setup.home,
+                    environment: environment
+                )
+            }
+            let created = try await strongroom(["keychain", "create", "--kdf", "minimum"])
+            try #require(created.status == 0, "\(created.output)")
+            let started = try await strongroom(["agent", "start", "--idle-timeout", "10m"])
+            try #require(started.status == 0, "\(started.output)")
+            for _ in 0..<3 {
+                let status = try await setup.agent(["status"])
+                #expect(status.status == 0, "\(status.output)")
+                #expect(status.output.contains("1 more keychain whose paths are too long"), "\(status.output)")
+            }
+            let json = try await setup.agent(["status", "--json"])
+            #expect(json.status == 0 && json.output.contains("\"keychains_not_listed\" : 1"), "\(json.output)")
+            let stopped = try await setup.agent(["stop"])
+            #expect(
+                stopped.status == 0 && stopped.output.contains("wiped"),
+                "the agent is still running: \(stopped.output)"
+            )
+        }
+    }
+
     // The agent turns off dumps and tracing (PR_SET_DUMPABLE 0), so only root may read its memory.
     @Test(
         "the agent keeps the keychain's data key sealed: no plaintext copy in its memory, after answering too",

@@ -133,6 +133,59 @@ import Testing
         }
     }
 
+    @Test("backup and restore refuse links and other non-files: an outside file keeps its mode and is never copied")
+    func restoreRefusesLinks() async throws {
+        try await withTemporaryDirectory { directory in
+            let data = directory.appending(path: "data").path
+            let backup = directory.appending(path: "backup").path
+            do {
+                let running = try await ServerProcess(arguments: ["--data-directory", data])
+                running.stop()
+            }
+            let taken = try await server(["backup", "--data-directory", data, "--output", backup])
+            try #require(taken.status == 0, "\(taken.output)")
+            // A file outside the backup, readable by all, and links to it where the backup keeps files.
+            let outside = directory.appending(path: "host-secret").path
+            try Data("host file".utf8).write(to: URL(fileURLWithPath: outside))
+            #expect(chmod(outside, 0o644) == 0)
+            try FileManager.default.createDirectory(atPath: backup + "/blobs", withIntermediateDirectories: true)
+            let planted = [backup + "/blobs/0123456789abcdef", backup + "/token.key"]
+            for (position, link) in planted.enumerated() {
+                try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: outside)
+                let restored = directory.appending(path: "restored-\(position)").path
+                let outcome = try await server(["restore", "--input", backup, "--data-directory", restored])
+                #expect(outcome.status != 0, "\(outcome.output)")
+                #expect(outcome.output.contains("symbolic link"), "\(outcome.output)")
+                #expect(!FileManager.default.fileExists(atPath: restored), "nothing restored")
+                #expect(!FileManager.default.fileExists(atPath: restored + ".partial"), "nothing left behind")
+                try FileManager.default.removeItem(atPath: link)
+            }
+            // A link in place of the database, and a folder that is a link, are refused the same way.
+            try FileManager.default.moveItem(atPath: backup + "/strongroom.sqlite", toPath: directory.path + "/db")
+            try FileManager.default.createSymbolicLink(
+                atPath: backup + "/strongroom.sqlite",
+                withDestinationPath: directory.path + "/db"
+            )
+            let database = try await server(["restore", "--input", backup, "--data-directory", data + "-db"])
+            #expect(database.status != 0 && database.output.contains("symbolic link"), "\(database.output)")
+            try FileManager.default.removeItem(atPath: backup + "/strongroom.sqlite")
+            try FileManager.default.moveItem(atPath: directory.path + "/db", toPath: backup + "/strongroom.sqlite")
+            try FileManager.default.removeItem(atPath: backup + "/blobs")
+            try FileManager.default.createSymbolicLink(atPath: backup + "/blobs", withDestinationPath: directory.path)
+            let folder = try await server(["restore", "--input", backup, "--data-directory", data + "-folder"])
+            #expect(folder.status != 0 && folder.output.contains("symbolic link"), "\(folder.output)")
+            let mode = try FileManager.default.attributesOfItem(atPath: outside)[.posixPermissions] as? Int
+            #expect(mode == 0o644, "the outside file's mode is untouched")
+            // A backup of a data directory whose blob folder holds a link is refused too.
+            try FileManager.default.removeItem(atPath: backup + "/blobs")
+            try FileManager.default.createDirectory(atPath: data + "/blobs", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: data + "/blobs/feed", withDestinationPath: outside)
+            let linked = try await server(["backup", "--data-directory", data, "--output", backup + "-2"])
+            #expect(linked.status != 0 && linked.output.contains("symbolic link"), "\(linked.output)")
+            #expect(!FileManager.default.fileExists(atPath: backup + "-2"))
+        }
+    }
+
     @Test("pg_dump of a PostgreSQL deployment restores into a fresh database that serves the same records and files")
     func postgresDumpAndRestore() async throws {
         guard TestEngine.available.contains(.postgres) else { return }

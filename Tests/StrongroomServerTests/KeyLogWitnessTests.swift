@@ -80,6 +80,18 @@ import Testing
             )
             #expect(again.cosigner.key == witness.cosigner.key)
             #expect(await again.addCheckpoint(Self.body(old: 4, proof: proof, note: seven)).body == "7\n")
+
+            // Replays of the checkpoint it holds are cosigned again without a write: the state file (replaced
+            // atomically on every write, so a new inode) stays the one it was.
+            let state = directory.path + "/witness-state.json"
+            var before = stat()
+            #expect(stat(state, &before) == 0)
+            for _ in 0..<20 {
+                #expect(await again.addCheckpoint(Self.body(old: 7, proof: [], note: seven)).status == 200)
+            }
+            var after = stat()
+            #expect(stat(state, &after) == 0)
+            #expect(after.st_ino == before.st_ino && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
         }
     }
 
