@@ -32,7 +32,16 @@ struct KeyLogCommand: AsyncParsableCommand {
             }
             let logger = Logger(label: "strongroom-keylog-speed")
             let measure: @Sendable (SQLServerStore) async throws -> KeyLogSpeed = { store in
-                try await KeyLogSpeed.measure(store: store, events: events, batch: batch)
+                // The key log is append-only: made-up leaves in a deployment's database would stay there for good.
+                let (clients, leaves) = try await store.deploymentContents()
+                guard clients == 0, leaves == 0 else {
+                    throw ServerError(
+                        .configuration,
+                        "--database-url holds \(clients) clients and \(leaves) key log leaves: keylog speed appends "
+                            + "made-up leaves that can never be removed, so it runs only on an empty scratch database"
+                    )
+                }
+                return try await KeyLogSpeed.measure(store: store, events: events, batch: batch)
             }
             let speed: KeyLogSpeed
             let engine: String

@@ -65,6 +65,26 @@ import Testing
         #expect(verified.clientID == "ABC")
     }
 
+    @Test("one signature never authenticates two requests: decoded forms are tried only where decoding is unambiguous")
+    func decodedFormsAreUnambiguous() throws {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        // Signed for `a=1&b=2` (two parameters), presented with `a=1%26b%3D2` (one parameter whose value is `1&b=2`).
+        let header = "TSV1-ED25519-BLAKE2B; \(key.publicKey.base64URLEncoded); 1700000000; n2; uid:ABC"
+        let signed = header + "; " + Base64URL.encode(key.signature(for: blake2b("/v1/x; a=1&b=2; GET; \(header)")))
+        #expect(throws: CryptoError.self) {
+            try TSV1.verify(signed, for: .init(method: "GET", path: "/v1/x", query: "a=1%26b%3D2"), now: now)
+        }
+        _ = try TSV1.verify(signed, for: .init(method: "GET", path: "/v1/x", query: "a=1&b=2"), now: now)
+        // Signed for the path `/v1/a/b`, presented as the one segment `/v1/a%2Fb`.
+        let pathHeader = "TSV1-ED25519-BLAKE2B; \(key.publicKey.base64URLEncoded); 1700000000; n3; uid:ABC"
+        let pathSigned =
+            pathHeader + "; " + Base64URL.encode(key.signature(for: blake2b("/v1/a/b; ; GET; \(pathHeader)")))
+        #expect(throws: CryptoError.self) {
+            try TSV1.verify(pathSigned, for: .init(method: "GET", path: "/v1/a%2Fb"), now: now)
+        }
+        _ = try TSV1.verify(pathSigned, for: .init(method: "GET", path: "/v1/a/b"), now: now)
+    }
+
     @Test("a header built now with a fixed clock and seed is reproducible")
     func injectedClockAndRandomness() {
         let request = TSV1.Request(method: "GET", path: "/v1/storage/clients/x")

@@ -186,6 +186,25 @@ import Testing
         }
     }
 
+    @Test(
+        "keylog speed refuses a PostgreSQL database that holds clients: its made-up leaves could never be removed",
+        .enabled(if: TestEngine.available.contains(.postgres))
+    )
+    func keyLogSpeedRefusesDeployments() async throws {
+        try await ServerProcess.withServer(engine: .postgres, arguments: ["--registration-token", "speed"]) {
+            server,
+            storage in
+            _ = try await HTTP(base: server.baseURL).register(token: "speed")
+            let url = try #require(storage.firstIndex(of: "--database-url").map { storage[$0 + 1] })
+            let refused = try await self.server(["keylog", "speed", "--database-url", url, "--events", "10"])
+            #expect(refused.status != 0 && !refused.output.contains("Usage:"), "\(refused.output)")
+            #expect(
+                refused.output.contains(" clients and ") && refused.output.contains("empty scratch database"),
+                "\(refused.output)"
+            )
+        }
+    }
+
     @Test("pg_dump of a PostgreSQL deployment restores into a fresh database that serves the same records and files")
     func postgresDumpAndRestore() async throws {
         guard TestEngine.available.contains(.postgres) else { return }

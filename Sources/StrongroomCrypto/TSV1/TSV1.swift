@@ -83,7 +83,7 @@ public enum TSV1 {
     /// Verifies a TSV1 `Authorization` header against `request`.
     ///
     /// The signature is checked against every path and query form an official SDK signs (Python/Go, JS,
-    /// e3db-swift, Java). Replay protection is the caller's: keep the returned header's
+    /// e3db-swift, Java) — the decoded forms only where decoding cannot change which request it is. Replay protection is the caller's: keep the returned header's
     /// ``Header/publicKey`` and ``Header/nonce`` for the length of the window.
     ///
     /// - Returns: the parsed, verified header.
@@ -100,14 +100,20 @@ public enum TSV1 {
         guard Self.isWithinWindow(header.timestamp, now: now, window: window) else {
             throw CryptoError(.expired, "the TSV1 timestamp is outside the accepted window")
         }
-        let decodedPath = QueryCanonicalizer.percentDecode(request.path.utf8)
+        // The decoded forms only where decoding cannot change the request's structure: a path with an encoded `/`
+        // or `?`, or a query with an encoded `&`, `=` or `%`, is checked in its encoded forms alone, so that one
+        // signature never authenticates two different requests (`a=1%26b%3D2` and `a=1&b=2`).
+        var paths = [request.path]
+        if !Self.encodes(["2F", "3F", "25"], in: request.path) {
+            paths.append(QueryCanonicalizer.percentDecode(request.path.utf8))
+        }
+        var queries = [QueryCanonicalizer.python(request.query), QueryCanonicalizer.rawSortedByKey(request.query)]
+        if !Self.encodes(["26", "3D", "25"], in: request.query) {
+            queries.append(QueryCanonicalizer.decodedSortedWhole(request.query))
+        }
         var candidates: [(String, String)] = []
-        for path in [request.path, decodedPath] {
-            for query in [
-                QueryCanonicalizer.python(request.query),
-                QueryCanonicalizer.rawSortedByKey(request.query),
-                QueryCanonicalizer.decodedSortedWhole(request.query),
-            ] where !candidates.contains(where: { $0 == (path, query) }) {
+        for path in paths {
+            for query in queries where !candidates.contains(where: { $0 == (path, query) }) {
                 candidates.append((path, query))
             }
         }
@@ -116,6 +122,12 @@ public enum TSV1 {
             if header.publicKey.isValidSignature(header.signature, for: digest) { return header }
         }
         throw CryptoError(.invalidSignature, "the TSV1 signature does not match this request")
+    }
+
+    /// Whether `text` holds a percent escape of one of `codes` (two hex digits each, either case).
+    static func encodes(_ codes: [String], in text: String) -> Bool {
+        let upper = text.uppercased()
+        return codes.contains { upper.contains("%" + $0) }
     }
 
     /// Whether `timestamp` (Unix seconds, any `Int64` a caller sent) lies within `window` of `now`.

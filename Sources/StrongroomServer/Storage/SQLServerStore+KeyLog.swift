@@ -145,3 +145,17 @@ package struct KeyLogBackfillCursor: Sendable, Hashable {
     package var created: Int64
     package var clientID: String
 }
+
+extension SQLServerStore {
+    /// How many clients and key log leaves the database holds: a tool that writes made-up data (`keylog speed`)
+    /// refuses a database that holds either.
+    package func deploymentContents() async throws -> (clients: Int, leaves: Int) {
+        let row = try await database.raw(
+            "SELECT (SELECT count(*) FROM clients) AS clients, (SELECT count(*) FROM keylog) AS leaves"
+        ).first()
+        return (
+            try row?.decode(column: "clients", as: Int.self) ?? 0,
+            try row?.decode(column: "leaves", as: Int.self) ?? 0
+        )
+    }
+}
