@@ -32,8 +32,12 @@ public struct ServerLimits: Sendable, Hashable {
     public var noteBytesTotal: Int64 = 1 << 30
     /// Live notes one signing key may have written.
     public var notesPerKey: Int = 100
-    /// Live notes on the whole server.
+    /// Live notes on the whole server. Anonymous writers' notes together take at most half of it (and half of
+    /// ``noteBytesTotal``), so strangers can never fill the room registered clients' notes need.
     public var notesTotal: Int = 100_000
+    /// Live notes of anonymous writers from one source address (an IPv4 address, an IPv6 /64), whatever keys they
+    /// sign with: fresh keys cost nothing, addresses do.
+    public var notesPerSource: Int = 1_000
     /// `max_views` of a note: -1 (unlimited) or 1 to this.
     public var maximumNoteViews: Int64 = 1_000_000
     /// Sharing listings (`policy/incoming`, `outgoing`, `proxies`, `granted`): entries per page at most.

@@ -31,8 +31,10 @@ struct Serve: AsyncParsableCommand {
     var presignedURLLifetime: Int64 = ServerLimits().presignedURLLifetime.components.seconds
     @Option(help: "Live notes one signing key may have (default 100).")
     var notesPerKey: Int = ServerLimits().notesPerKey
-    @Option(help: "Live notes on the server (default 100000).")
+    @Option(help: "Live notes on the server (default 100000); anonymous writers' notes take at most half.")
     var notesTotal: Int = ServerLimits().notesTotal
+    @Option(help: "Live anonymous notes from one source address or IPv6 /64 (default 1000).")
+    var notesPerSource: Int = ServerLimits().notesPerSource
     @Option(
         help:
             "Days a note lives at most: notes without an expiry expire then, later expirations are brought forward (default 30)."
@@ -149,7 +151,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(name) must be a positive number")
         }
         for (name, value) in [
-            ("--notes-per-key", notesPerKey), ("--notes-total", notesTotal),
+            ("--notes-per-key", notesPerKey), ("--notes-total", notesTotal), ("--notes-per-source", notesPerSource),
             ("--authentication-failures-per-minute", authenticationFailuresPerMinute),
             ("--certificates-per-client-per-day", certificatesPerClientPerDay),
             ("--maximum-connections", maximumConnections), ("--body-minimum-rate", bodyMinimumRate),
@@ -174,6 +176,7 @@ struct Serve: AsyncParsableCommand {
         limits.presignedURLLifetime = .seconds(presignedURLLifetime)
         limits.notesPerKey = notesPerKey
         limits.notesTotal = notesTotal
+        limits.notesPerSource = notesPerSource
         limits.defaultNoteLifetime = .seconds(noteLifetimeDays * 86_400)
         limits.maximumNoteBytes = maximumNoteBytes
         limits.noteBytesPerKey = noteBytesPerKey

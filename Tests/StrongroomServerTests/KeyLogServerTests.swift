@@ -351,4 +351,22 @@ import Testing
             #expect(try await store.keyLogSize() == 24)
         }
     }
+
+    @Test("grant, revocation and authorizer leaves carry the hour, not the microsecond, of the change")
+    func coarseTimes() throws {
+        let writer = UUID().uuidString.lowercased()
+        let slot = AccessKeySlot(writerID: writer, userID: writer, readerID: UUID().uuidString.lowercased(), type: "t")
+        let time = Timestamp(microseconds: 1_765_012_345_678_901)
+        let hour: UInt64 = 1_765_011_600_000_000
+        #expect(try PendingKeyLogLeaf.access(.accessGranted, slot, time: time).entry.time == hour)
+        let authorizer = try PendingKeyLogLeaf.authorizer(
+            .authorizerGranted,
+            writerID: writer,
+            userID: writer,
+            authorizerID: slot.readerID,
+            type: "t",
+            time: time
+        )
+        #expect(authorizer.entry.time == hour)
+    }
 }

@@ -77,7 +77,8 @@ struct NoteRoutes {
             maximumViews: maximumViews,
             expiresAt: expiresAt,
             recipientSigningKey: recipient,
-            writerSigningKey: writer
+            writerSigningKey: writer,
+            source: context.clientID == nil ? NoteSource.key(for: context.sourceAddress) : nil
         )
         // The store measures what it stores (the body with the server's fields) once, against every byte limit.
         let quota = NoteQuota(
@@ -85,7 +86,8 @@ struct NoteRoutes {
             total: limits.notesTotal,
             bytesPerKey: limits.noteBytesPerKey,
             bytesTotal: limits.noteBytesTotal,
-            bytesPerNote: limits.maximumNoteBytes
+            bytesPerNote: limits.maximumNoteBytes,
+            perSource: limits.notesPerSource
         )
         switch try await store.insertNote(note, quota: quota) {
         case .inserted: return try json(JSONValue.object(body), status: .created)

@@ -257,6 +257,15 @@ extension SQLServerStore {
             ),
             (15, attachmentBytesStep),
             (16, committedAttachmentBytesStep),
+            (
+                17,
+                [
+                    // An anonymous note's source (an IPv4 address, an IPv6 /64), for its per-source quota and the
+                    // anonymous notes' share of the server's; NULL for registered clients' notes.
+                    "ALTER TABLE notes ADD COLUMN source TEXT",
+                    "CREATE INDEX notes_source ON notes (source) WHERE source IS NOT NULL",
+                ]
+            ),
         ]
     }
 

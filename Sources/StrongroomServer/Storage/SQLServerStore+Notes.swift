@@ -16,21 +16,29 @@ extension SQLServerStore {
         let body = try json(note.body)
         guard body.utf8.count <= quota.bytesPerNote else { return .tooLarge }
         let size = Int64(body.utf8.count)
-        let inserted = try await database.raw(
-            """
+        var sql: SQLQueryString = """
             INSERT INTO notes (note_id, id_string, body, created, views, max_views, expires_at, recipient_signing_key,
-            writer_signing_key, size) SELECT \(bind: note.noteID), \(bind: note.idString), \(bind: body),
+            writer_signing_key, size, source) SELECT \(bind: note.noteID), \(bind: note.idString), \(bind: body),
             \(bind: note.created.microseconds), \(bind: note.views), \(bind: note.maximumViews),
             \(bind: note.expiresAt?.microseconds), \(bind: note.recipientSigningKey), \(bind: note.writerSigningKey),
-            \(bind: size)
+            \(bind: size), \(bind: note.source)
             WHERE (SELECT COUNT(*) FROM notes WHERE writer_signing_key = \(bind: note.writerSigningKey))
             < \(bind: quota.perKey) AND (SELECT COUNT(*) FROM notes) < \(bind: quota.total)
             AND (SELECT COALESCE(SUM(size), 0) FROM notes WHERE writer_signing_key = \(bind: note.writerSigningKey))
             + \(bind: size) <= \(bind: quota.bytesPerKey)
             AND (SELECT COALESCE(SUM(size), 0) FROM notes) + \(bind: size) <= \(bind: quota.bytesTotal)
-            ON CONFLICT DO NOTHING RETURNING note_id
             """
-        ).first()
+        if let source = note.source {
+            // An anonymous writer: its source's share, and the anonymous notes' half of the server's.
+            sql += """
+                 AND (SELECT COUNT(*) FROM notes WHERE source = \(bind: source)) < \(bind: quota.perSource)
+                AND (SELECT COUNT(*) FROM notes WHERE source IS NOT NULL) < \(bind: quota.total / 2)
+                AND (SELECT COALESCE(SUM(size), 0) FROM notes WHERE source IS NOT NULL) + \(bind: size)
+                <= \(bind: quota.bytesTotal / 2)
+                """
+        }
+        sql += " ON CONFLICT DO NOTHING RETURNING note_id"
+        let inserted = try await database.raw(sql).first()
         if inserted != nil { return .inserted }
         if let name = note.idString,
             try await database.raw("SELECT note_id FROM notes WHERE id_string = \(bind: name)").first() != nil

@@ -62,12 +62,21 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
             salt: salt
         )
         return Self(
-            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: UInt64(max(0, time.microseconds))),
+            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: Self.coarsened(time)),
             salt: salt,
             party: slot.readerID,
             userID: slot.userID,
             type: slot.type
         )
+    }
+
+    /// A grant, revocation or authorizer leaf's time: rounded down to the whole hour (in microseconds), so that the
+    /// log, which every registered client may read, does not time each writer's sharing to the microsecond; key
+    /// leaves keep their exact time (a client's own history).
+    static func coarsened(_ time: Timestamp) -> UInt64 {
+        let hour: Int64 = 3_600_000_000
+        let microseconds = max(0, time.microseconds)
+        return UInt64(microseconds - microseconds % hour)
     }
 
     /// A commitment to `authorizer` being allowed (or no longer allowed) to share `writer`'s records of `type`.
@@ -91,7 +100,7 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
             salt: salt
         )
         return Self(
-            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: UInt64(max(0, time.microseconds))),
+            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: Self.coarsened(time)),
             salt: salt,
             party: authorizerID,
             userID: userID,

@@ -22,6 +22,25 @@ package struct StoredNote: Sendable, Hashable {
     package var recipientSigningKey: String
     /// The writer's signing key (the TSV1 key that wrote it), for per-key quotas.
     package var writerSigningKey: String
+    /// For an anonymous writer's note, where it came from (``NoteSource``), for the per-source quota and the
+    /// anonymous notes' share of the server's; nil for a registered client's.
+    package var source: String? = nil
+}
+
+/// Where an anonymous note came from, as its quotas count it: an IPv4 address whole, an IPv6 address by its /64
+/// (one host usually holds a whole /64, so counting single IPv6 addresses would count nothing).
+package enum NoteSource {
+    /// The quota key of `address` (an IP address without port, as the request context holds it).
+    package static func key(for address: String) -> String {
+        guard address.contains(":") else { return address }
+        // Expand `::` to zero groups, then keep the first four.
+        let halves = address.split(separator: "::", maxSplits: 1, omittingEmptySubsequences: false)
+        let head = halves.first.map { $0.split(separator: ":").map(String.init) } ?? []
+        let tail = halves.count > 1 ? halves[1].split(separator: ":").map(String.init) : []
+        let zeros = Array(repeating: "0", count: max(0, 8 - head.count - tail.count))
+        let groups = (head + (halves.count > 1 ? zeros : []) + tail).prefix(4)
+        return groups.map { String(Int($0, radix: 16) ?? 0, radix: 16) }.joined(separator: ":") + "::/64"
+    }
 }
 
 /// How a note is looked up: by its `note_id` or by its `id_string` name.
@@ -44,6 +63,9 @@ package struct NoteQuota: Sendable, Hashable {
     package var bytesTotal: Int64
     /// The largest note, in bytes of its stored JSON.
     package var bytesPerNote: Int
+    /// Live anonymous notes from one source (``NoteSource``). Anonymous notes together also take at most half of
+    /// ``total`` and of ``bytesTotal``, so the other half always stays for registered clients' notes.
+    package var perSource: Int
 
     /// Describes a quota.
     package init(
@@ -51,8 +73,10 @@ package struct NoteQuota: Sendable, Hashable {
         total: Int,
         bytesPerKey: Int64 = .max,
         bytesTotal: Int64 = .max,
-        bytesPerNote: Int = .max
+        bytesPerNote: Int = .max,
+        perSource: Int = .max
     ) {
+        self.perSource = perSource
         self.perKey = perKey
         self.total = total
         self.bytesPerKey = bytesPerKey
