@@ -12,8 +12,9 @@ final class RawConnection: Sendable {
     private let descriptor: Int32
 
     /// Connects; with `first`, sends it on the same thread right after connecting, so no wait for the cooperative
-    /// pool comes between the two (a server with a short idle timeout would close a connection left silent).
-    init(port: Int, sending first: String? = nil) async throws {
+    /// pool comes between the two (a server with a short idle timeout would close a connection left silent). Reads
+    /// give up after `receiveTimeout` seconds.
+    init(port: Int, sending first: String? = nil, receiveTimeout: Int = 30) async throws {
         let firstBytes = first.map { Array($0.utf8) }
         let descriptor = try await Self.blocking { () throws -> Int32 in
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -31,7 +32,7 @@ final class RawConnection: Sendable {
                 close(descriptor)
                 throw TestFailure("connect() failed")
             }
-            var timeout = timeval(tv_sec: 30, tv_usec: 0)
+            var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             if let firstBytes {
                 let sent = firstBytes.withUnsafeBytes {
