@@ -12,7 +12,7 @@ mib="${2:-256}"
 Scripts/install-system-deps.sh >&2
 Scripts/python-env.sh >&2
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >&2 || sudo apt-get install -y -qq wrk >&2; }
-swift build -c release --product strongroom-server >&2
+swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
 (cd Benchmarks && swift build -c release --product StrongroomClientBenchmark >&2)
 work="$(mktemp -d)"
 pid=""

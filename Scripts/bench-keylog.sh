@@ -12,7 +12,7 @@ appends="${2:-200000}"
 case "$leaves$appends" in *[!0-9]*|'') echo "bench-keylog: LEAVES and APPENDS are numbers" >&2; exit 64 ;; esac
 
 Scripts/install-system-deps.sh >&2
-swift build -c release --product strongroom-server >&2
+swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
 (cd Benchmarks && swift build -c release --product StrongroomKeyLogBenchmark --disable-build-manifest-caching >&2)
 work="$(mktemp -d)"
 server_pid=""

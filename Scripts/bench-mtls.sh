@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 count="${1:-500}"
 
 Scripts/install-system-deps.sh >&2
-swift build -c release --product strongroom-server >&2
+swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
 (cd Benchmarks && swift build -c release --product StrongroomMutualTLSBenchmark >&2)
 work="$(mktemp -d)"
 pids=()

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 Scripts/install-system-deps.sh --object-store >&2
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >&2 || sudo apt-get install -y -qq wrk >&2; }
-swift build -c release --product strongroom-server >&2
+swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
 export STRONGROOM_RGW_STATE=.build/radosgw-bench.dir
 trap 'Scripts/postgres.sh stop; Scripts/radosgw.sh stop' EXIT
 pg_admin="$(Scripts/postgres.sh start)"

@@ -16,8 +16,7 @@ Scripts/install-system-deps.sh >&2
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >&2 || sudo apt-get install -y -qq wrk >&2; }
 bin="${STRONGROOM_BENCH_BIN:-}"
 if [[ -z "$bin" ]]; then
-    swift build -c release --product strongroom-server >&2
-    swift build -c release --product strongroom >&2
+    swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
     bin=.build/release
 fi
 server="$bin/strongroom-server"

@@ -15,7 +15,7 @@ members="${2:-10000}"
 case "$documents$members" in *[!0-9]*|'') echo "bench-sync: DOCUMENTS and MEMBER-DOCUMENTS are numbers" >&2; exit 64 ;; esac
 
 Scripts/install-system-deps.sh >&2
-swift build -c release --product strongroom-server >&2
+swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
 (cd Benchmarks && swift build -c release --product StrongroomSyncBenchmark --disable-build-manifest-caching >&2)
 work="$(mktemp -d)"
 server_pid=""

@@ -26,7 +26,14 @@ if [ ! -f "$target" ]; then
     printf '%s\n' "$stanza" | $sudo tee "$target" >/dev/null
 fi
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends -t bookworm-backports libsqlcipher-dev sqlcipher
+# Another install running: wait for its lock (ten minutes at most).
+for attempt in $(seq 60); do
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq && break
+    [ "$attempt" -lt 60 ] || exit 1
+    echo "apt-get update failed (another install may hold its lock); trying again in 10 s" >&2
+    sleep 10
+done
+$sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends -t bookworm-backports \
+    libsqlcipher-dev sqlcipher
 [[ "$(version libsqlcipher-dev)" == 4.* ]] || { echo "error: libsqlcipher-dev 4.x did not install" >&2; exit 1; }
 echo "sqlcipher: installed $(version libsqlcipher-dev)"

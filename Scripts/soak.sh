@@ -17,8 +17,7 @@ python="$(Scripts/python-env.sh)"
 if [ -n "${STRONGROOM_SOAK_BIN:-}" ]; then
     bin="$STRONGROOM_SOAK_BIN"
 else
-    swift build -c release --product strongroom-server >&2
-    swift build -c release --product strongroom >&2
+    swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
     bin="$(swift build -c release --show-bin-path)"
 fi
 

@@ -103,12 +103,18 @@ struct CLIError: Error, CustomStringConvertible {
                 switch error.code {
                 case .tampered, .invalidRecord: 3
                 case .invalidName, .quotaExceeded: 4
-                case .invalidKey, .unsupportedVersion: 5
+                case .invalidKey, .unsupportedVersion, .otherHome: 5
                 case .readOnly, .accessRevoked, .notOwner: 8
                 case .invalidResponse: 11
                 default: 1
                 }
-            let hint = error.code == .readOnly ? " (keep them, or drop them: `store sync --discard-local`)" : ""
+            let hint =
+                switch error.code {
+                case .readOnly: " (keep them, or drop them: `store sync --discard-local`)"
+                case .otherHome:
+                    " (sync it with that client's --profile, or move it to this one on purpose: `store sync --rehome`)"
+                default: ""
+                }
             return CLIError(description: "error: \(error.message)\(hint) [\(error.code)]", exitCode: ExitCode(code))
         case let error as CoreError:
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))

@@ -299,6 +299,7 @@ public struct Replicator: Sendable {
     /// The datastore's type on the server, its tag key (from the type's access key, made on first use) and its
     /// checkpoint names, for a replication or a compaction starting at `started`.
     private func session(started: ContinuousClock.Instant) async throws -> Session {
+        try await requireHome()
         let configuration = client.configuration
         let clientID = configuration.clientID.uuidString.lowercased()
         let type = try recordType()

@@ -8,7 +8,7 @@ public struct SyncError: StrongroomError {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Hashable, Sendable {
             case tampered, invalidRecord, unsupportedVersion, invalidName, invalidKey, invalidResponse, readOnly,
-                accessRevoked, notOwner, quotaExceeded
+                accessRevoked, notOwner, quotaExceeded, otherHome
         }
 
         private let kind: Kind
@@ -43,6 +43,9 @@ public struct SyncError: StrongroomError {
         public static let notOwner = Code(kind: .notOwner)
         /// A key that is not 32 bytes.
         public static let invalidKey = Code(kind: .invalidKey)
+        /// The datastore replicates with another client or server (its home, set by its first replication): nothing
+        /// was sent or applied. Replicate it with that client, or move it on purpose (``Replicator/rehome()``).
+        public static let otherHome = Code(kind: .otherHome)
 
         public var description: String { kind.rawValue }
     }

@@ -320,6 +320,48 @@ import Testing
     }
 
     /// Two devices of one client: a datastore "notes" each, under its own local key, and a replicator each.
+    @Test("a datastore replicates only with the client and server it first synced with, unless re-homed on purpose")
+    func home() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let mine = try await Client.register(token: Self.token, clientName: "mine", apiURL: url)
+            let other = try await Client.register(token: Self.token, clientName: "other", apiURL: url)
+            try await withTemporaryDirectory { folder in
+                let (laptop, _, onLaptop, _) = try await Self.devices(in: folder, mine)
+                _ = try await laptop.createDocument(id: "private", body: ["secret": "mine"])
+                _ = try await onLaptop.replicate()
+                // The same datastore, synced by mistake with another client: refused before anything moves.
+                let wrong = Replicator(datastore: laptop, name: "notes", client: Client(configuration: other))
+                let refused = await #expect(throws: SyncError.self) { try await wrong.replicate() }
+                #expect(refused?.code == .otherHome)
+                #expect(
+                    refused?.message.contains(mine.clientID.uuidString.lowercased()) == true,
+                    "\(String(describing: refused))"
+                )
+                let othersView = Replicator(
+                    datastore: try await DatastoreManager(directory: folder.appending(path: "other"))
+                        .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random())),
+                    name: "notes",
+                    client: Client(configuration: other)
+                )
+                #expect(try await othersView.replicate().revisionsApplied == 0, "nothing reached the other account")
+                // Another server: refused too.
+                var elsewhere = mine
+                elsewhere.apiURL = try #require(URL(string: "http://127.0.0.1:1"))
+                let moved = Replicator(datastore: laptop, name: "notes", client: Client(configuration: elsewhere))
+                await #expect(throws: SyncError.self) { try await moved.replicate() }
+                // Re-homed on purpose: the other client now receives it.
+                try await wrong.rehome()
+                #expect(try await wrong.replicate().revisionsPushed == 1)
+                #expect(try await othersView.replicate().revisionsApplied == 1)
+                await #expect(throws: SyncError.self) { try await onLaptop.replicate() }
+                await laptop.close()
+            }
+        }
+    }
+
     static func devices(
         in folder: URL,
         _ configuration: Client.Configuration

@@ -43,6 +43,14 @@ extension DatastoreCommand {
             help: "First drop the local revisions the server does not hold (a read-only member's refused edits)."
         )
         var discardLocal = false
+        @Flag(
+            help: """
+                Move the datastore to this profile's client and server on purpose. A datastore remembers the client \
+                and server it first synced with and refuses any other (a forgotten --profile would push it into \
+                another account).
+                """
+        )
+        var rehome = false
         @OptionGroup var channel: ChannelOptions
         @Option(
             help: ArgumentHelp(
@@ -101,6 +109,7 @@ extension DatastoreCommand {
                         channel: channel,
                         filter: filter
                     )
+                    if rehome { try await replicator.rehome() }
                     let discarded = discardLocal ? try await replicator.discardUnpushedRevisions() : 0
                     let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
                     if watch {
