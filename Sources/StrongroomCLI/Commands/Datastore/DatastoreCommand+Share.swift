@@ -17,14 +17,15 @@ extension DatastoreCommand {
                 """
         )
         @OptionGroup var store: DatastoreOptions
-        @Option(help: ArgumentHelp("The client to share with.", valueName: "client-id")) var with: String
+        @Option(help: ArgumentHelp("The client to share with: a client ID or a profile name.", valueName: "client"))
+        var with: String
         @Flag(help: "Share read-only (the default is read-write).") var readOnly = false
         @OptionGroup var channel: ChannelOptions
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
             try await reportingErrors {
-                let member = try memberID(with)
+                let member = try ClientReference.resolve(with, option: "--with", profiles: connection.directory)
                 let client = try await connection.client(keychain: store.keychain)
                 let access: MemberAccess = readOnly ? .read : .readWrite
                 let channel = try channel.parsed()
@@ -38,7 +39,7 @@ extension DatastoreCommand {
                     try await replicator.share(with: member, access: access)
                     return try await replicator.sharedDatastore()
                 }
-                print("shared with \(with.lowercased()) (\(readOnly ? "read-only" : "read-write"))")
+                print("shared with \(member.uuidString.lowercased()) (\(readOnly ? "read-only" : "read-write"))")
                 print("the member syncs with: strongroom store sync --shared \(shared) --name NAME ...")
             }
         }
@@ -55,20 +56,21 @@ extension DatastoreCommand {
                 """
         )
         @OptionGroup var store: DatastoreOptions
-        @Option(help: ArgumentHelp("The member to remove.", valueName: "client-id")) var with: String
+        @Option(help: ArgumentHelp("The member to remove: a client ID or a profile name.", valueName: "client"))
+        var with: String
         @OptionGroup var channel: ChannelOptions
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
             try await reportingErrors {
-                let member = try memberID(with)
+                let member = try ClientReference.resolve(with, option: "--with", profiles: connection.directory)
                 let client = try await connection.client(keychain: store.keychain)
                 let channel = try channel.parsed()
                 try await store.withDatastore { datastore in
                     try await Replicator(datastore: datastore, name: store.name, client: client, channel: channel)
                         .revoke(member)
                 }
-                print("no longer shared with \(with.lowercased())")
+                print("no longer shared with \(member.uuidString.lowercased())")
             }
         }
     }
@@ -106,12 +108,4 @@ extension DatastoreCommand {
             }
         }
     }
-}
-
-/// A client ID given on the command line.
-private func memberID(_ text: String) throws -> UUID {
-    guard let id = UUID(uuidString: text) else {
-        throw CLIError(description: "error: --with takes a client ID (a UUID)", exitCode: .validationFailure)
-    }
-    return id
 }

@@ -35,11 +35,11 @@ struct KeyLogCommand: AsyncParsableCommand {
             abstract: "Check that the keys the server gives for a client are the ones its key log binds to it."
         )
         @OptionGroup var profile: ProfileOptions
-        @Option(help: "The client whose keys to check.") var client: String
+        @Option(help: "The client whose keys to check: a client ID or a profile name.") var client: String
 
         func run() async throws {
             try await reportingErrors {
-                let id = try Fields.uuid(client, "client")
+                let id = try ClientReference.resolve(client, option: "--client", profiles: profile.directory)
                 let connection = try await profile.client()
                 let info = try await connection.clientInfo(of: id)
                 let checkpoint = try await connection.keyLogCheckpoint()

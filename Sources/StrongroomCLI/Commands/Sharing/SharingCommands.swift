@@ -8,14 +8,16 @@ import StrongroomWire
 struct ShareTarget: ParsableArguments {
     @OptionGroup var profile: ProfileOptions
     @Option(help: "The record type.") var type: String
-    @Option(help: "The reader's client ID.") var reader: String
-    @Option(help: "Act for this writer, as their authorizer.") var onBehalfOf: String?
+    @Option(help: "The reader: a client ID or a profile name.") var reader: String
+    @Option(help: "Act for this writer (a client ID or a profile name), as their authorizer.") var onBehalfOf: String?
 
     /// Grants (`share`) or withdraws (`revoke`) and returns the line to print.
     func apply(share: Bool) async throws -> String {
         let client = try await profile.client()
-        let readerID = try Fields.uuid(reader, "reader")
-        let writerID = try onBehalfOf.map { try Fields.uuid($0, "writer") }
+        let readerID = try ClientReference.resolve(reader, option: "--reader", profiles: profile.directory)
+        let writerID = try onBehalfOf.map {
+            try ClientReference.resolve($0, option: "--on-behalf-of", profiles: profile.directory)
+        }
         let whom =
             if let onBehalfOf, writerID != nil {
                 "no client \(reader), or no writer \(onBehalfOf) you act for, on this server"
@@ -118,12 +120,13 @@ struct AuthorizerCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Allow an authorizer to share a type.")
         @OptionGroup var profile: ProfileOptions
-        @Option(help: "The authorizer's client ID.") var authorizer: String
+        @Option(help: "The authorizer: a client ID or a profile name.") var authorizer: String
         @Option(help: "The record type.") var type: String
 
         func run() async throws {
             try await reportingErrors {
-                try await profile.client().add(authorizerID: try Fields.uuid(authorizer, "authorizer"), type: type)
+                let id = try ClientReference.resolve(authorizer, option: "--authorizer", profiles: profile.directory)
+                try await profile.client().add(authorizerID: id, type: type)
                 print("added authorizer for \(type)")
             }
         }
@@ -132,13 +135,13 @@ struct AuthorizerCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Withdraw an authorizer (one type, or all).")
         @OptionGroup var profile: ProfileOptions
-        @Option(help: "The authorizer's client ID.") var authorizer: String
+        @Option(help: "The authorizer: a client ID or a profile name.") var authorizer: String
         @Option(help: "Only this type (default: every type).") var type: String?
 
         func run() async throws {
             try await reportingErrors {
                 let client = try await profile.client()
-                let id = try Fields.uuid(authorizer, "authorizer")
+                let id = try ClientReference.resolve(authorizer, option: "--authorizer", profiles: profile.directory)
                 if let type {
                     try await client.remove(authorizerID: id, type: type)
                 } else {
