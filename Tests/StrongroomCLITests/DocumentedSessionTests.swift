@@ -72,6 +72,12 @@ import Testing
 
     static func allBlocks() throws -> [Block] { try documents.flatMap(blocks(in:)) }
 
+    /// The guide that is a tutorial: its blocks run in order, in one shell and one home, after the README's example.
+    static let tutorial = "docs/CLI.md"
+
+    /// Every block that runs on its own, in a fresh home (the tutorial's run together instead).
+    static func standaloneBlocks() throws -> [Block] { try allBlocks().filter { $0.document != tutorial } }
+
     @Test("the documents have shell blocks, and every skip says why")
     func inventory() throws {
         let blocks = try Self.allBlocks()
@@ -90,9 +96,26 @@ import Testing
         print("documented sessions: \(blocks.count - skipped.count) run, \(skipped.count) skipped: \(skipped)")
     }
 
-    @Test("every shell block of the README and the guides runs as written", arguments: try Self.allBlocks())
+    @Test("every shell block of the README and the guides runs as written", arguments: try Self.standaloneBlocks())
     func runs(block: Block) async throws {
         guard block.skipped == nil else { return }
+        try await Self.run(block.text, named: block.testDescription)
+    }
+
+    @Test("docs/CLI.md runs top to bottom as a reader runs it: one shell, one home, after the README's example")
+    func tutorialInOrder() async throws {
+        let readme = try Self.blocks(in: "README.md").filter { $0.skipped == nil }
+        let guide = try Self.blocks(in: Self.tutorial)
+        #expect(guide.allSatisfy { $0.skipped == nil }, "the tutorial skips no block")
+        try await Self.run(
+            (readme + guide).map(\.text).joined(separator: "\n"),
+            named: "README.md, then \(Self.tutorial)"
+        )
+    }
+
+    /// Runs `script` with bash (`-e -o pipefail`, aliases on) in a fresh home beside a fresh server, as
+    /// `Scripts/run.sh` starts it, with `.build/release` holding the CLI and the server.
+    static func run(_ script: String, named name: String) async throws {
         try await withTemporaryDirectory { folder in
             let release = folder.appending(path: ".build/release")
             try FileManager.default.createDirectory(at: release, withIntermediateDirectories: true)
@@ -115,7 +138,7 @@ import Testing
             )
             defer { server.stop() }
             // A second server a document starts itself listens on 8443 there, on a free port here.
-            let script = block.text.replacingOccurrences(of: "127.0.0.1:8000", with: "127.0.0.1:\(server.port)")
+            let script = script.replacingOccurrences(of: "127.0.0.1:8000", with: "127.0.0.1:\(server.port)")
                 .replacingOccurrences(of: "8443", with: "\(try ServerProcess.freePort())")
             let outcome = try await ExternalProcess.run(
                 URL(fileURLWithPath: "/bin/bash"),
@@ -128,7 +151,7 @@ import Testing
                     "STRONGROOM_KEYCHAIN_PASSPHRASE": "documented sessions' keychain passphrase",
                 ]
             )
-            #expect(outcome.status == 0, "\(block.testDescription) exited \(outcome.status):\n\(outcome.output)")
+            #expect(outcome.status == 0, "\(name) exited \(outcome.status):\n\(outcome.output)")
         }
     }
 }
