@@ -42,6 +42,7 @@ let package = Package(
         .executable(name: "strongroom", targets: ["StrongroomCLI"]),
         .executable(name: "strongroom-server", targets: ["StrongroomServerApp"]),
         .executable(name: "strongroom-example-backend", targets: ["StrongroomExampleBackend"]),
+        .executable(name: "strongroom-example-first-program", targets: ["StrongroomExampleFirstProgram"]),
     ] + (fuzzing ? [.executable(name: "strongroom-fuzz", targets: ["StrongroomFuzz"])] : []),
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -297,6 +298,14 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Examples/Backend",
+            swiftSettings: strictSettings
+        ),
+        // Examples/FirstProgram: the README's first Swift program, built with the package and run by
+        // FirstProgramTests against a real server (the README shows this file's code).
+        .executableTarget(
+            name: "StrongroomExampleFirstProgram",
+            dependencies: ["StrongroomClient"],
+            path: "Examples/FirstProgram",
             swiftSettings: strictSettings
         ),
         .target(

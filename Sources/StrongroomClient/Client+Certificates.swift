@@ -15,7 +15,7 @@ extension Client {
     /// its key as the identity `label` (the CA chain under `label.chain.N`), and returns a client that presents it
     /// on every request.
     ///
-    /// A failed enrolment removes the key pair it made, so a retry starts clean.
+    /// A failed enrollment removes the key pair it made, so a retry starts clean.
     ///
     /// - Throws: ``ClientError/Code/conflict`` when `keychain` holds a key pair or identity `label` already (renew
     ///   with ``renewCertificate(keychain:label:rotatingKey:)``, or remove it first); ``ClientError/Code/invalidConfiguration``
@@ -49,7 +49,7 @@ extension Client {
         }
     }
 
-    /// Enrolment's first step: refuses a taken `label`, makes the key pair, and returns its CSR (PEM).
+    /// Enrollment's first step: refuses a taken `label`, makes the key pair, and returns its CSR (PEM).
     private func makeKeyPairAndRequest(
         keychain: Keychain,
         label: String,
@@ -81,7 +81,7 @@ extension Client {
         }
     }
 
-    /// Enrolment's last step: stores the issued certificate with the key pair's private key as the identity `label`.
+    /// Enrollment's last step: stores the issued certificate with the key pair's private key as the identity `label`.
     private func storeIssued(
         _ issued: EnrollmentResponse,
         keychain: Keychain,

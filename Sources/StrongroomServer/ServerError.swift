@@ -31,7 +31,8 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         public static let forbidden = Code("forbidden", .forbidden)
         /// No such item, or not visible to the caller (404).
         public static let notFound = Code("not_found", .notFound)
-        /// The server's integrity policy refuses this client until it checks in a better report (403).
+        /// The server's integrity policy refuses this client (403): after a compromised report until an administrator
+        /// clears it, otherwise until it checks in a better report.
         public static let integrityRefused = Code("integrity_refused", .forbidden)
         /// A stale version or a taken name (409).
         public static let conflict = Code("conflict", .conflict)

@@ -49,7 +49,7 @@ import Testing
             var cli = CLISessionTests.CLI(url: "", home: home)
             _ = try await cli.ok(["keychain", "create", "--kdf", "minimum"] + keychain)
 
-            // No client CA yet: enrolment fails and leaves no key behind, so the retry below starts clean.
+            // No client CA yet: enrollment fails and leaves no key behind, so the retry below starts clean.
             var id = ""
             do {
                 let plain = try await ServerProcess(

@@ -6,7 +6,7 @@ import StrongroomTesting
 import Testing
 import X509
 
-/// The CA core the server's `ca init` and enrolment use: files created owner-only, loaded back, refused when exposed
+/// The CA core the server's `ca init` and enrollment use: files created owner-only, loaded back, refused when exposed
 /// or already there, and the client certificates it issues validate under it (with and without an offline root).
 @Suite struct CertificateAuthorityTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -6,7 +6,7 @@ public import X509
 
 /// A certificate authority for client certificates: a P-256 or P-384 key in a folder (mode 0600, refused when group
 /// or others can read it) and its certificate, self-signed or issued by an offline root. The Strongroom server's CA
-/// (`strongroom-server ca init`) is one; the server adds its enrolment rules and store-backed revocation.
+/// (`strongroom-server ca init`) is one; the server adds its enrollment rules and store-backed revocation.
 ///
 /// Files in its folder: `ca-key.pem` (PKCS#8), `ca-chain.pem` (the CA certificate, then its root when it is an
 /// intermediate); another `prefix` than `ca` names them `<prefix>-key.pem` and `<prefix>-chain.pem`, so that two CAs

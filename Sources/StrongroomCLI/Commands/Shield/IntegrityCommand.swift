@@ -92,7 +92,13 @@ struct IntegrityCommand: AsyncParsableCommand {
                 print(String(decoding: report.jsonRepresentation(), as: UTF8.self))
             } else {
                 IntegrityCommand.printReport(report)
-                if refused { print("the server now refuses this client's requests until a better report") }
+                if refused {
+                    print(
+                        "the server now refuses this client's requests: a compromised report holds it until an "
+                            + "administrator clears it (strongroom-server integrity clear); otherwise a better report "
+                            + "lifts it"
+                    )
+                }
             }
             if refused { throw ExitCode(8) }
             let status = IntegrityCommand.exitStatus(report.verdict)
