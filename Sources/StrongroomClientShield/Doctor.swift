@@ -45,6 +45,9 @@ public struct Doctor: Sendable {
         func add(_ aspect: HealthCheck.Aspect, _ passed: Bool, _ detail: String) {
             checks.append(HealthCheck(aspect: aspect, passed: passed, detail: detail))
         }
+        func notChecked(_ aspect: HealthCheck.Aspect, passed: Bool = true, _ detail: String) {
+            checks.append(HealthCheck(aspect: aspect, passed: passed, detail: detail, isChecked: false))
+        }
         let options = client.transportOptions
         let url = client.configuration.apiURL.absoluteString
         // One authenticated request first: whether the server answers, accepts these credentials and (over mutual
@@ -95,7 +98,7 @@ public struct Doctor: Sendable {
                 let skew = Date().timeIntervalSince(time)  // floating point: a hostile value cannot overflow it
                 add(.clock, abs(skew) <= maximumClockSkew, String(format: "%.0f s from the server's clock", skew))
             } catch let error as ClientError where error.code == .notFound {
-                add(.clock, true, "the server does not tell its time (not a Strongroom server?)")
+                notChecked(.clock, "the server does not tell its time (not a Strongroom server?)")
             } catch let error as ClientError {
                 add(.clock, false, "the server's time could not be read: \(error.message)")
             } catch {
@@ -103,7 +106,7 @@ public struct Doctor: Sendable {
             }
         } else {
             let why = unreached ? "the server was not reached" : "the server refused the client certificate"
-            add(.clock, false, "not checked: \(why)")
+            notChecked(.clock, passed: false, why)
         }
         if let identity = options.clientIdentity {
             let certificate = CertificateHealth(identity.certificate, now: Date())
@@ -179,10 +182,31 @@ public struct HealthCheck: Sendable, Hashable, Codable {
 
     /// What is checked.
     public var aspect: Aspect
-    /// Whether it passed.
+    /// Whether it passed (a check that could not be made has not failed, but see ``isChecked``).
     public var passed: Bool
     /// What was verified, or why it failed or could not be checked.
     public var detail: String
+    /// Whether it could be made at all: false for a check that had nothing to work on (a server that does not tell
+    /// its time, a server never reached). Shown as "not checked", never as "ok".
+    public var isChecked: Bool
+
+    /// A check and its outcome.
+    public init(aspect: Aspect, passed: Bool, detail: String, isChecked: Bool = true) {
+        (self.aspect, self.passed, self.detail, self.isChecked) = (aspect, passed, detail, isChecked)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case aspect, passed, detail
+        case isChecked = "checked"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        aspect = try container.decode(Aspect.self, forKey: .aspect)
+        passed = try container.decode(Bool.self, forKey: .passed)
+        detail = try container.decode(String.self, forKey: .detail)
+        isChecked = try container.decodeIfPresent(Bool.self, forKey: .isChecked) ?? true
+    }
 }
 
 /// The result of a ``Doctor`` run, in the order the checks ran.

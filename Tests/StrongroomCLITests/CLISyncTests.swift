@@ -56,7 +56,7 @@ import Testing
             let created = try await put(laptop, #"{"title": "laptop"}"#, ["--id", "first"])
             let revision = try #require(created.split(separator: " ").last.map(String.init))
             #expect(
-                try await laptop.ok(["store", "sync", "--profile", "alice"] + store).hasPrefix("pushed 1 revisions")
+                try await laptop.ok(["store", "sync", "--profile", "alice"] + store).hasPrefix("pushed 1 revision")
             )
             let pulled = try await phone.ok(["store", "sync", "--json", "--profile", "alice"] + store)
             #expect(pulled.contains("\"applied\" : 1"), "\(pulled)")
@@ -78,7 +78,7 @@ import Testing
             )
             #expect(
                 try await phone.ok(["store", "sync", "--profile", "alice"] + store)
-                    == "pushed 0 revisions; pulled 0, 0 new"
+                    == "up to date: nothing to push or pull"
             )
             try await laptop.fails(["store", "sync", "--push", "--pull", "--profile", "alice"] + store, status: 64)
 
@@ -90,7 +90,7 @@ import Testing
             #expect(purged.contains("\"purged\" : 3") && purged.contains("\"compacted\" : 0"), "\(purged)")
             try await laptop.fails(["store", "get", "--id", "first"] + store, status: 7)
             let heard = try await phone.ok(["store", "sync", "--profile", "alice"] + store)
-            #expect(heard.contains("3 purged elsewhere removed"), "\(heard)")
+            #expect(heard.contains("removed 3 revisions purged on another device"), "\(heard)")
             try await phone.fails(["store", "get", "--id", "first"] + store, status: 7)
             #expect(try await phone.ok(["store", "get", "--id", "kept"] + store).contains("kept"))
             try await laptop.fails(["store", "sync", "--compact", "0", "--profile", "alice"] + store, status: 64)
@@ -233,12 +233,12 @@ import Testing
             )
             try await owner.fails(["store", "share", "--with", "not-a-uuid"] + store, status: 64)
             try await member.fails(["store", "sync", "--shared", "nonsense"] + store, status: 64)
-            #expect(try await member.ok(["store", "sync", "--shared", address] + store).contains("1 new"))
+            #expect(try await member.ok(["store", "sync", "--shared", address] + store).contains("pulled 1 new revision"))
             #expect(try await member.ok(["store", "get", "--id", "plan"] + store).contains("step"))
             // Remembered: later syncs need no --shared.
             _ = try await member.run(["store", "put", "--id", "reply"] + store, input: #"{"from": "member"}"#)
-            #expect(try await member.ok(["store", "sync"] + store).hasPrefix("pushed 1 revisions"))
-            #expect(try await owner.ok(["store", "sync"] + store).contains("1 new"))
+            #expect(try await member.ok(["store", "sync"] + store).hasPrefix("pushed 1 revision"))
+            #expect(try await owner.ok(["store", "sync"] + store).contains("pulled 1 new revision"))
             #expect(try await owner.ok(["store", "get", "--id", "reply"] + store).contains("member"))
             let members = try await owner.ok(["store", "members", "--json"] + store)
             #expect(members.contains(memberID) && members.contains("readWrite"), "\(members)")
@@ -246,7 +246,7 @@ import Testing
             // One channel shared read-only: the member's copy of it holds its documents only.
             _ = try await owner.run(["store", "put", "--id", "memo"] + store, input: #"{"kind": "public"}"#)
             let channel = ["--channel", "public", "--selector", #"{"kind": "public"}"#]
-            #expect(try await owner.ok(["store", "sync"] + channel + store).hasPrefix("pushed 1 revisions"))
+            #expect(try await owner.ok(["store", "sync"] + channel + store).hasPrefix("pushed 1 revision"))
             let channelShare = try await owner.ok(
                 ["store", "share", "--with", memberID, "--read-only"] + channel + store
             )
@@ -258,7 +258,7 @@ import Testing
             #expect(channelAddress != address)
             let copy = ["--directory", "stores", "--name", "public-copy", "--key-file", "local.key"]
             _ = try await member.ok(["store", "create"] + copy)
-            #expect(try await member.ok(["store", "sync", "--shared", channelAddress] + copy).contains("1 new"))
+            #expect(try await member.ok(["store", "sync", "--shared", channelAddress] + copy).contains("pulled 1 new revision"))
             #expect(try await member.ok(["store", "get", "--id", "memo"] + copy).contains("public"))
             try await member.fails(["store", "get", "--id", "plan"] + copy, status: 7)
             // A read-only member's edit is refused at push (exit 8) and stays, until --discard-local drops it.
@@ -314,7 +314,7 @@ import Testing
                     countFile: countFile
                 )
             }
-            let settled = "pushed 0 revisions; pulled 0, 0 new"
+            let settled = "up to date: nothing to push or pull"
 
             // Pulling: the phone's datastore is put back to its state before the pull for every point.
             try await fill(laptop, "notes")
@@ -377,7 +377,7 @@ import Testing
                 // The phone reads its own revisions back once (none new), then has nothing to do.
                 #expect(
                     try await phone.ok(["store", "sync", "--profile", "alice"] + store(name))
-                        == "pushed 0 revisions; pulled \(documents), 0 new",
+                        == "pulled 0 new revisions (\(documents) already here)",
                     "\(crash)"
                 )
                 #expect(

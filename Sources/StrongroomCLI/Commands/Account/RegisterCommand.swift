@@ -148,7 +148,14 @@ struct ProfilesCommand: AsyncParsableCommand {
         try await reportingErrors {
             // A missing profile folder lists no profiles.
             let names = (try? FileManager.default.contentsOfDirectory(atPath: profile.directory.path)) ?? []
-            let entries = names.sorted().map { name in
+            // Profiles are the folders holding an e3db.json; the keychain, its lock, the agent's socket and the
+            // key log's files beside them are not profiles.
+            let folders = names.filter { name in
+                FileManager.default.fileExists(
+                    atPath: profile.directory.appending(path: name).appending(path: "e3db.json").path
+                )
+            }
+            let entries = folders.sorted().map { name in
                 // A profile that cannot be read (damaged, or not a profile) is listed as such, not dropped.
                 let configuration = try? Client.Configuration(loadProfile: name, from: profile.directory)
                 return Entry(
@@ -158,6 +165,10 @@ struct ProfilesCommand: AsyncParsableCommand {
                 )
             }
             if json { return try printJSON(entries) }
+            guard !entries.isEmpty else {
+                print("none: `strongroom register` makes one (in \(profile.directory.path))")
+                return
+            }
             printTable(
                 ["PROFILE", "CLIENT", "SERVER"],
                 entries.map { [$0.profile, $0.clientID ?? "(cannot be read)", $0.apiURL ?? ""] }

@@ -170,11 +170,26 @@ extension DatastoreCommand {
 extension DatastoreCommand.Sync {
     /// One pass in words.
     static func summary(_ report: ReplicationReport) -> String {
-        "pushed \(report.revisionsPushed) revisions; pulled \(report.revisionsPulled), \(report.revisionsApplied) new"
-            + (report.conflictsCreated == 0 ? "" : "; \(report.conflictsCreated) conflicted now")
-            + (report.revisionsPurged == 0 ? "" : "; \(report.revisionsPurged) purged elsewhere removed")
-            + (report.revisionsRefused == 0
-                ? "" : "; \(report.revisionsRefused) from clients without write access refused")
+        func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+        var parts: [String] = []
+        if report.revisionsPushed > 0 { parts.append("pushed \(count(report.revisionsPushed, "revision"))") }
+        if report.revisionsPulled > 0 {
+            let known = report.revisionsPulled - report.revisionsApplied
+            parts.append(
+                "pulled \(count(report.revisionsApplied, "new revision"))"
+                    + (known > 0 ? " (\(known) already here)" : "")
+            )
+        }
+        if report.conflictsCreated > 0 {
+            parts.append("\(count(report.conflictsCreated, "document")) conflicted now (`store conflicts` lists them)")
+        }
+        if report.revisionsPurged > 0 {
+            parts.append("removed \(count(report.revisionsPurged, "revision")) purged on another device")
+        }
+        if report.revisionsRefused > 0 {
+            parts.append("refused \(count(report.revisionsRefused, "revision")) from clients without write access")
+        }
+        return parts.isEmpty ? "up to date: nothing to push or pull" : parts.joined(separator: "; ")
     }
 
     /// The note in the datastore of the shared datastore it replicates.

@@ -24,6 +24,8 @@ struct DoctorCommand: AsyncParsableCommand {
         var check: String
         var ok: Bool
         var detail: String
+        /// False for a check that could not be made: printed "not checked", never "ok".
+        var checked = true
     }
 
     func run() async throws {
@@ -50,7 +52,9 @@ struct DoctorCommand: AsyncParsableCommand {
                     (try integrity.context(keychain: keychain.fileURL, serverTime: serverTime), try integrity.policy())
                 }
             ).run()
-            lines = report.checks.map { Line(check: $0.aspect.rawValue, ok: $0.passed, detail: $0.detail) }
+            lines = report.checks.map {
+                Line(check: $0.aspect.rawValue, ok: $0.passed, detail: $0.detail, checked: $0.isChecked)
+            }
         } catch {
             lines.append(Line(check: "profile", ok: false, detail: CLIError.from(error).description))
             lines += await Self.localChecks(keychain: profile.keychain, integrity: integrity)
@@ -60,7 +64,11 @@ struct DoctorCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             print(String(decoding: try encoder.encode(lines), as: UTF8.self))
         } else {
-            for line in lines { print("\(line.ok ? "ok  " : "FAIL") \(line.check): \(line.detail)") }
+            for line in lines {
+                let (mark, detail) =
+                    line.checked ? (line.ok ? "ok  " : "FAIL", line.detail) : ("--  ", "not checked: " + line.detail)
+                print("\(mark) \(line.check): \(detail)")
+            }
         }
         if lines.contains(where: { !$0.ok }) { throw ExitCode(1) }
     }
