@@ -233,7 +233,8 @@ import Testing
             )
             try await owner.fails(["store", "share", "--with", "not-a-uuid"] + store, status: 64)
             try await member.fails(["store", "sync", "--shared", "nonsense"] + store, status: 64)
-            #expect(try await member.ok(["store", "sync", "--shared", address] + store).contains("pulled 1 new revision"))
+            let joined = try await member.ok(["store", "sync", "--shared", address] + store)
+            #expect(joined.contains("pulled 1 new revision"), "\(joined)")
             #expect(try await member.ok(["store", "get", "--id", "plan"] + store).contains("step"))
             // Remembered: later syncs need no --shared.
             _ = try await member.run(["store", "put", "--id", "reply"] + store, input: #"{"from": "member"}"#)
@@ -258,7 +259,8 @@ import Testing
             #expect(channelAddress != address)
             let copy = ["--directory", "stores", "--name", "public-copy", "--key-file", "local.key"]
             _ = try await member.ok(["store", "create"] + copy)
-            #expect(try await member.ok(["store", "sync", "--shared", channelAddress] + copy).contains("pulled 1 new revision"))
+            let channelled = try await member.ok(["store", "sync", "--shared", channelAddress] + copy)
+            #expect(channelled.contains("pulled 1 new revision"), "\(channelled)")
             #expect(try await member.ok(["store", "get", "--id", "memo"] + copy).contains("public"))
             try await member.fails(["store", "get", "--id", "plan"] + copy, status: 7)
             // A read-only member's edit is refused at push (exit 8) and stays, until --discard-local drops it.
