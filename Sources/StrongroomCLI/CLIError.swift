@@ -35,10 +35,13 @@ struct CLIError: Error, CustomStringConvertible {
                 case .invalidFormat, .unsupportedVersion, .truncated: 4
                 case .invalidKey: 5
                 case .io: 6
+                case .exists: 9
                 case .cancelled: 130
                 default: 1
                 }
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+        case let error as ClientError where (error.underlying as? StrongroomCrypto.CryptoError)?.code == .exists:
+            return CLIError(description: "error: \(error.message) (`--overwrite` replaces it)", exitCode: ExitCode(9))
         case let error as ClientError:
             return CLIError(
                 description: "error: \(error.message) [\(error.code)]",
@@ -94,6 +97,7 @@ struct CLIError: Error, CustomStringConvertible {
                 case .invalidFormat, .truncated: 4
                 case .keyUnavailable, .invalidParameters: 5
                 case .io: 6
+                case .exists: 9
                 case .cancelled: 130
                 default: 1
                 }
@@ -118,6 +122,8 @@ struct CLIError: Error, CustomStringConvertible {
             return CLIError(description: "error: \(error.message)\(hint) [\(error.code)]", exitCode: ExitCode(code))
         case let error as CoreError:
             return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))
+        case let error as AtomicFile.Failure:
+            return CLIError(description: "error: \(error.message)", exitCode: ExitCode(error.exists ? 9 : 6))
         default:
             return CLIError(description: "error: \(error)", exitCode: .failure)
         }

@@ -18,6 +18,7 @@ public struct CryptoError: StrongroomError {
             case expired
             case invalidParameters
             case io
+            case exists
             case cancelled
             case invalidProof
         }
@@ -44,6 +45,8 @@ public struct CryptoError: StrongroomError {
         public static let invalidParameters = Code(kind: .invalidParameters)
         /// Reading or writing a file failed.
         public static let io = Code(kind: .io)
+        /// The destination file exists already: nothing was written over it.
+        public static let exists = Code(kind: .exists)
         /// The task was cancelled; partial output was removed.
         public static let cancelled = Code(kind: .cancelled)
         /// A Merkle inclusion or consistency proof does not prove what it claims: a hash was changed, the proof is

@@ -47,6 +47,10 @@ struct StrongroomServerCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as any StrongroomError {
+            // In the operator's words: the message, not the Swift type and case (`PKIError.invalidParameters: …`).
+            FileHandle.standardError.write(Data(("Error: " + error.message + "\n").utf8))
+            Self.exit(withError: ExitCode.failure)
         } catch {
             Self.exit(withError: error)
         }

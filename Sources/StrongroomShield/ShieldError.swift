@@ -9,7 +9,7 @@ public struct ShieldError: StrongroomError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: Hashable, Sendable {
-            case authenticationFailed, truncated, invalidFormat, keyUnavailable, io, cancelled, invalidManifest
+            case authenticationFailed, truncated, invalidFormat, keyUnavailable, io, exists, cancelled, invalidManifest
             case invalidParameters, server
         }
 
@@ -26,6 +26,8 @@ public struct ShieldError: StrongroomError {
         public static let keyUnavailable = Code(kind: .keyUnavailable)
         /// A file could not be read or written (the destination must not exist).
         public static let io = Code(kind: .io)
+        /// The destination file exists already: nothing was written over it.
+        public static let exists = Code(kind: .exists)
         /// The task was cancelled; partial output was removed.
         public static let cancelled = Code(kind: .cancelled)
         /// An executable manifest's signature does not verify with the given key.

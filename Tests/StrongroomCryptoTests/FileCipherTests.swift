@@ -174,7 +174,7 @@ import Testing
             let error = await #expect(throws: CryptoError.self) {
                 try await FileCipher.encrypt(contentsOf: source, to: source, with: accessKey)
             }
-            #expect(error?.code == .io)
+            #expect(error?.code == .exists)
             #expect(try Data(contentsOf: source) == Data("x".utf8))
         }
     }

@@ -125,7 +125,7 @@ import Testing
             let error = #expect(throws: CryptoError.self) {
                 try FileDecryptingWriter(creatingFileAt: destination, accessKey: accessKey)
             }
-            #expect(error?.code == .io)
+            #expect(error?.code == .exists)
             #expect(try Data(contentsOf: destination) == Data("keep me".utf8))
         }
     }
@@ -139,7 +139,7 @@ import Testing
                 try feed(ciphertext(Array(repeating: 7, count: 100_000)), to: writer, pieceSizes: [8192])
                 try Data("someone else's".utf8).write(to: destination)
                 let error = #expect(throws: CryptoError.self) { try writer.commit() }
-                #expect(error?.code == .io)
+                #expect(error?.code == .exists)
             }
             #expect(try Data(contentsOf: destination) == Data("someone else's".utf8))
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.bin"])

@@ -32,7 +32,7 @@ import Testing
             let exists = await #expect(throws: ShieldError.self) {
                 try await protector.protect(contentsOf: source, to: protected)
             }
-            #expect(exists?.code == .io)
+            #expect(exists?.code == .exists)
 
             // The key stays in the keychain: a second protector opened from it reads the file.
             let again = try FileProtector(keychain: try keychain(folder), key: "assets", createsKey: false)

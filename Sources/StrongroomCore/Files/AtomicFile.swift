@@ -28,6 +28,8 @@ package enum AtomicFile {
     /// A failure, with a message free of file contents.
     package struct Failure: Error, Sendable {
         package let message: String
+        /// Whether the failure is a ``Mode/createNew`` file that exists already.
+        package var exists = false
     }
 
     /// Whether a file is fit to hold secrets.
@@ -118,9 +120,10 @@ package enum AtomicFile {
             }
         case .createNew:
             let linked = link(temporary, path) == 0
-            let reason = errno == EEXIST ? "it exists already" : errorText()
+            let exists = errno == EEXIST
+            let reason = exists ? "it exists already" : errorText()
             unlink(temporary)
-            guard linked else { throw Failure(message: "\(name) could not be created: \(reason)") }
+            guard linked else { throw Failure(message: "\(name) could not be created: \(reason)", exists: exists) }
         }
         let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {

@@ -239,8 +239,8 @@ public enum FileCipher {
             unlink(temporary)
             return
         }
-        guard errno != EEXIST else { throw CryptoError(.io, "the destination already exists") }
-        guard access(path, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
+        guard errno != EEXIST else { throw CryptoError(.exists, "the destination already exists") }
+        guard access(path, F_OK) != 0 else { throw CryptoError(.exists, "the destination already exists") }
         guard rename(temporary, path) == 0 else { throw CryptoError(.io, "rename failed: \(errnoDescription())") }
     }
 }

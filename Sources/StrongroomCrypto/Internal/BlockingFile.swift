@@ -45,7 +45,7 @@ struct BlockingFile: ~Copyable {
     /// Names the unnamed file `path`, which must not exist (an existing one is never replaced).
     func link(to path: String) throws(CryptoError) {
         guard cfilesync_link_unnamed(descriptor, path) == 0 else {
-            if errno == EEXIST { throw CryptoError(.io, "the destination already exists") }
+            if errno == EEXIST { throw CryptoError(.exists, "the destination already exists") }
             throw CryptoError(.io, "the finished file could not be named: \(errnoDescription())")
         }
     }

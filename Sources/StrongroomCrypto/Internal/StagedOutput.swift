@@ -27,7 +27,7 @@ final class StagedOutput {
     ///
     /// - Throws: ``CryptoError/Code/io`` when it exists or its folder is not writable.
     init(creating destination: String) throws(CryptoError) {
-        guard access(destination, F_OK) != 0 else { throw CryptoError(.io, "the destination already exists") }
+        guard access(destination, F_OK) != 0 else { throw CryptoError(.exists, "the destination already exists") }
         self.destination = destination
         let unnamed = BlockingFile.createUnnamed(beside: destination)
         let file: BlockingFile

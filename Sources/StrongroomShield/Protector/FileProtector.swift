@@ -205,6 +205,7 @@ public struct FileProtector: Sendable {
             case .invalidFormat, .unsupportedVersion: .invalidFormat
             case .cancelled: .cancelled
             case .io: .io
+            case .exists: .exists
             default: .invalidParameters
             }
         return ShieldError(code, error.message, underlying: error)

@@ -40,7 +40,7 @@ struct RegisterCommand: AsyncParsableCommand {
             if !force, try await Self.profileExists(profile) {
                 throw CLIError(
                     description: "error: profile \(profile.profile) exists; pass --force to replace it",
-                    exitCode: .validationFailure
+                    exitCode: ExitCode(9)
                 )
             }
             let configuration = try await Client.register(

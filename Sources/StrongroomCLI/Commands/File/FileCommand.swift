@@ -48,19 +48,39 @@ struct FileCommand: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOptions
         @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
         @Argument(help: "The record ID.") var recordID: String
-        @Argument(help: "Where to write the file. Must not exist.") var destination: String
+        @Argument(help: "Where to write the file. Must not exist, unless --overwrite.") var destination: String
+        @Flag(
+            help: """
+                Replace an existing file at the destination — only once the whole file has authenticated (it is \
+                written beside it, then renamed over it).
+                """
+        )
+        var overwrite = false
 
         func run() async throws {
             try await reportingErrors {
                 let client = try await profile.client()
                 let id = try Fields.uuid(recordID, "record ID")
                 let bar = progress ? ProgressBar(total: nil, enabled: true) : ProgressBar(total: nil)
+                let target = URL(fileURLWithPath: destination)
+                // With --overwrite, a new file beside the destination, renamed over it when complete.
+                let staged =
+                    overwrite
+                    ? target.deletingLastPathComponent()
+                        .appending(path: ".\(target.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
+                    : target
                 let info = try await naming(missing: Fields.missingFile(recordID)) {
-                    try await client.readFile(
-                        recordID: id,
-                        destination: URL(fileURLWithPath: destination),
-                        progress: bar.update
-                    )
+                    try await client.readFile(recordID: id, destination: staged, progress: bar.update)
+                }
+                if overwrite {
+                    guard rename(staged.path, target.path) == 0 else {
+                        let reason = String(cString: strerror(errno))
+                        unlink(staged.path)
+                        throw CLIError(
+                            description: "error: \(destination) could not be replaced: \(reason)",
+                            exitCode: ExitCode(6)
+                        )
+                    }
                 }
                 bar.finish()
                 // What was written where, in plaintext bytes (the record's own size is the ciphertext's).

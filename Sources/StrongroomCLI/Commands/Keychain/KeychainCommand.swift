@@ -27,6 +27,14 @@ struct KeychainCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
+                // Before any passphrase is asked for: a keychain is never created over another.
+                if FileManager.default.fileExists(atPath: keychain.fileURL.path) {
+                    throw CLIError(
+                        description: "error: a keychain exists at \(keychain.fileURL.path) already (its passphrase "
+                            + "opens it; --keychain-file chooses another)",
+                        exitCode: ExitCode(9)
+                    )
+                }
                 try FileManager.default.createDirectory(
                     at: keychain.fileURL.deletingLastPathComponent(),
                     withIntermediateDirectories: true,

@@ -15,7 +15,10 @@ enum KeyFile {
                 mode: .createNew
             )
         } catch {
-            throw CLIError(description: "error: \(path): \(error.message); not overwriting a key", exitCode: .init(6))
+            throw CLIError(
+                description: "error: \(path): \(error.message); not overwriting a key",
+                exitCode: .init(error.exists ? 9 : 6)
+            )
         }
     }
 
