@@ -101,12 +101,16 @@ import Testing
                 _ = try await strongroom(["register", "--token", registration, "--url", running.baseURL])
                 recordID = try await strongroom(["write", "--type", "note", "body=kept by the backup"])
                 fileID = try await strongroom(["file", "put", "--type", "report", plain.path])
+                // The server's TLS identity goes with the backup: a restore must not need a new server CA.
+                let tls = try await server(["tls", "init", "--data-directory", data, "--host", "localhost"])
+                try #require(tls.status == 0, "\(tls.output)")
                 // Taken while the server runs, with a write in flight beside it.
                 async let writing = strongroom(["write", "--type", "note", "body=written during the backup"])
                 let taken = try await server(["backup", "--data-directory", data, "--output", backup])
                 #expect(taken.status == 0, "\(taken.output)")
                 // (The test server's token key comes from its environment, so there is no token.key to copy.)
                 #expect(taken.output.contains("1 file bodies"), "\(taken.output)")
+                #expect(taken.output.contains("TLS identity"), "\(taken.output)")
                 _ = try await writing
                 let again = try await server(["backup", "--data-directory", data, "--output", backup])
                 #expect(again.status != 0 && again.output.contains("exists already"), "\(again.output)")
@@ -119,6 +123,13 @@ import Testing
                 .posixPermissions
             ]
             #expect((mode as? Int) == 0o600)
+            for file in ["server-chain.pem", "server-key.pem", "server-ca-chain.pem", "server-ca-key.pem"] {
+                #expect(
+                    FileManager.default.contents(atPath: restored + "/tls/" + file)
+                        == FileManager.default.contents(atPath: data + "/tls/" + file),
+                    "tls/\(file) restored as it was"
+                )
+            }
             let serving = try await ServerProcess(arguments: ["--data-directory", restored])
             defer { serving.stop() }
             // The profile now points at the restored server.

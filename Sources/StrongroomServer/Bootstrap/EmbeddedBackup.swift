@@ -9,8 +9,8 @@ import StrongroomCore
 ///
 /// A backup is itself a data directory, so the server can serve it as it is: the database as one file written by
 /// SQLite's `VACUUM INTO` (a snapshot of one read transaction: every write acknowledged before it started, nothing
-/// half-written, the log folded in), then the token key, the client-certificate CA and the file bodies of the folder
-/// blob store. The file bodies are copied after the snapshot, so every body a snapshotted record names is there
+/// half-written, the log folded in), then the token key, the client-certificate CA, the server's TLS identity
+/// (`tls init`'s folder) and the file bodies of the folder blob store. The file bodies are copied after the snapshot, so every body a snapshotted record names is there
 /// (bodies are immutable once their record is committed); a body deleted between the snapshot and its copy is the one
 /// thing a backup can miss. Everything is created owner-only (folders 0700, files 0600). Everything written is
 /// ciphertext or a secret the data directory holds already.
@@ -21,11 +21,15 @@ package enum EmbeddedBackup {
         package var fileBodies = 0
         package var tokenKey = false
         package var certificateAuthority = false
+        /// The server's TLS identity (`tls init`'s folder): without it a restored server would need a new server CA,
+        /// which clients do not trust.
+        package var tlsIdentity = false
 
         package var description: String {
             var parts = ["database \(databaseBytes) bytes", "\(fileBodies) file bodies"]
             if tokenKey { parts.append("token key") }
             if certificateAuthority { parts.append("CA") }
+            if tlsIdentity { parts.append("TLS identity") }
             return parts.joined(separator: ", ")
         }
     }
@@ -109,6 +113,8 @@ package enum EmbeddedBackup {
                     to: output + "/ca",
                     skipping: { _ in false }
                 ) != nil
+            summary.tlsIdentity =
+                try copyFolder(dataDirectory + "/tls", to: output + "/tls", skipping: { _ in false }) != nil
             summary.fileBodies =
                 try copyFolder(dataDirectory + "/blobs", to: output + "/blobs", skipping: { $0.hasSuffix(".partial") })
                 ?? 0
@@ -156,6 +162,7 @@ package enum EmbeddedBackup {
         summary.tokenKey = try copyIfPresent(input + "/token.key", to: staging + "/token.key")
         summary.certificateAuthority =
             try copyFolder(input + "/ca", to: staging + "/ca", skipping: { _ in false }) != nil
+        summary.tlsIdentity = try copyFolder(input + "/tls", to: staging + "/tls", skipping: { _ in false }) != nil
         summary.fileBodies = try copyFolder(input + "/blobs", to: staging + "/blobs", skipping: { _ in false }) ?? 0
         try synchronizeTree(staging)
         // An empty folder given as the target is replaced by the complete copy.
