@@ -160,7 +160,7 @@ import Testing
                 #expect(put.output.contains("store create"), "\(put.output)")
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path), "a read created the datastore folder")
-            #expect(try await cli.ok(["keychain", "list"] + keychain).isEmpty, "a read wrapped a key in the keychain")
+            #expect(try await cli.ok(["keychain", "list"] + keychain) == "none", "a read wrapped a key in the keychain")
             // --create on put makes it; then reads find it.
             let created = try await ExternalProcess.run(
                 CLISessionTests.CLI.executable,

@@ -63,6 +63,11 @@ func printJSON(_ value: some Encodable) throws { print(try Listing.json(value)) 
 
 /// Prints a listing as columns under `headers` (nothing when there are no rows).
 func printTable(_ headers: [String], _ rows: [[String]]) {
+    // An empty listing says so, rather than a header over nothing (`--json` prints `[]`).
+    guard !rows.isEmpty else {
+        print("none")
+        return
+    }
     for line in Listing.table(headers: headers, rows: rows) { print(line) }
 }
 

@@ -18,21 +18,27 @@ package enum Suggestion {
         return best?.name
     }
 
-    /// Levenshtein distance (insert, delete, replace one character), in O(|a|·|b|) with one row.
+    /// Edit distance counting an insertion, a deletion, a replacement or a swap of two neighbouring characters as
+    /// one edit (optimal string alignment), so `raed` is one edit from `read`, as a typist's slip is; O(|a|·|b|)
+    /// with three rows.
     static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
-        var row = Array(0...b.count)
+        var before = [Int](repeating: 0, count: b.count + 1)  // row i - 2
+        var previous = Array(0...b.count)  // row i - 1
+        var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
-            var diagonal = row[0]
-            row[0] = i
+            current[0] = i
             for j in 1...b.count {
-                let above = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
-                diagonal = above
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], before[j - 2] + 1)
+                }
             }
+            (before, previous, current) = (previous, current, before)
         }
-        return row[b.count]
+        return previous[b.count]
     }
 
     /// The first word of `arguments` that is not a command of the tree at the point it appears, with the command

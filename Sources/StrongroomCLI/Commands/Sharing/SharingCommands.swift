@@ -24,6 +24,12 @@ struct ShareTarget: ParsableArguments {
             } else {
                 "no client \(reader) on this server"
             }
+        // Revoking what this client never shared changes nothing: say so rather than "revoked" (an unknown reader is
+        // still "not found", from the server's answer below).
+        var wasShared = true
+        if !share, writerID == nil {
+            wasShared = try await client.outgoingSharing().contains { $0.type == type && $0.readerID == readerID }
+        }
         try await naming(missing: "\(whom): check the ID (`strongroom whoami` shows a client its own)") {
             switch (share, writerID) {
             case (true, nil): try await client.share(type: type, readerID: readerID)
@@ -31,6 +37,9 @@ struct ShareTarget: ParsableArguments {
             case (true, let writer?): try await client.share(onBehalfOf: writer, type: type, readerID: readerID)
             case (false, let writer?): try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID)
             }
+        }
+        guard wasShared else {
+            return "nothing to revoke: \(type) was not shared with \(ClientID(readerID).description)"
         }
         return "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(ClientID(readerID).description)"
     }
@@ -101,6 +110,10 @@ struct SharingCommand: AsyncParsableCommand {
                     )
                 }
             if json { return try printJSON(shares) }
+            guard !shares.isEmpty else {
+                print("none: this client shares nothing and nothing is shared with it")
+                return
+            }
             printTable(
                 ["DIRECTION", "TYPE", "CLIENT", "NAME"],
                 shares.map { [$0.direction, $0.type, $0.clientID, $0.name ?? ""] }
