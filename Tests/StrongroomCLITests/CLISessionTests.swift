@@ -196,7 +196,8 @@ import Testing
             try await cli.fails(["register", "--token", "wrong", "--url", cli.url], status: 8)
             try await cli.fails(["whoami"], status: 7)
             _ = try await cli.ok(["register", "--token", "tok", "--url", cli.url])
-            try await cli.fails(["register", "--token", "tok", "--url", cli.url], status: 9)  // the profile exists already
+            // The profile exists already.
+            try await cli.fails(["register", "--token", "tok", "--url", cli.url], status: 9)
             let id = try await cli.ok(["write", "--type", "t", "k=v"])
             try await cli.fails(
                 ["update", id, "--record-version", UUID().uuidString.lowercased(), "k=lost"],

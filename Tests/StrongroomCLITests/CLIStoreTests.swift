@@ -160,7 +160,8 @@ import Testing
                 #expect(put.output.contains("store create"), "\(put.output)")
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path), "a read created the datastore folder")
-            #expect(try await cli.ok(["keychain", "list"] + keychain) == "none", "a read wrapped a key in the keychain")
+            let items = try await cli.ok(["keychain", "list"] + keychain)
+            #expect(items == "none", "a read wrapped a key in the keychain: \(items)")
             // --create on put makes it; then reads find it.
             let created = try await ExternalProcess.run(
                 CLISessionTests.CLI.executable,

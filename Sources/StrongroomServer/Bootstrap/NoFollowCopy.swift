@@ -25,13 +25,12 @@ enum NoFollowCopy {
 
     /// What `path` is, without following a link.
     static func kind(of path: String) -> Kind {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return .missing }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return .file
-        case S_IFDIR: return .folder
-        case S_IFLNK: return .other("a symbolic link")
-        default: return .other("not a regular file")
+        switch FileKind.at(path) {
+        case .missing: .missing
+        case .regularFile: .file
+        case .directory: .folder
+        case .symbolicLink: .other("a symbolic link")
+        case .other: .other("not a regular file")
         }
     }
 
@@ -46,8 +45,7 @@ enum NoFollowCopy {
             throw ServerError(.configuration, "\(source) is not copied: \(reason)")
         }
         defer { close(input) }
-        var status = stat()
-        guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard FileKind.of(descriptor: input) == .regularFile else {
             throw ServerError(.configuration, "\(source) is not copied: it is not a regular file")
         }
         let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
