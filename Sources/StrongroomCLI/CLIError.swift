@@ -39,12 +39,12 @@ struct CLIError: Error, CustomStringConvertible {
                 case .cancelled: 130
                 default: 1
                 }
-            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+            return CLIError(description: "error: \(error.message)\(codeTag(error.code))", exitCode: ExitCode(code))
         case let error as ClientError where (error.underlying as? StrongroomCrypto.CryptoError)?.code == .exists:
             return CLIError(description: "error: \(error.message) (`--overwrite` replaces it)", exitCode: ExitCode(9))
         case let error as ClientError:
             return CLIError(
-                description: "error: \(error.message) [\(error.code)]",
+                description: "error: \(withoutRoute(error.message))\(codeTag(error.code))",
                 exitCode: ExitCode(clientExitStatus(for: error.code))
             )
         case let error as KeychainError:
@@ -58,7 +58,7 @@ struct CLIError: Error, CustomStringConvertible {
                 case .locked: 8
                 default: 1
                 }
-            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+            return CLIError(description: "error: \(error.message)\(codeTag(error.code))", exitCode: ExitCode(code))
         case let error as DatastoreError:
             let code: Int32 =
                 switch error.code {
@@ -74,7 +74,7 @@ struct CLIError: Error, CustomStringConvertible {
                 case .cancelled: 130
                 default: 1
                 }
-            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+            return CLIError(description: "error: \(error.message)\(codeTag(error.code))", exitCode: ExitCode(code))
         case let error as PKIError:
             let code: Int32 =
                 switch error.code {
@@ -82,12 +82,12 @@ struct CLIError: Error, CustomStringConvertible {
                 case .invalidParameters, .unsupported: 5
                 default: 3  // signature, chain, usage, name, revocation, passphrase, key mismatch
                 }
-            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+            return CLIError(description: "error: \(error.message)\(codeTag(error.code))", exitCode: ExitCode(code))
         case let error as ShieldError:
             // The server part of a shield operation (registering, checking in): the client failure's words and exit.
             if error.code == .server, let client = error.underlying as? ClientError {
                 return CLIError(
-                    description: "error: \(error.message): \(client.message) [\(client.code)]",
+                    description: "error: \(error.message): \(client.message)\(codeTag(client.code))",
                     exitCode: ExitCode(clientExitStatus(for: client.code))
                 )
             }
@@ -101,7 +101,7 @@ struct CLIError: Error, CustomStringConvertible {
                 case .cancelled: 130
                 default: 1
                 }
-            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(code))
+            return CLIError(description: "error: \(error.message)\(codeTag(error.code))", exitCode: ExitCode(code))
         case let error as SyncError:
             let code: Int32 =
                 switch error.code {
@@ -119,9 +119,12 @@ struct CLIError: Error, CustomStringConvertible {
                     " (sync it with that client's --profile, or move it to this one on purpose: `store sync --rehome`)"
                 default: ""
                 }
-            return CLIError(description: "error: \(error.message)\(hint) [\(error.code)]", exitCode: ExitCode(code))
+            return CLIError(
+                description: "error: \(withoutRoute(error.message))\(hint)\(codeTag(error.code))",
+                exitCode: ExitCode(code)
+            )
         case let error as CoreError:
-            return CLIError(description: "error: \(error.message) [\(error.code)]", exitCode: ExitCode(5))
+            return CLIError(description: "error: \(error.message)\(codeTag(error.code))", exitCode: ExitCode(5))
         case let error as AtomicFile.Failure:
             return CLIError(description: "error: \(error.message)", exitCode: ExitCode(error.exists ? 9 : 6))
         default:
@@ -172,6 +175,25 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         throw failure.exitCode
     }
 }
+
+/// `message` without the request it names (`GET /v1/storage/access_keys/…: `), unless `--verbose`: a route is the
+/// library's word, not the user's.
+func withoutRoute(_ message: String) -> String {
+    guard !Verbosity.isOn else { return message }
+    let verbs = ["GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD "]
+    guard let verb = verbs.first(where: { message.hasPrefix($0) }),
+        let colon = message.range(
+            of: ": ",
+            range: message.index(message.startIndex, offsetBy: verb.count)..<message.endIndex
+        ),
+        !message[message.index(message.startIndex, offsetBy: verb.count)..<colon.lowerBound].contains(" ")
+    else { return message }
+    return String(message[colon.upperBound...])
+}
+
+/// A library error's code as a `[code]` tag after its message: only with `--verbose`, since a code is the library's
+/// word (`[invalidParameters]`), not the user's.
+func codeTag(_ code: some CustomStringConvertible) -> String { Verbosity.isOn ? " [\(code)]" : "" }
 
 /// `--verbose` (anywhere on the command line) or `STRONGROOM_VERBOSE=1`: a failure's line is followed by where it was
 /// made and the chain of lower-level errors under it (library internals a user does not normally need).

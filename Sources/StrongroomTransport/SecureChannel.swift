@@ -288,7 +288,12 @@ public struct SecureChannel: Sendable {
         default:
             if Task.isCancelled { return TransportError(.cancelled, "the request was cancelled") }
             if elapsed >= timeout {
-                return TransportError(.timedOut, "the request took longer than \(timeout)", underlying: error)
+                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                return TransportError(
+                    .timedOut,
+                    "the request took longer than \(String(format: "%.1f", seconds)) s",
+                    underlying: error
+                )
             }
             return TransportFailure.describe(
                 error,

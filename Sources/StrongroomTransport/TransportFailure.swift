@@ -65,6 +65,14 @@ enum TransportFailure {
         if Self.mentions(text, ["No such host", "Name or service not known", "getaddrinfo", "UnknownHost"]) {
             return TransportError(.unreachable, "the host of \(place) could not be found", underlying: error)
         }
+        if Self.mentions(text, ["NIOHTTP2Errors", "ProtocolViolation", "GoAway", "HTTP2Error"]) {
+            return TransportError(
+                .unreachable,
+                "the HTTP/2 connection to \(place) broke off: the server (or a proxy on the way) did not keep to the "
+                    + "protocol",
+                underlying: error
+            )
+        }
         if error is ChannelError || error is HTTPParserError
             || Self.mentions(
                 text,
