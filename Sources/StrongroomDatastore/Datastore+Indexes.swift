@@ -129,7 +129,11 @@ extension Datastore {
                 $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0))
             }
         guard nameIsValid else {
-            throw DatastoreError(.invalidArgument, "an index name is a letter, then letters, digits or _, at most 64")
+            throw DatastoreError(
+                .invalidArgument,
+                "an index name is 1 to 64 ASCII letters (either case), digits or _, starting with a letter — stricter "
+                    + "than a datastore name, which may also hold $()+-, since an index name names tables inside it"
+            )
         }
         let kept = type == .json ? fields.filter { $0 != "_id" && $0 != "_rev" } : fields
         guard (1...IndexStore.maximumFields).contains(kept.count), Set(kept).count == kept.count else {

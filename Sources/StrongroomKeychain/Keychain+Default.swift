@@ -55,6 +55,23 @@ extension Keychain {
         get throws(KeychainError) { try opening(defaultURL, passphrase: defaultPassphraseSources) }
     }
 
+    /// What was tried, in the words of the sources the app configured: "set MYAPP_PASSPHRASE, put it in FILE, or run
+    /// on a terminal".
+    static func describe(_ sources: [PassphraseSource]) -> String {
+        let tried = sources.compactMap { source -> String? in
+            switch source {
+            case .environment(let name): "set \(name)"
+            case .file(let url): "put it in \(url.path)"
+            case .prompt: "run on a terminal"
+            case .value: nil
+            case .provider: "let the app's passphrase provider answer"
+            }
+        }
+        guard !tried.isEmpty else { return "none of the configured sources gave one" }
+        guard tried.count > 1 else { return tried[0] }
+        return tried.dropLast().joined(separator: ", ") + ", or " + (tried.last ?? "")
+    }
+
     /// The encrypted-file keychain at `url` (created when missing), unlocked with the first passphrase `sources`
     /// yields.
     ///
@@ -62,10 +79,7 @@ extension Keychain {
     ///   by others; what ``encryptedFile(at:passphrase:parameters:)`` throws.
     public static func opening(_ url: URL, passphrase sources: [PassphraseSource]) throws(KeychainError) -> Keychain {
         guard let passphrase = try passphrase(from: sources) else {
-            throw KeychainError(
-                .invalidParameters,
-                "no keychain passphrase: set STRONGROOM_KEYCHAIN_PASSPHRASE(_FILE) or run on a terminal"
-            )
+            throw KeychainError(.invalidParameters, "no keychain passphrase: " + describe(sources))
         }
         do {
             try FileManager.default.createDirectory(

@@ -91,7 +91,10 @@ import X509
                 atomically: true,
                 encoding: .utf8
             )
-            let verify = ["pki", "verify", "leaf.pem", "--intermediates", "chain.pem", "--anchors", "ca.pem"]
+            // --verbose: the library's code after the message (a user sees the message alone).
+            let verify = [
+                "pki", "verify", "leaf.pem", "--intermediates", "chain.pem", "--anchors", "ca.pem", "--verbose",
+            ]
             // Nine that share a subject and a key collapse to one: a quick, plain refusal.
             let collapsed = try await ExternalProcess.run(cli, arguments: verify, directory: directory)
             #expect(collapsed.status == 3 && collapsed.output.contains("untrustedIssuer"), "\(collapsed.output)")

@@ -57,6 +57,17 @@ struct KeychainOptions: ParsableArguments {
         return passphrase
     }
 
+    /// Whether the passphrase is typed at a prompt (no file, no variable, no Secret Service, a terminal): a mistyped
+    /// one may then be typed again.
+    var passphraseIsTyped: Bool {
+        passphraseFileName == nil && !passphraseFromSecretService
+            && ProcessInfo.processInfo.environment["STRONGROOM_KEYCHAIN_PASSPHRASE"] == nil
+            && isatty(STDIN_FILENO) == 1
+    }
+
+    /// Forgets a passphrase that did not open the keychain, so the next ``passphrase(prompt:)`` asks again.
+    func forgetPassphrase() { passphraseCache.withLock { $0 = nil } }
+
     /// The passphrase asked again for a userPresence item, never from the cache: `--passphrase-file` or the
     /// environment when given, else a new prompt on the terminal (or the next line of standard input).
     func presencePassphrase() throws -> String {
@@ -117,8 +128,19 @@ struct KeychainOptions: ParsableArguments {
                 let file = try EncryptedFileBackend.open(at: url)
                 if let key = AgentClient.unlockKey(storeID: try file.storeID) {
                     try file.unlock(with: key)
-                } else {
-                    try file.unlock(passphrase: try options.passphrase())
+                    return file
+                }
+                // Typed at a prompt, a mistyped passphrase may be typed again (three tries, as sudo allows).
+                for attempt in 1...3 {
+                    do {
+                        try file.unlock(passphrase: try options.passphrase())
+                        return file
+                    } catch let error as KeychainError
+                        where error.code == .wrongPassphrase && attempt < 3 && options.passphraseIsTyped
+                    {
+                        options.forgetPassphrase()
+                        printError("that passphrase does not open the keychain: try again")
+                    }
                 }
                 return file
             }

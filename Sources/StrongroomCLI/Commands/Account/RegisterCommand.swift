@@ -50,6 +50,13 @@ struct RegisterCommand: AsyncParsableCommand {
                 options: try await profile.transportOptions(server: apiURL)
             )
             try await profile.save(configuration)
+            // Standard output is the client ID alone (scripts take it); a person at a terminal is told what happened.
+            if isatty(STDERR_FILENO) == 1 {
+                printError(
+                    "registered on \(apiURL.absoluteString) as profile \(profile.profile): its keys are in "
+                        + "\(profile.directory.appending(path: profile.profile).path) (owner-only); its client ID:"
+                )
+            }
             print(ClientID(configuration.clientID).description)
         }
     }

@@ -174,10 +174,19 @@ struct DatastoreCommand: AsyncParsableCommand {
         @Option(help: "The document ID.") var id: String
         @Option(help: "A revision (the winning one when absent).") var rev: String?
         @Option(help: "The attachment's name.") var attachment: String
-        @Option(help: "The file to create (never overwritten).") var output: String
+        @Argument(help: "The file to create (never overwritten), as `file get` takes it.") var destination: String?
+        @Option(help: ArgumentHelp("The file to create (the same as the argument).", visibility: .hidden))
+        var output: String?
         @Flag(help: "Show a progress bar even when standard error is not a terminal.") var progress = false
 
+        func validate() throws {
+            guard (destination == nil) != (output == nil) else {
+                throw ValidationError("give the file to create: `store attachment … --attachment NAME FILE`")
+            }
+        }
+
         func run() async throws {
+            let output = destination ?? output ?? ""
             try await store.run { datastore in
                 let revision = try await datastore.document(id: id, rev: rev)
                 let size = revision.attachments[attachment].map { Int64(clamping: $0.length) }

@@ -190,7 +190,11 @@ struct QueryCommand: AsyncParsableCommand {
             print(["RECORD ID", "TYPE", "WRITER", "MODIFIED", "FIELDS"].joined(separator: "\t"))
             let dates = ISO8601DateFormatter()
             for record in found {
-                let fields = record.data.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                var fields = record.data.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                // A file record has no fields: its name and size say what it is.
+                if let file = record.meta.fileMeta {
+                    fields.append("file=\(file.fileName ?? "(unnamed)") (\(file.size) bytes encrypted)")
+                }
                 print(
                     [
                         RecordID(record.meta.recordID).description, record.meta.type,

@@ -92,6 +92,7 @@ struct IntegrityCommand: AsyncParsableCommand {
                 print(String(decoding: report.jsonRepresentation(), as: UTF8.self))
             } else {
                 IntegrityCommand.printReport(report)
+                print("checked in: the server keeps this signed report (verdict \(report.verdict.rawValue))")
                 if refused {
                     print(
                         "the server now refuses this client's requests: a compromised report holds it until an "
