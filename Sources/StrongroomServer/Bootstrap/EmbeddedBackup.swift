@@ -157,7 +157,7 @@ package enum EmbeddedBackup {
         then dataDirectory: String
     ) throws(ServerError) -> Summary {
         var summary = Summary()
-        try copyFile(database, to: EmbeddedDatabase.databasePath(in: staging))
+        try NoFollowCopy.copyFile(database, to: EmbeddedDatabase.databasePath(in: staging))
         summary.databaseBytes = size(of: EmbeddedDatabase.databasePath(in: staging))
         summary.tokenKey = try copyIfPresent(input + "/token.key", to: staging + "/token.key")
         summary.certificateAuthority =
@@ -211,7 +211,7 @@ package enum EmbeddedBackup {
     /// regular file is refused (``NoFollowCopy``).
     private static func copyIfPresent(_ source: String, to target: String) throws(ServerError) -> Bool {
         guard NoFollowCopy.kind(of: source) != .missing else { return false }
-        try copyFile(source, to: target)
+        try NoFollowCopy.copyFile(source, to: target)
         return true
     }
 
@@ -229,15 +229,10 @@ package enum EmbeddedBackup {
         for name in names {
             // A name listed and then gone (an upload's staging file renamed, a body deleted) is not copied.
             guard NoFollowCopy.kind(of: source + "/" + name) != .missing else { continue }
-            try copyFile(source + "/" + name, to: target + "/" + name)
+            try NoFollowCopy.copyFile(source + "/" + name, to: target + "/" + name)
             copied += 1
         }
         return copied
-    }
-
-    /// Copies one regular file to a new owner-only file, never following a link (``NoFollowCopy``).
-    private static func copyFile(_ source: String, to target: String) throws(ServerError) {
-        try NoFollowCopy.copyFile(source, to: target)
     }
 
     /// Makes the file `path` (which this process just wrote) owner-only, through its descriptor, never a link's

@@ -83,9 +83,10 @@ struct SyncChangesRoute {
             }
             guard let last = look.last else { return nil }
             cursor = last
-            // More to examine than one window: yield between windows, so one catch-up does not hold a thread.
+            // More to examine than one window: yield between windows, so one catch-up does not hold a thread; a
+            // caller that went away ends the look (the route answers as at the end of the wait).
             await Task.yield()
-            try Task.checkCancellation()
+            if Task.isCancelled { return nil }
         }
     }
 }

@@ -1,5 +1,4 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
 import SQLKit
 package import StrongroomWire
 
@@ -205,7 +204,7 @@ extension SQLServerStore {
                 throw ServerError.tooLarge("a writer keeps at most \(maximumPerWriter) records of one replicated type")
             }
             // A pending file adds nothing yet (its bytes count when committed): it fits if it would fit now.
-            if let declared = row.fileMeta.flatMap(Self.declaredSize),
+            if let declared = text.record.fileMeta?.size,
                 try await Self.syncAttachmentBytes(in: session, type: row.type) + (row.isPending ? declared : 0)
                     > maximumBytes
             {
@@ -243,14 +242,6 @@ extension SQLServerStore {
             }
             return record
         }
-    }
-
-    /// The `size` in a file record's `file_meta` JSON, or nil when it has none.
-    static func declaredSize(_ fileMeta: String) -> Int64? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(fileMeta.utf8)) as? [String: Any] else {
-            return nil
-        }
-        return (object["size"] as? NSNumber)?.int64Value
     }
 
     /// PostgreSQL: a transaction's lock on one writer's records of one type (a 64-bit hash of both; a collision
