@@ -25,7 +25,7 @@ extension DatastoreCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let member = try ClientReference.resolve(with, option: "--with", profiles: connection.directory)
+                let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
                 let client = try await connection.client(keychain: store.keychain)
                 let access: MemberAccess = readOnly ? .read : .readWrite
                 let channel = try channel.parsed()
@@ -63,7 +63,7 @@ extension DatastoreCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let member = try ClientReference.resolve(with, option: "--with", profiles: connection.directory)
+                let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
                 let client = try await connection.client(keychain: store.keychain)
                 let channel = try channel.parsed()
                 try await store.withDatastore { datastore in

@@ -39,7 +39,7 @@ struct KeyLogCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let id = try ClientReference.resolve(client, option: "--client", profiles: profile.directory)
+                let id = try await ClientReference.resolve(client, option: "--client", profiles: profile.directory)
                 let connection = try await profile.client()
                 let info = try await connection.clientInfo(of: id)
                 let checkpoint = try await connection.keyLogCheckpoint()

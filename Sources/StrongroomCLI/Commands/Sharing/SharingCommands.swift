@@ -14,9 +14,14 @@ struct ShareTarget: ParsableArguments {
     /// Grants (`share`) or withdraws (`revoke`) and returns the line to print.
     func apply(share: Bool) async throws -> String {
         let client = try await profile.client()
-        let readerID = try ClientReference.resolve(reader, option: "--reader", profiles: profile.directory)
-        let writerID = try onBehalfOf.map {
-            try ClientReference.resolve($0, option: "--on-behalf-of", profiles: profile.directory)
+        let readerID = try await ClientReference.resolve(reader, option: "--reader", profiles: profile.directory)
+        var writerID: UUID?
+        if let onBehalfOf {
+            writerID = try await ClientReference.resolve(
+                onBehalfOf,
+                option: "--on-behalf-of",
+                profiles: profile.directory
+            )
         }
         let whom =
             if let onBehalfOf, writerID != nil {
@@ -138,7 +143,11 @@ struct AuthorizerCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let id = try ClientReference.resolve(authorizer, option: "--authorizer", profiles: profile.directory)
+                let id = try await ClientReference.resolve(
+                    authorizer,
+                    option: "--authorizer",
+                    profiles: profile.directory
+                )
                 try await profile.client().add(authorizerID: id, type: type)
                 print("added authorizer for \(type)")
             }
@@ -154,7 +163,11 @@ struct AuthorizerCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let client = try await profile.client()
-                let id = try ClientReference.resolve(authorizer, option: "--authorizer", profiles: profile.directory)
+                let id = try await ClientReference.resolve(
+                    authorizer,
+                    option: "--authorizer",
+                    profiles: profile.directory
+                )
                 if let type {
                     try await client.remove(authorizerID: id, type: type)
                 } else {
