@@ -164,7 +164,7 @@ import Testing
                         salt: salt
                     )
                 #expect(entry.commitment == expected)
-                #expect(entry.clientID == writerID)
+                #expect(entry.clientID == KeyLogEntry.unnamed, "the writer is inside the commitment, not in clear")
                 try MerkleProof.verifyInclusion(
                     leaf: entry.leafHash,
                     index: opened.leaf.index,
@@ -261,6 +261,28 @@ import Testing
                 proof: try Self.hashes(byIndex.proof),
                 root: shared.root
             )
+
+            // What any registered client reads (the monitors' route): the sharing leaves name nobody, so a third
+            // client learns only that someone shared or revoked in that hour.
+            let bystander = try await api.register("bystander")
+            let scanned = try Self.decode(
+                KeyLogLeavesResponse.self,
+                try await api.request(
+                    .get,
+                    "/v2/keylog/leaves?start=4&count=4",
+                    authorization: "Bearer \(bystander.token)"
+                )
+            )
+            #expect(scanned.leaves.map(\.index) == [4, 5, 6, 7])
+            let named = [writer.clientID, reader.clientID, authorizer.clientID].compactMap { UUID(uuidString: $0) }
+            for leaf in scanned.leaves {
+                let bytes = try #require(Data(base64Encoded: leaf.entry))
+                #expect(try KeyLogEntry(decoding: bytes).clientID == KeyLogEntry.unnamed)
+                for id in named {
+                    let idBytes = withUnsafeBytes(of: id.uuid) { Data($0) }
+                    #expect(bytes.range(of: idBytes) == nil, "leaf \(leaf.index) names a party")
+                }
+            }
         }
     }
 

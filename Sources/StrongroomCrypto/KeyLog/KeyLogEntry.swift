@@ -15,13 +15,14 @@ public import Foundation
 /// | 1 | version, `0x01` |
 /// | 1 | kind (``Kind``) |
 /// | 8 | time, microseconds since the Unix epoch (at most 2⁶³ − 1) |
-/// | 16 | the client the entry is about (its ID's 16 bytes) |
+/// | 16 | the client the entry is about (its ID's 16 bytes); for a commitment, ``unnamed`` (all zeros) |
 /// | 72 | for ``Kind/registered`` and ``Kind/keysChanged``: the X25519 encryption key (32), the Ed25519 signing key (32; all zeros when the client registered none, as the official SDKs allow), and the index of the client's previous key leaf (8; all ones for none) |
 /// | 32 | for the other kinds: a ``KeyLogCommitment`` |
 ///
 /// A registration names no previous leaf and a key change must, so each client's keys form a chain inside the log.
-/// Grants and revocations are logged only as salted commitments, so the log proves them to whoever holds the salt
-/// without publishing who shares with whom. Decoding takes exactly one of the two lengths (98 or 58 bytes) and
+/// Grants and revocations are logged only as salted commitments — the writer too is inside the commitment, and the
+/// entry names ``unnamed`` in its place — so the log proves them to whoever holds the salt without publishing who
+/// shares with whom. (Logs written before the writer was committed name it in clear; decoding accepts either.) Decoding takes exactly one of the two lengths (98 or 58 bytes) and
 /// refuses anything else with ``CryptoError/Code/invalidFormat``.
 public struct KeyLogEntry: Sendable, Hashable {
     /// What an entry records.
@@ -71,8 +72,12 @@ public struct KeyLogEntry: Sendable, Hashable {
     public let kind: Kind
     /// When, in microseconds since the Unix epoch.
     public let time: UInt64
-    /// The client it is about (the key owner, or the writer who shared).
+    /// The client it is about: the key owner, or for a commitment ``unnamed`` (a log written before the writer was
+    /// committed names the writer who shared).
     public let clientID: UUID
+
+    /// The all-zero ID a commitment entry carries in place of its writer, who is inside the commitment.
+    public static let unnamed = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     /// The keys, for ``Kind/registered`` and ``Kind/keysChanged``.
     public let keys: Keys?
     /// The commitment, for the other kinds.
@@ -93,7 +98,16 @@ public struct KeyLogEntry: Sendable, Hashable {
         (self.keys, self.commitment) = (keys, nil)
     }
 
-    /// An entry recording `commitment` of `kind` (a grant or a revocation) by `clientID`.
+    /// An entry recording `commitment` of `kind` (a grant or a revocation), naming nobody in clear: the writer is
+    /// inside the commitment.
+    ///
+    /// - Throws: ``CryptoError/Code/invalidParameters`` for a kind that carries keys, or a time past 2⁶³ − 1.
+    public init(_ kind: Kind, commitment: KeyLogCommitment, time: UInt64) throws(CryptoError) {
+        try self.init(kind, by: Self.unnamed, commitment: commitment, time: time)
+    }
+
+    /// An entry recording `commitment` of `kind` by `clientID` in clear, as logs did before the writer was committed
+    /// (known-answer vectors and old logs; new entries use ``init(_:commitment:time:)``).
     ///
     /// - Throws: ``CryptoError/Code/invalidParameters`` for a kind that carries keys, or a time past 2⁶³ − 1.
     public init(_ kind: Kind, by clientID: UUID, commitment: KeyLogCommitment, time: UInt64) throws(CryptoError) {

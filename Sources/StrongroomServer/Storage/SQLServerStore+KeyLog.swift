@@ -33,7 +33,7 @@ extension SQLServerStore {
                 """
                 INSERT INTO keylog (idx, entry, client_id, kind, salt, party, user_id, type)
                 VALUES (\(bind: next + Int64(offset)), \(bind: Data(leaf.entry.encoded)),
-                \(bind: leaf.entry.clientID.uuidString.lowercased()), \(bind: Int(leaf.entry.kind.rawValue)),
+                \(bind: leaf.clientID), \(bind: Int(leaf.entry.kind.rawValue)),
                 \(bind: leaf.salt.map { Data($0) }), \(bind: leaf.party), \(bind: leaf.userID), \(bind: leaf.type))
                 """
             ).run()

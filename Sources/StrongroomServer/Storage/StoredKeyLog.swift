@@ -17,16 +17,23 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
     package var userID: String?
     /// The record type a commitment is about.
     package var type: String?
+    /// A commitment's writer: inside the commitment, not in the leaf, so kept here for the parties.
+    package var writerID: String?
 
     package init(
         entry: KeyLogEntry,
         salt: [UInt8]? = nil,
         party: String? = nil,
         userID: String? = nil,
-        type: String? = nil
+        type: String? = nil,
+        writerID: String? = nil
     ) {
         (self.entry, self.salt, self.party, self.userID, self.type) = (entry, salt, party, userID, type)
+        self.writerID = writerID
     }
+
+    /// The client the row is about (its `client_id`): a key leaf's owner, a commitment's writer.
+    package var clientID: String { writerID ?? entry.clientID.uuidString.lowercased() }
 
     /// The registration leaf of `client`, or nil when its keys are not what a leaf binds (an X25519 key and, if it
     /// registered one, an Ed25519 signing key): a NIST-mode client is not in the log, and verifying clients refuse
@@ -62,11 +69,12 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
             salt: salt
         )
         return Self(
-            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: Self.coarsened(time)),
+            entry: try KeyLogEntry(kind, commitment: commitment, time: Self.coarsened(time)),
             salt: salt,
             party: slot.readerID,
             userID: slot.userID,
-            type: slot.type
+            type: slot.type,
+            writerID: writer.uuidString.lowercased()
         )
     }
 
@@ -100,11 +108,12 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
             salt: salt
         )
         return Self(
-            entry: try KeyLogEntry(kind, by: writer, commitment: commitment, time: Self.coarsened(time)),
+            entry: try KeyLogEntry(kind, commitment: commitment, time: Self.coarsened(time)),
             salt: salt,
             party: authorizerID,
             userID: userID,
-            type: type
+            type: type,
+            writerID: writer.uuidString.lowercased()
         )
     }
 }

@@ -104,6 +104,26 @@ import Testing
         }
     }
 
+    @Test("a commitment entry names nobody: the writer is only inside the commitment, and the entry round-trips")
+    func unnamedCommitment() throws {
+        let writer = try #require(UUID(uuidString: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"))
+        let commitment = try KeyLogCommitment.access(
+            .accessGranted,
+            writer: writer,
+            user: writer,
+            reader: UUID(),
+            type: "notes",
+            salt: [UInt8](repeating: 7, count: 32)
+        )
+        let entry = try KeyLogEntry(.accessGranted, commitment: commitment, time: 1_764_244_800_000_000)
+        #expect(entry.clientID == KeyLogEntry.unnamed)
+        #expect(entry.encoded[10..<26].allSatisfy { $0 == 0 })
+        #expect(try KeyLogEntry(decoding: entry.encoded) == entry)
+        let named = try KeyLogEntry(.accessGranted, by: writer, commitment: commitment, time: entry.time)
+        #expect(named.leafHash != entry.leafHash, "an older leaf naming its writer stays readable, and differs")
+        #expect(try KeyLogEntry(decoding: named.encoded).clientID == writer)
+    }
+
     @Test("the Python tree's roots, inclusion and consistency paths are MerkleTree's, and verify")
     func pythonTree() throws {
         let tree = try Self.reference().tree
