@@ -160,10 +160,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .systemLibrary(
+        // libsecret through hand-declared C (no pkg-config: its flags carry -pthread, which SwiftPM prohibits in a
+        // dependency); Scripts/check-libsecret-declarations.sh checks the declarations against libsecret's headers.
+        .target(
             name: "CLibSecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
+            linkerSettings: [
+                .linkedLibrary("secret-1"), .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"),
+                .linkedLibrary("glib-2.0"),
+            ]
         ),
         .target(
             name: "StrongroomSecretService",
