@@ -80,6 +80,7 @@ struct CLIError: Error, CustomStringConvertible {
                 switch error.code {
                 case .invalidEncoding, .tooExpensive: 4
                 case .invalidParameters, .unsupported: 5
+                case .exists: 9
                 default: 3  // signature, chain, usage, name, revocation, passphrase, key mismatch
                 }
             return CLIError(description: "error: \(error.message)\(codeTag(error.code))", exitCode: ExitCode(code))

@@ -9,7 +9,7 @@ public struct PKIError: StrongroomError {
         enum Kind: String {
             case invalidEncoding, invalidParameters, unsupported, badSignature, keyMismatch, wrongPassphrase
             case expired, notYetValid, untrustedIssuer, wrongUsage, revoked, nameMismatch, chainTooLong, tooExpensive
-            case exposedKey
+            case exposedKey, exists
         }
         let kind: Kind
 
@@ -45,6 +45,8 @@ public struct PKIError: StrongroomError {
         public static let tooExpensive = Code(kind: .tooExpensive)
         /// A private key's file can be read by others than its owner, so the key may have leaked and is not used.
         public static let exposedKey = Code(kind: .exposedKey)
+        /// What would be created exists already (a CA in a folder that holds one).
+        public static let exists = Code(kind: .exists)
 
         public var description: String { kind.rawValue }
     }

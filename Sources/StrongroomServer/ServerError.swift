@@ -46,6 +46,9 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         public static let rateLimited = Code("rate_limited", .tooManyRequests)
         /// The server is still binding its listener (503).
         public static let starting = Code("starting", .serviceUnavailable)
+        /// What an administration command would create exists already: a backup's folder, a restore's data
+        /// directory (never answered to a request; `strongroom-server` exits 9, as the client CLI does).
+        public static let exists = Code("exists", .conflict)
         /// Start-up configuration or the data directory is unusable (never answered to a request body).
         public static let configuration = Code("configuration", .internalServerError)
         /// The server's own storage failed (500).

@@ -57,7 +57,9 @@ struct DataOptions: ParsableArguments {
 /// text (ArgumentParser's `ValidationError` is for arguments that do not parse).
 struct CommandFailure: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// The process's exit status: 1, or ``ServerExitCode/exists`` when what it would create exists already.
+    var exitCode: Int32
+    init(_ description: String, exitCode: Int32 = 1) { (self.description, self.exitCode) = (description, exitCode) }
 }
 
 /// A read or change of a deployment whose data directory holds no database: nothing was created.

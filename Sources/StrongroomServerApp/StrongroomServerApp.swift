@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StrongroomCore
+import StrongroomPKI
 import StrongroomServer
 import StrongroomServerPostgres
 import StrongroomWire
@@ -14,6 +15,10 @@ struct StrongroomServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strongroom-server",
         abstract: "The Strongroom E3DB-compatible server (SQLite by default).",
+        discussion: """
+            Exit status: 0 done; 1 failed (the message says why); 9 what the command would create exists already \
+            (a CA, the TLS certificate, a backup's folder, a restore's data directory); 64 the arguments do not parse.
+            """,
         version: "0.1.0",
         subcommands: [
             Serve.self, TokenCommand.self, CACommand.self, IntegrityCommand.self, BlobsCommand.self, BackupCommand.self,
@@ -50,11 +55,21 @@ struct StrongroomServerCommand: AsyncParsableCommand {
         } catch let error as any StrongroomError {
             // In the operator's words: the message, not the Swift type and case (`PKIError.invalidParameters: …`).
             FileHandle.standardError.write(Data(("Error: " + error.message + "\n").utf8))
-            Self.exit(withError: ExitCode.failure)
+            let exists = (error as? PKIError)?.code == .exists || (error as? ServerError)?.code == .exists
+            Self.exit(withError: ExitCode(exists ? ServerExitCode.exists : 1))
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data(("Error: " + failure.description + "\n").utf8))
+            Self.exit(withError: ExitCode(failure.exitCode))
         } catch {
             Self.exit(withError: error)
         }
     }
+}
+
+/// `strongroom-server`'s exit statuses beyond 0, 1 and ArgumentParser's 64, the same numbers as the client CLI's.
+enum ServerExitCode {
+    /// What the command would create exists already.
+    static let exists: Int32 = 9
 }
 
 extension ClientCertificateMode: ExpressibleByArgument {}

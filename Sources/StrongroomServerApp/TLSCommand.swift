@@ -74,7 +74,8 @@ struct TLSCommand: AsyncParsableCommand {
                 try DataDirectory.prepare(directory)
                 if !renew, FileManager.default.fileExists(atPath: files.chain) {
                     throw CommandFailure(
-                        "\(files.chain) exists: pass --renew for a new certificate from the same server CA"
+                        "\(files.chain) exists: pass --renew for a new certificate from the same server CA",
+                        exitCode: ServerExitCode.exists
                     )
                 }
                 let now = Date()

@@ -104,6 +104,13 @@ import Testing
                 // The server's TLS identity goes with the backup: a restore must not need a new server CA.
                 let tls = try await server(["tls", "init", "--data-directory", data, "--host", "localhost"])
                 try #require(tls.status == 0, "\(tls.output)")
+                // What would be created exists already: exit 9, as with the client CLI.
+                let tlsAgain = try await server(["tls", "init", "--data-directory", data, "--host", "localhost"])
+                #expect(tlsAgain.status == 9 && tlsAgain.output.contains("--renew"), "\(tlsAgain.output)")
+                let ca = try await server(["ca", "init", "--data-directory", data])
+                try #require(ca.status == 0, "\(ca.output)")
+                let caAgain = try await server(["ca", "init", "--data-directory", data])
+                #expect(caAgain.status == 9 && caAgain.output.contains("already holds a CA"), "\(caAgain.output)")
                 // Taken while the server runs, with a write in flight beside it.
                 async let writing = strongroom(["write", "--type", "note", "body=written during the backup"])
                 let taken = try await server(["backup", "--data-directory", data, "--output", backup])
@@ -113,12 +120,12 @@ import Testing
                 #expect(taken.output.contains("TLS identity"), "\(taken.output)")
                 _ = try await writing
                 let again = try await server(["backup", "--data-directory", data, "--output", backup])
-                #expect(again.status != 0 && again.output.contains("exists already"), "\(again.output)")
+                #expect(again.status == 9 && again.output.contains("exists already"), "\(again.output)")
             }
             let restoring = try await server(["restore", "--input", backup, "--data-directory", restored])
             #expect(restoring.status == 0, "\(restoring.output)")
             let refused = try await server(["restore", "--input", backup, "--data-directory", restored])
-            #expect(refused.status != 0 && refused.output.contains("holds files already"), "\(refused.output)")
+            #expect(refused.status == 9 && refused.output.contains("holds files already"), "\(refused.output)")
             let mode = try FileManager.default.attributesOfItem(atPath: restored + "/strongroom.sqlite")[
                 .posixPermissions
             ]

@@ -45,7 +45,7 @@ public struct CertificateAuthority: Sendable {
         }
         guard (1...36_500).contains(days) else { throw PKIError(.invalidParameters, "--days is 1 to 36500") }
         guard !exists(at: folder, prefix: prefix) else {
-            throw PKIError(.invalidParameters, "\(folder) already holds a CA")
+            throw PKIError(.exists, "\(folder) already holds a CA")
         }
         let notAfter = now.addingTimeInterval(TimeInterval(days) * 86_400)
         let key = try algorithm.generatePrivateKey()

@@ -52,7 +52,7 @@ package enum EmbeddedBackup {
                 throw ServerError(.configuration, "there is no Strongroom database in \(dataDirectory)")
             }
             guard !FileManager.default.fileExists(atPath: output) else {
-                throw ServerError(.configuration, "\(output) exists already: a backup goes to a new folder")
+                throw ServerError(.exists, "\(output) exists already: a backup goes to a new folder")
             }
             try removeStaleStaging(staging)
             try makeFolder(staging)
@@ -135,7 +135,7 @@ package enum EmbeddedBackup {
             }
             let existing = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? []  // none: new
             guard existing.isEmpty else {
-                throw ServerError(.configuration, "\(dataDirectory) holds files already: restore into a new folder")
+                throw ServerError(.exists, "\(dataDirectory) holds files already: restore into a new folder")
             }
             let staging = dataDirectory + ".partial"
             try removeStaleStaging(staging)
@@ -202,7 +202,7 @@ package enum EmbeddedBackup {
     /// A new folder, owner-only; an existing one is refused.
     private static func makeFolder(_ path: String) throws(ServerError) {
         guard !FileManager.default.fileExists(atPath: path) else {
-            throw ServerError(.configuration, "\(path) exists already: a backup goes to a new folder")
+            throw ServerError(.exists, "\(path) exists already: a backup goes to a new folder")
         }
         try DataDirectory.createFolder(path, naming: path)
     }
