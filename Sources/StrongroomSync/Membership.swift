@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 public import Foundation
 import StrongroomCore
+import StrongroomWire
 
 /// What a member of a shared datastore may do.
 public enum MemberAccess: String, Sendable, Hashable, Codable, CaseIterable {
@@ -46,7 +47,7 @@ public struct SharedDatastore: Sendable, Hashable, CustomStringConvertible, Loss
         (ownerID, type) = (owner, String(parts[1]))
     }
 
-    public var description: String { ownerID.uuidString.lowercased() + "/" + type }
+    public var description: String { ClientID(ownerID).description + "/" + type }
 }
 
 /// A membership change: a record of the datastore's type written and signed by its owner (plain `sr.v` and
@@ -65,7 +66,7 @@ struct MembershipRecord: Sendable, Hashable {
     init(member: UUID, access: MemberAccess?) { (self.member, self.access) = (member, access) }
 
     var fields: [String: String] {
-        [Self.memberField: member.uuidString.lowercased(), Self.accessField: access?.rawValue ?? Self.revoked]
+        [Self.memberField: ClientID(member).description, Self.accessField: access?.rawValue ?? Self.revoked]
     }
 
     var plain: [String: String] {
@@ -129,7 +130,7 @@ struct MembershipState: Sendable, Hashable, Codable {
     }
 
     mutating func apply(_ change: MembershipRecord) throws(SyncError) {
-        let key = change.member.uuidString.lowercased()
+        let key = ClientID(change.member).description
         if let access = change.access {
             guard self.access.count < Self.maximumMembers || self.access[key] != nil else {
                 throw SyncError(.invalidRecord, "a datastore has at most \(Self.maximumMembers) members")
@@ -140,9 +141,15 @@ struct MembershipState: Sendable, Hashable, Codable {
         }
     }
 
-    /// The clients whose revisions count: the owner and every read-write member (lowercase IDs).
-    func allowedWriters(owner: String) -> Set<String> {
-        Set(access.filter { $0.value == .readWrite }.keys).union([owner])
+    /// What `member` may do; nil when it is not a member.
+    func access(of member: ClientID) -> MemberAccess? { access[member.description] }
+
+    /// Every member.
+    var memberIDs: [ClientID] { access.keys.compactMap { ClientID($0) } }
+
+    /// The clients whose revisions count: the owner and every read-write member.
+    func allowedWriters(owner: ClientID) -> Set<ClientID> {
+        Set(access.filter { $0.value == .readWrite }.keys.compactMap { ClientID($0) }).union([owner])
     }
 
     /// The read-write members.

@@ -2,6 +2,7 @@
 import StrongroomClient
 import StrongroomCore
 import StrongroomDatastore
+import StrongroomWire
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -19,7 +20,7 @@ import Foundation
 /// has passed. Both directions then start over from the beginning: revs_diff sends only what the server lacks and
 /// `forceInsert` ignores what the datastore has. A server can force that (cost: one full read), not hide a loss.
 struct RemoteCheckpoint: Sendable {
-    let session: Session
+    let session: ReplicationSession
 
     /// What ``check()`` found.
     struct Found: Sendable {
@@ -29,7 +30,7 @@ struct RemoteCheckpoint: Sendable {
         var rolledBack: Bool
     }
 
-    private var localKey: String { "remote:" + session.checkpointID }
+    private var localKey: String { session.names.remoteKey }
 
     /// Compares the server's record with the epoch this replica last wrote.
     func check() async throws -> Found {
@@ -54,7 +55,7 @@ struct RemoteCheckpoint: Sendable {
             return Found(record: nil, rolledBack: true)
         case .failure(let error): throw error
         }
-        guard record.meta.writerID.uuidString.lowercased() == session.clientID,
+        guard ClientID(record.meta.writerID) == session.clientID,
             record.meta.type == session.type,
             record.meta.plain[RevisionRecord.PlainKey.checkpoint] != nil,
             let stored = record.data[Self.epochField].flatMap({ Int64($0) })
@@ -65,10 +66,12 @@ struct RemoteCheckpoint: Sendable {
     /// Forgets both local checkpoints, the record and the attachment bodies known to be on the server: the next
     /// push and pull start from the beginning.
     func restart() async throws {
-        for key in [session.pushKey, session.pullKey] { try await session.datastore.setCheckpoint(key, "0") }
+        for key in [session.names.pushKey, session.names.pullKey] {
+            try await session.datastore.setCheckpoint(key, "0")
+        }
         try await session.datastore.setCheckpoint(localKey, "")
         // The attachment bodies it knew of on the server may be gone too: upload them again when needed.
-        try await session.datastore.removeCheckpoints(withPrefix: session.attachmentKey(""))
+        try await session.datastore.removeCheckpoints(withPrefix: session.names.attachmentKey(""))
     }
 
     /// Writes the next epoch: an update of `record`, or a new record when there is none.
@@ -95,7 +98,7 @@ struct RemoteCheckpoint: Sendable {
         }
         try await session.datastore.setCheckpoint(
             localKey,
-            "\(written.meta.recordID.uuidString.lowercased()) \(epoch)"
+            "\(RecordID(written.meta.recordID)) \(epoch)"
         )
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import StrongroomClient
 import StrongroomCore
 import StrongroomDatastore
+import StrongroomWire
 
 /// A datastore's home: the client and server it replicates with.
 ///
@@ -19,7 +20,7 @@ extension Replicator {
         let configuration = client.configuration
         var url = configuration.apiURL.absoluteString
         while url.hasSuffix("/") { url.removeLast() }
-        return configuration.clientID.uuidString.lowercased() + " " + url
+        return ClientID(configuration.clientID).description + " " + url
     }
 
     /// Refuses a datastore whose home is another client or server; records this one when it has none yet.

@@ -1,0 +1,106 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomClient
+import StrongroomCore
+import StrongroomDatastore
+import StrongroomWire
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One replication's fixed parts, and what both directions share: which revisions the server lacks, the members as
+/// the last pull folded them, and a read-write member's sharing of its own records. Push and pull are in
+/// `ReplicationSession+Push.swift` and `+Pull.swift`.
+struct ReplicationSession: Sendable {
+    /// Changes read from the datastore per push round: one revs_diff and one bulk write (at most 500 records).
+    static let pushPageSize = 500
+    /// Records read from the server per pull round (the most v1 search returns), applied in one transaction.
+    static let pullPageSize = 1_000
+    /// The most request bytes of revision bodies one bulk write carries (the server takes 16 MiB).
+    static let batchBytes = 8 << 20
+
+    let datastore: Datastore
+    let client: Client
+    let names: ReplicationNames
+    let tags: RevisionTagKey
+    let started: ContinuousClock.Instant
+    /// What a pushed document's winning revision must match (a channel's selector, a filter).
+    var pushSelection: [SelectorFilter] = []
+    /// A channel's selector: what every live revision pushed into the channel must match itself (not only its
+    /// document's winner), so that a conflicting revision of another channel never enters this one's key.
+    var channelSelector: SelectorFilter?
+    /// What a pulled revision must match to be applied.
+    var pullFilter: SelectorFilter?
+
+    /// The datastore's record type.
+    var type: String { names.type }
+    /// This client.
+    var clientID: ClientID { names.clientID }
+    /// The datastore's owner.
+    var owner: ClientID { names.owner }
+
+    /// The revisions of `revisions` whose records the server does not hold for this datastore.
+    func unheld(_ revisions: [(docID: String, revID: String)]) async throws -> [(docID: String, revID: String)] {
+        var missing = Set<String>()
+        let tagged = revisions.map {
+            (docID: $0.docID, revID: $0.revID, tag: tags.revisionTag(docID: $0.docID, revID: $0.revID))
+        }
+        for chunk in tagged.chunked(into: 1_000) {
+            missing.formUnion(try await client.missingRevisionTags(type: type, tags: chunk.map(\.tag)))
+        }
+        return tagged.filter { missing.contains($0.tag) }.map { (docID: $0.docID, revID: $0.revID) }
+    }
+
+    /// Asks the server to delete this client's records of the revisions `revisions` names (at most 1,000 a request).
+    func removeFromServer(_ revisions: [(docID: String, revID: String)]) async throws {
+        for chunk in revisions.chunked(into: 1_000) {
+            _ = try await client.removeRevisions(
+                type: type,
+                tags: chunk.map { tags.revisionTag(docID: $0.docID, revID: $0.revID) }
+            )
+        }
+    }
+
+    /// The members as folded by the last pull.
+    func membership() async throws -> MembershipState {
+        MembershipState.decode(try await datastore.checkpoint(names.membersKey))
+    }
+
+    /// Writes a membership change (the owner's), then pulls so this replica folds it in the server's order.
+    func writeMembership(_ change: MembershipRecord) async throws {
+        _ = try await SyncError.overCaps("a membership change") {
+            try await client.write(type: type, data: change.fields, plain: change.plain)
+        }
+        var report = ReplicationReport()
+        try await pull(&report, { _ in })
+    }
+
+    /// A read-write member's records are readable by the owner and every member: it makes the owner its
+    /// authorizer for the type (so the owner can share them with members who join later) and shares them with each
+    /// member, and stops sharing them with those who left.
+    func shareBack(_ state: MembershipState) async throws {
+        let key = names.sharedBackKey
+        var done = Set((try await datastore.checkpoint(key) ?? "").split(separator: " ").map(String.init))
+        let wanted = Set(state.memberIDs.map(\.description)).union([owner.description]).subtracting([
+            clientID.description
+        ])
+        if !done.contains("authorizer") {
+            try await client.add(authorizerID: owner.uuid, type: type)
+            done.insert("authorizer")
+        }
+        for reader in wanted.subtracting(done) {
+            guard let readerID = ClientID(reader) else { continue }
+            try await client.share(type: type, readerID: readerID.uuid)
+            done.insert(reader)
+            try await datastore.setCheckpoint(key, done.sorted().joined(separator: " "))
+        }
+        for reader in done.subtracting(wanted).subtracting(["authorizer"]) {
+            guard let readerID = ClientID(reader) else { continue }
+            try await client.revoke(type: type, readerID: readerID.uuid)
+            done.remove(reader)
+        }
+        try await datastore.setCheckpoint(key, done.sorted().joined(separator: " "))
+    }
+}
