@@ -527,7 +527,7 @@ let package = Package(
             name: "StrongroomSyncTests",
             dependencies: [
                 "StrongroomSync", "StrongroomClient", "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore",
-                "StrongroomTesting", "StrongroomServerS3", "StrongroomSQLite",
+                "StrongroomTesting", "StrongroomServerS3", "StrongroomSQLite", "StrongroomWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

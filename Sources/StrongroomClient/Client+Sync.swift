@@ -116,13 +116,13 @@ extension Client {
         ).lastIndex
     }
 
-    /// Sets what `member` may write to the replicated type `type` this client owns (`read`, `readWrite` or
-    /// `none`), so the server refuses a revoked or read-only member's writes of it (`POST /v2/sync/access`).
-    package func setSyncAccess(type: String, member: UUID, access: String) async throws(ClientError) {
+    /// Sets what `member` may write to the replicated type `type` this client owns, so the server refuses a revoked
+    /// or read-only member's writes of it (`POST /v2/sync/access`).
+    package func setSyncAccess(type: String, member: UUID, access: SyncAccess) async throws(ClientError) {
         _ = try await authenticated(
             .POST,
             E3DBPath.syncAccess.render(),
-            body: SyncAccessRequest(type: type, member: member.uuidString.lowercased(), access: access),
+            body: SyncAccessRequest(type: type, member: ClientID(member).description, access: access),
             success: [200],
             as: SyncAccessResponse.self
         )

@@ -67,6 +67,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// and tombstones), so no member can make one document's history unbounded for the others; a bulk write past it
     /// is 413.
     public var syncRevisionsPerDocument: Int = 10_000
+    /// Replication: members (revoked ones included) of one shared datastore's type; setting one more is 413.
+    public var syncMembersPerType: Int = 10_000
+    /// Replication: shared datastores' types one client owns; claiming one more is 413.
+    public var syncOwnedTypesPerClient: Int = 100_000
+    /// Replication: revision tags one `POST /v2/sync/revs_diff` or `…/purge` asks about (more is 400).
+    public var syncTagsPerRequest: Int = 1_000
+    /// Replication: records one `POST /v2/sync/bulk` stores (more is 400; the body is also bounded, at 16 MiB).
+    public var syncRecordsPerBulk: Int = 500
     /// Replication: the largest attachment body of a replicated type, in bytes (default 4 GiB, the datastore's own
     /// limit: a replica could not take a larger one); a larger file record of such a type is 413.
     public var maximumAttachmentBytes: Int64 = 4 << 30

@@ -9,6 +9,9 @@ public enum MemberAccess: String, Sendable, Hashable, Codable, CaseIterable {
     case read
     /// Pull, and push revisions of its own, which every member applies.
     case readWrite
+
+    /// The server's spelling (`POST /v2/sync/access`).
+    var syncAccess: SyncAccess { self == .read ? .read : .readWrite }
 }
 
 /// A member of a shared datastore and its access.

@@ -29,7 +29,7 @@ extension Replicator {
         let session = try await ownerSession()
         // The access first: it makes this client the type's owner on the server before the member can see the type
         // (the E3DB share next), so no member can claim it first.
-        try await client.setSyncAccess(type: session.type, member: memberID, access: access.rawValue)
+        try await client.setSyncAccess(type: session.type, member: memberID, access: access.syncAccess)
         try await client.share(type: session.type, readerID: memberID)
         let state = try await session.membership()
         for writer in state.writers where writer != memberID {
@@ -47,7 +47,7 @@ extension Replicator {
     /// - Throws: ``SyncError/Code/notOwner`` on a member's replicator.
     public func revoke(_ memberID: UUID) async throws {
         let session = try await ownerSession()
-        try await client.setSyncAccess(type: session.type, member: memberID, access: "none")
+        try await client.setSyncAccess(type: session.type, member: memberID, access: .revoked)
         try await session.writeMembership(MembershipRecord(member: memberID, access: nil))
         try await client.revoke(type: session.type, readerID: memberID)
         let state = try await session.membership()

@@ -159,22 +159,32 @@ public struct SyncAccessRequest: Codable, Sendable, Hashable {
     public var type: String
     /// The member's client ID.
     public var member: String
-    /// `read`, `readWrite` or `none` (revoked).
-    public var access: String
+    /// What the member may do from now on.
+    public var access: SyncAccess
 
     /// Creates a request.
-    public init(type: String, member: String, access: String) {
+    public init(type: String, member: String, access: SyncAccess) {
         self.type = type
         self.member = member
         self.access = access
     }
 }
 
-/// `POST /v2/sync/access` answer: the member's access as stored.
+/// What a member of a shared datastore may do, as `POST /v2/sync/access` sets it (on the wire `read`, `readWrite`
+/// or `none`): the one spelling the client, the server and its store share.
+public enum SyncAccess: String, Codable, Sendable, Hashable, CaseIterable {
+    /// Pull; write only its own checkpoint records.
+    case read
+    /// Pull and push revisions of its own.
+    case readWrite
+    /// Revoked: nothing.
+    case revoked = "none"
+}
+
 public struct SyncAccessResponse: Codable, Sendable, Hashable {
-    /// `read`, `readWrite` or `none`.
-    public var access: String
+    /// The access now set.
+    public var access: SyncAccess
 
     /// Creates an answer.
-    public init(access: String) { self.access = access }
+    public init(access: SyncAccess) { self.access = access }
 }

@@ -6,6 +6,7 @@ import StrongroomCrypto
 import StrongroomDatastore
 import StrongroomSync
 import StrongroomTesting
+import StrongroomWire
 import Testing
 
 /// Issue 49, slice 1: a datastore shared between clients. The owner shares it read-write with one client and
@@ -111,9 +112,9 @@ import Testing
                 #expect(refusedWrite?.code == .forbidden)
                 // …and a server that lets it through (here, told the writer may write again without a membership
                 // record) does not get it applied: every replica folds the owner's records, not the server's word.
-                try await ownerClient.setSyncAccess(type: type, member: writerID, access: "readWrite")
+                try await ownerClient.setSyncAccess(type: type, member: writerID, access: .readWrite)
                 _ = try await writerClient.writeRevisions(type: type, write)
-                try await ownerClient.setSyncAccess(type: type, member: writerID, access: "none")
+                try await ownerClient.setSyncAccess(type: type, member: writerID, access: .revoked)
                 let ownerReport = try await owner.replicate()
                 #expect(ownerReport.revisionsRefused >= 1 && ownerReport.revisionsApplied == 0, "\(ownerReport)")
                 await #expect(throws: DatastoreError.self) { try await owned.document(id: "late") }

@@ -87,9 +87,14 @@ struct ServerRoutes {
             limits: limits,
             clock: clock
         )
+        let replicated = ReplicatedRecordRules(
+            authorization: SyncAuthorization(store: store, limits: limits),
+            store: store,
+            limits: limits
+        )
         let records = RecordRoutes(
             store: store,
-            sync: store,
+            replicated: replicated,
             clock: clock,
             authorization: authorization,
             results: results,
@@ -99,7 +104,7 @@ struct ServerRoutes {
         let policies = PolicyRoutes(store: store, authorization: authorization, limits: limits, clock: clock)
         let files = FileRoutes(
             store: store,
-            sync: store,
+            replicated: replicated,
             blobs: blobs,
             signer: try BlobURLSigner(tokenKey: tokenKey, lifetime: limits.presignedURLLifetime.wholeSeconds),
             clock: clock,
@@ -109,7 +114,13 @@ struct ServerRoutes {
             metrics: metrics
         )
         let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
-        let sync = SyncRoutes(store: store, clock: clock, authorization: authorization, limits: limits)
+        let sync = SyncRoutes(
+            store: store,
+            clock: clock,
+            authorization: authorization,
+            replicated: replicated,
+            limits: limits
+        )
         let changes = TypeChanges()
         let syncChanges = SyncChangesRoute(
             store: store,

@@ -9,8 +9,8 @@ import StrongroomWire
 /// Large files: pending record → presigned PUT of the ciphertext → PATCH commit → presigned GET.
 struct FileRoutes {
     let store: any RecordStore
-    /// Who may write a replicated type's attachment bodies, and how many bytes that type holds.
-    let sync: any SyncStore
+    /// What a replicated type's attachment bodies must be, who may write them, and how many bytes that type holds.
+    let replicated: ReplicatedRecordRules
     let blobs: any BlobStore
     let signer: BlobURLSigner
     let clock: ServerClock
@@ -62,13 +62,11 @@ struct FileRoutes {
         if fileMeta.compression.utf8.count > 64 {
             throw ServerError.badRequest("compression is at most 64 bytes")
         }
-        try await SyncRoutes.requireAttachmentShape(
-            sync,
+        try await replicated.requireAttachmentShape(
             type: type,
             plain: body.meta.plain,
             size: fileMeta.size,
-            caller: caller,
-            limits: limits
+            caller: caller
         )
         let id = RecordID.random().description
         let timestamp = clock.timestamp()
@@ -92,7 +90,7 @@ struct FileRoutes {
                 isPending: true
             )
         )
-        _ = try await SyncRoutes.insert(pending, records: store, sync: sync, limits: limits)
+        _ = try await replicated.insert(pending, records: store)
         return try json(
             PendingFileResponse(
                 id: id,
@@ -163,7 +161,7 @@ struct FileRoutes {
         let committed: StoredRecord?
         if record.type.hasPrefix(ReplicatedType.prefix) {
             do {
-                committed = try await sync.commitReplicatedFile(
+                committed = try await replicated.store.commitReplicatedFile(
                     id: recordID,
                     lastModified: record.lastModified,
                     maximumBytes: limits.syncAttachmentBytesPerType

@@ -8,7 +8,8 @@ import StrongroomWire
 struct RecordRoutes {
     let store: any RecordStore
     /// Shared datastores' write access (a revoked member's v1 writes of the type are refused too).
-    let sync: any SyncStore
+    /// What a replicated datastore's records must be, and who may write them.
+    let replicated: ReplicatedRecordRules
     let clock: ServerClock
     let authorization: Authorization
     let results: RecordResults
@@ -33,14 +34,7 @@ struct RecordRoutes {
         let body = try await decodeBody(RecordWriteRequest.self, request, context)
         let type = try authorization.requireNewRecord(body.meta, by: caller, limits: limits)
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
-        try await SyncRoutes.requireBookkeeping(
-            sync,
-            type: type,
-            plain: body.meta.plain,
-            data: data,
-            writer: caller,
-            limits: limits
-        )
+        try await replicated.requireBookkeeping(type: type, plain: body.meta.plain, data: data, writer: caller)
         let record = StoredRecordText(
             record: .new(
                 by: caller,
@@ -51,7 +45,7 @@ struct RecordRoutes {
                 now: clock.timestamp()
             )
         )
-        let stored = try await SyncRoutes.insert(record, records: store, sync: sync, limits: limits)
+        let stored = try await replicated.insert(record, records: store)
         context.noteWrite(of: type)
         return recordJSON(stored, status: .created)
     }
@@ -88,13 +82,13 @@ struct RecordRoutes {
         let isCheckpoint =
             existing.plain[ReplicatedType.PlainKey.checkpoint] != nil
             && body.meta.plain?[ReplicatedType.PlainKey.checkpoint] != nil
-        try await SyncRoutes.requireWriteAccess(sync, type: existing.type, caller: caller, isCheckpoint: isCheckpoint)
+        try await replicated.authorization.requireWrite(type: existing.type, caller: caller, isCheckpoint: isCheckpoint)
         // Of a replicated type only a replica's checkpoint changes in place: a revision record rewritten would
         // escape its document's count and reach replicas as another revision.
-        guard isCheckpoint || !existing.type.hasPrefix(ReplicatedType.prefix) else {
+        guard isCheckpoint || !ReplicatedRecordRules.isReplicated(existing.type) else {
             throw ServerError.badRequest("of a replicated datastore's records only a checkpoint is updated in place")
         }
-        if existing.type.hasPrefix(ReplicatedType.prefix) { try SyncRoutes.requireRecordSize(data, limits) }
+        if ReplicatedRecordRules.isReplicated(existing.type) { try replicated.requireRecordSize(data) }
         try requirePlain(body.meta.plain, limits)
         let outcome = try await store.updateRecord(
             id: recordID,

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import SQLKit
 import StrongroomCore
+package import StrongroomWire
 
 extension SQLServerStore {
     // MARK: Replication
@@ -235,29 +236,30 @@ extension SQLServerStore {
 extension SQLServerStore {
     // MARK: Shared datastores' access
 
-    package func syncWriteAccess(type: String, caller: String) async throws -> SyncWriteAccess {
+    package func syncMembership(type: String, caller: String) async throws -> SyncMembership {
         let rows = try await database.raw(
             """
             SELECT client_id, access FROM sync_access WHERE type = \(bind: type)
             AND (access = 'owner' OR client_id = \(bind: caller))
             """
         ).all()
-        guard !rows.isEmpty else { return .open }
+        guard !rows.isEmpty else { return .unowned }
         var mine: String?
         for row in rows where try row.decode(column: "client_id", as: String.self) == caller {
             mine = try row.decode(column: "access", as: String.self)
         }
-        switch mine {
-        case "owner", "readWrite": return .write
-        case "read": return .checkpointsOnly
-        default: return .refused
-        }
+        guard let mine else { return .stranger }
+        if mine == Self.ownerAccess { return .owner }
+        return SyncAccess(rawValue: mine).map(SyncMembership.member) ?? .stranger
     }
 
-    /// Refuses (403) `claimant`'s claim to own `type` unless it is the type's writer: the type's first record (if it
-    /// has any) is its, and no other writer has shared the type with it. So a member, who sees the type only once
-    /// its owner shared it, can never become its owner, whoever calls first (`records_type`, `policies_reader`).
-    static func requireMayClaim(type: String, claimant: String, in session: any SQLDatabase) async throws {
+    /// The `sync_access.access` of a type's owner (members' rows hold a ``SyncAccess``).
+    static let ownerAccess = "owner"
+
+    /// Whether `claimant` is `type`'s writer and so may own it: the type's first record (if it has any) is its, and no
+    /// other writer has shared the type with it. So a member, who sees the type only once its owner shared it, can
+    /// never become its owner, whoever calls first (`records_type`, `policies_reader`).
+    static func mayClaim(type: String, claimant: String, in session: any SQLDatabase) async throws -> Bool {
         let first = try await session.raw(
             "SELECT writer_id FROM records WHERE type = \(bind: type) ORDER BY idx LIMIT 1"
         ).first()?.decode(column: "writer_id", as: String.self)
@@ -267,32 +269,37 @@ extension SQLServerStore {
             AND writer_id <> \(bind: claimant) LIMIT 1
             """
         ).first()
-        guard first == nil || first == claimant, sharedWith == nil else {
-            throw ServerError.forbidden("only the client that writes this datastore can own it; it was shared with you")
-        }
+        return (first == nil || first == claimant) && sharedWith == nil
     }
 
-    package func setSyncAccess(type: String, owner: String, member: String, access: String) async throws {
+    package func setSyncAccess(
+        _ access: SyncAccess,
+        of member: String,
+        type: String,
+        by caller: String,
+        maximumMembers: Int,
+        maximumOwnedTypes: Int
+    ) async throws -> SyncAccessChange {
         try await database.transaction { session in
             let owners = try await session.raw(
-                "SELECT client_id FROM sync_access WHERE type = \(bind: type) AND access = 'owner'"
+                "SELECT client_id FROM sync_access WHERE type = \(bind: type) AND access = \(bind: Self.ownerAccess)"
             ).all()
             if let row = owners.first {
-                guard try row.decode(column: "client_id", as: String.self) == owner else {
-                    throw ServerError.forbidden("only the datastore's owner sets its members' access")
-                }
+                guard try row.decode(column: "client_id", as: String.self) == caller else { return .ownedByAnother }
             } else {
-                try await Self.requireMayClaim(type: type, claimant: owner, in: session)
+                guard try await Self.mayClaim(type: type, claimant: caller, in: session) else { return .notItsWriter }
                 let owned =
                     try await session.raw(
-                        "SELECT count(*) AS n FROM sync_access WHERE client_id = \(bind: owner) AND access = 'owner'"
+                        """
+                        SELECT count(*) AS n FROM sync_access WHERE client_id = \(bind: caller)
+                        AND access = \(bind: Self.ownerAccess)
+                        """
                     ).first()?.decode(column: "n", as: Int.self) ?? 0
-                guard owned < SyncRoutes.maximumOwnedTypes else {
-                    throw ServerError(.tooLarge, "a client owns at most \(SyncRoutes.maximumOwnedTypes) shared types")
-                }
+                guard owned < maximumOwnedTypes else { return .tooManyOwnedTypes }
                 try await session.raw(
                     """
-                    INSERT INTO sync_access (type, client_id, access) VALUES (\(bind: type), \(bind: owner), 'owner')
+                    INSERT INTO sync_access (type, client_id, access)
+                    VALUES (\(bind: type), \(bind: caller), \(bind: Self.ownerAccess))
                     """
                 ).run()
             }
@@ -300,15 +307,14 @@ extension SQLServerStore {
                 try await session.raw(
                     "SELECT count(*) AS n FROM sync_access WHERE type = \(bind: type) AND client_id <> \(bind: member)"
                 ).first()?.decode(column: "n", as: Int.self) ?? 0
-            guard members <= SyncRoutes.maximumMembers else {
-                throw ServerError(.tooLarge, "a shared datastore has at most \(SyncRoutes.maximumMembers) members")
-            }
+            guard members <= maximumMembers else { return .tooManyMembers }
             try await session.raw(
                 """
-                INSERT INTO sync_access (type, client_id, access) VALUES (\(bind: type), \(bind: member), \(bind: access))
-                ON CONFLICT (type, client_id) DO UPDATE SET access = \(bind: access)
+                INSERT INTO sync_access (type, client_id, access) VALUES (\(bind: type), \(bind: member), \(bind: access.rawValue))
+                ON CONFLICT (type, client_id) DO UPDATE SET access = \(bind: access.rawValue)
                 """
             ).run()
+            return .set
         }
     }
 }

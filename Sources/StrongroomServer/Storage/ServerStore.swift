@@ -195,23 +195,47 @@ package protocol SyncStore: Sendable {
         -> StoredRecord?
     /// Deletes the records of `type` that `writer` wrote with one of `tags`; returns how many.
     func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int
-    /// What `caller` may write to records of `type`: ``SyncWriteAccess/open`` when no owner has set members' access.
-    func syncWriteAccess(type: String, caller: String) async throws -> SyncWriteAccess
-    /// Sets `member`'s access to `type` (`read`, `readWrite`, `none`) on behalf of `owner`: the first client to set
-    /// any becomes the type's owner; another client's attempt is refused (``ServerError/Code/forbidden``).
-    func setSyncAccess(type: String, owner: String, member: String, access: String) async throws
+    /// What `caller` is to `type`: ``SyncMembership/unowned`` when no owner has set members' access
+    /// (``SyncAuthorization`` decides what that allows).
+    func syncMembership(type: String, caller: String) async throws -> SyncMembership
+    /// Sets `member`'s access to `type` on behalf of `caller` in one transaction, making `caller` the type's owner
+    /// when it has none and `caller` is its writer (its first record is the caller's, and no other writer shared the
+    /// type with it); within `maximumMembers` per type and `maximumOwnedTypes` per owner. Nothing is changed unless
+    /// the outcome is ``SyncAccessChange/set``.
+    func setSyncAccess(
+        _ access: SyncAccess,
+        of member: String,
+        type: String,
+        by caller: String,
+        maximumMembers: Int,
+        maximumOwnedTypes: Int
+    ) async throws -> SyncAccessChange
 }
 
-/// What a client may write to a replicated type whose owner has set members' access (`POST /v2/sync/access`).
-package enum SyncWriteAccess: Sendable, Equatable {
-    /// No owner has: anyone writes, as to any type.
-    case open
-    /// The owner, or a read-write member.
-    case write
-    /// A read-only member: only its own checkpoint records.
-    case checkpointsOnly
-    /// A revoked member, or a client that was never one.
-    case refused
+/// What a client is to a replicated type (`POST /v2/sync/access` sets it).
+package enum SyncMembership: Sendable, Equatable {
+    /// No owner has set members' access yet.
+    case unowned
+    /// The client owns the type.
+    case owner
+    /// The owner gave the client this access (``SyncAccess/revoked`` after a revoke).
+    case member(SyncAccess)
+    /// The type has an owner, and the client was never a member.
+    case stranger
+}
+
+/// The outcome of ``SyncStore/setSyncAccess(_:of:type:by:maximumMembers:maximumOwnedTypes:)``.
+package enum SyncAccessChange: Sendable, Equatable {
+    /// Set (and the caller owns the type).
+    case set
+    /// Another client owns the type.
+    case ownedByAnother
+    /// The type has no owner, and the caller may not claim it: it is not the type's writer.
+    case notItsWriter
+    /// The caller owns as many types as it may.
+    case tooManyOwnedTypes
+    /// The type has as many members as it may.
+    case tooManyMembers
 }
 
 /// Notes, their quotas and views.

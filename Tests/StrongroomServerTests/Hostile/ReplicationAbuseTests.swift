@@ -174,7 +174,7 @@ import Testing
                     "POST",
                     "/v2/sync/access",
                     token: caller.token,
-                    json: SyncAccessRequest(type: type, member: member.id, access: "readWrite")
+                    json: SyncAccessRequest(type: type, member: member.id, access: .readWrite)
                 ).0
             }
             func share(_ type: String) async throws {
