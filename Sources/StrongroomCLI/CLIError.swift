@@ -161,20 +161,14 @@ func naming<T>(missing: @autoclosure () -> String, _ body: () async throws -> T)
     }
 }
 
-/// Runs a command body and turns any failure into a ``CLIError`` line and exit code.
-func reportingErrors(_ body: () async throws -> Void) async throws {
-    do {
-        try await body()
-    } catch let error as CleanExit {
-        throw error
-    } catch {
-        let failure = CLIError.from(error)
-        printError(failure.description)
-        if Verbosity.isOn, let cause = failure.cause { printError("  caused by: \(cause)") }
-        let reported = failure.cause ?? error
-        if Verbosity.isOn, case let causes = Verbosity.causes(of: reported), !causes.isEmpty { printError(causes) }
-        throw failure.exitCode
-    }
+/// Prints a command's failure as a ``CLIError`` line (its causes too with `--verbose`) and returns its exit code.
+func report(_ error: any Error) -> ExitCode {
+    let failure = CLIError.from(error)
+    printError(failure.description)
+    if Verbosity.isOn, let cause = failure.cause { printError("  caused by: \(cause)") }
+    let reported = failure.cause ?? error
+    if Verbosity.isOn, case let causes = Verbosity.causes(of: reported), !causes.isEmpty { printError(causes) }
+    return failure.exitCode
 }
 
 /// `message` without the request it names (`GET /v1/storage/access_keys/…: `), unless `--verbose`: a route is the

@@ -39,24 +39,43 @@ struct Strongroom: AsyncParsableCommand {
     )
 
     /// ArgumentParser's entry point, inside ``Interrupts``: Ctrl-C cancels the command, removes what it staged,
-    /// prints `cancelled` and exits 130.
+    /// prints `cancelled` and exits 130. A command's failure is worded and given its exit code here, once for every
+    /// command (``report(_:)``); ArgumentParser's own errors (usage, `--help`, an exit code a command chose) pass
+    /// through to it.
     static func main() async {
         await Interrupts.run {
+            let command: any ParsableCommand
             do {
                 let arguments = Verbosity.arguments(Array(CommandLine.arguments.dropFirst()))
                 try rejectUnknownCommand(arguments)
-                var command = try parseAsRoot(arguments)
+                command = try parseAsRoot(arguments)
+            } catch {
+                Strongroom.exit(withError: error)  // usage, --help, --version: ArgumentParser's own
+            }
+            do {
                 if var asynchronous = command as? any AsyncParsableCommand {
                     try await asynchronous.run()
                 } else {
-                    try command.run()
+                    var synchronous = command
+                    try synchronous.run()
                 }
-            } catch {
+            } catch let error where isArgumentParsers(error) {
                 if Interrupts.wasInterrupted { Interrupts.finish() }
                 Strongroom.exit(withError: error)
+            } catch {
+                let status = report(error)
+                if Interrupts.wasInterrupted { Interrupts.finish() }
+                Strongroom.exit(withError: status)
             }
         }
     }
+}
+
+/// Whether `error` is ArgumentParser's own (an exit code, a clean exit, a validation failure, or its internal errors,
+/// such as `help`'s request for help): those pass to it untouched; every other failure is worded by ``report(_:)``.
+func isArgumentParsers(_ error: any Error) -> Bool {
+    error is CleanExit || error is ExitCode || error is ValidationError
+        || String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
 }
 
 extension ParsableCommand {

@@ -73,46 +73,44 @@ struct AgentCommand: AsyncParsableCommand {
         @OptionGroup var keychain: KeychainOptions
 
         func run() async throws {
-            try await reportingErrors {
-                guard keychain.backend == .file else {
-                    throw CLIError(
-                        description:
-                            "error: the agent holds encrypted-file keychains; the Secret Service unlocks itself",
-                        exitCode: .validationFailure
-                    )
-                }
-                let seconds = try AgentCommand.seconds(idleTimeout)
-                let path = try AgentCommand.socketPath()
-                try AgentCommand.prepareFolder(of: path)
-                if let running = try? AgentClient.status(at: path) {
-                    throw CLIError(
-                        description: "error: an agent is running already (pid \(running.pid)); "
-                            + "`strongroom agent stop` first",
-                        exitCode: .init(9)
-                    )
-                }
-                try AgentCommand.removeStale(path)
-                let url = keychain.fileURL
-                let backend = try await BlockingExecutor.shared.run { _ throws(KeychainError) in
-                    try EncryptedFileBackend.open(at: url)
-                }
-                let passphrase = try keychain.passphrase()
-                let key = try await BlockingExecutor.shared.run { _ throws(KeychainError) in
-                    try backend.unlockKey(passphrase: passphrase)
-                }
-                let pid = try await BlockingExecutor.shared.run { _ in
-                    try AgentLauncher.launch(
-                        key: key,
-                        keychainPath: url.path,
-                        socketPath: path,
-                        idleTimeoutSeconds: seconds
-                    )
-                }
-                print(
-                    "agent started (pid \(pid)): \(url.path) opens without its passphrase until "
-                        + "`strongroom agent stop` or \(AgentCommand.describe(seconds)) unused"
+            guard keychain.backend == .file else {
+                throw CLIError(
+                    description:
+                        "error: the agent holds encrypted-file keychains; the Secret Service unlocks itself",
+                    exitCode: .validationFailure
                 )
             }
+            let seconds = try AgentCommand.seconds(idleTimeout)
+            let path = try AgentCommand.socketPath()
+            try AgentCommand.prepareFolder(of: path)
+            if let running = try? AgentClient.status(at: path) {
+                throw CLIError(
+                    description: "error: an agent is running already (pid \(running.pid)); "
+                        + "`strongroom agent stop` first",
+                    exitCode: .init(9)
+                )
+            }
+            try AgentCommand.removeStale(path)
+            let url = keychain.fileURL
+            let backend = try await BlockingExecutor.shared.run { _ throws(KeychainError) in
+                try EncryptedFileBackend.open(at: url)
+            }
+            let passphrase = try keychain.passphrase()
+            let key = try await BlockingExecutor.shared.run { _ throws(KeychainError) in
+                try backend.unlockKey(passphrase: passphrase)
+            }
+            let pid = try await BlockingExecutor.shared.run { _ in
+                try AgentLauncher.launch(
+                    key: key,
+                    keychainPath: url.path,
+                    socketPath: path,
+                    idleTimeoutSeconds: seconds
+                )
+            }
+            print(
+                "agent started (pid \(pid)): \(url.path) opens without its passphrase until "
+                    + "`strongroom agent stop` or \(AgentCommand.describe(seconds)) unused"
+            )
         }
     }
 
@@ -120,15 +118,13 @@ struct AgentCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Wipe the agent's keys and end it.")
 
         func run() async throws {
-            try await reportingErrors {
-                let path = try AgentCommand.socketPath()
-                let stopped = try await BlockingExecutor.shared.run { _ in
-                    if try AgentClient.stop(at: path) { return true }
-                    try AgentCommand.removeStale(path)
-                    return false
-                }
-                print(stopped ? "agent stopped: its keys are wiped" : "no agent is running")
+            let path = try AgentCommand.socketPath()
+            let stopped = try await BlockingExecutor.shared.run { _ in
+                if try AgentClient.stop(at: path) { return true }
+                try AgentCommand.removeStale(path)
+                return false
             }
+            print(stopped ? "agent stopped: its keys are wiped" : "no agent is running")
         }
     }
 
@@ -140,23 +136,21 @@ struct AgentCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let path = try AgentCommand.socketPath()
-                guard let status = try await BlockingExecutor.shared.run({ _ in try AgentClient.status(at: path) })
-                else {
-                    throw CLIError(description: "no agent is running", exitCode: .init(7))
-                }
-                if json { return try printJSON(status) }
-                print("agent pid \(status.pid) on \(status.socket)")
-                for keychain in status.keychains { print("holds the keychain \(keychain)") }
-                if let more = status.keychainsNotListed {
-                    print("holds \(more) more keychain\(more == 1 ? "" : "s") whose paths are too long to list")
-                }
-                print(
-                    "stops after \(AgentCommand.describe(status.idleTimeoutSeconds)) unused "
-                        + "(\(AgentCommand.describe(status.secondsUntilIdleExit)) left)"
-                )
+            let path = try AgentCommand.socketPath()
+            guard let status = try await BlockingExecutor.shared.run({ _ in try AgentClient.status(at: path) })
+            else {
+                throw CLIError(description: "no agent is running", exitCode: .init(7))
             }
+            if json { return try printJSON(status) }
+            print("agent pid \(status.pid) on \(status.socket)")
+            for keychain in status.keychains { print("holds the keychain \(keychain)") }
+            if let more = status.keychainsNotListed {
+                print("holds \(more) more keychain\(more == 1 ? "" : "s") whose paths are too long to list")
+            }
+            print(
+                "stops after \(AgentCommand.describe(status.idleTimeoutSeconds)) unused "
+                    + "(\(AgentCommand.describe(status.secondsUntilIdleExit)) left)"
+            )
         }
     }
 

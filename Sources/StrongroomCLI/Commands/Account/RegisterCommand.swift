@@ -30,35 +30,33 @@ struct RegisterCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
-            guard let token = token ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
-                !token.isEmpty
-            else {
-                throw CLIError(description: "error: --token is required", exitCode: .validationFailure)
-            }
-            let apiURL = try ConnectionOptions.serverURL(url)
-            if !force, try await Self.profileExists(profile) {
-                throw CLIError(
-                    description: "error: profile \(profile.profile) exists; pass --force to replace it",
-                    exitCode: ExitCode(9)
-                )
-            }
-            let configuration = try await Client.register(
-                token: token,
-                clientName: name ?? profile.profile,
-                apiURL: apiURL,
-                options: try await profile.transportOptions(server: apiURL)
-            )
-            try await profile.save(configuration)
-            // Standard output is the client ID alone (scripts take it); a person at a terminal is told what happened.
-            if isatty(STDERR_FILENO) == 1 {
-                printError(
-                    "registered on \(apiURL.absoluteString) as profile \(profile.profile): its keys are in "
-                        + "\(profile.directory.appending(path: profile.profile).path) (owner-only); its client ID:"
-                )
-            }
-            print(ClientID(configuration.clientID).description)
+        guard let token = token ?? ProcessInfo.processInfo.environment["STRONGROOM_REGISTRATION_TOKEN"],
+            !token.isEmpty
+        else {
+            throw CLIError(description: "error: --token is required", exitCode: .validationFailure)
         }
+        let apiURL = try ConnectionOptions.serverURL(url)
+        if !force, try await Self.profileExists(profile) {
+            throw CLIError(
+                description: "error: profile \(profile.profile) exists; pass --force to replace it",
+                exitCode: ExitCode(9)
+            )
+        }
+        let configuration = try await Client.register(
+            token: token,
+            clientName: name ?? profile.profile,
+            apiURL: apiURL,
+            options: try await profile.transportOptions(server: apiURL)
+        )
+        try await profile.save(configuration)
+        // Standard output is the client ID alone (scripts take it); a person at a terminal is told what happened.
+        if isatty(STDERR_FILENO) == 1 {
+            printError(
+                "registered on \(apiURL.absoluteString) as profile \(profile.profile): its keys are in "
+                    + "\(profile.directory.appending(path: profile.profile).path) (owner-only); its client ID:"
+            )
+        }
+        print(ClientID(configuration.clientID).description)
     }
 }
 
@@ -73,22 +71,20 @@ struct WhoAmICommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        try await reportingErrors {
-            let configuration = try await profile.configuration()
-            let fields = [
-                "profile": profile.profile,
-                "client_id": ClientID(configuration.clientID).description,
-                "name": configuration.clientName,
-                "api_url": configuration.apiURL.absoluteString,
-                "public_key": configuration.keys.encryptionKey.publicKey.base64URLEncoded,
-                "public_signing_key": configuration.keys.signingKey.publicKey.base64URLEncoded,
-            ]
-            if json {
-                try printJSON(fields)
-            } else {
-                for key in ["profile", "client_id", "name", "api_url", "public_key", "public_signing_key"] {
-                    print("\(key.padding(toLength: 19, withPad: " ", startingAt: 0)) \(fields[key] ?? "")")
-                }
+        let configuration = try await profile.configuration()
+        let fields = [
+            "profile": profile.profile,
+            "client_id": ClientID(configuration.clientID).description,
+            "name": configuration.clientName,
+            "api_url": configuration.apiURL.absoluteString,
+            "public_key": configuration.keys.encryptionKey.publicKey.base64URLEncoded,
+            "public_signing_key": configuration.keys.signingKey.publicKey.base64URLEncoded,
+        ]
+        if json {
+            try printJSON(fields)
+        } else {
+            for key in ["profile", "client_id", "name", "api_url", "public_key", "public_signing_key"] {
+                print("\(key.padding(toLength: 19, withPad: " ", startingAt: 0)) \(fields[key] ?? "")")
             }
         }
     }
@@ -116,14 +112,12 @@ struct ProfileCommand: AsyncParsableCommand {
         @Argument(help: "The server's URL, http(s)://host:port.") var url: String
 
         func run() async throws {
-            try await reportingErrors {
-                let apiURL = try ConnectionOptions.serverURL(url)
-                var configuration = try await profile.configuration()
-                let previous = configuration.apiURL.absoluteString
-                configuration.apiURL = apiURL
-                try await profile.save(configuration)
-                print("\(profile.profile): \(previous) -> \(apiURL.absoluteString)")
-            }
+            let apiURL = try ConnectionOptions.serverURL(url)
+            var configuration = try await profile.configuration()
+            let previous = configuration.apiURL.absoluteString
+            configuration.apiURL = apiURL
+            try await profile.save(configuration)
+            print("\(profile.profile): \(previous) -> \(apiURL.absoluteString)")
         }
     }
 }
@@ -152,34 +146,32 @@ struct ProfilesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
-            // A missing profile folder lists no profiles.
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: profile.directory.path)) ?? []
-            // Profiles are the folders holding an e3db.json; the keychain, its lock, the agent's socket and the
-            // key log's files beside them are not profiles.
-            let folders = names.filter { name in
-                FileManager.default.fileExists(
-                    atPath: profile.directory.appending(path: name).appending(path: "e3db.json").path
-                )
-            }
-            let entries = folders.sorted().map { name in
-                // A profile that cannot be read (damaged, or not a profile) is listed as such, not dropped.
-                let configuration = try? Client.Configuration(loadProfile: name, from: profile.directory)
-                return Entry(
-                    profile: name,
-                    clientID: configuration.map { ClientID($0.clientID).description },
-                    apiURL: configuration?.apiURL.absoluteString
-                )
-            }
-            if json { return try printJSON(entries) }
-            guard !entries.isEmpty else {
-                print("none: `strongroom register` makes one (in \(profile.directory.path))")
-                return
-            }
-            printTable(
-                ["PROFILE", "CLIENT", "SERVER"],
-                entries.map { [$0.profile, $0.clientID ?? "(cannot be read)", $0.apiURL ?? ""] }
+        // A missing profile folder lists no profiles.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: profile.directory.path)) ?? []
+        // Profiles are the folders holding an e3db.json; the keychain, its lock, the agent's socket and the
+        // key log's files beside them are not profiles.
+        let folders = names.filter { name in
+            FileManager.default.fileExists(
+                atPath: profile.directory.appending(path: name).appending(path: "e3db.json").path
             )
         }
+        let entries = folders.sorted().map { name in
+            // A profile that cannot be read (damaged, or not a profile) is listed as such, not dropped.
+            let configuration = try? Client.Configuration(loadProfile: name, from: profile.directory)
+            return Entry(
+                profile: name,
+                clientID: configuration.map { ClientID($0.clientID).description },
+                apiURL: configuration?.apiURL.absoluteString
+            )
+        }
+        if json { return try printJSON(entries) }
+        guard !entries.isEmpty else {
+            print("none: `strongroom register` makes one (in \(profile.directory.path))")
+            return
+        }
+        printTable(
+            ["PROFILE", "CLIENT", "SERVER"],
+            entries.map { [$0.profile, $0.clientID ?? "(cannot be read)", $0.apiURL ?? ""] }
+        )
     }
 }

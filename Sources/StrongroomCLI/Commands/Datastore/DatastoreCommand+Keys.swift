@@ -13,22 +13,20 @@ extension DatastoreCommand {
         @OptionGroup var store: DatastoreOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let source = try store.keySource  // validate before touching the directory
-                if try store.manager.allDatastores().contains(store.name) {
-                    throw CLIError(description: "error: the datastore \(store.name) exists", exitCode: .init(9))
-                }
-                try await store.withDatastore(mode: .createIfMissing) { datastore in
-                    let kind = datastore.isEncrypted ? "encrypted" : "unencrypted"
-                    let how =
-                        switch source {
-                        case .file: " (key file)"
-                        case .password: " (password, key in the keychain)"
-                        case .keychain: " (key in the keychain)"
-                        case .none: ""
-                        }
-                    print("created \(datastore.name), \(kind)\(how)")
-                }
+            let source = try store.keySource  // validate before touching the directory
+            if try store.manager.allDatastores().contains(store.name) {
+                throw CLIError(description: "error: the datastore \(store.name) exists", exitCode: .init(9))
+            }
+            try await store.withDatastore(mode: .createIfMissing) { datastore in
+                let kind = datastore.isEncrypted ? "encrypted" : "unencrypted"
+                let how =
+                    switch source {
+                    case .file: " (key file)"
+                    case .password: " (password, key in the keychain)"
+                    case .keychain: " (key in the keychain)"
+                    case .none: ""
+                    }
+                print("created \(datastore.name), \(kind)\(how)")
             }
         }
     }
@@ -62,31 +60,29 @@ extension DatastoreCommand {
         @Option(help: "Read the new password from this file's first line.") var newPasswordFile: String?
 
         func run() async throws {
-            try await reportingErrors {
-                guard case .password = try store.keySource else {
-                    throw CLIError(
-                        description: "error: change-password needs the password key source (--password)",
-                        exitCode: .validationFailure
-                    )
-                }
-                guard try store.manager.exists(named: store.name) else {
-                    throw CLIError(
-                        description: "error: there is no datastore '\(store.name)' in \(store.directory)",
-                        exitCode: .init(7)
-                    )
-                }
-                let provider = try await store.keychainProvider()
-                let newPassword = try KeychainOptions.secret(
-                    file: newPasswordFile,
-                    environment: "STRONGROOM_DATASTORE_NEW_PASSWORD",
-                    prompt: "new datastore password: "
+            guard case .password = try store.keySource else {
+                throw CLIError(
+                    description: "error: change-password needs the password key source (--password)",
+                    exitCode: .validationFailure
                 )
-                guard !newPassword.isEmpty else {
-                    throw CLIError(description: "error: the new password is empty", exitCode: .validationFailure)
-                }
-                try await provider.changePassword(to: newPassword)
-                print("password changed")
             }
+            guard try store.manager.exists(named: store.name) else {
+                throw CLIError(
+                    description: "error: there is no datastore '\(store.name)' in \(store.directory)",
+                    exitCode: .init(7)
+                )
+            }
+            let provider = try await store.keychainProvider()
+            let newPassword = try KeychainOptions.secret(
+                file: newPasswordFile,
+                environment: "STRONGROOM_DATASTORE_NEW_PASSWORD",
+                prompt: "new datastore password: "
+            )
+            guard !newPassword.isEmpty else {
+                throw CLIError(description: "error: the new password is empty", exitCode: .validationFailure)
+            }
+            try await provider.changePassword(to: newPassword)
+            print("password changed")
         }
     }
 
@@ -110,19 +106,17 @@ extension DatastoreCommand {
         @Argument(help: "The fields, as dotted paths.") var fields: [String]
 
         func run() async throws {
-            try await reportingErrors {
-                guard let tokenizer = QueryIndex.Tokenizer(rawValue: tokenizer) else {
-                    throw CLIError(description: "error: the tokenizer is simple or porter", exitCode: .init(4))
-                }
-                try await store.withDatastore { datastore in
-                    let name = try await datastore.ensureIndexed(
-                        fields: fields,
-                        name: indexName,
-                        type: text ? .text : .json,
-                        tokenizer: tokenizer
-                    )
-                    print("indexed \(name)")
-                }
+            guard let tokenizer = QueryIndex.Tokenizer(rawValue: tokenizer) else {
+                throw CLIError(description: "error: the tokenizer is simple or porter", exitCode: .init(4))
+            }
+            try await store.withDatastore { datastore in
+                let name = try await datastore.ensureIndexed(
+                    fields: fields,
+                    name: indexName,
+                    type: text ? .text : .json,
+                    tokenizer: tokenizer
+                )
+                print("indexed \(name)")
             }
         }
     }

@@ -118,24 +118,22 @@ extension DatastoreCommand {
         var explain = false
 
         func run() async throws {
-            try await reportingErrors {
-                let parsed = try DatastoreCommand.object(from: Data(selector.utf8))
-                let sort = sort.map {
-                    $0.hasPrefix("-") ? SortField(String($0.dropFirst()), descending: true) : SortField($0)
+            let parsed = try DatastoreCommand.object(from: Data(selector.utf8))
+            let sort = sort.map {
+                $0.hasPrefix("-") ? SortField(String($0.dropFirst()), descending: true) : SortField($0)
+            }
+            try await store.withDatastore { datastore in
+                if explain {
+                    print(try await datastore.explain(selector: parsed, sort: sort))
+                    return
                 }
-                try await store.withDatastore { datastore in
-                    if explain {
-                        print(try await datastore.explain(selector: parsed, sort: sort))
-                        return
-                    }
-                    let found = try await datastore.find(selector: parsed, sort: sort, skip: skip, limit: limit)
-                    if json {
-                        // One JSON array per invocation, `[]` for no match.
-                        print("[" + (try found.map(DatastoreCommand.json).joined(separator: ",\n")) + "]")
-                        return
-                    }
-                    for revision in found { print("\(revision.docID) \(revision.revID)") }
+                let found = try await datastore.find(selector: parsed, sort: sort, skip: skip, limit: limit)
+                if json {
+                    // One JSON array per invocation, `[]` for no match.
+                    print("[" + (try found.map(DatastoreCommand.json).joined(separator: ",\n")) + "]")
+                    return
                 }
+                for revision in found { print("\(revision.docID) \(revision.revID)") }
             }
         }
     }

@@ -24,24 +24,22 @@ extension DatastoreCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
-                let client = try await connection.client(keychain: store.keychain)
-                let access: MemberAccess = readOnly ? .read : .readWrite
-                let channel = try channel.parsed()
-                let shared = try await store.withDatastore { datastore in
-                    let replicator = Replicator(
-                        datastore: datastore,
-                        name: store.name,
-                        client: client,
-                        channel: channel
-                    )
-                    try await replicator.share(with: member, access: access)
-                    return try await replicator.sharedDatastore()
-                }
-                print("shared with \(member.uuidString.lowercased()) (\(readOnly ? "read-only" : "read-write"))")
-                print("the member syncs with: strongroom store sync --shared \(shared) --name NAME ...")
+            let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
+            let client = try await connection.client(keychain: store.keychain)
+            let access: MemberAccess = readOnly ? .read : .readWrite
+            let channel = try channel.parsed()
+            let shared = try await store.withDatastore { datastore in
+                let replicator = Replicator(
+                    datastore: datastore,
+                    name: store.name,
+                    client: client,
+                    channel: channel
+                )
+                try await replicator.share(with: member, access: access)
+                return try await replicator.sharedDatastore()
             }
+            print("shared with \(member.uuidString.lowercased()) (\(readOnly ? "read-only" : "read-write"))")
+            print("the member syncs with: strongroom store sync --shared \(shared) --name NAME ...")
         }
     }
 
@@ -62,16 +60,14 @@ extension DatastoreCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
-                let client = try await connection.client(keychain: store.keychain)
-                let channel = try channel.parsed()
-                try await store.withDatastore { datastore in
-                    try await Replicator(datastore: datastore, name: store.name, client: client, channel: channel)
-                        .revoke(member)
-                }
-                print("no longer shared with \(member.uuidString.lowercased())")
+            let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
+            let client = try await connection.client(keychain: store.keychain)
+            let channel = try channel.parsed()
+            try await store.withDatastore { datastore in
+                try await Replicator(datastore: datastore, name: store.name, client: client, channel: channel)
+                    .revoke(member)
             }
+            print("no longer shared with \(member.uuidString.lowercased())")
         }
     }
 
@@ -86,26 +82,24 @@ extension DatastoreCommand {
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let client = try await connection.client(keychain: store.keychain)
-                let channel = try channel.parsed()
-                let members = try await store.withDatastore { datastore in
-                    let replicator = try await Sync.replicator(
-                        datastore,
-                        name: store.name,
-                        client: client,
-                        shared: nil,
-                        keepCopy: true,
-                        channel: channel
-                    )
-                    return try await replicator.members()
-                }
-                let rows = members.map { [$0.clientID.uuidString.lowercased(), $0.access.rawValue] }
-                if json {
-                    return try printJSON(rows.map { ["client_id": $0[0], "access": $0[1]] })
-                }
-                printTable(["CLIENT", "ACCESS"], rows)
+            let client = try await connection.client(keychain: store.keychain)
+            let channel = try channel.parsed()
+            let members = try await store.withDatastore { datastore in
+                let replicator = try await Sync.replicator(
+                    datastore,
+                    name: store.name,
+                    client: client,
+                    shared: nil,
+                    keepCopy: true,
+                    channel: channel
+                )
+                return try await replicator.members()
             }
+            let rows = members.map { [$0.clientID.uuidString.lowercased(), $0.access.rawValue] }
+            if json {
+                return try printJSON(rows.map { ["client_id": $0[0], "access": $0[1]] })
+            }
+            printTable(["CLIENT", "ACCESS"], rows)
         }
     }
 }

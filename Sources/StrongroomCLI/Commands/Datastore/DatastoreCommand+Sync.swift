@@ -71,98 +71,96 @@ extension DatastoreCommand {
         @Flag(help: "Print the report as JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                guard !(push && pull) else {
-                    throw CLIError(description: "error: give --push or --pull, not both", exitCode: .validationFailure)
-                }
-                guard !(watch && compact != nil) else {
+            guard !(push && pull) else {
+                throw CLIError(description: "error: give --push or --pull, not both", exitCode: .validationFailure)
+            }
+            guard !(watch && compact != nil) else {
+                throw CLIError(
+                    description: "error: --compact runs after a sync ends; --watch never ends: give one of them",
+                    exitCode: .validationFailure
+                )
+            }
+            if let compact, !(1...1_000_000).contains(compact) {
+                throw CLIError(
+                    description: "error: --compact keeps 1 to 1000000 generations",
+                    exitCode: .validationFailure
+                )
+            }
+            let client = try await connection.client(keychain: store.keychain)
+            let direction: ReplicationDirection = push ? .push : pull ? .pull : .both
+            let given = try shared.map { text throws -> SharedDatastore in
+                guard let address = SharedDatastore(text) else {
                     throw CLIError(
-                        description: "error: --compact runs after a sync ends; --watch never ends: give one of them",
+                        description: "error: --shared takes owner-id/type, as `store share` printed it",
                         exitCode: .validationFailure
                     )
                 }
-                if let compact, !(1...1_000_000).contains(compact) {
-                    throw CLIError(
-                        description: "error: --compact keeps 1 to 1000000 generations",
-                        exitCode: .validationFailure
-                    )
-                }
-                let client = try await connection.client(keychain: store.keychain)
-                let direction: ReplicationDirection = push ? .push : pull ? .pull : .both
-                let given = try shared.map { text throws -> SharedDatastore in
-                    guard let address = SharedDatastore(text) else {
-                        throw CLIError(
-                            description: "error: --shared takes owner-id/type, as `store share` printed it",
-                            exitCode: .validationFailure
-                        )
-                    }
-                    return address
-                }
-                let (channel, filter) = (try channel.parsed(), try filter.map(ChannelOptions.filter))
-                let (discarded, purged, report, compacted) = try await store.withDatastore { datastore in
-                    let replicator = try await Self.replicator(
-                        datastore,
-                        name: store.name,
-                        client: client,
-                        shared: given,
-                        keepCopy: keepCopy,
-                        channel: channel,
-                        filter: filter
-                    )
-                    if rehome { try await replicator.rehome() }
-                    let discarded = discardLocal ? try await replicator.discardUnpushedRevisions() : 0
-                    let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
-                    if watch {
-                        try await replicator.replicateContinuously(direction) { event in
-                            switch event {
-                            case .completed(let report)
-                            where report.revisionsPushed + report.revisionsApplied + report.revisionsPurged > 0:
-                                if json {
-                                    // JSON Lines: one object per pass, so a reader can take each as it comes.
-                                    let encoder = JSONEncoder()
-                                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                                    if let line = try? encoder.encode(SyncReportOutput(report)) {
-                                        print(String(decoding: line, as: UTF8.self))
-                                    }
-                                } else {
-                                    print(Self.summary(report))
+                return address
+            }
+            let (channel, filter) = (try channel.parsed(), try filter.map(ChannelOptions.filter))
+            let (discarded, purged, report, compacted) = try await store.withDatastore { datastore in
+                let replicator = try await Self.replicator(
+                    datastore,
+                    name: store.name,
+                    client: client,
+                    shared: given,
+                    keepCopy: keepCopy,
+                    channel: channel,
+                    filter: filter
+                )
+                if rehome { try await replicator.rehome() }
+                let discarded = discardLocal ? try await replicator.discardUnpushedRevisions() : 0
+                let purged = purge.isEmpty ? 0 : try await replicator.purge(purge)
+                if watch {
+                    try await replicator.replicateContinuously(direction) { event in
+                        switch event {
+                        case .completed(let report)
+                        where report.revisionsPushed + report.revisionsApplied + report.revisionsPurged > 0:
+                            if json {
+                                // JSON Lines: one object per pass, so a reader can take each as it comes.
+                                let encoder = JSONEncoder()
+                                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                                if let line = try? encoder.encode(SyncReportOutput(report)) {
+                                    print(String(decoding: line, as: UTF8.self))
                                 }
-                                fflush(nil)  // every stream: a watcher reads each line as it comes
-                            case .offline(let reason, let retryIn):
-                                FileHandle.standardError.write(
-                                    Data("the server is away (\(reason)); trying again in \(retryIn)\n".utf8)
-                                )
-                            default: break
+                            } else {
+                                print(Self.summary(report))
                             }
+                            fflush(nil)  // every stream: a watcher reads each line as it comes
+                        case .offline(let reason, let retryIn):
+                            FileHandle.standardError.write(
+                                Data("the server is away (\(reason)); trying again in \(retryIn)\n".utf8)
+                            )
+                        default: break
                         }
                     }
-                    let report = try await replicator.replicate(direction)
-                    var compacted: Int?
-                    if let compact { compacted = try await replicator.compact(revsLimit: compact) }
-                    return (discarded, purged, report, compacted)
                 }
-                if json {
-                    return try printJSON(
-                        SyncReportOutput(
-                            report,
-                            purged: purged,
-                            compacted: compacted,
-                            discarded: discardLocal ? discarded : nil
-                        )
-                    )
-                }
-                if discardLocal { print("discarded \(discarded) local revisions the server does not hold") }
-                if !purge.isEmpty {
-                    print("purged \(purged) revisions here; the other devices follow on their next sync")
-                }
-                if report.restartedFromZero {
-                    print(
-                        "the server had lost this datastore's checkpoint (restored from an older backup?): started over"
-                    )
-                }
-                print(Self.summary(report))
-                if let compacted { print("the server forgot \(compacted) old revisions") }
+                let report = try await replicator.replicate(direction)
+                var compacted: Int?
+                if let compact { compacted = try await replicator.compact(revsLimit: compact) }
+                return (discarded, purged, report, compacted)
             }
+            if json {
+                return try printJSON(
+                    SyncReportOutput(
+                        report,
+                        purged: purged,
+                        compacted: compacted,
+                        discarded: discardLocal ? discarded : nil
+                    )
+                )
+            }
+            if discardLocal { print("discarded \(discarded) local revisions the server does not hold") }
+            if !purge.isEmpty {
+                print("purged \(purged) revisions here; the other devices follow on their next sync")
+            }
+            if report.restartedFromZero {
+                print(
+                    "the server had lost this datastore's checkpoint (restored from an older backup?): started over"
+                )
+            }
+            print(Self.summary(report))
+            if let compacted { print("the server forgot \(compacted) old revisions") }
         }
     }
 }

@@ -30,20 +30,18 @@ struct DatastoreCommand: AsyncParsableCommand {
         var create = false
 
         func run() async throws {
-            try await reportingErrors {
-                let body = try DatastoreCommand.object(from: FileHandle.standardInput.readToEnd() ?? Data())
-                try await store.withDatastore(mode: create ? .createIfMissing : .existing) { datastore in
-                    let written: DocumentRevision
-                    if let rev, let id {
-                        written = try await datastore.update(
-                            from: try await datastore.document(id: id, rev: rev),
-                            body: body
-                        )
-                    } else {
-                        written = try await datastore.createDocument(id: id, body: body)
-                    }
-                    print("\(written.docID) \(written.revID)")
+            let body = try DatastoreCommand.object(from: FileHandle.standardInput.readToEnd() ?? Data())
+            try await store.withDatastore(mode: create ? .createIfMissing : .existing) { datastore in
+                let written: DocumentRevision
+                if let rev, let id {
+                    written = try await datastore.update(
+                        from: try await datastore.document(id: id, rev: rev),
+                        body: body
+                    )
+                } else {
+                    written = try await datastore.createDocument(id: id, body: body)
                 }
+                print("\(written.docID) \(written.revID)")
             }
         }
     }

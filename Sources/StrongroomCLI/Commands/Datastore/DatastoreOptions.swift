@@ -96,7 +96,7 @@ struct DatastoreOptions: ParsableArguments {
     /// A command's whole run: `body` with the open datastore, failures reported as the CLI reports them (one
     /// line, the exit code of the error).
     func run(mode: DatastoreManager.OpenMode = .existing, _ body: (Datastore) async throws -> Void) async throws {
-        try await reportingErrors { try await withDatastore(mode: mode, body) }
+        try await withDatastore(mode: mode, body)
     }
 
     /// Opens the datastore, runs `body`, and closes it whether `body` succeeds or throws.

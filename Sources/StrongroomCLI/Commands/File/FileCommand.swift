@@ -25,19 +25,17 @@ struct FileCommand: AsyncParsableCommand {
         @Argument(help: "The file.") var path: String
 
         func run() async throws {
-            try await reportingErrors {
-                let url = URL(fileURLWithPath: path)
-                let size = try InputFile.size(path)
-                let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
-                let info = try await profile.client().writeFile(
-                    type: type,
-                    fileURL: url,
-                    plain: try Fields.parse(plain, json: nil),
-                    progress: bar.update
-                )
-                bar.finish()
-                print(RecordID(info.meta.recordID).description)
-            }
+            let url = URL(fileURLWithPath: path)
+            let size = try InputFile.size(path)
+            let bar = progress ? ProgressBar(total: size, enabled: true) : ProgressBar(total: size)
+            let info = try await profile.client().writeFile(
+                type: type,
+                fileURL: url,
+                plain: try Fields.parse(plain, json: nil),
+                progress: bar.update
+            )
+            bar.finish()
+            print(RecordID(info.meta.recordID).description)
         }
     }
 
@@ -58,36 +56,34 @@ struct FileCommand: AsyncParsableCommand {
         var overwrite = false
 
         func run() async throws {
-            try await reportingErrors {
-                let client = try await profile.client()
-                let id = try Fields.uuid(recordID, "record ID")
-                let bar = progress ? ProgressBar(total: nil, enabled: true) : ProgressBar(total: nil)
-                let target = URL(fileURLWithPath: destination)
-                // With --overwrite, a new file beside the destination, renamed over it when complete.
-                let staged =
-                    overwrite
-                    ? target.deletingLastPathComponent()
-                        .appending(path: ".\(target.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
-                    : target
-                let info = try await naming(missing: Fields.missingFile(recordID)) {
-                    try await client.readFile(recordID: id, destination: staged, progress: bar.update)
-                }
-                if overwrite {
-                    guard rename(staged.path, target.path) == 0 else {
-                        let reason = String(cString: strerror(errno))
-                        unlink(staged.path)
-                        throw CLIError(
-                            description: "error: \(destination) could not be replaced: \(reason)",
-                            exitCode: ExitCode(6)
-                        )
-                    }
-                }
-                bar.finish()
-                // What was written where, in plaintext bytes (the record's own size is the ciphertext's).
-                let written = try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? NSNumber
-                let name = info.fileName.map { " (uploaded as \($0))" } ?? ""
-                print("wrote \(destination): \(written?.int64Value ?? 0) bytes\(name)")
+            let client = try await profile.client()
+            let id = try Fields.uuid(recordID, "record ID")
+            let bar = progress ? ProgressBar(total: nil, enabled: true) : ProgressBar(total: nil)
+            let target = URL(fileURLWithPath: destination)
+            // With --overwrite, a new file beside the destination, renamed over it when complete.
+            let staged =
+                overwrite
+                ? target.deletingLastPathComponent()
+                    .appending(path: ".\(target.lastPathComponent).\(UUID().uuidString.prefix(8)).partial")
+                : target
+            let info = try await naming(missing: Fields.missingFile(recordID)) {
+                try await client.readFile(recordID: id, destination: staged, progress: bar.update)
             }
+            if overwrite {
+                guard rename(staged.path, target.path) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    unlink(staged.path)
+                    throw CLIError(
+                        description: "error: \(destination) could not be replaced: \(reason)",
+                        exitCode: ExitCode(6)
+                    )
+                }
+            }
+            bar.finish()
+            // What was written where, in plaintext bytes (the record's own size is the ciphertext's).
+            let written = try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? NSNumber
+            let name = info.fileName.map { " (uploaded as \($0))" } ?? ""
+            print("wrote \(destination): \(written?.int64Value ?? 0) bytes\(name)")
         }
     }
 
@@ -101,16 +97,14 @@ struct FileCommand: AsyncParsableCommand {
         @Argument(help: "Where to write the encrypted file. Must not exist.") var output: String
 
         func run() async throws {
-            try await reportingErrors {
-                let summary = try await FileCipher.encrypt(
-                    contentsOf: URL(fileURLWithPath: input),
-                    to: URL(fileURLWithPath: output),
-                    with: try KeyFile.read(keyFile)
-                )
-                print(
-                    "encrypted \(summary.plaintextSize) bytes into \(summary.size) bytes, md5 \(summary.checksum ?? "-")"
-                )
-            }
+            let summary = try await FileCipher.encrypt(
+                contentsOf: URL(fileURLWithPath: input),
+                to: URL(fileURLWithPath: output),
+                with: try KeyFile.read(keyFile)
+            )
+            print(
+                "encrypted \(summary.plaintextSize) bytes into \(summary.size) bytes, md5 \(summary.checksum ?? "-")"
+            )
         }
     }
 
@@ -125,14 +119,12 @@ struct FileCommand: AsyncParsableCommand {
             String
 
         func run() async throws {
-            try await reportingErrors {
-                let size = try await FileCipher.decrypt(
-                    contentsOf: URL(fileURLWithPath: input),
-                    to: URL(fileURLWithPath: output),
-                    with: try KeyFile.read(keyFile)
-                )
-                print("decrypted \(size) bytes")
-            }
+            let size = try await FileCipher.decrypt(
+                contentsOf: URL(fileURLWithPath: input),
+                to: URL(fileURLWithPath: output),
+                with: try KeyFile.read(keyFile)
+            )
+            print("decrypted \(size) bytes")
         }
     }
 }

@@ -22,10 +22,8 @@ struct KeyLogCommand: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let checkpoint = try await profile.client().keyLogCheckpoint()
-                print(KeyLogCommand.describe(checkpoint))
-            }
+            let checkpoint = try await profile.client().keyLogCheckpoint()
+            print(KeyLogCommand.describe(checkpoint))
         }
     }
 
@@ -38,16 +36,14 @@ struct KeyLogCommand: AsyncParsableCommand {
         @Option(help: "The client whose keys to check: a client ID or a profile name.") var client: String
 
         func run() async throws {
-            try await reportingErrors {
-                let id = try await ClientReference.resolve(client, option: "--client", profiles: profile.directory)
-                let connection = try await profile.client()
-                let info = try await connection.clientInfo(of: id)
-                let checkpoint = try await connection.keyLogCheckpoint()
-                print("verified: the keys of \(ClientID(id).description) are in the key log")
-                print("  encryption key \(info.publicKey.base64URLEncoded)")
-                if let signing = info.signingKey { print("  signing key    \(signing.base64URLEncoded)") }
-                print(KeyLogCommand.describe(checkpoint))
-            }
+            let id = try await ClientReference.resolve(client, option: "--client", profiles: profile.directory)
+            let connection = try await profile.client()
+            let info = try await connection.clientInfo(of: id)
+            let checkpoint = try await connection.keyLogCheckpoint()
+            print("verified: the keys of \(ClientID(id).description) are in the key log")
+            print("  encryption key \(info.publicKey.base64URLEncoded)")
+            if let signing = info.signingKey { print("  signing key    \(signing.base64URLEncoded)") }
+            print(KeyLogCommand.describe(checkpoint))
         }
     }
 
@@ -59,14 +55,12 @@ struct KeyLogCommand: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let report = try await profile.client().monitorKeyLog()
-                print("scanned \(report.checkpoint.size) leaves: they hash to the checkpoint's root")
-                print(
-                    "this client's keys: leaf \(report.ownKeyLeaves.map(String.init).joined(separator: ", ")); "
-                        + "no other key bears its ID"
-                )
-            }
+            let report = try await profile.client().monitorKeyLog()
+            print("scanned \(report.checkpoint.size) leaves: they hash to the checkpoint's root")
+            print(
+                "this client's keys: leaf \(report.ownKeyLeaves.map(String.init).joined(separator: ", ")); "
+                    + "no other key bears its ID"
+            )
         }
     }
 

@@ -26,27 +26,25 @@ struct KeychainCommand: AsyncParsableCommand {
         @Option(help: "Argon2id cost: interactive, moderate (default) or sensitive.") var kdf = "moderate"
 
         func run() async throws {
-            try await reportingErrors {
-                // Before any passphrase is asked for: a keychain is never created over another.
-                if FileManager.default.fileExists(atPath: keychain.fileURL.path) {
-                    throw CLIError(
-                        description: "error: a keychain exists at \(keychain.fileURL.path) already (its passphrase "
-                            + "opens it; --keychain-file chooses another)",
-                        exitCode: ExitCode(9)
-                    )
-                }
-                try FileManager.default.createDirectory(
-                    at: keychain.fileURL.deletingLastPathComponent(),
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
+            // Before any passphrase is asked for: a keychain is never created over another.
+            if FileManager.default.fileExists(atPath: keychain.fileURL.path) {
+                throw CLIError(
+                    description: "error: a keychain exists at \(keychain.fileURL.path) already (its passphrase "
+                        + "opens it; --keychain-file chooses another)",
+                    exitCode: ExitCode(9)
                 )
-                _ = try EncryptedFileBackend.create(
-                    at: keychain.fileURL,
-                    passphrase: try keychain.passphrase(),
-                    parameters: try KeychainCommand.parameters(kdf)
-                )
-                print("created \(keychain.fileURL.path)")
             }
+            try FileManager.default.createDirectory(
+                at: keychain.fileURL.deletingLastPathComponent(),
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            _ = try EncryptedFileBackend.create(
+                at: keychain.fileURL,
+                passphrase: try keychain.passphrase(),
+                parameters: try KeychainCommand.parameters(kdf)
+            )
+            print("created \(keychain.fileURL.path)")
         }
     }
 
@@ -62,35 +60,38 @@ struct KeychainCommand: AsyncParsableCommand {
         @Flag(help: "Replace an existing item.") var update = false
 
         func run() async throws {
-            try await reportingErrors {
-                guard let policy = AccessPolicy.Accessibility(rawValue: accessibility) else {
-                    throw CLIError(
-                        description: "error: unknown accessibility \(accessibility)",
-                        exitCode: .validationFailure
-                    )
-                }
-                let opened = try await keychain.open()
-                // The rest of standard input (after the passphrase line, when that came from stdin too).
-                var lines: [String] = []
-                while let line = readLine(strippingNewline: true) { lines.append(line) }
-                let value = lines.joined(separator: "\n")
-                guard !value.isEmpty else {
-                    throw CLIError(description: "error: no secret on standard input", exitCode: .validationFailure)
-                }
-                var query = item.query
-                query.label = label
-                if userPresence { query.authenticationContext = .passphrase(try keychain.presencePassphrase()) }
-                if update {
-                    try opened.update(value, query: query)
-                } else {
-                    try opened.store(
-                        value,
-                        query: query,
-                        accessPolicy: AccessPolicy(policy, options: userPresence ? .userPresence : [])
-                    )
-                }
-                print("stored")
+            guard let policy = AccessPolicy.Accessibility(rawValue: accessibility) else {
+                throw CLIError(
+                    description: "error: unknown accessibility \(accessibility)",
+                    exitCode: .validationFailure
+                )
             }
+            let opened = try await keychain.open()
+            // The rest of standard input (after the passphrase line, when that came from stdin too).
+            let value = Self.standardInput()
+            guard !value.isEmpty else {
+                throw CLIError(description: "error: no secret on standard input", exitCode: .validationFailure)
+            }
+            var query = item.query
+            query.label = label
+            if userPresence { query.authenticationContext = .passphrase(try keychain.presencePassphrase()) }
+            if update {
+                try opened.update(value, query: query)
+            } else {
+                try opened.store(
+                    value,
+                    query: query,
+                    accessPolicy: AccessPolicy(policy, options: userPresence ? .userPresence : [])
+                )
+            }
+            print("stored")
+        }
+
+        /// The rest of standard input, its lines joined.
+        private static func standardInput() -> String {
+            var lines: [String] = []
+            while let line = readLine(strippingNewline: true) { lines.append(line) }
+            return lines.joined(separator: "\n")
         }
     }
 
@@ -100,19 +101,23 @@ struct KeychainCommand: AsyncParsableCommand {
         @OptionGroup var item: ItemOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let opened = try await keychain.open()
+            let opened = try await keychain.open()
+            guard let value = try retrieve(from: opened) else {
+                throw CLIError(description: "error: no such item", exitCode: ExitCode(7))
+            }
+            print(value)
+        }
+
+        /// The item's secret; a userPresence item's with the passphrase asked again (prompted, or from
+        /// `--passphrase-file`).
+        private func retrieve(from opened: Keychain) throws -> String? {
+            do {
+                return try opened.retrieve(item.query, as: String.self)
+            } catch {
+                guard error.code == .authenticationRequired else { throw error }
                 var query = item.query
-                let value: String?
-                do {
-                    value = try opened.retrieve(query, as: String.self)
-                } catch let error as KeychainError where error.code == .authenticationRequired {
-                    // A userPresence item: the passphrase again (prompted, or from --passphrase-file).
-                    query.authenticationContext = .passphrase(try keychain.presencePassphrase())
-                    value = try opened.retrieve(query, as: String.self)
-                }
-                guard let value else { throw CLIError(description: "error: no such item", exitCode: ExitCode(7)) }
-                print(value)
+                query.authenticationContext = .passphrase(try keychain.presencePassphrase())
+                return try opened.retrieve(query, as: String.self)
             }
         }
     }
@@ -125,21 +130,19 @@ struct KeychainCommand: AsyncParsableCommand {
         @Flag(help: "Print one JSON array.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let items = try await keychain.open().items()
-                if json { return try printJSON(items.map(KeychainItemOutput.init)) }
-                printTable(
-                    ["CLASS", "ITEM", "LABEL", "MODIFIED"],
-                    items.map { info in
-                        let attributes = info.identity.attributes.sorted { $0.key < $1.key }
-                            .map { "\($0.key)=\($0.value)" }
-                        return [
-                            "\(info.identity.itemClass)", attributes.joined(separator: " "), info.label ?? "",
-                            info.modificationDate.formatted(.iso8601),
-                        ]
-                    }
-                )
-            }
+            let items = try await keychain.open().items()
+            if json { return try printJSON(items.map(KeychainItemOutput.init)) }
+            printTable(
+                ["CLASS", "ITEM", "LABEL", "MODIFIED"],
+                items.map { info in
+                    let attributes = info.identity.attributes.sorted { $0.key < $1.key }
+                        .map { "\($0.key)=\($0.value)" }
+                    return [
+                        "\(info.identity.itemClass)", attributes.joined(separator: " "), info.label ?? "",
+                        info.modificationDate.formatted(.iso8601),
+                    ]
+                }
+            )
         }
     }
 
@@ -149,12 +152,10 @@ struct KeychainCommand: AsyncParsableCommand {
         @OptionGroup var item: ItemOptions
 
         func run() async throws {
-            try await reportingErrors {
-                guard try await keychain.open().remove(item.query) else {
-                    throw CLIError(description: "error: no such item", exitCode: ExitCode(7))
-                }
-                print("removed")
+            guard try await keychain.open().remove(item.query) else {
+                throw CLIError(description: "error: no such item", exitCode: ExitCode(7))
             }
+            print("removed")
         }
     }
 
@@ -169,19 +170,17 @@ struct KeychainCommand: AsyncParsableCommand {
         @Option(help: "Argon2id cost for the new passphrase.") var kdf = "moderate"
 
         func run() async throws {
-            try await reportingErrors {
-                let old = try keychain.passphrase(prompt: "current passphrase: ")
-                let new = try KeychainOptions.readSecretLine(file: newPassphraseFile, prompt: "new passphrase: ")
-                guard !new.isEmpty else {
-                    throw CLIError(description: "error: empty passphrase", exitCode: .validationFailure)
-                }
-                try EncryptedFileBackend.open(at: keychain.fileURL).changePassphrase(
-                    from: old,
-                    to: new,
-                    parameters: try KeychainCommand.parameters(kdf)
-                )
-                print("passphrase changed")
+            let old = try keychain.passphrase(prompt: "current passphrase: ")
+            let new = try KeychainOptions.readSecretLine(file: newPassphraseFile, prompt: "new passphrase: ")
+            guard !new.isEmpty else {
+                throw CLIError(description: "error: empty passphrase", exitCode: .validationFailure)
             }
+            try EncryptedFileBackend.open(at: keychain.fileURL).changePassphrase(
+                from: old,
+                to: new,
+                parameters: try KeychainCommand.parameters(kdf)
+            )
+            print("passphrase changed")
         }
     }
 

@@ -22,15 +22,13 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let history = try await profile.client().auditKeys()
-                for entry in history.entries {
-                    let time = Date(timeIntervalSince1970: TimeInterval(entry.time / 1_000_000))
-                    let kind = entry.kind == .registered ? "registered" : "keys changed"
-                    print("leaf \(entry.index)  \(kind)  \(time.formatted(.iso8601))  this client's keys")
-                }
-                print(KeyLogCommand.describe(history.checkpoint))
+            let history = try await profile.client().auditKeys()
+            for entry in history.entries {
+                let time = Date(timeIntervalSince1970: TimeInterval(entry.time / 1_000_000))
+                let kind = entry.kind == .registered ? "registered" : "keys changed"
+                print("leaf \(entry.index)  \(kind)  \(time.formatted(.iso8601))  this client's keys")
             }
+            print(KeyLogCommand.describe(history.checkpoint))
         }
     }
 
@@ -65,10 +63,8 @@ struct KeysCommand: AsyncParsableCommand {
         var output: String
 
         func run() async throws {
-            try await reportingErrors {
-                try KeyFile.write(AccessKey(), to: output)
-                print("wrote a new access key to \(output)")
-            }
+            try KeyFile.write(AccessKey(), to: output)
+            print("wrote a new access key to \(output)")
         }
     }
 }

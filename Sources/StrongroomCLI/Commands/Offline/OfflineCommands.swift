@@ -21,16 +21,14 @@ struct EncryptCommand: AsyncParsableCommand {
     @Argument(help: "Fields as name=value.") var fields: [String] = []
 
     func run() async throws {
-        try await reportingErrors {
-            let client = try await profile.client()
-            let info =
-                if let eak {
-                    try EAKFile.read(eak)
-                } else {
-                    try await client.createWriterKey(type: type)
-                }
-            try printJSON(try client.encrypt(type: type, data: try Fields.parse(fields, json: json), eakInfo: info))
-        }
+        let client = try await profile.client()
+        let info =
+            if let eak {
+                try EAKFile.read(eak)
+            } else {
+                try await client.createWriterKey(type: type)
+            }
+        try printJSON(try client.encrypt(type: type, data: try Fields.parse(fields, json: json), eakInfo: info))
     }
 }
 
@@ -46,23 +44,21 @@ struct DecryptCommand: AsyncParsableCommand {
     @Argument(help: "The encrypted document (JSON file, - for standard input).") var input = "-"
 
     func run() async throws {
-        try await reportingErrors {
-            let client = try await profile.client()
-            guard let document = try? JSONDecoder().decode(EncryptedDocument.self, from: try Fields.read(input)) else {
-                throw CLIError(description: "error: \(input) is not an encrypted document", exitCode: ExitCode(4))
-            }
-            let info =
-                if let eak {
-                    try EAKFile.read(eak)
-                } else {
-                    try await client.getReaderKey(
-                        writerID: document.meta.writerID,
-                        userID: document.meta.userID,
-                        type: document.meta.type
-                    )
-                }
-            try printJSON(try client.decrypt(encryptedDocument: document, eakInfo: info))
+        let client = try await profile.client()
+        guard let document = try? JSONDecoder().decode(EncryptedDocument.self, from: try Fields.read(input)) else {
+            throw CLIError(description: "error: \(input) is not an encrypted document", exitCode: ExitCode(4))
         }
+        let info =
+            if let eak {
+                try EAKFile.read(eak)
+            } else {
+                try await client.getReaderKey(
+                    writerID: document.meta.writerID,
+                    userID: document.meta.userID,
+                    type: document.meta.type
+                )
+            }
+        try printJSON(try client.decrypt(encryptedDocument: document, eakInfo: info))
     }
 }
 
@@ -77,7 +73,7 @@ struct WriterKeyCommand: AsyncParsableCommand {
     @Option(help: "The record type.") var type: String
 
     func run() async throws {
-        try await reportingErrors { try printJSON(try await profile.client().createWriterKey(type: type)) }
+        try printJSON(try await profile.client().createWriterKey(type: type))
     }
 }
 
@@ -92,13 +88,11 @@ struct SignCommand: AsyncParsableCommand {
     @Argument(help: "The JSON document (file, - for standard input).") var input = "-"
 
     func run() async throws {
-        try await reportingErrors {
-            guard let document = try? JSONDecoder().decode(JSONValue.self, from: try Fields.read(input)) else {
-                throw CLIError(description: "error: \(input) is not JSON", exitCode: ExitCode(4))
-            }
-            let signed = try await profile.client().sign(document: try SignableValue.cli(document))
-            try printJSON(SignedJSON(document: document, signature: Base64URL.encode(signed.signature)))
+        guard let document = try? JSONDecoder().decode(JSONValue.self, from: try Fields.read(input)) else {
+            throw CLIError(description: "error: \(input) is not JSON", exitCode: ExitCode(4))
         }
+        let signed = try await profile.client().sign(document: try SignableValue.cli(document))
+        try printJSON(SignedJSON(document: document, signature: Base64URL.encode(signed.signature)))
     }
 }
 
@@ -122,38 +116,36 @@ struct VerifyCommand: AsyncParsableCommand {
     @Argument(help: "The signed document (file, - for standard input).") var input = "-"
 
     func run() async throws {
-        try await reportingErrors {
-            guard let signed = try? JSONDecoder().decode(SignedJSON.self, from: try Fields.read(input)) else {
-                throw CLIError(description: "error: \(input) is not a signed document", exitCode: ExitCode(4))
-            }
-            let configuration = try await profile.configuration()
-            var key =
-                try publicKey.map { try SigningPublicKey(base64URLEncoded: $0) }
-                ?? configuration.keys.signingKey.publicKey
-            if let signer {
-                guard publicKey == nil, let id = UUID(uuidString: signer) else {
-                    throw CLIError(
-                        description: "error: --signer is a client ID, and not used with --public-key",
-                        exitCode: .validationFailure
-                    )
-                }
-                guard let fetched = try await profile.client().clientInfo(of: id).signingKey else {
-                    throw CLIError(description: "error: \(signer) has no signing key", exitCode: ExitCode(3))
-                }
-                key = fetched
-            }
-            let signature: Data
-            do {
-                signature = try Base64URL.decode(signed.signature)
-            } catch {
-                throw CLIError(description: "error: the signature is not base64url", exitCode: ExitCode(4))
-            }
-            try Client(configuration: configuration).verify(
-                signed: SignedDocument(document: try SignableValue.cli(signed.document), signature: signature),
-                publicSigningKey: key
-            )
-            print("verified")
+        guard let signed = try? JSONDecoder().decode(SignedJSON.self, from: try Fields.read(input)) else {
+            throw CLIError(description: "error: \(input) is not a signed document", exitCode: ExitCode(4))
         }
+        let configuration = try await profile.configuration()
+        var key =
+            try publicKey.map { try SigningPublicKey(base64URLEncoded: $0) }
+            ?? configuration.keys.signingKey.publicKey
+        if let signer {
+            guard publicKey == nil, let id = UUID(uuidString: signer) else {
+                throw CLIError(
+                    description: "error: --signer is a client ID, and not used with --public-key",
+                    exitCode: .validationFailure
+                )
+            }
+            guard let fetched = try await profile.client().clientInfo(of: id).signingKey else {
+                throw CLIError(description: "error: \(signer) has no signing key", exitCode: ExitCode(3))
+            }
+            key = fetched
+        }
+        let signature: Data
+        do {
+            signature = try Base64URL.decode(signed.signature)
+        } catch {
+            throw CLIError(description: "error: the signature is not base64url", exitCode: ExitCode(4))
+        }
+        try Client(configuration: configuration).verify(
+            signed: SignedDocument(document: try SignableValue.cli(signed.document), signature: signature),
+            publicSigningKey: key
+        )
+        print("verified")
     }
 }
 

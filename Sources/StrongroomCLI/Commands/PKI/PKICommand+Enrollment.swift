@@ -17,12 +17,10 @@ extension PKICommand {
         @Option(help: "p256 (default), p384, p521, ed25519 or rsa-2048/3072/4096.") var type = "p256"
 
         func run() async throws {
-            try await reportingErrors {
-                let algorithm = try PKICommand.algorithm(type)
-                let keychain = try await profile.keychain.open()
-                _ = try await profile.client().enroll(keychain: keychain, label: label, algorithm: algorithm)
-                try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
-            }
+            let algorithm = try PKICommand.algorithm(type)
+            let keychain = try await profile.keychain.open()
+            _ = try await profile.client().enroll(keychain: keychain, label: label, algorithm: algorithm)
+            try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
         }
     }
 
@@ -35,15 +33,13 @@ extension PKICommand {
         @Flag(help: "Use a new key for the new certificate.") var rotateKey = false
 
         func run() async throws {
-            try await reportingErrors {
-                let keychain = try await profile.keychain.open()
-                _ = try await profile.client().renewCertificate(
-                    keychain: keychain,
-                    label: label,
-                    rotatingKey: rotateKey
-                )
-                try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
-            }
+            let keychain = try await profile.keychain.open()
+            _ = try await profile.client().renewCertificate(
+                keychain: keychain,
+                label: label,
+                rotatingKey: rotateKey
+            )
+            try PKICommand.printIdentity(try ClientIdentity.keychain(keychain, label: label), label: label)
         }
     }
 
@@ -59,23 +55,21 @@ extension PKICommand {
         var label: String
 
         func run() async throws {
-            try await reportingErrors {
-                let keychain = try await keychain.open()
-                let identity = try keychain.removeIdentity(label: label)
-                let pair = try keychain.removeKeyPair(tag: label)
-                guard identity || pair else {
-                    throw CLIError(
-                        description: "error: the keychain holds no identity or key pair named \(label)",
-                        exitCode: .init(7)
-                    )
-                }
-                print(
-                    "deleted \(label): "
-                        + [identity ? "identity" : nil, pair ? "key pair" : nil].compactMap { $0 }.joined(
-                            separator: ", "
-                        )
+            let keychain = try await keychain.open()
+            let identity = try keychain.removeIdentity(label: label)
+            let pair = try keychain.removeKeyPair(tag: label)
+            guard identity || pair else {
+                throw CLIError(
+                    description: "error: the keychain holds no identity or key pair named \(label)",
+                    exitCode: .init(7)
                 )
             }
+            print(
+                "deleted \(label): "
+                    + [identity ? "identity" : nil, pair ? "key pair" : nil].compactMap { $0 }.joined(
+                        separator: ", "
+                    )
+            )
         }
     }
 

@@ -19,12 +19,10 @@ extension PKICommand {
         @Option(help: "Read the PKCS#12 passphrase from this file's first line.") var p12PassphraseFile: String?
 
         func run() async throws {
-            try await reportingErrors {
-                let passphrase = try PKICommand.p12Passphrase(p12PassphraseFile)
-                let identity = try PKCS12.import(try PKICommand.read(file), passphrase: passphrase)
-                try await keychain.open().store(identity, label: label)
-                print("imported \(label): \(identity.certificate.subject)")
-            }
+            let passphrase = try PKICommand.p12Passphrase(p12PassphraseFile)
+            let identity = try PKCS12.import(try PKICommand.read(file), passphrase: passphrase)
+            try await keychain.open().store(identity, label: label)
+            print("imported \(label): \(identity.certificate.subject)")
         }
     }
 
@@ -40,18 +38,16 @@ extension PKICommand {
         @Option(help: "Read the PKCS#12 passphrase from this file's first line.") var p12PassphraseFile: String?
 
         func run() async throws {
-            try await reportingErrors {
-                guard let bundle = try await keychain.open().chainedIdentity(for: label) else {
-                    throw CLIError(description: "error: no identity \(label) in the keychain", exitCode: .init(7))
-                }
-                let bytes = try PKCS12.export(bundle, passphrase: try PKICommand.p12Passphrase(p12PassphraseFile))
-                do {
-                    try AtomicFile.write(Data(bytes), to: output, mode: .createNew)  // 0600, never over a file
-                } catch {
-                    throw CLIError(description: "error: cannot create \(output) (\(error))", exitCode: .init(6))
-                }
-                print("wrote \(output)")
+            guard let bundle = try await keychain.open().chainedIdentity(for: label) else {
+                throw CLIError(description: "error: no identity \(label) in the keychain", exitCode: .init(7))
             }
+            let bytes = try PKCS12.export(bundle, passphrase: try PKICommand.p12Passphrase(p12PassphraseFile))
+            do {
+                try AtomicFile.write(Data(bytes), to: output, mode: .createNew)  // 0600, never over a file
+            } catch {
+                throw CLIError(description: "error: cannot create \(output) (\(error))", exitCode: .init(6))
+            }
+            print("wrote \(output)")
         }
     }
 
@@ -72,24 +68,22 @@ extension PKICommand {
         @Flag(help: "Print one JSON array.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                if let keyClass, KeyClass(rawValue: keyClass) == nil {
-                    throw CLIError(
-                        description: "error: --key-class is private, public or symmetric",
-                        exitCode: .validationFailure
-                    )
-                }
-                // The keychain's own filters, one per class; an item is listed when its class's filter matches.
-                let conditions = ["keyType": type, "keyClass": keyClass, "issuer": issuer]
-                let filters: [@Sendable (ItemInfo) -> Bool] = [
-                    ItemFilter<SecKey>(conditions: conditions, label: label).matches,
-                    ItemFilter<SecCertificate>(conditions: conditions, label: label).matches,
-                    ItemFilter<SecIdentity>(conditions: conditions, label: label).matches,
-                ]
-                let items = try await keychain.open().items().filter { item in filters.contains { $0(item) } }
-                if json { return try printJSON(items.map(KeychainItemOutput.init)) }
-                for item in items { print(Self.line(item)) }
+            if let keyClass, KeyClass(rawValue: keyClass) == nil {
+                throw CLIError(
+                    description: "error: --key-class is private, public or symmetric",
+                    exitCode: .validationFailure
+                )
             }
+            // The keychain's own filters, one per class; an item is listed when its class's filter matches.
+            let conditions = ["keyType": type, "keyClass": keyClass, "issuer": issuer]
+            let filters: [@Sendable (ItemInfo) -> Bool] = [
+                ItemFilter<SecKey>(conditions: conditions, label: label).matches,
+                ItemFilter<SecCertificate>(conditions: conditions, label: label).matches,
+                ItemFilter<SecIdentity>(conditions: conditions, label: label).matches,
+            ]
+            let items = try await keychain.open().items().filter { item in filters.contains { $0(item) } }
+            if json { return try printJSON(items.map(KeychainItemOutput.init)) }
+            for item in items { print(Self.line(item)) }
         }
 
         /// `class/identity  label  [type size class]  subject ← issuer`.

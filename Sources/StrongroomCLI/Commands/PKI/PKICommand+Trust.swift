@@ -28,23 +28,21 @@ extension PKICommand {
         var hostPins: [String] = []
 
         func run() async throws {
-            try await reportingErrors {
-                var hosts: [String: Set<PublicKeyPin>] = [:]
-                for entry in hostPins {
-                    let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
-                    guard parts.count == 2, !parts[0].isEmpty else {
-                        throw CLIError(description: "error: --host-pin is HOST=PIN", exitCode: .validationFailure)
-                    }
-                    hosts[parts[0].lowercased(), default: []].insert(try ConnectionOptions.pin(parts[1]))
+            var hosts: [String: Set<PublicKeyPin>] = [:]
+            for entry in hostPins {
+                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty else {
+                    throw CLIError(description: "error: --host-pin is HOST=PIN", exitCode: .validationFailure)
                 }
-                let trust = ServerTrust(
-                    roots: try ConnectionOptions.roots(caFile),
-                    pins: Set(try pins.map(ConnectionOptions.pin)),
-                    hostPins: hosts
-                )
-                try trust.save(to: try await keychain.open(), label: label)
-                print("saved server trust \(label)")
+                hosts[parts[0].lowercased(), default: []].insert(try ConnectionOptions.pin(parts[1]))
             }
+            let trust = ServerTrust(
+                roots: try ConnectionOptions.roots(caFile),
+                pins: Set(try pins.map(ConnectionOptions.pin)),
+                hostPins: hosts
+            )
+            try trust.save(to: try await keychain.open(), label: label)
+            print("saved server trust \(label)")
         }
     }
 
@@ -55,14 +53,12 @@ extension PKICommand {
         @OptionGroup var profile: ProfileOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let security = try await profile.client().connectionSecurity()
-                print("server:      \(security.host):\(security.port)")
-                print("protocol:    \(security.tlsVersion), ALPN \(security.applicationProtocol ?? "none")")
-                print("client cert: \(security.presentsClientCertificate ? "presented when asked" : "none")")
-                for (index, certificate) in security.serverChain.enumerated() {
-                    print("chain[\(index)]:    \(certificate.subject) (pin \(certificate.publicKey.pin))")
-                }
+            let security = try await profile.client().connectionSecurity()
+            print("server:      \(security.host):\(security.port)")
+            print("protocol:    \(security.tlsVersion), ALPN \(security.applicationProtocol ?? "none")")
+            print("client cert: \(security.presentsClientCertificate ? "presented when asked" : "none")")
+            for (index, certificate) in security.serverChain.enumerated() {
+                print("chain[\(index)]:    \(certificate.subject) (pin \(certificate.publicKey.pin))")
             }
         }
     }

@@ -27,12 +27,10 @@ struct PKICommand: AsyncParsableCommand {
         @Option(help: "p256 (default), p384, p521, ed25519, rsa-2048, rsa-3072 or rsa-4096.") var type = "p256"
 
         func run() async throws {
-            try await reportingErrors {
-                let algorithm = try PKICommand.algorithm(type)
-                let pair = try await keychain.open().generateKeyPair(algorithm, tag: tag)
-                print("pin sha256/\(pair.publicKey.pin)")
-                print(try pair.publicKey.pemString())
-            }
+            let algorithm = try PKICommand.algorithm(type)
+            let pair = try await keychain.open().generateKeyPair(algorithm, tag: tag)
+            print("pin sha256/\(pair.publicKey.pin)")
+            print(try pair.publicKey.pemString())
         }
     }
 
@@ -56,22 +54,20 @@ struct PKICommand: AsyncParsableCommand {
         @Flag(help: "Ask for TLS server authentication (EKU serverAuth).") var serverAuth = false
 
         func run() async throws {
-            try await reportingErrors {
-                guard let pair = try await keychain.open().keyPair(for: tag) else {
-                    throw CLIError(description: "error: no key pair \(tag) in the keychain", exitCode: .init(7))
-                }
-                var template = SigningRequestTemplate(commonName: commonName)
-                template.organization = organization
-                template.organizationalUnit = organizationalUnit
-                template.country = country
-                template.emailAddress = emailAddress
-                template.dnsNames = dns
-                template.emailAddresses = email
-                template.uris = uri
-                template.ipAddresses = ip
-                template.extendedKeyUsage = (clientAuth ? [.clientAuth] : []) + (serverAuth ? [.serverAuth] : [])
-                print(try template.signingRequest(signer: pair).pemString())
+            guard let pair = try await keychain.open().keyPair(for: tag) else {
+                throw CLIError(description: "error: no key pair \(tag) in the keychain", exitCode: .init(7))
             }
+            var template = SigningRequestTemplate(commonName: commonName)
+            template.organization = organization
+            template.organizationalUnit = organizationalUnit
+            template.country = country
+            template.emailAddress = emailAddress
+            template.dnsNames = dns
+            template.emailAddresses = email
+            template.uris = uri
+            template.ipAddresses = ip
+            template.extendedKeyUsage = (clientAuth ? [.clientAuth] : []) + (serverAuth ? [.serverAuth] : [])
+            print(try template.signingRequest(signer: pair).pemString())
         }
     }
 
@@ -82,19 +78,17 @@ struct PKICommand: AsyncParsableCommand {
         @Argument(help: "The file.") var file: String
 
         func run() async throws {
-            try await reportingErrors {
-                let bytes = try PKICommand.read(file)
-                if let csr = try? CertificateSigningRequest(encoded: bytes) {  // a certificate never parses as one
-                    try csr.verifySignature()
-                    // Display only: a key type outside KeyAlgorithm shows as unknown.
-                    let key = (try? KeyAlgorithm(of: csr.publicKey).description) ?? "unknown"
-                    print("request:     \(csr.subject)\nkey:         \(key)\npin:         \(csr.publicKey.pin)")
-                    print("signature:   valid")
-                    return
-                }
-                let certificates = try CertificateBundle.certificates(from: bytes)
-                print(certificates.map(\.summary).joined(separator: "\n\n"))
+            let bytes = try PKICommand.read(file)
+            if let csr = try? CertificateSigningRequest(encoded: bytes) {  // a certificate never parses as one
+                try csr.verifySignature()
+                // Display only: a key type outside KeyAlgorithm shows as unknown.
+                let key = (try? KeyAlgorithm(of: csr.publicKey).description) ?? "unknown"
+                print("request:     \(csr.subject)\nkey:         \(key)\npin:         \(csr.publicKey.pin)")
+                print("signature:   valid")
+                return
             }
+            let certificates = try CertificateBundle.certificates(from: bytes)
+            print(certificates.map(\.summary).joined(separator: "\n\n"))
         }
     }
 
@@ -112,30 +106,28 @@ struct PKICommand: AsyncParsableCommand {
         @Option(help: "An e-mail address the certificate must name.") var email: String?
 
         func run() async throws {
-            try await reportingErrors {
-                let given = try CertificateBundle.certificates(from: try PKICommand.read(file))
-                var extra = Array(given.dropFirst())
-                if let intermediates {
-                    extra += try CertificateBundle.certificates(from: try PKICommand.read(intermediates))
-                }
-                let validator = ChainValidator(
-                    anchors: try CertificateBundle.certificates(from: try PKICommand.read(anchors)),
-                    intermediates: extra
-                )
-                let wanted: ChainValidator.Purpose
-                switch purpose {
-                case "any": wanted = .any
-                case "client": wanted = .clientAuth
-                case "server": wanted = .serverAuth
-                default: throw CLIError(description: "error: purpose is any, client or server", exitCode: .init(4))
-                }
-                let name =
-                    host.map(ChainValidator.ExpectedName.host) ?? uri.map(ChainValidator.ExpectedName.uri)
-                    ?? email.map(ChainValidator.ExpectedName.email)
-                let chain = try await validator.validate(given[0], purpose: wanted, name: name)
-                print("ok")
-                for certificate in chain { print("  \(certificate.subject)") }
+            let given = try CertificateBundle.certificates(from: try PKICommand.read(file))
+            var extra = Array(given.dropFirst())
+            if let intermediates {
+                extra += try CertificateBundle.certificates(from: try PKICommand.read(intermediates))
             }
+            let validator = ChainValidator(
+                anchors: try CertificateBundle.certificates(from: try PKICommand.read(anchors)),
+                intermediates: extra
+            )
+            let wanted: ChainValidator.Purpose
+            switch purpose {
+            case "any": wanted = .any
+            case "client": wanted = .clientAuth
+            case "server": wanted = .serverAuth
+            default: throw CLIError(description: "error: purpose is any, client or server", exitCode: .init(4))
+            }
+            let name =
+                host.map(ChainValidator.ExpectedName.host) ?? uri.map(ChainValidator.ExpectedName.uri)
+                ?? email.map(ChainValidator.ExpectedName.email)
+            let chain = try await validator.validate(given[0], purpose: wanted, name: name)
+            print("ok")
+            for certificate in chain { print("  \(certificate.subject)") }
         }
     }
 
@@ -150,20 +142,18 @@ struct PKICommand: AsyncParsableCommand {
         @Option(help: "The identity's label.") var label: String
 
         func run() async throws {
-            try await reportingErrors {
-                let certificates = try CertificateBundle.certificates(from: try PKICommand.read(certificate))
-                let store = try await keychain.open()
-                guard let key = try store.retrieve(.privateKey(for: tag), as: Certificate.PrivateKey.self) else {
-                    throw CLIError(description: "error: no key pair \(tag) in the keychain", exitCode: .init(7))
-                }
-                let identity = try PKCS12Identity(
-                    certificate: certificates[0],
-                    chain: Array(certificates.dropFirst()),
-                    privateKey: key
-                )
-                try store.store(identity, label: label)
-                print("stored identity \(label)")
+            let certificates = try CertificateBundle.certificates(from: try PKICommand.read(certificate))
+            let store = try await keychain.open()
+            guard let key = try store.retrieve(.privateKey(for: tag), as: Certificate.PrivateKey.self) else {
+                throw CLIError(description: "error: no key pair \(tag) in the keychain", exitCode: .init(7))
             }
+            let identity = try PKCS12Identity(
+                certificate: certificates[0],
+                chain: Array(certificates.dropFirst()),
+                privateKey: key
+            )
+            try store.store(identity, label: label)
+            print("stored identity \(label)")
         }
     }
 

@@ -19,18 +19,16 @@ struct WriteCommand: AsyncParsableCommand {
     @Argument(help: "Fields as name=value (encrypted).") var fields: [String] = []
 
     func run() async throws {
-        try await reportingErrors {
-            let data = try Fields.parse(fields, json: json)
-            guard !data.isEmpty else {
-                throw CLIError(description: "error: no fields to write", exitCode: .validationFailure)
-            }
-            let record = try await profile.client().write(
-                type: type,
-                data: data,
-                plain: try Fields.parse(plain, json: nil)
-            )
-            print(RecordID(record.meta.recordID).description)
+        let data = try Fields.parse(fields, json: json)
+        guard !data.isEmpty else {
+            throw CLIError(description: "error: no fields to write", exitCode: .validationFailure)
         }
+        let record = try await profile.client().write(
+            type: type,
+            data: data,
+            plain: try Fields.parse(plain, json: nil)
+        )
+        print(RecordID(record.meta.recordID).description)
     }
 }
 
@@ -44,17 +42,15 @@ struct ReadCommand: AsyncParsableCommand {
     @Flag(help: "Print the record and its metadata as JSON.") var json = false
 
     func run() async throws {
-        try await reportingErrors {
-            let id = try Fields.uuid(recordID, "record ID")
-            let client = try await profile.client()
-            let record = try await naming(missing: Fields.missingRecord(recordID)) {
-                try await client.read(recordID: id, fields: fields.isEmpty ? nil : fields)
-            }
-            if json {
-                try printJSON(RecordOutput(record))
-            } else {
-                for (name, value) in record.data.sorted(by: { $0.key < $1.key }) { print("\(name)=\(value)") }
-            }
+        let id = try Fields.uuid(recordID, "record ID")
+        let client = try await profile.client()
+        let record = try await naming(missing: Fields.missingRecord(recordID)) {
+            try await client.read(recordID: id, fields: fields.isEmpty ? nil : fields)
+        }
+        if json {
+            try printJSON(RecordOutput(record))
+        } else {
+            for (name, value) in record.data.sorted(by: { $0.key < $1.key }) { print("\(name)=\(value)") }
         }
     }
 }
@@ -83,39 +79,37 @@ struct UpdateCommand: AsyncParsableCommand {
     var replace = false
 
     func run() async throws {
-        try await reportingErrors {
-            let client = try await profile.client()
-            let id = try Fields.uuid(recordID, "record ID")
-            let data = try Fields.parse(fields, json: json)
-            guard !data.isEmpty else {
-                throw CLIError(description: "error: no fields given", exitCode: .validationFailure)
-            }
-            // Keeping fields needs the current ones, decrypted; with --record-version, a newer record is refused
-            // by the server as a conflict, so nothing read here is written over a change made since.
-            let (updated, kept) = try await naming(missing: Fields.missingRecord(recordID)) {
-                let current = replace ? nil : try await client.read(recordID: id)
-                var meta: Meta
-                if let current {
-                    meta = current.meta
-                } else {
-                    meta = try await client.read(recordID: id, fields: []).meta
-                }
-                if let recordVersion { meta.version = recordVersion }
-                let kept = (current?.data ?? [:]).filter { data[$0.key] == nil }
-                let updated = try await client.update(
-                    meta: meta,
-                    newData: kept.merging(data) { _, new in new },
-                    plain: plain.isEmpty ? meta.plain : try Fields.parse(plain, json: nil)
-                )
-                return (updated, kept)
-            }
-            print(updated.meta.version)
-            let note =
-                replace
-                ? "replaced: the record now holds only \(data.keys.sorted().joined(separator: ", "))"
-                : kept.isEmpty ? "" : "kept \(kept.keys.sorted().joined(separator: ", "))"
-            if !note.isEmpty { FileHandle.standardError.write(Data((note + "\n").utf8)) }
+        let client = try await profile.client()
+        let id = try Fields.uuid(recordID, "record ID")
+        let data = try Fields.parse(fields, json: json)
+        guard !data.isEmpty else {
+            throw CLIError(description: "error: no fields given", exitCode: .validationFailure)
         }
+        // Keeping fields needs the current ones, decrypted; with --record-version, a newer record is refused
+        // by the server as a conflict, so nothing read here is written over a change made since.
+        let (updated, kept) = try await naming(missing: Fields.missingRecord(recordID)) {
+            let current = replace ? nil : try await client.read(recordID: id)
+            var meta: Meta
+            if let current {
+                meta = current.meta
+            } else {
+                meta = try await client.read(recordID: id, fields: []).meta
+            }
+            if let recordVersion { meta.version = recordVersion }
+            let kept = (current?.data ?? [:]).filter { data[$0.key] == nil }
+            let updated = try await client.update(
+                meta: meta,
+                newData: kept.merging(data) { _, new in new },
+                plain: plain.isEmpty ? meta.plain : try Fields.parse(plain, json: nil)
+            )
+            return (updated, kept)
+        }
+        print(updated.meta.version)
+        let note =
+            replace
+            ? "replaced: the record now holds only \(data.keys.sorted().joined(separator: ", "))"
+            : kept.isEmpty ? "" : "kept \(kept.keys.sorted().joined(separator: ", "))"
+        if !note.isEmpty { FileHandle.standardError.write(Data((note + "\n").utf8)) }
     }
 }
 
@@ -132,20 +126,18 @@ struct DeleteCommand: AsyncParsableCommand {
     var recordVersion: String?
 
     func run() async throws {
-        try await reportingErrors {
-            let client = try await profile.client()
-            let id = try Fields.uuid(recordID, "record ID")
-            try await naming(missing: Fields.missingRecord(recordID)) {
-                let current: String
-                if let recordVersion {
-                    current = recordVersion
-                } else {
-                    current = try await client.read(recordID: id, fields: []).meta.version
-                }
-                try await client.delete(recordID: id, version: current)
+        let client = try await profile.client()
+        let id = try Fields.uuid(recordID, "record ID")
+        try await naming(missing: Fields.missingRecord(recordID)) {
+            let current: String
+            if let recordVersion {
+                current = recordVersion
+            } else {
+                current = try await client.read(recordID: id, fields: []).meta.version
             }
-            print("deleted")
+            try await client.delete(recordID: id, version: current)
         }
+        print("deleted")
     }
 }
 
@@ -168,41 +160,39 @@ struct QueryCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        try await reportingErrors {
-            let params = QueryParams(
-                count: pageSize,
-                types: types,
-                includesAllWriters: allWriters,
-                writerIDs: try writers.map { try Fields.uuid($0, "writer") },
-                userIDs: try users.map { try Fields.uuid($0, "user") },
-                recordIDs: try records.map { try Fields.uuid($0, "record") },
-                includesData: !noData
+        let params = QueryParams(
+            count: pageSize,
+            types: types,
+            includesAllWriters: allWriters,
+            writerIDs: try writers.map { try Fields.uuid($0, "writer") },
+            userIDs: try users.map { try Fields.uuid($0, "user") },
+            recordIDs: try records.map { try Fields.uuid($0, "record") },
+            includesData: !noData
+        )
+        var found: [Record] = []
+        for try await record in try await profile.client().records(matching: params) {
+            found.append(record)
+            if let limit, found.count >= limit { break }
+        }
+        if json {
+            try printJSON(found.map(RecordOutput.init))
+            return
+        }
+        print(["RECORD ID", "TYPE", "WRITER", "MODIFIED", "FIELDS"].joined(separator: "\t"))
+        let dates = ISO8601DateFormatter()
+        for record in found {
+            var fields = record.data.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            // A file record has no fields: its name and size say what it is.
+            if let file = record.meta.fileMeta {
+                fields.append("file=\(file.fileName ?? "(unnamed)") (\(file.size) bytes encrypted)")
+            }
+            print(
+                [
+                    RecordID(record.meta.recordID).description, record.meta.type,
+                    ClientID(record.meta.writerID).description, dates.string(from: record.meta.lastModified),
+                    fields.joined(separator: " "),
+                ].joined(separator: "\t")
             )
-            var found: [Record] = []
-            for try await record in try await profile.client().records(matching: params) {
-                found.append(record)
-                if let limit, found.count >= limit { break }
-            }
-            if json {
-                try printJSON(found.map(RecordOutput.init))
-                return
-            }
-            print(["RECORD ID", "TYPE", "WRITER", "MODIFIED", "FIELDS"].joined(separator: "\t"))
-            let dates = ISO8601DateFormatter()
-            for record in found {
-                var fields = record.data.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                // A file record has no fields: its name and size say what it is.
-                if let file = record.meta.fileMeta {
-                    fields.append("file=\(file.fileName ?? "(unnamed)") (\(file.size) bytes encrypted)")
-                }
-                print(
-                    [
-                        RecordID(record.meta.recordID).description, record.meta.type,
-                        ClientID(record.meta.writerID).description, dates.string(from: record.meta.lastModified),
-                        fields.joined(separator: " "),
-                    ].joined(separator: "\t")
-                )
-            }
         }
     }
 }

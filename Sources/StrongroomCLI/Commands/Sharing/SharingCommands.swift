@@ -58,7 +58,7 @@ struct ShareCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: ShareTarget
 
-    func run() async throws { try await reportingErrors { print(try await target.apply(share: true)) } }
+    func run() async throws { print(try await target.apply(share: true)) }
 }
 
 /// `strongroom revoke`: withdraws a share.
@@ -69,7 +69,7 @@ struct RevokeCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: ShareTarget
 
-    func run() async throws { try await reportingErrors { print(try await target.apply(share: false)) } }
+    func run() async throws { print(try await target.apply(share: false)) }
 }
 
 /// `strongroom sharing`: who this client shares with and who shares with it.
@@ -95,35 +95,33 @@ struct SharingCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
-            let client = try await profile.client()
-            let shares =
-                try await client.outgoingSharing().map {
-                    Share(
-                        direction: "outgoing",
-                        type: $0.type,
-                        clientID: ClientID($0.readerID).description,
-                        name: $0.readerName
-                    )
-                }
-                + client.incomingSharing().map {
-                    Share(
-                        direction: "incoming",
-                        type: $0.type,
-                        clientID: ClientID($0.writerID).description,
-                        name: $0.writerName
-                    )
-                }
-            if json { return try printJSON(shares) }
-            guard !shares.isEmpty else {
-                print("none: this client shares nothing and nothing is shared with it")
-                return
+        let client = try await profile.client()
+        let shares =
+            try await client.outgoingSharing().map {
+                Share(
+                    direction: "outgoing",
+                    type: $0.type,
+                    clientID: ClientID($0.readerID).description,
+                    name: $0.readerName
+                )
             }
-            printTable(
-                ["DIRECTION", "TYPE", "CLIENT", "NAME"],
-                shares.map { [$0.direction, $0.type, $0.clientID, $0.name ?? ""] }
-            )
+            + client.incomingSharing().map {
+                Share(
+                    direction: "incoming",
+                    type: $0.type,
+                    clientID: ClientID($0.writerID).description,
+                    name: $0.writerName
+                )
+            }
+        if json { return try printJSON(shares) }
+        guard !shares.isEmpty else {
+            print("none: this client shares nothing and nothing is shared with it")
+            return
         }
+        printTable(
+            ["DIRECTION", "TYPE", "CLIENT", "NAME"],
+            shares.map { [$0.direction, $0.type, $0.clientID, $0.name ?? ""] }
+        )
     }
 }
 
@@ -142,15 +140,13 @@ struct AuthorizerCommand: AsyncParsableCommand {
         @Option(help: "The record type.") var type: String
 
         func run() async throws {
-            try await reportingErrors {
-                let id = try await ClientReference.resolve(
-                    authorizer,
-                    option: "--authorizer",
-                    profiles: profile.directory
-                )
-                try await profile.client().add(authorizerID: id, type: type)
-                print("added authorizer for \(type)")
-            }
+            let id = try await ClientReference.resolve(
+                authorizer,
+                option: "--authorizer",
+                profiles: profile.directory
+            )
+            try await profile.client().add(authorizerID: id, type: type)
+            print("added authorizer for \(type)")
         }
     }
 
@@ -161,20 +157,18 @@ struct AuthorizerCommand: AsyncParsableCommand {
         @Option(help: "Only this type (default: every type).") var type: String?
 
         func run() async throws {
-            try await reportingErrors {
-                let client = try await profile.client()
-                let id = try await ClientReference.resolve(
-                    authorizer,
-                    option: "--authorizer",
-                    profiles: profile.directory
-                )
-                if let type {
-                    try await client.remove(authorizerID: id, type: type)
-                } else {
-                    try await client.remove(authorizerID: id)
-                }
-                print("removed authorizer")
+            let client = try await profile.client()
+            let id = try await ClientReference.resolve(
+                authorizer,
+                option: "--authorizer",
+                profiles: profile.directory
+            )
+            if let type {
+                try await client.remove(authorizerID: id, type: type)
+            } else {
+                try await client.remove(authorizerID: id)
             }
+            print("removed authorizer")
         }
     }
 
@@ -195,22 +189,20 @@ struct AuthorizerCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
-                let client = try await profile.client()
-                let rows =
-                    try await client.authorizers().map {
-                        Authorization(
-                            role: "authorizer",
-                            type: $0.type,
-                            clientID: ClientID($0.authorizerID).description
-                        )
-                    }
-                    + client.authorizedBy().map {
-                        Authorization(role: "authorized-by", type: $0.type, clientID: ClientID($0.writerID).description)
-                    }
-                if json { return try printJSON(rows) }
-                printTable(["ROLE", "TYPE", "CLIENT"], rows.map { [$0.role, $0.type, $0.clientID] })
-            }
+            let client = try await profile.client()
+            let rows =
+                try await client.authorizers().map {
+                    Authorization(
+                        role: "authorizer",
+                        type: $0.type,
+                        clientID: ClientID($0.authorizerID).description
+                    )
+                }
+                + client.authorizedBy().map {
+                    Authorization(role: "authorized-by", type: $0.type, clientID: ClientID($0.writerID).description)
+                }
+            if json { return try printJSON(rows) }
+            printTable(["ROLE", "TYPE", "CLIENT"], rows.map { [$0.role, $0.type, $0.clientID] })
         }
     }
 }

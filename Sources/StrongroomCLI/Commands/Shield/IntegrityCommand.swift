@@ -36,13 +36,9 @@ struct IntegrityCommand: AsyncParsableCommand {
         var harden = false
 
         func run() async throws {
-            var report: IntegrityReport?
-            try await reportingErrors {
-                if harden { Hardening.disableCoreDumps() }
-                let keychain = keychainFile.map { URL(fileURLWithPath: $0) } ?? Keychain.defaultURL
-                report = Integrity.check(try options.context(keychain: keychain), policy: try options.policy())
-            }
-            guard let report else { return }
+            if harden { Hardening.disableCoreDumps() }
+            let keychain = keychainFile.map { URL(fileURLWithPath: $0) } ?? Keychain.defaultURL
+            let report = Integrity.check(try options.context(keychain: keychain), policy: try options.policy())
             if json {
                 print(String(decoding: report.jsonRepresentation(), as: UTF8.self))
             } else {
@@ -75,19 +71,15 @@ struct IntegrityCommand: AsyncParsableCommand {
         @Flag(help: "Print the report as JSON.") var json = false
 
         func run() async throws {
-            var outcome: (IntegrityReport, Bool)?
-            try await reportingErrors {
-                let shield = Shield(
-                    keychain: try await profile.keychain.open(),
-                    server: try await profile.client(),
-                    context: try options.context(keychain: profile.keychain.fileURL),
-                    policy: try options.policy()
-                )
-                try await shield.register()
-                let (report, answer) = try await shield.checkIn()
-                outcome = (report, answer.refused)
-            }
-            guard let (report, refused) = outcome else { return }
+            let shield = Shield(
+                keychain: try await profile.keychain.open(),
+                server: try await profile.client(),
+                context: try options.context(keychain: profile.keychain.fileURL),
+                policy: try options.policy()
+            )
+            try await shield.register()
+            let (report, answer) = try await shield.checkIn()
+            let refused = answer.refused
             if json {
                 print(String(decoding: report.jsonRepresentation(), as: UTF8.self))
             } else {
@@ -116,13 +108,11 @@ struct IntegrityCommand: AsyncParsableCommand {
         @Argument(help: "The executables to list.") var executables: [String]
 
         func run() async throws {
-            try await reportingErrors {
-                let text = try String(contentsOfFile: signingKey, encoding: .utf8)
-                let key = try SigningPrivateKey(base64URLEncoded: text.trimmingCharacters(in: .whitespacesAndNewlines))
-                let manifest = try ExecutableManifest(executables: executables.map { URL(fileURLWithPath: $0) })
-                try AtomicFile.write(manifest.signed(with: key).jsonRepresentation(), to: output, mode: .createNew)
-                print("signed \(manifest.digests.count) executables; key \(key.publicKey.base64URLEncoded)")
-            }
+            let text = try String(contentsOfFile: signingKey, encoding: .utf8)
+            let key = try SigningPrivateKey(base64URLEncoded: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            let manifest = try ExecutableManifest(executables: executables.map { URL(fileURLWithPath: $0) })
+            try AtomicFile.write(manifest.signed(with: key).jsonRepresentation(), to: output, mode: .createNew)
+            print("signed \(manifest.digests.count) executables; key \(key.publicKey.base64URLEncoded)")
         }
     }
 
@@ -134,11 +124,9 @@ struct IntegrityCommand: AsyncParsableCommand {
         @Option(help: "Where to write the key. Must not exist.") var output: String
 
         func run() async throws {
-            try await reportingErrors {
-                let key = SigningPrivateKey()
-                try AtomicFile.write(Data((key.base64URLEncoded + "\n").utf8), to: output, mode: .createNew)
-                print(key.publicKey.base64URLEncoded)
-            }
+            let key = SigningPrivateKey()
+            try AtomicFile.write(Data((key.base64URLEncoded + "\n").utf8), to: output, mode: .createNew)
+            print(key.publicKey.base64URLEncoded)
         }
     }
 }

@@ -40,13 +40,11 @@ struct ProtectCommand: AsyncParsableCommand {
         @Argument(help: "Where to write the protected file. Must not exist.") var output: String
 
         func run() async throws {
-            try await reportingErrors {
-                try await options.protector(creating: true).protect(
-                    contentsOf: URL(fileURLWithPath: input),
-                    to: URL(fileURLWithPath: output)
-                )
-                print("protected \(input)")
-            }
+            try await options.protector(creating: true).protect(
+                contentsOf: URL(fileURLWithPath: input),
+                to: URL(fileURLWithPath: output)
+            )
+            print("protected \(input)")
         }
     }
 
@@ -60,14 +58,12 @@ struct ProtectCommand: AsyncParsableCommand {
         @Argument(help: "The key file.") var keyFile: String
 
         func run() async throws {
-            try await reportingErrors {
-                try FileProtector.importKey(
-                    from: URL(fileURLWithPath: keyFile),
-                    into: try await keychain.open(),
-                    name: key
-                )
-                print("imported \(key)")
-            }
+            try FileProtector.importKey(
+                from: URL(fileURLWithPath: keyFile),
+                into: try await keychain.open(),
+                name: key
+            )
+            print("imported \(key)")
         }
     }
 }
@@ -83,12 +79,10 @@ struct UnprotectCommand: AsyncParsableCommand {
     @Argument(help: "Where to write the plaintext. Must not exist.") var output: String
 
     func run() async throws {
-        try await reportingErrors {
-            let size = try await options.protector(creating: false).unprotect(
-                contentsOf: URL(fileURLWithPath: input),
-                to: URL(fileURLWithPath: output)
-            )
-            print("unprotected \(size) bytes")
-        }
+        let size = try await options.protector(creating: false).unprotect(
+            contentsOf: URL(fileURLWithPath: input),
+            to: URL(fileURLWithPath: output)
+        )
+        print("unprotected \(size) bytes")
     }
 }
