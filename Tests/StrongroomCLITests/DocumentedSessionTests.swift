@@ -24,17 +24,18 @@ import Testing
         var testDescription: String { "\(document):\(line)" }
     }
 
-    /// README.md and every Markdown file under docs/, found on disk, so a new guide is run without being listed.
+    /// README.md, CONTRIBUTING.md, Scripts/README.md and every Markdown file under docs/, found on disk, so a new
+    /// guide is run without being listed.
     static var documents: [String] {
         get throws {
             let root = PythonSDK.repositoryRoot
             let docs = root.appending(path: "docs")
             guard let walker = FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil) else {
-                return ["README.md"]
+                return ["README.md", "CONTRIBUTING.md", "Scripts/README.md"]
             }
             let guides = walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "md" }
                 .map { "docs/" + $0.path.dropFirst(docs.path.count + 1) }
-            return ["README.md"] + guides.sorted()
+            return ["README.md", "CONTRIBUTING.md", "Scripts/README.md"] + guides.sorted()
         }
     }
 
