@@ -83,7 +83,7 @@ extension Replicator {
         var (since, removed) = (Int64(0), 0)
         while true {
             try Task.checkCancellation()
-            let page = try await datastore.changes(since: since, limit: Self.pushPageSize)
+            let page = try await datastore.changes(since: since, limit: ReplicationSession.pushPageSize)
             guard !page.changes.isEmpty else { return removed }
             // The leaves first, in one question per page; only a document with an unheld leaf has anything to drop.
             // A document this replication's filter or channel does not carry was never meant for the server: its

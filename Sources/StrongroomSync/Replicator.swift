@@ -20,13 +20,6 @@ import Foundation
 /// `Replicator+Members.swift`, live replication in `+Continuous.swift`, purge, compaction and discard in
 /// `+Maintenance.swift`, the datastore's home in `+Home.swift`.
 public struct Replicator: Sendable {
-    /// Changes read from the datastore per push round: one revs_diff and one bulk write (at most 500 records).
-    static let pushPageSize = 500
-    /// Records read from the server per pull round (the most v1 search returns), applied in one transaction.
-    static let pullPageSize = 1_000
-    /// The most request bytes of revision bodies one bulk write carries (the server takes 16 MiB).
-    static let batchBytes = 8 << 20
-
     let datastore: Datastore
     let client: Client
     let name: String
