@@ -387,10 +387,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A key log witness (C2SP tlog-witness): its own HTTP service, which `strongroom-server witness` only wires.
+        .target(
+            name: "StrongroomWitness",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "StrongroomServerApp",
             dependencies: [
                 "StrongroomCore",
+                "StrongroomWitness",
                 "StrongroomPKI",
                 "StrongroomServer",
                 "StrongroomServerPostgres",
@@ -613,6 +626,7 @@ let package = Package(
                 "StrongroomWire",
                 "StrongroomRegex",
                 "StrongroomServer",
+                "StrongroomWitness",
                 "StrongroomServerPostgres",
                 "StrongroomServerS3",
                 "StrongroomTesting",

@@ -6,6 +6,7 @@ import Logging
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomWitness
 
 /// `strongroom-server witness …`: a key log witness (C2SP tlog-witness) that cosigns a log's checkpoints only when
 /// they extend the last one it cosigned.

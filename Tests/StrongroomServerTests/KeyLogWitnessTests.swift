@@ -7,6 +7,7 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
 import StrongroomTesting
+import StrongroomWitness
 import Testing
 
 /// Key log witnesses (C2SP tlog-witness and tlog-cosignature): the witness's add-checkpoint rules, and a server that

@@ -42,7 +42,7 @@ package actor KeyLogWitness {
     /// A witness over `directory` (created 0700), trusting `logKeys` (one per origin: a key's name is its log's
     /// origin), named `name` (default `strongroom-witness/` and the first 8 bytes of its public key in hex).
     package init(directory: String, name: String?, logKeys: [NoteVerifierKey], clock: any WallClock) throws {
-        try DataDirectory.prepare(directory)
+        _ = try PrivateFiles.prepareFolder(directory, naming: "the witness directory \(directory)")
         let seed = try Self.key(in: directory)
         let privateKey = try SigningPrivateKey(seed: SecureBytes(copying: seed))
         let defaultName =
@@ -58,7 +58,10 @@ package actor KeyLogWitness {
             // A state is a line per log; anything near the cap is not one this witness wrote.
             let data = try handle.read(upToCount: Self.maximumStateBytes + 1) ?? Data()
             guard data.count <= Self.maximumStateBytes else {
-                throw ServerError.storage("\(statePath) is larger than a witness's state can be")
+                throw PrivateFiles.Failure(
+                    kind: .unusable,
+                    message: "\(statePath) is larger than a witness's state can be"
+                )
             }
             state = try JSONDecoder().decode([String: StoredCheckpoint].self, from: data)
         } else {
@@ -193,7 +196,7 @@ package actor KeyLogWitness {
 
     /// The 32-byte seed in `directory/witness.key`, created once (mode 0600).
     private static func key(in directory: String) throws -> Data {
-        try DataDirectory.secretKey(at: directory + "/witness.key", consequence: "the witness gets a new key")
+        try PrivateFiles.secretKey(at: directory + "/witness.key", consequence: "the witness gets a new key")
     }
 
     /// The witness's cosigner for `seed` under `name`, or its default name.
