@@ -654,7 +654,7 @@ if fuzzing {
             name: "StrongroomFuzz",
             dependencies: [
                 "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore", "StrongroomKeychain", "StrongroomPKI",
-                "StrongroomServer", "StrongroomShield", "StrongroomWire",
+                "StrongroomServer", "StrongroomShield", "StrongroomWire", "StrongroomWitness",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],

@@ -4,6 +4,7 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
 import StrongroomWire
+import StrongroomWitness
 
 /// What the SDK reads back from a server or a file.
 enum FuzzFormats {

@@ -36,8 +36,8 @@ package enum PrivateFiles {
                 attributes: [.posixPermissions: 0o700]
             )
         } catch {
-            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
-            let reason = code.map { String(cString: strerror(Int32(clamping: $0))) } ?? "\(error)"
+            let underlying = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+            let reason = underlying.map { String(cString: strerror(Int32(clamping: $0.code))) } ?? "\(error)"
             throw Failure(kind: .cannotCreate, message: "\(what) cannot be created: \(reason)")
         }
     }
