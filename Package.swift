@@ -387,6 +387,44 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The server's test support: an in-process server on either engine, its registered clients, an S3 bucket
+        // in the test object store, and the malicious key log the malicious-server tests hand the server.
+        .target(
+            name: "StrongroomServerTesting",
+            dependencies: [
+                "StrongroomClient",
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomServer",
+                "StrongroomServerPostgres",
+                "StrongroomServerS3",
+                "StrongroomTesting",
+                "StrongroomWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The key log's append probe (Scripts/bench-keylog.sh): beside the benchmarks, not in the server.
+        .executableTarget(
+            name: "StrongroomKeyLogSpeed",
+            dependencies: [
+                "StrongroomCore",
+                "StrongroomCrypto",
+                "StrongroomServer",
+                "StrongroomServerPostgres",
+                "StrongroomWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            path: "Benchmarks/KeyLogSpeed",
+            swiftSettings: strictSettings
+        ),
         // A key log witness (C2SP tlog-witness): its own HTTP service, which `strongroom-server witness` only wires.
         .target(
             name: "StrongroomWitness",
@@ -417,10 +455,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `strongroom agent`'s socket protocol, server and client, as a library the CLI wires and tests drive.
+        .target(
+            name: "StrongroomAgent",
+            dependencies: ["CAgent", "StrongroomClient", "StrongroomCore", "StrongroomKeychain"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "StrongroomCLI",
             dependencies: [
                 "CAgent",
+                "StrongroomAgent",
                 "StrongroomCore",
                 "StrongroomCrypto",
                 "StrongroomClient",
@@ -540,7 +585,7 @@ let package = Package(
             name: "StrongroomSyncTests",
             dependencies: [
                 "StrongroomSync", "StrongroomClient", "StrongroomCore", "StrongroomCrypto", "StrongroomDatastore",
-                "StrongroomTesting", "StrongroomServerS3", "StrongroomSQLite", "StrongroomWire",
+                "StrongroomTesting", "StrongroomServerTesting", "StrongroomSQLite", "StrongroomWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -566,6 +611,11 @@ let package = Package(
         .testTarget(
             name: "StrongroomCLITests",
             dependencies: ["StrongroomCore", "StrongroomKeychain", "StrongroomTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrongroomAgentTests",
+            dependencies: ["StrongroomAgent", "StrongroomCore", "StrongroomKeychain", "StrongroomTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -629,6 +679,7 @@ let package = Package(
                 "StrongroomWitness",
                 "StrongroomServerPostgres",
                 "StrongroomServerS3",
+                "StrongroomServerTesting",
                 "StrongroomTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -8,13 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-500}"
 
-Scripts/install-system-deps.sh >&2
-swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
-(cd Benchmarks && swift build -c release --product StrongroomMutualTLSBenchmark >&2)
-work="$(mktemp -d)"
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+source Scripts/bench/harness.sh
+bench_build
+bench_product StrongroomMutualTLSBenchmark
+work="$bench_work"
 
 # A throw-away server CA and a certificate for localhost/127.0.0.1.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/server-ca.key" \
@@ -27,21 +24,13 @@ openssl x509 -req -in "$work/server.csr" -CA "$work/server-ca.pem" -CAkey "$work
 
 data="$work/data"
 .build/release/strongroom-server ca init --data-directory "$data" >/dev/null
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-plain_port="$(free_port)"
-tls_port="$(free_port)"
-.build/release/strongroom-server serve --port "$plain_port" --log-level error --registration-token bench-token \
-    --data-directory "$data" >"$work/plain.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$plain_port/health" >/dev/null && break; sleep 0.1; done
-.build/release/strongroom-server serve --port "$tls_port" --log-level error --data-directory "$data" \
+bench_serve plain --data-directory "$data"
+plain_port="$bench_port"
+bench_start tls --data-directory "$data" \
     --tls-certificate-chain "$work/server.pem" --tls-private-key "$work/server.key" \
-    --tls-client-ca "$data/ca/ca-chain.pem" --certificates-per-client-per-day 1000000 >"$work/tls.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do
-    curl -sf --cacert "$work/server-ca.pem" "https://localhost:$tls_port/health" >/dev/null && break
-    sleep 0.1
-done
+    --tls-client-ca "$data/ca/ca-chain.pem" --certificates-per-client-per-day 1000000
+tls_port="$bench_port"
+bench_wait "https://localhost:$tls_port/health" --cacert "$work/server-ca.pem"
 
 Benchmarks/.build/release/StrongroomMutualTLSBenchmark "http://127.0.0.1:$plain_port" "https://localhost:$tls_port" \
     bench-token "$work/server-ca.pem" "$count"

@@ -7,12 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Scripts/install-system-deps.sh --object-store >&2
+source Scripts/bench/harness.sh
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >&2 || sudo apt-get install -y -qq wrk >&2; }
-swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
+bench_build --object-store
 export STRONGROOM_RGW_STATE=.build/radosgw-bench.dir
-trap 'Scripts/postgres.sh stop; Scripts/radosgw.sh stop' EXIT
+bench_on_exit "Scripts/postgres.sh stop"
+bench_on_exit "Scripts/radosgw.sh stop"
 pg_admin="$(Scripts/postgres.sh start)"
 s3_url="$(Scripts/radosgw.sh start)"
 echo "strongroom-server scale-out benchmark: loopback, $(nproc) cores"
-python3 Scripts/bench/scaleout.py .build/release/strongroom-server "$pg_admin" "${1:-256}" "${2:-10}" "$s3_url"
+python3 Scripts/bench/scaleout.py "$bench_bin"/strongroom-server "$pg_admin" "${1:-256}" "${2:-10}" "$s3_url"

@@ -12,20 +12,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10}"
 
-Scripts/install-system-deps.sh >&2
+source Scripts/bench/harness.sh
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >&2 || sudo apt-get install -y -qq wrk >&2; }
-bin="${STRONGROOM_BENCH_BIN:-}"
-if [[ -z "$bin" ]]; then
-    swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
-    bin=.build/release
-fi
-server="$bin/strongroom-server"
-work="$(mktemp -d)"
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; Scripts/postgres.sh stop; rm -rf "$work"; }
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+bench_build
+bin="$bench_bin"
+work="$bench_work"
+bench_on_exit "Scripts/postgres.sh stop"
 
 # The fields of /proc/$1/stat after the command name (which may hold spaces): $1 state, $2 parent, $12 utime, $13 stime.
 stat_fields() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null; }
@@ -85,12 +77,9 @@ print('$rate', '$p99', f'{per($server_used):.0f}', f'{per($database_used):.0f}',
 
 bench_engine() {
     local engine="$1"; shift
-    local port; port="$(free_port)"
-    "$server" serve --port "$port" --log-level error --registration-token bench-token \
-        --data-directory "$work/$engine" "$@" >"$work/$engine.log" 2>&1 &
-    server_pid=$!
-    pids+=("$server_pid")
-    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+    bench_serve "$engine" "$@"
+    server_pid="$bench_pid"
+    local port="$bench_port"
     local base="http://127.0.0.1:$port"
     local public_key
     public_key="$("$bin"/strongroom keys client | python3 -c 'import json,sys; print(json.load(sys.stdin)["public_key"])')"

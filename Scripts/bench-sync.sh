@@ -14,23 +14,16 @@ documents="${1:-100000}"
 members="${2:-10000}"
 case "$documents$members" in *[!0-9]*|'') echo "bench-sync: DOCUMENTS and MEMBER-DOCUMENTS are numbers" >&2; exit 64 ;; esac
 
-Scripts/install-system-deps.sh >&2
-swift build -c release >&2  # the whole package: one plan, as Scripts/run.sh builds it
-(cd Benchmarks && swift build -c release --product StrongroomSyncBenchmark --disable-build-manifest-caching >&2)
-work="$(mktemp -d)"
-server_pid=""
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; Scripts/postgres.sh stop >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source Scripts/bench/harness.sh
+bench_build
+bench_product StrongroomSyncBenchmark
+work="$bench_work"
+bench_on_exit "Scripts/postgres.sh stop"
 
 run_engine() {
     local engine="$1"; shift
-    local port; port="$(free_port)"
-    .build/release/strongroom-server serve --port "$port" --log-level error --registration-token bench-token \
-        --data-directory "$work/$engine-server" "$@" >"$work/$engine.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+    bench_serve "$engine-server" "$@"
+    local port="$bench_port"
     mkdir -p "$work/$engine-client"
     local bench=Benchmarks/.build/release/StrongroomSyncBenchmark
     "$bench" prepare "http://127.0.0.1:$port" bench-token "$documents" "$work/$engine-client" "$engine"
@@ -40,7 +33,7 @@ run_engine() {
         "$bench" members "http://127.0.0.1:$port" bench-token "$members" "$work/$engine-client"
         "$bench" live "http://127.0.0.1:$port" bench-token 100 "$work/$engine-client"
     fi
-    kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+    bench_stop "$bench_pid"
 }
 
 run_engine sqlite

@@ -9,7 +9,7 @@ Scripts/install-system-deps.sh --object-store
 STRONGROOM_PYTHON="$(Scripts/python-env.sh)"
 export STRONGROOM_PYTHON="$PWD/${STRONGROOM_PYTHON#./}"
 
-swift format lint --strict --recursive Package.swift Sources Tests Fuzz Benchmarks/Package.swift Benchmarks/Sources
+swift format lint --strict --recursive Package.swift Sources Tests Fuzz Benchmarks/Package.swift Benchmarks/Sources Benchmarks/KeyLogSpeed
 # Every import must be a declared dependency (an incremental build would hide a missing one).
 swift build --build-tests --explicit-target-dependency-import-check error
 # DocC for every library, warnings as errors (broken symbol links, ambiguous references, undocumented parameters),

@@ -60,10 +60,8 @@ public struct ServerConfiguration: Sendable {
     public var singleInstance: Bool
     /// The witnesses asked to cosign each new key log checkpoint (`--keylog-witness KEY@URL`); none by default.
     public var keyLogWitnesses: [KeyLogWitnessEndpoint] = []
-    #if DEBUG
-    /// A malicious server's key log, for tests (debug builds only).
-    package var keyLogMalice: KeyLogMalice?
-    #endif
+    /// A malicious server's key log answers, for the malicious-server tests (package API: no deployment sets it).
+    package var keyLogTampering: (any KeyLogTampering)?
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(

@@ -1,5 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import AsyncHTTPClient
+package import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
@@ -11,7 +11,7 @@ import StrongroomWire
 /// The S3 operations the blob store uses, over AsyncHTTPClient with Signature V4, path-style addressing. Every
 /// answer other than the expected one is a `storage` error naming the operation, the status and S3's error code
 /// (never the credentials or a signature).
-struct S3Client: Sendable {
+package struct S3Client: Sendable {
     /// One client for every S3 store of the process: connections are kept alive and reused, a connection attempt
     /// gives up after 10 s and a stalled transfer after 60 s without a byte. A download holds its connection for
     /// as long as it streams, so the pool keeps up to 256 (AsyncHTTPClient's default of 8 would make the ninth
@@ -33,7 +33,7 @@ struct S3Client: Sendable {
     private static let emptyPayloadHash = SHA256.hash(data: Data()).hexString
 
     /// An upload that was started but neither completed nor aborted.
-    struct PendingUpload: Equatable {
+    package struct PendingUpload: Equatable {
         var key: String
         var uploadID: String
         var initiated: Timestamp?
@@ -44,7 +44,7 @@ struct S3Client: Sendable {
     private let host: String
     private let base: String
 
-    init(configuration: S3Configuration) {
+    package init(configuration: S3Configuration) {
         self.configuration = configuration
         signer = S3Signer(
             accessKeyID: configuration.accessKeyID,
@@ -69,12 +69,12 @@ struct S3Client: Sendable {
     }
 
     /// Creates the bucket (for tests and set-up tools; the server never creates one).
-    func createBucket() async throws {
+    package func createBucket() async throws {
         _ = try await send("PUT", key: nil, operation: "create the bucket", expecting: [200])
     }
 
     /// The keys under `prefix`, at most `limit` (for tests and checks).
-    func keys(prefix: String, limit: Int = 1000) async throws -> [String] {
+    package func keys(prefix: String, limit: Int = 1000) async throws -> [String] {
         let response = try await send(
             "GET",
             key: nil,
@@ -95,7 +95,7 @@ struct S3Client: Sendable {
     }
 
     /// The object's answer, its body not yet read, or nil when there is no such object.
-    func getObject(key: String) async throws -> HTTPClientResponse? {
+    package func getObject(key: String) async throws -> HTTPClientResponse? {
         let response = try await send(
             "GET",
             key: key,
@@ -190,7 +190,7 @@ struct S3Client: Sendable {
     }
 
     /// Uploads under `prefix` that were started and never completed nor aborted, at most `limit`.
-    func pendingUploads(prefix: String, limit: Int = 100_000) async throws -> [PendingUpload] {
+    package func pendingUploads(prefix: String, limit: Int = 100_000) async throws -> [PendingUpload] {
         var uploads: [PendingUpload] = []
         var markers: (key: String, upload: String)?
         var pages = 0

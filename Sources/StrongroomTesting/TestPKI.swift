@@ -18,6 +18,11 @@ public struct TestPKI: Sendable {
 
         /// The key as swift-certificates signs with it.
         public var privateKey: Certificate.PrivateKey { Certificate.PrivateKey(key) }
+
+        /// A certificate made elsewhere (a server's own CA, read from its files), to issue leaves under.
+        public init(certificate: Certificate, key: P256.Signing.PrivateKey) {
+            (self.certificate, self.key) = (certificate, key)
+        }
     }
 
     /// When a leaf is valid relative to the reference time.
@@ -28,6 +33,8 @@ public struct TestPKI: Sendable {
         case expired
         /// From an hour after it, for an hour.
         case notYetValid
+        /// From a minute before the reference time until `end`.
+        case until(Date)
     }
 
     /// The time every certificate here is valid (or deliberately not valid) around.
@@ -81,6 +88,7 @@ public struct TestPKI: Sendable {
             case .current: (-60, 3600)
             case .expired: (-7200, -3600)
             case .notYetValid: (3600, 7200)
+            case .until(let end): (-60, end.timeIntervalSince(referenceTime))
             }
         let certificate = try Certificate(
             version: .v3,

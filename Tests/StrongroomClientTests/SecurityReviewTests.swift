@@ -112,11 +112,15 @@ import X509
             let alice = try await setup.register("alice")
             let aliceID = alice.clientID.uuidString.lowercased()
             let token = try await setup.token(for: alice)
-            let caKey = try Certificate.PrivateKey(
-                pemEncoded: try String(contentsOf: setup.data.appending(path: "ca/ca-key.pem"), encoding: .utf8)
+            let caKey = try P256.Signing.PrivateKey(
+                pemRepresentation: try String(contentsOf: setup.data.appending(path: "ca/ca-key.pem"), encoding: .utf8)
             )
             let caChain = try String(contentsOf: setup.data.appending(path: "ca/ca-chain.pem"), encoding: .utf8)
-            let ca = try #require(try CertificateBundle.certificates(from: Array(caChain.utf8)).first)
+            let ca = TestPKI.Issued(
+                certificate: try #require(try CertificateBundle.certificates(from: Array(caChain.utf8)).first),
+                key: caKey
+            )
+            let pki = try TestPKI(referenceTime: Date())
             let body = setup.directory.appending(path: "renew.json")
             let csr = try MutualTLSTests.request { $0.commonName = aliceID }.csr
             try JSONEncoder().encode(EnrollmentRequest(csr: csr)).write(to: body)
@@ -124,25 +128,15 @@ import X509
             /// then one curl, one connection: a read while the certificate is valid, then (`rate` apart, past its
             /// expiry, on the same kept-alive connection) a read and a renewal. Returns curl's three lines.
             func attempt(window: TimeInterval, rate: String) async throws -> (lines: [String], expiry: Date) {
-                let key = P256.Signing.PrivateKey()
                 let expiry = Date() + window
-                let certificate = try Certificate(
-                    version: .v3,
-                    serialNumber: .init(),
-                    publicKey: .init(key.publicKey),
-                    notValidBefore: Date() - 60,
-                    notValidAfter: expiry,
-                    issuer: ca.subject,
-                    subject: try DistinguishedName { CommonName(aliceID) },
-                    signatureAlgorithm: .ecdsaWithSHA256,
-                    extensions: try Certificate.Extensions {
-                        Critical(BasicConstraints.notCertificateAuthority)
-                        Critical(KeyUsage(digitalSignature: true))
-                        try ExtendedKeyUsage([.clientAuth])
-                        SubjectAlternativeNames([.uniformResourceIdentifier("urn:strongroom:client:\(aliceID)")])
-                    },
-                    issuerPrivateKey: caKey
+                let short = try pki.leaf(
+                    commonName: aliceID,
+                    names: [.uniformResourceIdentifier("urn:strongroom:client:\(aliceID)")],
+                    usage: [.clientAuth],
+                    issuer: ca,
+                    validity: .until(expiry)
                 )
+                let (certificate, key) = (short.certificate, short.key)
                 try certificate.serializeAsPEM().pemString.write(
                     to: setup.directory.appending(path: "short.pem"),
                     atomically: true,

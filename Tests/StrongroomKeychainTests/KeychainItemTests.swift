@@ -4,6 +4,7 @@ import Foundation
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomKeychain
+import StrongroomTesting
 import Testing
 import X509
 
@@ -181,21 +182,8 @@ import X509
     }
 }
 
-/// A self-signed P-256 certificate and its key.
+/// A self-signed P-256 certificate and its key (TestPKI's root).
 func selfSigned() throws -> (Certificate, P256.Signing.PrivateKey) {
-    let key = P256.Signing.PrivateKey()
-    let name = try DistinguishedName { CommonName("keychain-test") }
-    let certificate = try Certificate(
-        version: .v3,
-        serialNumber: .init(),
-        publicKey: .init(key.publicKey),
-        notValidBefore: Date() - 60,
-        notValidAfter: Date() + 3600,
-        issuer: name,
-        subject: name,
-        signatureAlgorithm: .ecdsaWithSHA256,
-        extensions: Certificate.Extensions(),
-        issuerPrivateKey: .init(key)
-    )
-    return (certificate, key)
+    let root = try TestPKI(referenceTime: Date(), rootName: "keychain-test").root
+    return (root.certificate, root.key)
 }

@@ -205,7 +205,7 @@ import Testing
     }
 
     @Test(
-        "keylog speed refuses a PostgreSQL database that holds clients: its made-up leaves could never be removed",
+        "the key log's append probe refuses a PostgreSQL database that holds clients: its made-up leaves could never be removed",
         .enabled(if: TestEngine.available.contains(.postgres))
     )
     func keyLogSpeedRefusesDeployments() async throws {
@@ -214,7 +214,9 @@ import Testing
             storage in
             _ = try await HTTP(base: server.baseURL).register(token: "speed")
             let url = try #require(storage.firstIndex(of: "--database-url").map { storage[$0 + 1] })
-            let refused = try await self.server(["keylog", "speed", "--database-url", url, "--events", "10"])
+            // The probe (Benchmarks/KeyLogSpeed) is built beside the server.
+            let probe = ServerProcess.executable.deletingLastPathComponent().appending(path: "StrongroomKeyLogSpeed")
+            let refused = try await ExternalProcess.run(probe, arguments: ["--database-url", url, "--events", "10"])
             #expect(refused.status != 0 && !refused.output.contains("Usage:"), "\(refused.output)")
             #expect(
                 refused.output.contains(" clients and ") && refused.output.contains("empty scratch database"),

@@ -8,6 +8,7 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
 import StrongroomServerS3
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing

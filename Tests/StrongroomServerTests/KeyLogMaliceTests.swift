@@ -3,10 +3,11 @@ import Foundation
 import StrongroomClient
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomTesting
 import Testing
 
-/// The SDK against a malicious server (``KeyLogMalice``, debug builds only): each attack on the key log that issue
+/// The SDK against a malicious server (``KeyLogMalice``, a decorator of the key log's answers): each attack on the key log that issue
 /// 50 names is noticed by a verifying client, and no access key is sealed to a substituted key.
 @Suite struct KeyLogMaliceTests {
     /// A malicious server and a way to register SDK clients on it (own history checked on every grown log).
@@ -18,15 +19,8 @@ import Testing
     {
         let malice = KeyLogMalice()
         try await TestServer.run(engine: engine, keyLogMalice: malice) { api in
-            let url = try #require(URL(string: api.baseURL))
             try await body(malice) { name in
-                var configuration = try await Client.register(
-                    token: TestServer.registrationToken,
-                    clientName: name,
-                    apiURL: url
-                )
-                configuration.keyLog.ownHistoryInterval = .zero
-                return Client(configuration: configuration)
+                try await api.sdkClient(name) { $0.keyLog.ownHistoryInterval = .zero }
             }
         }
     }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SQLKit
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing

@@ -6,6 +6,7 @@ import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWitness
 import Testing
@@ -125,16 +126,11 @@ import Testing
                     keyLogWitnesses: [endpoint],
                     tokenKey: Self.tokenKey
                 ) { api in
-                    let serverURL = try #require(URL(string: api.baseURL))
                     func register(_ name: String) async throws -> Client {
-                        var configuration = try await Client.register(
-                            token: TestServer.registrationToken,
-                            clientName: name,
-                            apiURL: serverURL
-                        )
-                        configuration.keyLog.witnesses = [witness.cosigner.key]
-                        configuration.keyLog.requiredCosignatures = 1
-                        return Client(configuration: configuration)
+                        try await api.sdkClient(name) {
+                            $0.keyLog.witnesses = [witness.cosigner.key]
+                            $0.keyLog.requiredCosignatures = 1
+                        }
                     }
                     let writer = try await register("writer")
                     let reader = try await register("reader")

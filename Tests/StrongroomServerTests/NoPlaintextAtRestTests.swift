@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -79,7 +80,7 @@ import Testing
     }
 
     /// The three-step E3DB file upload: pending record, presigned PUT, commit.
-    private func uploadFile(_ api: API, as client: TestClient, plaintext: [UInt8], key: AccessKey) async throws {
+    private func uploadFile(_ api: API, as client: RegisteredClient, plaintext: [UInt8], key: AccessKey) async throws {
         var encryptor = FileEncryptor(accessKey: key)
         var ciphertext: [UInt8] = []
         encryptor.update(plaintext, into: &ciphertext)

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import StrongroomCore
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -151,7 +152,7 @@ struct ObjectStoreRestartTests {
         _ http: HTTPClient,
         _ api: API,
         _ file: PendingFileResponse,
-        as client: TestClient
+        as client: RegisteredClient
     ) async throws -> UInt {
         try await call(http, api, .PATCH, "/v1/storage/files/\(file.id)", token: client.token).status
     }
@@ -161,7 +162,7 @@ struct ObjectStoreRestartTests {
         _ http: HTTPClient,
         _ api: API,
         _ file: PendingFileResponse,
-        as client: TestClient
+        as client: RegisteredClient
     ) async throws -> String {
         let answer = try await call(http, api, .GET, "/v1/storage/files/\(file.id)", token: client.token)
         try #require(answer.status == 200)

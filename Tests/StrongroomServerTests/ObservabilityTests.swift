@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import StrongroomCrypto
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing

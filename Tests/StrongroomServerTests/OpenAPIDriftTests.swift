@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomWire
 import Testing
 

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HTTPTypes
+import StrongroomServerTesting
 import StrongroomTesting
 import Testing
 

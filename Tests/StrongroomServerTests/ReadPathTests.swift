@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StrongroomCrypto
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing

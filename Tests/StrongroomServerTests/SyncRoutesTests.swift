@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -20,7 +21,12 @@ import Testing
     }
 
     /// A revision record write: encrypted fields under `key`, the tag in plain meta.
-    static func write(_ client: TestClient, tag: String, key: AccessKey, body: String = "{}") -> RecordWriteRequest {
+    static func write(
+        _ client: RegisteredClient,
+        tag: String,
+        key: AccessKey,
+        body: String = "{}"
+    ) -> RecordWriteRequest {
         RecordWriteRequest(
             meta: .init(
                 writerID: client.clientID,
@@ -32,14 +38,18 @@ import Testing
         )
     }
 
-    static func bulk(_ api: API, _ client: TestClient, _ records: [RecordWriteRequest]) async throws -> TestResponse {
+    static func bulk(
+        _ api: API,
+        _ client: RegisteredClient,
+        _ records: [RecordWriteRequest]
+    ) async throws -> TestResponse {
         try await api.request(.post, "/v2/sync/bulk", token: client.token, json: SyncBulkRequest(records: records))
     }
 
     /// A v1 record write of `type` with `plain` meta.
     static func record(
         _ api: API,
-        _ client: TestClient,
+        _ client: RegisteredClient,
         type: String = type,
         plain: [String: String],
         key: AccessKey
@@ -57,7 +67,7 @@ import Testing
 
     static func missing(
         _ api: API,
-        _ client: TestClient,
+        _ client: RegisteredClient,
         _ tags: [String],
         type: String = type
     ) async throws
@@ -144,7 +154,11 @@ import Testing
             let alice = try await api.register("alice")
             let bob = try await api.register("bob")
             let key = AccessKey()
-            func changes(_ client: TestClient, after: Int64, wait: Int) async throws -> (HTTPResponse.Status, Int64?) {
+            func changes(
+                _ client: RegisteredClient,
+                after: Int64,
+                wait: Int
+            ) async throws -> (HTTPResponse.Status, Int64?) {
                 let response = try await api.request(
                     .post,
                     "/v2/sync/changes",
@@ -188,7 +202,7 @@ import Testing
             let tags = (0..<3).map(Self.tag)
             let stored = try await Self.bulk(api, alice, tags.map { Self.write(alice, tag: $0, key: key) })
             try #require(stored.status == .ok)
-            func purge(_ client: TestClient, _ tags: [String]) async throws -> (HTTPResponse.Status, Int?) {
+            func purge(_ client: RegisteredClient, _ tags: [String]) async throws -> (HTTPResponse.Status, Int?) {
                 let response = try await api.request(
                     .post,
                     "/v2/sync/purge",
@@ -218,7 +232,11 @@ import Testing
                 try await api.register("owner"), try await api.register("writer"), try await api.register("reader")
             )
             let key = AccessKey()
-            func set(_ caller: TestClient, _ member: TestClient, _ access: String) async throws -> HTTPResponse.Status {
+            func set(
+                _ caller: RegisteredClient,
+                _ member: RegisteredClient,
+                _ access: String
+            ) async throws -> HTTPResponse.Status {
                 try await api.request(
                     .post,
                     "/v2/sync/access",
@@ -227,10 +245,10 @@ import Testing
                     json: ["type": Self.type, "member": member.clientID, "access": access]
                 ).status
             }
-            func push(_ client: TestClient, _ number: Int) async throws -> HTTPResponse.Status {
+            func push(_ client: RegisteredClient, _ number: Int) async throws -> HTTPResponse.Status {
                 try await Self.bulk(api, client, [Self.write(client, tag: Self.tag(number), key: key)]).status
             }
-            func record(_ client: TestClient, plain: [String: String]) async throws -> HTTPResponse.Status {
+            func record(_ client: RegisteredClient, plain: [String: String]) async throws -> HTTPResponse.Status {
                 try await Self.record(api, client, plain: plain, key: key).status
             }
             // Before any access is set the type is open, as every type is; the owner wrote it first.
@@ -276,13 +294,13 @@ import Testing
             let (alice, bob) = (try await api.register("alice"), try await api.register("bob"))
             let key = AccessKey()
             /// A revision of document `document` with tag `number`.
-            func revision(_ client: TestClient, _ number: Int, of document: String) -> RecordWriteRequest {
+            func revision(_ client: RegisteredClient, _ number: Int, of document: String) -> RecordWriteRequest {
                 var write = Self.write(client, tag: Self.tag(number), key: key)
                 write.meta.plain?["sr.d"] = document
                 return write
             }
             func record(
-                _ client: TestClient,
+                _ client: RegisteredClient,
                 type: String = Self.type,
                 plain: [String: String]
             ) async throws
@@ -291,7 +309,7 @@ import Testing
                 try await Self.record(api, client, type: type, plain: plain, key: key)
             }
             func file(
-                _ client: TestClient,
+                _ client: RegisteredClient,
                 size: Int64,
                 plain: [String: String] = ["sr.a": "address"]
             ) async throws

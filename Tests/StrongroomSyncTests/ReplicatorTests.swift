@@ -4,6 +4,7 @@ import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomDatastore
+import StrongroomServerTesting
 import StrongroomSync
 import StrongroomTesting
 import Synchronization
@@ -172,12 +173,12 @@ import Testing
 
     @Test(
         "attachments replicate: each body uploaded once per content, received once, the same bytes, none in plaintext on the server (folder and S3 blob stores)",
-        arguments: [false] + (ObjectStoreBucket.isAvailable ? [true] : [])
+        arguments: [false] + (TestBucket.isAvailable ? [true] : [])
     )
     func attachments(inObjectStore: Bool) async throws {
         try await withTemporaryDirectory { folder in
             let data = folder.appending(path: "server-data")
-            let bucket = inObjectStore ? try await ObjectStoreBucket.make() : nil
+            let bucket = inObjectStore ? try await TestBucket.make() : nil
             let server = try await ServerProcess(
                 arguments: ["--data-directory", data.path, "--registration-token", Self.token]
                     + (bucket?.arguments ?? []),

@@ -2,6 +2,7 @@
 import ArgumentParser
 import CAgent
 import Foundation
+import StrongroomAgent
 import StrongroomCore
 import StrongroomKeychain
 

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import StrongroomAgent
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomKeychain
@@ -126,7 +127,10 @@ struct KeychainOptions: ParsableArguments {
             let (url, options) = (fileURL, self)
             let file = try await BlockingExecutor.shared.run { _ in
                 let file = try EncryptedFileBackend.open(at: url)
-                if let key = AgentClient.unlockKey(storeID: try file.storeID) {
+                if let key = AgentClient.unlockKey(
+                    storeID: try file.storeID,
+                    note: { if Verbosity.isOn { printError($0) } }
+                ) {
                     try file.unlock(with: key)
                     return file
                 }

@@ -30,8 +30,7 @@ struct ProfileOptions: ParsableArguments {
     func client() async throws -> Client { try await connection.client(keychain: keychain) }
 }
 
-/// The profile and transport flags without the keychain's, for commands that take the keychain flags in another
-/// group (`store sync`, whose datastore flags carry them).
+/// The profile and transport flags, ``ProfileOptions``' half without the keychain's; no command takes it alone.
 struct ConnectionOptions: ParsableArguments {
     @Option(help: "The profile to use. Env: STRONGROOM_PROFILE.")
     var profile = ProcessInfo.processInfo.environment["STRONGROOM_PROFILE"] ?? "default"

@@ -1,17 +1,17 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
-import StrongroomCore
+package import StrongroomCore
 import StrongroomWire
 import Synchronization
 
 /// The server's one clock, over an injected ``StrongroomCore/WallClock`` (tests pass a fixed one): wall time for
 /// tokens, signatures and expiries, and record timestamps that strictly increase within the process (two writes by
 /// one client must differ, §0.4).
-final class ServerClock: Sendable {
+package final class ServerClock: Sendable {
     private let wall: any WallClock
     private let last = Mutex<Int64>(0)
 
-    init(_ wall: any WallClock) { self.wall = wall }
+    package init(_ wall: any WallClock) { self.wall = wall }
 
     /// The wall time.
     var now: Date { wall.now }

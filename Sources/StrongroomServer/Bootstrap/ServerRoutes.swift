@@ -52,24 +52,14 @@ struct ServerRoutes {
             scheme: configuration.tls == nil ? "http" : "https",
             host: configuration.host
         )
-        #if DEBUG
         let keyLog = try ServerKeyLog(
             tokenKey: tokenKey,
             store: store,
             clock: clock,
             witnesses: configuration.keyLogWitnesses,
             logger: logger,
-            malice: configuration.keyLogMalice
+            tampering: configuration.keyLogTampering
         )
-        #else
-        let keyLog = try ServerKeyLog(
-            tokenKey: tokenKey,
-            store: store,
-            clock: clock,
-            witnesses: configuration.keyLogWitnesses,
-            logger: logger
-        )
-        #endif
         let keyLogRoutes = KeyLogRoutes(log: keyLog, store: store)
         let account = AccountRoutes(
             store: store,

@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
-import Logging
+package import Logging
 public import StrongroomCore
 import StrongroomCrypto
 
@@ -17,14 +17,7 @@ import StrongroomCrypto
 /// A checkpoint carries one extension line, `timestamp <Unix seconds>`, so clients can refuse a stale one. A new one
 /// is signed when the log grew, and otherwise once a second (every thirty seconds with witnesses, each new checkpoint
 /// being a round of cosigning); concurrent answers share one signing.
-actor ServerKeyLog {
-    #if DEBUG
-    typealias Malice = KeyLogMalice
-    #else
-    /// No misbehaviour exists in a release build.
-    typealias Malice = Never
-    #endif
-
+package actor ServerKeyLog {
     /// Leaves read from the database per query while catching up.
     static let pageSize = 10_000
 
@@ -43,25 +36,21 @@ actor ServerKeyLog {
     private let witnesses: [KeyLogWitnessEndpoint]
     private var witnessSizes: [String: UInt64] = [:]
     private let logger: Logger
-    #if DEBUG
-    /// A malicious server's misbehaviour, switched on by tests.
-    let malice: KeyLogMalice?
-    #endif
+    /// A malicious server's answers, set by the malicious-server tests alone (nil: the honest log).
+    let tampering: (any KeyLogTampering)?
 
     /// A log over `store`, signing with the key derived from `tokenKey`.
-    init(
+    package init(
         tokenKey: SecureBytes,
         store: any KeyLogStore,
         clock: ServerClock,
         witnesses: [KeyLogWitnessEndpoint] = [],
         logger: Logger = Logger(label: "strongroom-keylog"),
-        malice: Malice? = nil
+        tampering: (any KeyLogTampering)? = nil
     ) throws {
         self.witnesses = witnesses
         self.logger = logger
-        #if DEBUG
-        self.malice = malice
-        #endif
+        self.tampering = tampering
         signer = try Self.signer(tokenKey: tokenKey)
         origin = signer.verifierKey.name
         verifierKey = signer.verifierKey
@@ -92,7 +81,7 @@ actor ServerKeyLog {
     }
 
     /// The newest checkpoint, signed, and its size.
-    func checkpoint() async throws -> (note: String, size: UInt64) {
+    package func checkpoint() async throws -> (note: String, size: UInt64) {
         try await catchUp()
         let view = served()
         return (try await signedNote(view, size: view.size), view.size)
@@ -139,14 +128,7 @@ actor ServerKeyLog {
 
     /// The tree answers are made from: the log's, or in a test of a malicious server, a forged one.
     private func served() -> MerkleTree {
-        #if DEBUG
-        if let position = malice?.fakeLeafPosition, position <= tree.size {
-            var leaves = (0..<tree.size).compactMap { tree.leaf(at: $0) }
-            leaves.insert(KeyLogMalice.fakeLeaf, at: Int(position))
-            return MerkleTree(leaves: leaves)
-        }
-        #endif
-        return tree
+        tampering?.servedTree(tree) ?? tree
     }
 
     /// How long a checkpoint of an unchanged log is served before a fresh one is signed: a second alone, thirty with
@@ -156,10 +138,7 @@ actor ServerKeyLog {
     /// The signed (and, with witnesses, cosigned) checkpoint of the first `size` leaves of `view`: a new one when the
     /// log changed or the last one is ``refreshSeconds`` old.
     private func signedNote(_ view: MerkleTree, size: UInt64) async throws -> String {
-        var second = clock.unixSeconds
-        #if DEBUG
-        second -= malice?.checkpointAge ?? 0
-        #endif
+        let second = tampering?.checkpointSecond(clock.unixSeconds) ?? clock.unixSeconds
         guard let root = view.root(size: size) else { throw ServerError.storage("the key log has no such size") }
         if let signed, signed.size == size, signed.root == root, (0..<refreshSeconds).contains(second - signed.second) {
             return signed.note

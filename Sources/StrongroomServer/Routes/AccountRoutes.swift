@@ -136,9 +136,7 @@ struct AccountRoutes {
             validated: true,
             keyLog: nil
         )
-        #if DEBUG
-        try await misbehave(&info)
-        #endif
+        try await keyLog.tampering?.lookUp(&info, log: store, now: UInt64(max(0, clock.wallTimestamp.microseconds)))
         // `?keylog_since=` (a Strongroom client's newest checkpoint size) adds the consistency proof from it.
         let since = try request.uri.queryParameters.get("keylog_since").map { _ in
             try KeyLogRoutes.number("keylog_since", request)
@@ -146,30 +144,6 @@ struct AccountRoutes {
         info.keyLog = try await inclusion(of: client.clientID, since: since)
         return try json(info)
     }
-
-    #if DEBUG
-    /// A malicious server's lookup (tests only): substituted keys, or keys it bound to the client in the log.
-    private func misbehave(_ info: inout ClientInfo) async throws {
-        guard let malice = keyLog.malice else { return }
-        if let hidden = malice.takePendingBinding(for: info.clientID),
-            let registration = try await store.keyLeaves(clientID: info.clientID, limit: 1).first,
-            let id = UUID(uuidString: info.clientID)
-        {
-            let keys = KeyLogMalice.madeUpKeys(previous: registration.index)
-            let time = UInt64(max(0, clock.wallTimestamp.microseconds))
-            let entry = try KeyLogEntry(keysOf: id, keys, registration: false, time: time)
-            if let index = try await store.appendKeyLog([PendingKeyLogLeaf(entry: entry)]) {
-                malice.recordBinding(info.clientID, index: index, keys: keys, hidden: hidden)
-            }
-        }
-        var keys = malice.boundKeys(of: info.clientID)
-        if malice.substitutesThisLookup() { keys = KeyLogMalice.madeUpKeys(previous: nil) }
-        if let keys {
-            info.publicKey = PublicKeyObject(curve25519: keys.encryption.base64URLEncoded)
-            info.signingKey = keys.signing.map { SigningKeyObject(ed25519: $0.base64URLEncoded) }
-        }
-    }
-    #endif
 
     /// The client's newest key leaf with its proof against the newest checkpoint; nil for a client not in the log.
     private func inclusion(of clientID: String, since: UInt64?) async throws -> KeyLogInclusion? {

@@ -130,13 +130,9 @@ struct KeyLogRoutes {
         )
     }
 
-    /// The leaves a malicious server leaves out of a client's history (tests only; none in a release build).
+    /// The leaves a malicious server leaves out of a client's history (the malicious-server tests; none otherwise).
     private func hiddenLeaves(of clientID: String) -> Set<UInt64> {
-        #if DEBUG
-        return log.malice?.hiddenIndexes(of: clientID) ?? []
-        #else
-        return []
-        #endif
+        log.tampering?.hiddenLeaves(of: clientID) ?? []
     }
 
     /// A query parameter that is a decimal number from 0 to 2⁶³ − 1; 400 when it is missing or not one.

@@ -147,7 +147,7 @@ package struct KeyLogBackfillCursor: Sendable, Hashable {
 }
 
 extension SQLServerStore {
-    /// How many clients and key log leaves the database holds: a tool that writes made-up data (`keylog speed`)
+    /// How many clients and key log leaves the database holds: a tool that writes made-up data (the key log's append probe, `StrongroomKeyLogSpeed`)
     /// refuses a database that holds either.
     package func deploymentContents() async throws -> (clients: Int, leaves: Int) {
         let row = try await database.raw(

@@ -15,7 +15,7 @@ public struct SQLServerStore: ServerStore {
         case postgres
     }
 
-    let database: any SQLDatabase
+    package let database: any SQLDatabase
     /// Which engine `database` runs on.
     package let engine: Engine
     /// Statements and sessions running through this store (the pool use `GET /metrics` reports).

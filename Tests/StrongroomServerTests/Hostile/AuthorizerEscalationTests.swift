@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import StrongroomCrypto
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -11,9 +12,9 @@ import Testing
 /// writer's own access key. Every policy and access-key route has an authorizer row here.
 @Suite struct AuthorizerEscalationTests {
     struct Parties {
-        var writer: TestClient
-        var authorizer: TestClient
-        var reader: TestClient
+        var writer: RegisteredClient
+        var authorizer: RegisteredClient
+        var reader: RegisteredClient
         var type: String
         var accessKey: AccessKey
     }

@@ -9,6 +9,7 @@ import NIOCore
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Synchronization

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomServerTesting
 import StrongroomTesting
 import Testing
 

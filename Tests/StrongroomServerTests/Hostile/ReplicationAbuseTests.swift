@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import StrongroomCrypto
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -14,7 +15,7 @@ import Testing
 @Suite struct SearchDenialOfServiceTests {
     static func write(
         _ api: API,
-        _ client: TestClient,
+        _ client: RegisteredClient,
         type: String = "dos",
         plain: [String: String],
         size: Int = 8
@@ -30,7 +31,7 @@ import Testing
         return try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: response.body))
     }
 
-    static func search(_ api: API, _ client: TestClient, _ body: String) async throws -> TestResponse {
+    static func search(_ api: API, _ client: RegisteredClient, _ body: String) async throws -> TestResponse {
         try await api.request(.post, "/v2/search", authorization: "Bearer \(client.token)", body: body)
     }
 

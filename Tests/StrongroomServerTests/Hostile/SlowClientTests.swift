@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTypes
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomTesting
 import Testing
 

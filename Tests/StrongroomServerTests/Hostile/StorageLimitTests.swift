@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import StrongroomCrypto
 import StrongroomServer
+import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWire
 import Testing
@@ -151,16 +152,7 @@ import Testing
             )
             // One grapheme, 2 KB of combining marks: measured in bytes, it is too long.
             let name = "a" + String(repeating: "\u{0301}", count: 1000)
-            let keys = ClientKeys.generate()
-            let registration = RegistrationRequest(
-                token: TestServer.registrationToken,
-                client: .init(
-                    name: name,
-                    publicKey: .init(curve25519: keys.encryptionKey.publicKey.base64URLEncoded),
-                    signingKey: .init(ed25519: keys.signingKey.publicKey.base64URLEncoded)
-                )
-            )
-            let body = String(decoding: try JSONEncoder().encode(registration), as: UTF8.self)
+            let body = try API.registrationBody(name: name, keys: ClientKeys.generate())
             #expect(try await api.request(.post, "/v1/account/e3db/clients/register", body: body).status == .badRequest)
         }
     }

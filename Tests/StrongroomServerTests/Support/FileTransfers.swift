@@ -4,13 +4,14 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import StrongroomServerTesting
 import StrongroomWire
 import Testing
 
 /// The E3DB file flow by hand: a pending record, the presigned upload, the presigned download.
 extension API {
     /// A pending file record declaring `body`'s size and MD5: its ID and upload URL.
-    func createFile(as client: TestClient, body: [UInt8]) async throws -> PendingFileResponse {
+    func createFile(as client: RegisteredClient, body: [UInt8]) async throws -> PendingFileResponse {
         let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
         let create = FileWriteRequest(
             meta: .init(
@@ -37,7 +38,7 @@ extension API {
     }
 
     /// The body served at the file's presigned download URL.
-    func download(id: String, as client: TestClient) async throws -> [UInt8] {
+    func download(id: String, as client: RegisteredClient) async throws -> [UInt8] {
         let file = try await request(.get, "/v1/storage/files/\(id)", authorization: "Bearer \(client.token)")
         try #require(file.status == .ok)
         let record = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: file.body))

@@ -5,6 +5,7 @@ import StrongroomCrypto
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import StrongroomServerTesting
 #endif
 
 /// Hostile inputs from the security review, and helpers to send them.

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomServerTesting
 import StrongroomTesting
 
 /// A throw-away Ceph cluster of `Scripts/radosgw.sh`, recorded in `state`, for a test that stops and restarts its

@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomServerTesting
 import StrongroomTesting
 
 /// A throw-away PostgreSQL cluster of `Scripts/postgres.sh`, recorded in `state`, for a test that stops and starts

@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import StrongroomServerTesting
 #endif
 
 /// A TCP connection to the loopback server, byte by byte: for requests no HTTP client would send (another Host, a

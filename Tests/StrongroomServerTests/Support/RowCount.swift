@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomServerTesting
 import StrongroomTesting
 
 /// The number of rows in `table` of the PostgreSQL database at `url` (read with `psql`).

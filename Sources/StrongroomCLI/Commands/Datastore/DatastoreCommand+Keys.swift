@@ -13,8 +13,8 @@ extension DatastoreCommand {
         @OptionGroup var store: DatastoreOptions
 
         func run() async throws {
-            let source = try store.keySource  // validate before touching the directory
-            if try store.manager.allDatastores().contains(store.name) {
+            let source = try store.datastore.keySource  // validate before touching the directory
+            if try store.datastore.manager.allDatastores().contains(store.name) {
                 throw CLIError(description: "error: the datastore \(store.name) exists", exitCode: .init(9))
             }
             try await store.withDatastore(mode: .createIfMissing) { datastore in
@@ -40,7 +40,7 @@ extension DatastoreCommand {
 
         func run() async throws {
             try await store.run { datastore in
-                try await datastore.rekey(to: try DatastoreOptions.provider(newKeyFile))
+                try await datastore.rekey(to: try DatastoreSelection.provider(newKeyFile))
                 print("rekeyed")
             }
         }
@@ -60,13 +60,13 @@ extension DatastoreCommand {
         @Option(help: "Read the new password from this file's first line.") var newPasswordFile: String?
 
         func run() async throws {
-            guard case .password = try store.keySource else {
+            guard case .password = try store.datastore.keySource else {
                 throw CLIError(
                     description: "error: change-password needs the password key source (--password)",
                     exitCode: .validationFailure
                 )
             }
-            guard try store.manager.exists(named: store.name) else {
+            guard try store.datastore.manager.exists(named: store.name) else {
                 throw CLIError(
                     description: "error: there is no datastore '\(store.name)' in \(store.directory)",
                     exitCode: .init(7)

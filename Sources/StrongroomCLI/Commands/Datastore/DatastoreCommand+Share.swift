@@ -16,16 +16,15 @@ extension DatastoreCommand {
                 to change the access; `store unshare` ends it.
                 """
         )
-        @OptionGroup var store: DatastoreOptions
+        @OptionGroup var store: SyncedDatastoreOptions
         @Option(help: ArgumentHelp("The client to share with: a client ID or a profile name.", valueName: "client"))
         var with: String
         @Flag(help: "Share read-only (the default is read-write).") var readOnly = false
         @OptionGroup var channel: ChannelOptions
-        @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
-            let client = try await connection.client(keychain: store.keychain)
+            let member = try await ClientReference.resolve(with, option: "--with", profiles: store.profile.directory)
+            let client = try await store.client()
             let access: MemberAccess = readOnly ? .read : .readWrite
             let channel = try channel.parsed()
             let shared = try await store.withDatastore { datastore in
@@ -53,15 +52,14 @@ extension DatastoreCommand {
                 keeps it (`store sync --keep-copy`). What it already copied, it can still read.
                 """
         )
-        @OptionGroup var store: DatastoreOptions
+        @OptionGroup var store: SyncedDatastoreOptions
         @Option(help: ArgumentHelp("The member to remove: a client ID or a profile name.", valueName: "client"))
         var with: String
         @OptionGroup var channel: ChannelOptions
-        @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            let member = try await ClientReference.resolve(with, option: "--with", profiles: connection.directory)
-            let client = try await connection.client(keychain: store.keychain)
+            let member = try await ClientReference.resolve(with, option: "--with", profiles: store.profile.directory)
+            let client = try await store.client()
             let channel = try channel.parsed()
             try await store.withDatastore { datastore in
                 try await Replicator(datastore: datastore, name: store.name, client: client, channel: channel)
@@ -76,13 +74,12 @@ extension DatastoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the clients a synced datastore is shared with, as of its last sync."
         )
-        @OptionGroup var store: DatastoreOptions
+        @OptionGroup var store: SyncedDatastoreOptions
         @OptionGroup var channel: ChannelOptions
-        @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print a JSON array.") var json = false
 
         func run() async throws {
-            let client = try await connection.client(keychain: store.keychain)
+            let client = try await store.client()
             let channel = try channel.parsed()
             let members = try await store.withDatastore { datastore in
                 let replicator = try await Sync.replicator(

@@ -23,7 +23,7 @@ extension DatastoreCommand {
                 still merges as before.
                 """
         )
-        @OptionGroup var store: DatastoreOptions
+        @OptionGroup var store: SyncedDatastoreOptions
         @Flag(help: "Only send local changes.") var push = false
         @Flag(help: "Only receive the server's.") var pull = false
         @Option(help: ArgumentHelp("Purge this document on every replica first (repeatable).", valueName: "id"))
@@ -67,7 +67,6 @@ extension DatastoreCommand {
                 """
         )
         var watch = false
-        @OptionGroup var connection: ConnectionOptions
         @Flag(help: "Print the report as JSON.") var json = false
 
         func run() async throws {
@@ -86,7 +85,7 @@ extension DatastoreCommand {
                     exitCode: .validationFailure
                 )
             }
-            let client = try await connection.client(keychain: store.keychain)
+            let client = try await store.client()
             let direction: ReplicationDirection = push ? .push : pull ? .pull : .both
             let given = try shared.map { text throws -> SharedDatastore in
                 guard let address = SharedDatastore(text) else {

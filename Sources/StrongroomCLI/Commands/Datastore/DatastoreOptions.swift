@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
+import StrongroomClient
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomDatastore
@@ -15,7 +16,10 @@ import StrongroomKeychain
 /// - `--keychain-key`: a data key kept in the keychain as an item of its own, protected by the keychain's passphrase
 ///   alone (one key derivation per command instead of two; none while `strongroom agent` runs);
 /// - `--unencrypted`, never the default.
-struct DatastoreOptions: ParsableArguments {
+///
+/// The keychain flags are not here: a local `store` command takes them with ``DatastoreOptions``, a networked one
+/// with the profile's (``SyncedDatastoreOptions``), so each command has them once.
+struct DatastoreSelection: ParsableArguments {
     @Option(help: "The folder that holds the datastores.") var directory: String
     @Option(help: "The datastore's name (a-z, 0-9, _$()+-, starting with a letter).") var name: String
     @Option(help: "A file with the 32-byte data key: raw, hex, base64 or base64url (mode 0600).") var keyFile: String?
@@ -32,7 +36,6 @@ struct DatastoreOptions: ParsableArguments {
     @Option(help: "Argon2id cost of a new password wrap: interactive, moderate (default) or sensitive.")
     var kdf = "moderate"
     @Flag(help: "Open an unencrypted datastore (never the default).") var unencrypted = false
-    @OptionGroup var keychain: KeychainOptions
 
     /// How the data key is found.
     enum KeySource {
@@ -70,7 +73,7 @@ struct DatastoreOptions: ParsableArguments {
     /// Opens the datastore with the chosen key source. Only `store create` and `put`/`import --create` pass
     /// `.createIfMissing`: everything else on a missing datastore is "not found" (exit 7), so a mistyped
     /// `--name` or `--directory` creates nothing — no folder, no database, no wrapped key in the keychain.
-    func open(mode: DatastoreManager.OpenMode = .existing) async throws -> Datastore {
+    func open(mode: DatastoreManager.OpenMode = .existing, keychain: KeychainOptions) async throws -> Datastore {
         let manager = try manager
         // Checked here too, before the key source runs: a password prompt for a mistyped name would come first.
         if mode == .existing, try !manager.exists(named: name) {
@@ -84,7 +87,11 @@ struct DatastoreOptions: ParsableArguments {
         case .file(let path):
             return try await manager.datastore(named: name, keyProvider: try Self.provider(path), mode: mode)
         case .password:
-            return try await manager.datastore(named: name, keyProvider: try await keychainProvider(), mode: mode)
+            return try await manager.datastore(
+                named: name,
+                keyProvider: try await keychainProvider(keychain: keychain),
+                mode: mode
+            )
         case .keychain:
             let provider = KeychainKeyProvider(identifier: keyID ?? name, keychain: try await keychain.open())
             return try await manager.datastore(named: name, keyProvider: provider, mode: mode)
@@ -93,18 +100,13 @@ struct DatastoreOptions: ParsableArguments {
         }
     }
 
-    /// A command's whole run: `body` with the open datastore, failures reported as the CLI reports them (one
-    /// line, the exit code of the error).
-    func run(mode: DatastoreManager.OpenMode = .existing, _ body: (Datastore) async throws -> Void) async throws {
-        try await withDatastore(mode: mode, body)
-    }
-
     /// Opens the datastore, runs `body`, and closes it whether `body` succeeds or throws.
     func withDatastore<R>(
         mode: DatastoreManager.OpenMode = .existing,
+        keychain: KeychainOptions,
         _ body: (Datastore) async throws -> R
     ) async throws -> R {
-        let datastore = try await open(mode: mode)
+        let datastore = try await open(mode: mode, keychain: keychain)
         do {
             let result = try await body(datastore)
             await datastore.close()
@@ -116,7 +118,7 @@ struct DatastoreOptions: ParsableArguments {
     }
 
     /// The keychain provider for the password source.
-    func keychainProvider() async throws -> KeychainKeyProvider {
+    func keychainProvider(keychain: KeychainOptions) async throws -> KeychainKeyProvider {
         let secret = try KeychainOptions.secret(
             file: passwordFile,
             environment: "STRONGROOM_DATASTORE_PASSWORD",
@@ -153,4 +155,52 @@ struct DatastoreOptions: ParsableArguments {
         }
         return SimpleKeyProvider(key: try EncryptionKey(decoded))
     }
+}
+
+/// A local `store` command's flags: the datastore and the keychain its key may be kept in.
+@dynamicMemberLookup
+struct DatastoreOptions: ParsableArguments {
+    @OptionGroup var datastore: DatastoreSelection
+    @OptionGroup var keychain: KeychainOptions
+
+    subscript<T>(dynamicMember path: KeyPath<DatastoreSelection, T>) -> T { datastore[keyPath: path] }
+
+    /// A command's whole run: `body` with the open datastore, closed afterwards.
+    func run(mode: DatastoreManager.OpenMode = .existing, _ body: (Datastore) async throws -> Void) async throws {
+        try await datastore.withDatastore(mode: mode, keychain: keychain, body)
+    }
+
+    /// Opens the datastore, runs `body`, and closes it whether `body` succeeds or throws.
+    func withDatastore<R>(
+        mode: DatastoreManager.OpenMode = .existing,
+        _ body: (Datastore) async throws -> R
+    ) async throws -> R {
+        try await datastore.withDatastore(mode: mode, keychain: keychain, body)
+    }
+
+    /// The keychain provider for the password source.
+    func keychainProvider() async throws -> KeychainKeyProvider {
+        try await datastore.keychainProvider(keychain: keychain)
+    }
+}
+
+/// A networked `store` command's flags: the datastore, and the profile as every networked command takes it
+/// (``ProfileOptions``: profile, server trust and pins, client identity, key log, and the keychain).
+@dynamicMemberLookup
+struct SyncedDatastoreOptions: ParsableArguments {
+    @OptionGroup var datastore: DatastoreSelection
+    @OptionGroup var profile: ProfileOptions
+
+    subscript<T>(dynamicMember path: KeyPath<DatastoreSelection, T>) -> T { datastore[keyPath: path] }
+
+    /// Opens the datastore, runs `body`, and closes it whether `body` succeeds or throws.
+    func withDatastore<R>(
+        mode: DatastoreManager.OpenMode = .existing,
+        _ body: (Datastore) async throws -> R
+    ) async throws -> R {
+        try await datastore.withDatastore(mode: mode, keychain: profile.keychain, body)
+    }
+
+    /// A client for the profile.
+    func client() async throws -> Client { try await profile.client() }
 }

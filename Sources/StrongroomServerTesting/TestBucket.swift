@@ -1,27 +1,27 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
+import AsyncHTTPClient
+package import Foundation
+import NIOCore
 import StrongroomCore
+package import StrongroomServerS3
 import Testing
-
-@testable import StrongroomServer
-@testable import StrongroomServerS3
 
 /// A fresh bucket in the test object store: Ceph's RADOS Gateway started by `Scripts/radosgw.sh start`, whose URL
 /// (`http://ACCESS:SECRET@host:port`) is in `STRONGROOM_TEST_S3_URL` (`Scripts/test.sh` sets it).
-struct TestBucket {
+package struct TestBucket: Sendable {
     /// The object store's URL, when one is configured.
-    static let url: URLComponents? = ProcessInfo.processInfo.environment["STRONGROOM_TEST_S3_URL"]
+    package static let url: URLComponents? = ProcessInfo.processInfo.environment["STRONGROOM_TEST_S3_URL"]
         .flatMap { $0.isEmpty ? nil : URLComponents(string: $0) }
 
     /// Whether tests run against the object store: when one is configured, and always in CI (where a missing one
     /// fails the test with a message naming the script).
-    static var isAvailable: Bool { url != nil || ProcessInfo.processInfo.environment["CI"] != nil }
+    package static var isAvailable: Bool { url != nil || ProcessInfo.processInfo.environment["CI"] != nil }
 
-    let configuration: S3Configuration
+    package let configuration: S3Configuration
 
     /// Creates a bucket with a random name; parts of `partSize` bytes (the smallest S3 allows by default, so that
     /// a few MiB already make a multipart upload).
-    static func make(partSize: Int = S3Configuration.minimumPartSize) async throws -> TestBucket {
+    package static func make(partSize: Int = S3Configuration.minimumPartSize) async throws -> TestBucket {
         let url = try #require(
             url,
             "no object store: run `Scripts/radosgw.sh start` and set STRONGROOM_TEST_S3_URL (Scripts/test.sh does)"
@@ -30,8 +30,10 @@ struct TestBucket {
     }
 
     /// Creates a bucket with a random name in the object store at `url` (`http://ACCESS:SECRET@host:port`).
-    static func make(in url: URLComponents, partSize: Int = S3Configuration.minimumPartSize) async throws -> TestBucket
-    {
+    package static func make(
+        in url: URLComponents,
+        partSize: Int = S3Configuration.minimumPartSize
+    ) async throws -> TestBucket {
         let endpoint = "\(url.scheme ?? "http")://\(url.host ?? "127.0.0.1"):\(url.port ?? 80)"
         let configuration = try S3Configuration(
             endpoint: endpoint,
@@ -44,10 +46,10 @@ struct TestBucket {
         return TestBucket(configuration: configuration)
     }
 
-    var client: S3Client { S3Client(configuration: configuration) }
+    package var client: S3Client { S3Client(configuration: configuration) }
 
     /// `strongroom-server` options for this bucket.
-    var arguments: [String] {
+    package var arguments: [String] {
         [
             "--blob-store", "s3", "--s3-endpoint", configuration.endpoint.absoluteString, "--s3-bucket",
             configuration.bucket, "--s3-part-size-mib", String(configuration.partSize >> 20),
@@ -55,7 +57,7 @@ struct TestBucket {
     }
 
     /// The credentials, as `strongroom-server` reads them.
-    var environment: [String: String] {
+    package var environment: [String: String] {
         [
             "STRONGROOM_S3_ACCESS_KEY_ID": configuration.accessKeyID,
             "STRONGROOM_S3_SECRET_ACCESS_KEY": configuration.secretAccessKey.withUnsafeBytes {
@@ -65,7 +67,19 @@ struct TestBucket {
     }
 
     /// Every object key and unfinished upload in the bucket.
-    func contents() async throws -> (keys: [String], uploads: Int) {
+    package func contents() async throws -> (keys: [String], uploads: Int) {
         (try await client.keys(prefix: ""), try await client.pendingUploads(prefix: "").count)
+    }
+
+    /// Copies every object of the bucket into `folder` (to be scanned with it); returns how many.
+    package func copyObjects(into folder: URL) async throws -> Int {
+        let keys = try await client.keys(prefix: "")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (index, key) in keys.enumerated() {
+            let response = try #require(try await client.getObject(key: key))
+            let body = try await response.body.collect(upTo: 64 << 20)
+            try Data(body.readableBytesView).write(to: folder.appending(path: "s3-object-\(index)"))
+        }
+        return keys.count
     }
 }

@@ -1,25 +1,26 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdTesting
-import Logging
-import StrongroomCore
-import StrongroomCrypto
-import StrongroomServer
+package import Foundation
+package import HTTPTypes
+package import Hummingbird
+package import HummingbirdTesting
+package import Logging
+package import StrongroomClient
+package import StrongroomCore
+package import StrongroomCrypto
+package import StrongroomServer
 import StrongroomServerPostgres
-import StrongroomServerS3
-import StrongroomTesting
-import StrongroomWire
+package import StrongroomServerS3
+package import StrongroomTesting
+package import StrongroomWire
 import Synchronization
 import Testing
 
 /// A real Strongroom server on a free loopback port: embedded SQLite in a temporary directory, or PostgreSQL in a
 /// fresh database of the test cluster (dropped afterwards).
-enum TestServer {
-    static let registrationToken = "test-registration-token"
+package enum TestServer {
+    package static let registrationToken = "test-registration-token"
 
-    static func run<R: Sendable>(
+    package static func run<R: Sendable>(
         engine: TestEngine = .sqlite,
         tokenLifetime: Duration = .seconds(3600),
         limits: ServerLimits = .init(),
@@ -52,7 +53,7 @@ enum TestServer {
             )
             configuration.clock = clock
             configuration.adminToken = adminToken
-            configuration.keyLogMalice = keyLogMalice
+            configuration.keyLogTampering = keyLogMalice
             configuration.keyLogWitnesses = keyLogWitnesses
             configuration.objectStore = objectStore.map(ObjectStore.s3)
             switch engine {
@@ -78,36 +79,38 @@ enum TestServer {
 }
 
 /// A wall clock a test moves forward: the server under test sees time pass without the test waiting for it.
-final class AdvancingWallClock: WallClock {
+package final class AdvancingWallClock: WallClock {
     private let offset = Mutex<TimeInterval>(0)
 
-    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    package init() {}
+
+    package var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
 
     /// Moves the clock `interval` forward.
-    func advance(by interval: TimeInterval) { offset.withLock { $0 += interval } }
+    package func advance(by interval: TimeInterval) { offset.withLock { $0 += interval } }
 }
 
 /// A registered client of the test server, with its keys.
-struct TestClient: Sendable {
-    var clientID: String
-    var apiKeyID: String
-    var apiSecret: String
-    var keys: ClientKeys
-    var token: String
+package struct RegisteredClient: Sendable {
+    package var clientID: String
+    package var apiKeyID: String
+    package var apiSecret: String
+    package var keys: ClientKeys
+    package var token: String
 }
 
 /// Raw HTTP against the test server.
-struct API: Sendable {
-    let client: any TestClientProtocol
-    let dataDirectory: URL
-    let engine: TestEngine
+package struct API: Sendable {
+    package let client: any TestClientProtocol
+    package let dataDirectory: URL
+    package let engine: TestEngine
     /// The PostgreSQL database of this server, when the engine is PostgreSQL.
-    var databaseURL: String?
+    package var databaseURL: String?
 
-    var port: Int { client.port ?? 0 }
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var port: Int { client.port ?? 0 }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    func request(
+    package func request(
         _ method: HTTPRequest.Method,
         _ path: String,
         authorization: String? = nil,
@@ -123,7 +126,7 @@ struct API: Sendable {
         )
     }
 
-    func request(
+    package func request(
         _ method: HTTPRequest.Method,
         _ path: String,
         headers: HTTPFields,
@@ -132,7 +135,7 @@ struct API: Sendable {
         try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
     }
 
-    func request(
+    package func request(
         _ method: HTTPRequest.Method,
         _ path: String,
         token: String,
@@ -142,8 +145,23 @@ struct API: Sendable {
         return try await request(method, path, authorization: "Bearer \(token)", body: body)
     }
 
-    func register(_ name: String = "client") async throws -> TestClient {
-        let keys = ClientKeys.generate()
+    /// Registers a client named `name` through the SDK, its configuration adjusted by `configure` first.
+    package func sdkClient(
+        _ name: String,
+        configure: (inout Client.Configuration) -> Void = { _ in }
+    ) async throws -> Client {
+        guard let url = URL(string: baseURL) else { throw TestFailure("no server URL") }
+        var configuration = try await Client.register(
+            token: TestServer.registrationToken,
+            clientName: name,
+            apiURL: url
+        )
+        configure(&configuration)
+        return Client(configuration: configuration)
+    }
+
+    /// The JSON of a registration of `keys` under `name` with the test server's token.
+    package static func registrationBody(name: String, keys: ClientKeys) throws -> String {
         let registration = RegistrationRequest(
             token: TestServer.registrationToken,
             client: .init(
@@ -152,7 +170,13 @@ struct API: Sendable {
                 signingKey: .init(ed25519: keys.signingKey.publicKey.base64URLEncoded)
             )
         )
-        let body = String(decoding: try JSONEncoder().encode(registration), as: UTF8.self)
+        return String(decoding: try JSONEncoder().encode(registration), as: UTF8.self)
+    }
+
+    /// Registers a client named `name` over raw HTTP, with its keys and a token.
+    package func register(_ name: String = "client") async throws -> RegisteredClient {
+        let keys = ClientKeys.generate()
+        let body = try Self.registrationBody(name: name, keys: keys)
         let response = try await request(.post, "/v1/account/e3db/clients/register", body: body)
         guard response.status == .created else { throw TestFailure("registration answered \(response.status)") }
         let registered = try JSONDecoder().decode(RegistrationResponse.self, from: Data(buffer: response.body))
@@ -164,7 +188,7 @@ struct API: Sendable {
             body: "grant_type=client_credentials"
         )
         let token = try JSONDecoder().decode(TokenResponse.self, from: Data(buffer: tokenResponse.body))
-        return TestClient(
+        return RegisteredClient(
             clientID: registered.clientID,
             apiKeyID: registered.apiKeyID,
             apiSecret: registered.apiSecret,
@@ -174,8 +198,8 @@ struct API: Sendable {
     }
 
     /// Writes a record whose fields are encrypted client-side under `accessKey`.
-    func writeRecord(
-        as client: TestClient,
+    package func writeRecord(
+        as client: RegisteredClient,
         type: String,
         fields: [String: String],
         accessKey: AccessKey
@@ -189,7 +213,12 @@ struct API: Sendable {
         return try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: response.body))
     }
 
-    func share(_ type: String, from writer: TestClient, to reader: TestClient, accessKey: AccessKey) async throws {
+    package func share(
+        _ type: String,
+        from writer: RegisteredClient,
+        to reader: RegisteredClient,
+        accessKey: AccessKey
+    ) async throws {
         let eak = accessKey.sealed(to: reader.keys.encryptionKey.publicKey, by: writer.keys.encryptionKey)
         let path = "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(reader.clientID)/\(type)"
         let put = try await request(.put, path, token: writer.token, json: AccessKeyPutRequest(eak: eak.wireFormat))
@@ -201,11 +230,11 @@ struct API: Sendable {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct TestFailure: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension Data {
-    init(buffer: ByteBuffer) { self.init(buffer.readableBytesView) }
+    package init(buffer: ByteBuffer) { self.init(buffer.readableBytesView) }
 }

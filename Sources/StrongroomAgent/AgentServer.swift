@@ -1,7 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
-import StrongroomKeychain
+package import StrongroomKeychain
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,10 +15,14 @@ import Glibc
 /// each read and write limited to ``AgentProtocol/timeout`` seconds, requests of at most
 /// ``AgentProtocol/maximumRequestPayload`` bytes. Peers of another user are closed before anything is read
 /// (`SO_PEERCRED`); the socket is mode 0600 in an owner-only folder besides.
-final class AgentServer: Sendable {
-    struct Held: Sendable {
-        var keychainPath: String
-        var key: KeychainUnlockKey
+package final class AgentServer: Sendable {
+    package struct Held: Sendable {
+        package var keychainPath: String
+        package var key: KeychainUnlockKey
+
+        package init(keychainPath: String, key: KeychainUnlockKey) {
+            (self.keychainPath, self.key) = (keychainPath, key)
+        }
     }
 
     /// What the agent keeps of a keychain: its path, and its data key sealed (``SealedSecret``) — opened only for
@@ -35,19 +39,19 @@ final class AgentServer: Sendable {
         var active = 0
     }
 
-    static let maximumConnections = 16
+    package static let maximumConnections = 16
 
-    let socketPath: String
-    let idleTimeout: Duration
+    package let socketPath: String
+    package let idleTimeout: Duration
     private let state = Mutex(State())
     /// The socket file's device and inode when it was bound: a file at that path with another identity is not ours.
     private let socketIdentity: FileIdentity?
 
-    struct FileIdentity: Equatable, Sendable {
-        var device: UInt64
-        var inode: UInt64
+    package struct FileIdentity: Equatable, Sendable {
+        package var device: UInt64
+        package var inode: UInt64
 
-        init?(path: String) {
+        package init?(path: String) {
             var information = stat()
             guard lstat(path, &information) == 0 else { return nil }
             device = UInt64(information.st_dev)
@@ -55,7 +59,7 @@ final class AgentServer: Sendable {
         }
     }
 
-    init(socketPath: String, idleTimeout: Duration, holding held: Held) {
+    package init(socketPath: String, idleTimeout: Duration, holding held: Held) {
         self.socketPath = socketPath
         self.idleTimeout = idleTimeout
         self.socketIdentity = FileIdentity(path: socketPath)
@@ -65,7 +69,7 @@ final class AgentServer: Sendable {
     }
 
     /// Serves until a reason to stop; then wipes every key and removes its socket file (when it is still ours).
-    func serve(_ listener: UnixSocket, isCancelled: () -> Bool) {
+    package func serve(_ listener: UnixSocket, isCancelled: () -> Bool) {
         while !isCancelled(), !shouldStop() {
             let connection: UnixSocket?
             do {

@@ -1,12 +1,13 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
-#if DEBUG
 import Foundation
-import StrongroomCrypto
+package import StrongroomCrypto
+package import StrongroomServer
+package import StrongroomWire
 import Synchronization
 
-/// A malicious server's key log, for tests only (compiled into debug builds alone; a release build has no such
-/// type): a test switches each misbehaviour on and off while the server runs, and checks that verifying clients
-/// notice.
+/// A malicious server's key log, for tests: a ``KeyLogTampering`` decorator a test hands the server
+/// (`ServerConfiguration.keyLogTampering`), then switches each misbehaviour on and off while the server runs, and
+/// checks that verifying clients notice.
 ///
 /// - Key substitution: every Nth client lookup answers with keys the server made, keeping the honest proof.
 /// - An extra key bound to a client: the next lookup of that client appends a real key-change leaf binding keys the
@@ -14,7 +15,7 @@ import Synchronization
 /// - A fake leaf inserted at a position in every tree the log serves: at the current size, a fork that agrees with
 ///   the past; below what clients saw, the log truncated and regrown.
 /// - Backdated checkpoints: a stale checkpoint replayed.
-package final class KeyLogMalice: Sendable {
+package final class KeyLogMalice: KeyLogTampering {
     struct State {
         var substituteEvery: Int?
         var lookups = 0
@@ -42,10 +43,42 @@ package final class KeyLogMalice: Sendable {
         state.withLock { $0.pendingBindings[clientID] = hiddenFromHistory }
     }
 
-    // MARK: What the server asks
+    // MARK: The decorated answers
+
+    package func servedTree(_ honest: MerkleTree) -> MerkleTree {
+        guard let position = forkPosition, position <= honest.size else { return honest }
+        var leaves = (0..<honest.size).compactMap { honest.leaf(at: $0) }
+        leaves.insert(Self.fakeLeaf, at: Int(position))
+        return MerkleTree(leaves: leaves)
+    }
+
+    package func checkpointSecond(_ honest: Int64) -> Int64 { honest - backdating }
+
+    package func lookUp(_ info: inout ClientInfo, log: any KeyLogStore, now: UInt64) async throws {
+        if let hidden = takePendingBinding(for: info.clientID),
+            let registration = try await log.keyLeaves(clientID: info.clientID, limit: 1).first,
+            let id = UUID(uuidString: info.clientID)
+        {
+            let keys = Self.madeUpKeys(previous: registration.index)
+            let entry = try KeyLogEntry(keysOf: id, keys, registration: false, time: now)
+            if let index = try await log.appendKeyLog([PendingKeyLogLeaf(entry: entry)]) {
+                recordBinding(info.clientID, index: index, keys: keys, hidden: hidden)
+            }
+        }
+        var keys = boundKeys(of: info.clientID)
+        if substitutesThisLookup() { keys = Self.madeUpKeys(previous: nil) }
+        if let keys {
+            info.publicKey = PublicKeyObject(curve25519: keys.encryption.base64URLEncoded)
+            info.signingKey = keys.signing.map { SigningKeyObject(ed25519: $0.base64URLEncoded) }
+        }
+    }
+
+    package func hiddenLeaves(of clientID: String) -> Set<UInt64> { hiddenIndexes(of: clientID) }
+
+    // MARK: State
 
     /// Whether this lookup substitutes keys (counting it).
-    func substitutesThisLookup() -> Bool {
+    private func substitutesThisLookup() -> Bool {
         state.withLock { state in
             state.lookups += 1
             guard let every = state.substituteEvery, every > 0 else { return false }
@@ -54,30 +87,30 @@ package final class KeyLogMalice: Sendable {
     }
 
     /// Whether a binding to `clientID` waits, and whether it hides; clears it.
-    func takePendingBinding(for clientID: String) -> Bool? {
+    private func takePendingBinding(for clientID: String) -> Bool? {
         state.withLock { $0.pendingBindings.removeValue(forKey: clientID) }
     }
 
-    func recordBinding(_ clientID: String, index: UInt64, keys: KeyLogEntry.Keys, hidden: Bool) {
+    private func recordBinding(_ clientID: String, index: UInt64, keys: KeyLogEntry.Keys, hidden: Bool) {
         state.withLock { $0.bindings[clientID] = (index, keys, hidden) }
     }
 
     /// The keys bound to `clientID` by the server, if any.
-    func boundKeys(of clientID: String) -> KeyLogEntry.Keys? { state.withLock { $0.bindings[clientID]?.keys } }
+    private func boundKeys(of clientID: String) -> KeyLogEntry.Keys? { state.withLock { $0.bindings[clientID]?.keys } }
 
     /// The leaf indexes the client's history hides.
-    func hiddenIndexes(of clientID: String) -> Set<UInt64> {
+    private func hiddenIndexes(of clientID: String) -> Set<UInt64> {
         state.withLock { state in
             guard let binding = state.bindings[clientID], binding.hidden else { return [] }
             return [binding.index]
         }
     }
 
-    var fakeLeafPosition: UInt64? { state.withLock { $0.fakeLeafAt } }
-    var checkpointAge: Int64 { state.withLock { $0.checkpointAge } }
+    private var forkPosition: UInt64? { state.withLock { $0.fakeLeafAt } }
+    private var backdating: Int64 { state.withLock { $0.checkpointAge } }
 
     /// Keys the server made.
-    static func madeUpKeys(previous: UInt64?) -> KeyLogEntry.Keys {
+    private static func madeUpKeys(previous: UInt64?) -> KeyLogEntry.Keys {
         KeyLogEntry.Keys(
             encryption: EncryptionPrivateKey().publicKey,
             signing: SigningPrivateKey().publicKey,
@@ -86,6 +119,5 @@ package final class KeyLogMalice: Sendable {
     }
 
     /// The leaf a fork or a rewrite inserts.
-    static let fakeLeaf = MerkleHash.leaf(Data("strongroom malicious-server test leaf".utf8))
+    private static let fakeLeaf = MerkleHash.leaf(Data("strongroom malicious-server test leaf".utf8))
 }
-#endif

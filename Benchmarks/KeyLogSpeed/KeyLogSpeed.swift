@@ -3,21 +3,22 @@ import Foundation
 import SQLKit
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomServer
 import StrongroomWire
 
-/// What `strongroom-server keylog speed` measured: key log appends per second in batches, with a checkpoint caught up
+/// What `StrongroomKeyLogSpeed` measured: key log appends per second in batches, with a checkpoint caught up
 /// and signed every second, beside the same rows inserted with a bare statement (the database's floor).
-package struct KeyLogSpeed: Sendable {
+struct KeyLogSpeed: Sendable {
     /// Appends per second through the log (entries built, the index found, rows inserted, a checkpoint a second).
-    package var appendsPerSecond: Double
+    var appendsPerSecond: Double
     /// The same number of rows inserted per second by a bare `INSERT` in the same batches.
-    package var floorPerSecond: Double
+    var floorPerSecond: Double
     /// Checkpoints signed during the run.
-    package var checkpoints: Int
+    var checkpoints: Int
 
     /// Appends `events` registration leaves in transactions of `batch` to the key log of `store` (which must be
     /// empty and disposable), signing a checkpoint whenever a second has passed.
-    package static func measure(store: SQLServerStore, events: Int, batch: Int) async throws -> KeyLogSpeed {
+    static func measure(store: SQLServerStore, events: Int, batch: Int) async throws -> KeyLogSpeed {
         let log = try ServerKeyLog(
             tokenKey: SecureRandom.bytes(count: 32),
             store: store,

@@ -8,14 +8,14 @@ import StrongroomCore
 /// ``maximumRequestPayload``) and that many bytes. An answer is a status byte, a 2-byte big-endian length (at most
 /// ``maximumAnswerPayload``) and that many bytes. Both sides check every length before reading, and every read and
 /// write is bounded by the socket's timeout.
-enum AgentProtocol {
-    static let magic: [UInt8] = Array("SRA1".utf8)
-    static let maximumRequestPayload = 256
-    static let maximumAnswerPayload = 4_096
+package enum AgentProtocol {
+    package static let magic: [UInt8] = Array("SRA1".utf8)
+    package static let maximumRequestPayload = 256
+    package static let maximumAnswerPayload = 4_096
     /// Seconds either side waits for the other to read or write before giving up.
-    static let timeout = 5
+    package static let timeout = 5
 
-    enum Operation: UInt8 {
+    package enum Operation: UInt8 {
         /// Payload: a keychain's store ID (UTF-8). Answer: its 32-byte data key, or `unknown`.
         case key = 1
         /// No payload. Answer: ``AgentStatus`` as JSON.
@@ -24,38 +24,38 @@ enum AgentProtocol {
         case stop = 3
     }
 
-    enum Status: UInt8 {
+    package enum Status: UInt8 {
         case ok = 0
         case unknown = 1
         case badRequest = 2
     }
 
     /// A malformed or oversized message.
-    struct Malformed: Error {}
+    package struct Malformed: Error {}
 
     /// A request; a payload longer than ``maximumRequestPayload`` is ``Malformed`` (never a trap: a keychain's store
     /// ID comes from a file the user names).
-    static func request(_ operation: Operation, _ payload: [UInt8] = []) throws(Malformed) -> [UInt8] {
+    package static func request(_ operation: Operation, _ payload: [UInt8] = []) throws(Malformed) -> [UInt8] {
         guard payload.count <= maximumRequestPayload else { throw Malformed() }
         return magic + [operation.rawValue] + bigEndian(payload.count) + payload
     }
 
     /// An answer's header; a length over ``maximumAnswerPayload`` is ``Malformed`` (never a trap).
-    static func answerHeader(_ status: Status, length: Int) throws(Malformed) -> [UInt8] {
+    package static func answerHeader(_ status: Status, length: Int) throws(Malformed) -> [UInt8] {
         guard (0...maximumAnswerPayload).contains(length) else { throw Malformed() }
         return [status.rawValue] + bigEndian(length)
     }
 
-    static func bigEndian(_ value: Int) -> [UInt8] {
+    package static func bigEndian(_ value: Int) -> [UInt8] {
         [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
     }
 
-    static func length(_ bytes: ArraySlice<UInt8>) -> Int {
+    package static func length(_ bytes: ArraySlice<UInt8>) -> Int {
         Int(bytes[bytes.startIndex]) << 8 | Int(bytes[bytes.startIndex + 1])
     }
 
     /// Reads one request: its operation and payload.
-    static func readRequest(from socket: UnixSocket) throws -> (Operation, [UInt8]) {
+    package static func readRequest(from socket: UnixSocket) throws -> (Operation, [UInt8]) {
         let header = try socket.read(count: 7)
         guard Array(header[0..<4]) == magic, let operation = Operation(rawValue: header[4]) else { throw Malformed() }
         let count = length(header[5..<7])
@@ -64,7 +64,7 @@ enum AgentProtocol {
     }
 
     /// Reads one answer's header: its status and the payload length (checked).
-    static func readAnswerHeader(from socket: UnixSocket) throws -> (Status, Int) {
+    package static func readAnswerHeader(from socket: UnixSocket) throws -> (Status, Int) {
         let header = try socket.read(count: 3)
         guard let status = Status(rawValue: header[0]) else { throw Malformed() }
         let count = length(header[1..<3])
@@ -74,16 +74,29 @@ enum AgentProtocol {
 }
 
 /// What `strongroom agent status` prints.
-struct AgentStatus: Codable {
-    var pid: Int32
-    var socket: String
-    var keychains: [String]
-    var idleTimeoutSeconds: Int
-    var secondsUntilIdleExit: Int
+package struct AgentStatus: Codable {
+    package var pid: Int32
+    package var socket: String
+    package var keychains: [String]
+    package var idleTimeoutSeconds: Int
+    package var secondsUntilIdleExit: Int
     /// Keychains held but left out of ``keychains`` so that the answer fits its frame (long paths); nil when none.
-    var keychainsNotListed: Int?
+    package var keychainsNotListed: Int?
 
-    enum CodingKeys: String, CodingKey {
+    package init(
+        pid: Int32,
+        socket: String,
+        keychains: [String],
+        idleTimeoutSeconds: Int,
+        secondsUntilIdleExit: Int,
+        keychainsNotListed: Int? = nil
+    ) {
+        (self.pid, self.socket, self.keychains) = (pid, socket, keychains)
+        (self.idleTimeoutSeconds, self.secondsUntilIdleExit) = (idleTimeoutSeconds, secondsUntilIdleExit)
+        self.keychainsNotListed = keychainsNotListed
+    }
+
+    package enum CodingKeys: String, CodingKey {
         case pid, socket, keychains
         case idleTimeoutSeconds = "idle_timeout_seconds"
         case secondsUntilIdleExit = "seconds_until_idle_exit"
@@ -92,7 +105,7 @@ struct AgentStatus: Codable {
 
     /// The status as JSON of at most `maximumBytes`: keychains are left out from the end (and counted) until it
     /// fits; a status whose socket path alone does not fit is nil.
-    func encoded(maximumBytes: Int) -> [UInt8]? {
+    package func encoded(maximumBytes: Int) -> [UInt8]? {
         var status = self
         while true {
             guard let body = try? JSONEncoder().encode(status) else { return nil }

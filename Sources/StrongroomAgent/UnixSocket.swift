@@ -11,14 +11,14 @@ import Darwin
 /// A connected or listening Unix-domain stream socket, closed when released. Every read and write is bounded by
 /// the socket's timeouts, so a peer that stops talking cannot stall its caller. Unchecked `Sendable`: the descriptor
 /// never changes, and each connection is used by one thread at a time.
-final class UnixSocket: @unchecked Sendable {
-    let descriptor: Int32
+package final class UnixSocket: @unchecked Sendable {
+    package let descriptor: Int32
 
     /// Why a socket operation failed: the system call and its `errno`.
-    struct Failure: Error, CustomStringConvertible {
-        var call: String
-        var code: Int32
-        var description: String { "\(call): \(String(cString: strerror(code)))" }
+    package struct Failure: Error, CustomStringConvertible {
+        package var call: String
+        package var code: Int32
+        package var description: String { "\(call): \(String(cString: strerror(code)))" }
     }
 
     private init(descriptor: Int32) {
@@ -28,7 +28,7 @@ final class UnixSocket: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// The longest path a socket address holds (`sun_path` less its terminating zero).
-    static var maximumPathLength: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
+    package static var maximumPathLength: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1 }
 
     private static func makeSocket() throws(Failure) -> UnixSocket {
         #if canImport(Glibc)
@@ -61,7 +61,7 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// Connects to the socket at `path`, with `timeout` seconds for each later read and write.
-    static func connect(to path: String, timeout: Int) throws(Failure) -> UnixSocket {
+    package static func connect(to path: String, timeout: Int) throws(Failure) -> UnixSocket {
         let socket = try makeSocket()
         try socket.setTimeouts(seconds: timeout)
         let result = try withAddress(path) { address, length in
@@ -76,7 +76,7 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// A socket listening at `path`, which must not exist, made readable and writable by its owner only.
-    static func listen(at path: String, backlog: Int32 = 16) throws(Failure) -> UnixSocket {
+    package static func listen(at path: String, backlog: Int32 = 16) throws(Failure) -> UnixSocket {
         let socket = try makeSocket()
         let previous = umask(0o177)
         let result = try withAddress(path) { address, length in bind(socket.descriptor, address, length) }
@@ -93,7 +93,7 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// Waits up to `milliseconds` for a connection; nil when none came (or a signal interrupted the wait).
-    func accept(waitingUpTo milliseconds: Int32) throws(Failure) -> UnixSocket? {
+    package func accept(waitingUpTo milliseconds: Int32) throws(Failure) -> UnixSocket? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let ready = poll(&poller, 1, milliseconds)
         if ready < 0, errno == EINTR { return nil }
@@ -108,14 +108,14 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// The user ID of the process at the other end (from the kernel, not from anything it sent).
-    var peerUserID: uid_t? {
+    package var peerUserID: UInt32? {
         var user: UInt32 = 0
         guard cagent_peer_uid(descriptor, &user) == 0 else { return nil }
         return uid_t(user)
     }
 
     /// Bounds every later read and write to `seconds`.
-    func setTimeouts(seconds: Int) throws(Failure) {
+    package func setTimeouts(seconds: Int) throws(Failure) {
         var time = timeval(tv_sec: seconds, tv_usec: 0)
         let size = socklen_t(MemoryLayout<timeval>.size)
         guard setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, size) == 0,
@@ -124,7 +124,7 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// Writes all of `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
         guard let base = bytes.baseAddress else { return }
         let failure = ExactIO.transfer(count: bytes.count, endOfStream: EPIPE) {
             send(descriptor, base + $0, bytes.count - $0, Int32(MSG_NOSIGNAL))
@@ -132,12 +132,12 @@ final class UnixSocket: @unchecked Sendable {
         if let failure { throw Failure(call: "send", code: failure) }
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Reads exactly `buffer.count` bytes, or fails (a timeout, or the peer closing early).
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) {
         guard let base = buffer.baseAddress else { return }
         let failure = ExactIO.transfer(count: buffer.count, endOfStream: ECONNRESET) {
             recv(descriptor, base + $0, buffer.count - $0, 0)
@@ -146,7 +146,7 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// Reads exactly `count` bytes.
-    func read(count: Int) throws -> [UInt8] {
+    package func read(count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         try bytes.withUnsafeMutableBytes { try read(into: $0) }
         return bytes

@@ -2,7 +2,7 @@
 import Foundation
 import StrongroomClient
 import StrongroomCore
-import StrongroomKeychain
+package import StrongroomKeychain
 
 #if canImport(Glibc)
 import Glibc
@@ -10,15 +10,15 @@ import Glibc
 
 /// Talking to a running `strongroom agent`: where its socket is, the data key of a keychain it holds, its status,
 /// and stopping it. A missing or silent agent is never an error for a command: it falls back to the passphrase.
-enum AgentClient {
+package enum AgentClient {
     /// The process behind the socket belongs to another user.
-    struct ForeignAgent: Error, CustomStringConvertible {
-        var description: String { "the socket belongs to another user's process" }
+    package struct ForeignAgent: Error, CustomStringConvertible {
+        package var description: String { "the socket belongs to another user's process" }
     }
 
     /// The agent's socket: `STRONGROOM_AGENT_SOCKET`, else `agent.sock` in `STRONGROOM_HOME` (default
     /// `~/.strongroom`). nil when `STRONGROOM_AGENT_SOCKET` is set and empty (the agent is not used).
-    static var socketPath: String? {
+    package static var socketPath: String? {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["STRONGROOM_AGENT_SOCKET"] { return path.isEmpty ? nil : path }
         let home =
@@ -48,8 +48,8 @@ enum AgentClient {
     }
 
     /// The data key the agent holds for the keychain `storeID`; nil when there is no agent, it does not hold that
-    /// keychain, or it does not answer properly (said under `--verbose`).
-    static func unlockKey(storeID: String) -> KeychainUnlockKey? {
+    /// keychain, or it does not answer properly (then `note` is told why: the CLI prints it under `--verbose`).
+    package static func unlockKey(storeID: String, note: (String) -> Void = { _ in }) -> KeychainUnlockKey? {
         guard let path = socketPath, FileManager.default.fileExists(atPath: path) else { return nil }
         do {
             guard let answer = try exchange(path, .key, Array(storeID.utf8.prefix(128))), answer.status == .ok,
@@ -58,21 +58,19 @@ enum AgentClient {
             let key = try SecureBytes(count: 32) { (buffer) throws in try answer.socket.read(into: buffer) }
             return KeychainUnlockKey(storeID: storeID, dataKey: key)
         } catch {
-            if Verbosity.isOn {
-                printError("note: the agent at \(path) did not answer (\(error)); asking for the passphrase")
-            }
+            note("note: the agent at \(path) did not answer (\(error)); asking for the passphrase")
             return nil
         }
     }
 
     /// The running agent's status; nil when none answers at `path`.
-    static func status(at path: String) throws -> AgentStatus? {
+    package static func status(at path: String) throws -> AgentStatus? {
         guard let answer = try exchange(path, .status), answer.status == .ok else { return nil }
         return try JSONDecoder().decode(AgentStatus.self, from: Data(try answer.socket.read(count: answer.length)))
     }
 
     /// Asks the agent at `path` to wipe what it holds and exit; false when none was running.
-    static func stop(at path: String) throws -> Bool {
+    package static func stop(at path: String) throws -> Bool {
         guard let answer = try exchange(path, .stop) else { return false }
         return answer.status == .ok
     }
