@@ -150,13 +150,11 @@ struct MembershipState: Sendable, Hashable, Codable {
     /// Every member.
     var memberIDs: [ClientID] { access.keys.compactMap { ClientID($0) } }
 
-    /// The clients whose revisions count: the owner and every read-write member.
-    func allowedWriters(owner: ClientID) -> Set<ClientID> {
-        Set(access.filter { $0.value == .readWrite }.keys.compactMap { ClientID($0) }).union([owner])
-    }
-
     /// The read-write members.
-    var writers: [UUID] { access.filter { $0.value == .readWrite }.keys.compactMap { UUID(uuidString: $0) } }
+    var writers: [ClientID] { access.filter { $0.value == .readWrite }.keys.compactMap { ClientID($0) } }
+
+    /// The clients whose revisions count: the owner and every read-write member.
+    func allowedWriters(owner: ClientID) -> Set<ClientID> { Set(writers).union([owner]) }
 
     var members: [Member] {
         access.compactMap { id, access in UUID(uuidString: id).map { Member(clientID: $0, access: access) } }

@@ -82,25 +82,44 @@ struct ReplicationSession: Sendable {
     /// member, and stops sharing them with those who left.
     func shareBack(_ state: MembershipState) async throws {
         let key = names.sharedBackKey
-        var done = Set((try await datastore.checkpoint(key) ?? "").split(separator: " ").map(String.init))
-        let wanted = Set(state.memberIDs.map(\.description)).union([owner.description]).subtracting([
-            clientID.description
-        ])
-        if !done.contains("authorizer") {
+        var done = SharedBack(try await datastore.checkpoint(key))
+        let wanted = Set(state.memberIDs).union([owner]).subtracting([clientID])
+        if !done.authorizerAdded {
             try await client.add(authorizerID: owner.uuid, type: type)
-            done.insert("authorizer")
+            done.authorizerAdded = true
         }
-        for reader in wanted.subtracting(done) {
-            guard let readerID = ClientID(reader) else { continue }
-            try await client.share(type: type, readerID: readerID.uuid)
-            done.insert(reader)
-            try await datastore.setCheckpoint(key, done.sorted().joined(separator: " "))
+        for reader in wanted.subtracting(done.readers) {
+            try await client.share(type: type, readerID: reader.uuid)
+            done.readers.insert(reader)
+            try await datastore.setCheckpoint(key, done.text)
         }
-        for reader in done.subtracting(wanted).subtracting(["authorizer"]) {
-            guard let readerID = ClientID(reader) else { continue }
-            try await client.revoke(type: type, readerID: readerID.uuid)
-            done.remove(reader)
+        for reader in done.readers.subtracting(wanted) {
+            try await client.revoke(type: type, readerID: reader.uuid)
+            done.readers.remove(reader)
         }
-        try await datastore.setCheckpoint(key, done.sorted().joined(separator: " "))
+        try await datastore.setCheckpoint(key, done.text)
+    }
+}
+
+/// What a read-write member has shared back, kept as a checkpoint in its datastore: `authorizer` once the owner is
+/// its authorizer for the type, then each reader's ID, space-separated (the text earlier versions wrote).
+struct SharedBack: Equatable {
+    var authorizerAdded = false
+    var readers: Set<ClientID> = []
+
+    /// Reads the checkpoint; words that are neither are ignored (the checkpoint is this code's, inside the encrypted
+    /// datastore).
+    init(_ text: String?) {
+        for word in (text ?? "").split(separator: " ") {
+            if word == "authorizer" {
+                authorizerAdded = true
+            } else if let reader = ClientID(word) {
+                readers.insert(reader)
+            }
+        }
+    }
+
+    var text: String {
+        ((authorizerAdded ? ["authorizer"] : []) + readers.map(\.description)).sorted().joined(separator: " ")
     }
 }

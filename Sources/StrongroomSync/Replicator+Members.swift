@@ -32,9 +32,9 @@ extension Replicator {
         try await client.setSyncAccess(type: session.type, member: memberID, access: access.syncAccess)
         try await client.share(type: session.type, readerID: memberID)
         let state = try await session.membership()
-        for writer in state.writers where writer != memberID {
+        for writer in state.writers where writer.uuid != memberID {
             try await Self.ignoringMissingGrant { () throws(ClientError) in
-                try await client.share(onBehalfOf: writer, type: session.type, readerID: memberID)
+                try await client.share(onBehalfOf: writer.uuid, type: session.type, readerID: memberID)
             }
         }
         try await session.writeMembership(MembershipRecord(member: memberID, access: access))
@@ -51,9 +51,9 @@ extension Replicator {
         try await session.writeMembership(MembershipRecord(member: memberID, access: nil))
         try await client.revoke(type: session.type, readerID: memberID)
         let state = try await session.membership()
-        for writer in state.writers where writer != memberID {
+        for writer in state.writers where writer.uuid != memberID {
             try await Self.ignoringMissingGrant { () throws(ClientError) in
-                try await client.revoke(onBehalfOf: writer, type: session.type, readerID: memberID)
+                try await client.revoke(onBehalfOf: writer.uuid, type: session.type, readerID: memberID)
             }
         }
     }

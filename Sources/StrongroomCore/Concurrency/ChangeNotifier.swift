@@ -34,26 +34,17 @@ package final class ChangeNotifier: Sendable {
             state.nextID &+= 1
             return state.nextID
         }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state in
-                    guard state.generation == seen else { return true }
+        await waitForSignal(
+            timeout: timeout,
+            park: { continuation in
+                state.withLock { state in
+                    guard state.generation == seen else { return false }
                     state.waiters[id] = continuation
-                    return false
+                    return true
                 }
-                if ready {
-                    continuation.resume()
-                } else {
-                    Task { [weak self] in
-                        // Cancellation ends the wait early, which is what a cancelled waiter wants.
-                        try? await Task.sleep(for: timeout)
-                        self?.resume(id)
-                    }
-                }
-            }
-        } onCancel: {
-            resume(id)
-        }
+            },
+            wake: { [weak self] in self?.resume(id) }
+        )
     }
 
     private func resume(_ id: Int) {

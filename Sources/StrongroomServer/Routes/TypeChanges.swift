@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
 import Synchronization
 
 /// Wakes the long-polls (`POST /v2/sync/changes`) waiting on a type when this process commits a write of that type,
@@ -81,30 +82,21 @@ final class TypeChanges: Sendable {
     /// Returns when a write of the ticket's type was signalled since the last wait returned (at once if one was),
     /// after `timeout`, or when the task is cancelled — whichever comes first.
     func wait(_ ticket: Ticket, timeout: Duration) async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state in
+        await waitForSignal(
+            timeout: timeout,
+            park: { continuation in
+                state.withLock { state in
                     guard var waiter = state.waiters[ticket.id], !waiter.signalled else {
                         state.waiters[ticket.id]?.signalled = false
-                        return true
+                        return false
                     }
                     waiter.continuation = continuation
                     state.waiters[ticket.id] = waiter
-                    return false
+                    return true
                 }
-                if ready {
-                    continuation.resume()
-                } else {
-                    Task { [weak self] in
-                        // Cancellation ends the wait early, which is what a cancelled waiter wants.
-                        try? await Task.sleep(for: timeout)
-                        self?.wake(ticket)
-                    }
-                }
-            }
-        } onCancel: {
-            wake(ticket)
-        }
+            },
+            wake: { [weak self] in self?.wake(ticket) }
+        )
     }
 
     private func wake(_ ticket: Ticket) {
