@@ -63,5 +63,17 @@ elif command == "read-file":
 elif command == "read-with-profile":
     config = e3db.Config.load(sys.argv[2])
     print(json.dumps(e3db.Client(config).read(sys.argv[3]).data, sort_keys=True, ensure_ascii=False))
+elif command == "read-type":
+    # Every record of a type by one writer, decrypted with the one access key the SDK fetches: a JSON list of each
+    # record's data, sorted (a key rotation must leave none it cannot open).
+    client, found, index = load(sys.argv[2]), [], 0
+    while True:
+        page = client.query(data=True, writer=[sys.argv[3]], record_type=[sys.argv[4]], page_size=500, last_index=index)
+        batch = list(page)
+        found += [record.data for record in batch]
+        if len(batch) < 500:
+            break
+        index = page.after_index
+    print(json.dumps(sorted(found, key=lambda data: json.dumps(data, sort_keys=True)), sort_keys=True))
 else:
     sys.exit(f"unknown command {command}")

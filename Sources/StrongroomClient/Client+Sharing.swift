@@ -17,16 +17,43 @@ extension Client {
         try await setPolicy(writerID: clientID, readerID: reader, type: type, PolicyRequest(allow: [.init(read: [:])]))
     }
 
-    /// Stops `readerID` reading this client's records of `type`: denies reading, then deletes the reader's key.
-    /// The server refuses the reader at once, whatever it cached.
-    public func revoke(type: String, readerID: UUID) async throws(ClientError) {
+    /// Stops `readerID` reading this client's records of `type`.
+    ///
+    /// By default the revoke is cryptographic (``rotateAccessKey(type:revoking:)``): a new key generation sealed to
+    /// every remaining reader, committed by the server at once with the revocation, and this client's records
+    /// re-wrapped under it, so the revoked reader — holding every key it ever had and a copy of the server's
+    /// database — opens nothing written from now on. With `rotate: false` only the server's access control changes
+    /// (reads denied, the reader's key deleted): weaker, since the reader keeps the key that opens every record
+    /// written later under the type. Replicated types (`sr1.`) do not rotate yet (their revisions are immutable; the
+    /// key chain for them is the next step), so they always revoke as `rotate: false` does.
+    ///
+    /// - Returns: what the rotation did; nil when nothing rotated.
+    @discardableResult
+    public func revoke(
+        type: String,
+        readerID: UUID,
+        rotate: Bool = true
+    ) async throws(ClientError)
+        -> KeyRotationReport?
+    {
         let reader = ClientID(readerID).description
-        try await setPolicy(writerID: clientID, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
-        try await authenticated(
-            .DELETE,
-            E3DBPath.accessKey.render(clientID, clientID, reader, type),
-            success: [200, 204]
-        )
+        guard rotate, !type.hasPrefix("sr1."), reader != clientID,
+            try await hasWriterKey(type: type)
+        else {
+            try await setPolicy(
+                writerID: clientID,
+                readerID: reader,
+                type: type,
+                PolicyRequest(deny: [.init(read: [:])])
+            )
+            try await authenticated(
+                .DELETE,
+                E3DBPath.accessKey.render(clientID, clientID, reader, type),
+                success: [200, 204]
+            )
+            return nil
+        }
+        return try await rotateAccessKey(type: type, revoking: [readerID])
     }
 
     /// Seals this client's key for `type` to another client (a reader or an authorizer); an existing EAK is kept.

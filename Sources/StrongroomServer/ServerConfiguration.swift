@@ -62,6 +62,9 @@ public struct ServerConfiguration: Sendable {
     public var keyLogWitnesses: [KeyLogWitnessEndpoint] = []
     /// A malicious server's key log answers, for the malicious-server tests (package API: no deployment sets it).
     package var keyLogTampering: (any KeyLogTampering)?
+    /// How long an authenticated caller's client row is used from memory before it is read again (10 s; package API:
+    /// a test that counts database queries sets it longer, so that a slow machine cannot expire it mid-count).
+    package var clientCacheLifetime: Duration = .seconds(10)
 
     /// The embedded default: SQLite under `dataDirectory`, loopback only.
     public init(

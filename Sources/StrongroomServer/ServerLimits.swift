@@ -69,6 +69,9 @@ public struct ServerLimits: Sendable, Hashable {
     public var syncRevisionsPerDocument: Int = 10_000
     /// Replication: members (revoked ones included) of one shared datastore's type; setting one more is 413.
     public var syncMembersPerType: Int = 10_000
+    /// Readers a key rotation re-seals the type's access key to (`POST /v2/storage/access_keys/…/rotate`), and that
+    /// `GET /v2/storage/access_keys/{writer}/{user}/{type}` lists; a type with more cannot be rotated in one step.
+    public var readersPerRotation: Int = 10_000
     /// Replication: shared datastores' types one client owns; claiming one more is 413.
     public var syncOwnedTypesPerClient: Int = 100_000
     /// Replication: revision tags one `POST /v2/sync/revs_diff` or `…/purge` asks about (more is 400).

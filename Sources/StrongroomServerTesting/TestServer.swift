@@ -20,11 +20,21 @@ import Testing
 package enum TestServer {
     package static let registrationToken = "test-registration-token"
 
+    /// The connection limits of a test server unless a test sets its own: a deployment's, with five minutes for a
+    /// request head or body at any rate, so a test process slowed by a busy machine is never cut off.
+    package static var unhurried: ConnectionLimits {
+        var limits = ConnectionLimits()
+        limits.headerTimeout = .seconds(300)
+        limits.bodyTimeout = .seconds(300)
+        limits.bodyMinimumRate = 1
+        return limits
+    }
+
     package static func run<R: Sendable>(
         engine: TestEngine = .sqlite,
         tokenLifetime: Duration = .seconds(3600),
         limits: ServerLimits = .init(),
-        connections: ConnectionLimits = .init(),
+        connections: ConnectionLimits = TestServer.unhurried,
         blobStorage: BlobStorage? = nil,
         objectStore: S3Configuration? = nil,
         adminToken: String? = nil,
@@ -33,6 +43,7 @@ package enum TestServer {
         keyLogMalice: KeyLogMalice? = nil,
         keyLogWitnesses: [KeyLogWitnessEndpoint] = [],
         tokenKey: SecureBytes? = nil,
+        clientCacheLifetime: Duration = .seconds(10),
         _ body: @escaping @Sendable (API) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
@@ -54,6 +65,7 @@ package enum TestServer {
             configuration.clock = clock
             configuration.adminToken = adminToken
             configuration.keyLogTampering = keyLogMalice
+            configuration.clientCacheLifetime = clientCacheLifetime
             configuration.keyLogWitnesses = keyLogWitnesses
             configuration.objectStore = objectStore.map(ObjectStore.s3)
             switch engine {

@@ -41,6 +41,9 @@ public final class ServerProcess: @unchecked Sendable {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }()
 
+    /// The request timeouts every test server starts with: five minutes for a head or a body, any rate.
+    public static let unhurried = ["--header-timeout", "300", "--body-timeout", "300", "--body-minimum-rate", "1"]
+
     /// Starts the server with `arguments` after `serve --port 0 --port-file …` and waits until it has bound a port
     /// and `/health` answers there. The kernel picks the port as the server binds, so two tests can never race
     /// for one. With TLS arguments pass `scheme: "https"`: readiness is then a TCP connection, since the test's
@@ -50,8 +53,12 @@ public final class ServerProcess: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: portFile) }  // best effort: a stray file is harmless
         let process = Process()
         process.executableURL = Self.executable
+        // Unhurried request timeouts (a test's own arguments, after them, win): a test process on a busy machine, or
+        // the strict pass's one concurrency thread, may send a body slower than a deployment's 1 KiB/s, and the
+        // server must not cut it for that (no test depends on wall-clock speed).
         process.arguments =
-            ["serve", "--port", "0", "--port-file", portFile.path, "--log-level", "warning"] + arguments
+            ["serve", "--port", "0", "--port-file", portFile.path, "--log-level", "warning"] + Self.unhurried
+            + arguments
         process.environment = ProcessInfo.processInfo.environment
             .merging(["STRONGROOM_TOKEN_KEY": Self.tokenKey]) { _, new in new }
             .merging(environment) { _, new in new }

@@ -86,6 +86,11 @@ extension E3DBPath {
 
     /// `GET`, `PUT`, `DELETE`: the access key of a (writer, user, reader, type) slot.
     public static let accessKey = E3DBPath("/v1/storage/access_keys/:writer/:user/:reader/:type")
+    /// `GET /v2/storage/access_keys/{writer}/{user}/{type}`: a type's key generation and the readers holding its
+    /// key (the writer only).
+    public static let accessKeyGeneration = E3DBPath("/v2/storage/access_keys/:writer/:user/:type")
+    /// `POST /v2/storage/access_keys/{writer}/{user}/{type}/rotate`: a new key generation, committed at once.
+    public static let accessKeyRotation = E3DBPath("/v2/storage/access_keys/:writer/:user/:type/rotate")
     /// `PUT`: a policy on a (user, writer, reader, type) slot.
     public static let policy = E3DBPath("/v1/storage/policy/:user/:writer/:reader/:type")
     /// `DELETE`: every policy of a (user, writer, reader) slot (removing an authorizer).
@@ -153,7 +158,8 @@ extension E3DBPath {
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
-        .blob, .accessKey, .policy, .readerPolicies, .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
+        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .policy, .readerPolicies, .outgoingPolicies,
+        .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
         .syncPurge, .syncChanges, .syncAccess, .keyLogCheckpoint, .keyLogInclusion, .keyLogConsistency,

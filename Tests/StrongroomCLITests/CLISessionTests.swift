@@ -114,7 +114,12 @@ import Testing
             let profiles = try JSONSerialization.jsonObject(with: Data(try await cli.ok(["profiles", "--json"]).utf8))
             #expect((profiles as? [[String: Any]])?.compactMap { $0["client_id"] as? String }.contains(alice) == true)
             #expect(try await cli.ok(["profile", "list"]).contains(alice))
-            _ = try await cli.ok(["revoke", "--type", "note", "--reader", bob])
+            // A revoke rotates the type's key and re-wraps the records (docs/design/Revocation.md).
+            let revoked = try await cli.ok(["revoke", "--type", "note", "--reader", bob])
+            #expect(
+                revoked.contains("its key rotated to generation 2 (sealed to 1 reader, 1 record re-wrapped)"),
+                "\(revoked)"
+            )
             try await cli.fails(["read", id], profile: "bob", status: 8)
 
             _ = try await cli.ok(["authorizer", "add", "--authorizer", bob, "--type", "note"])

@@ -34,6 +34,16 @@ extension Client {
         }
     }
 
+    /// Whether this client has a key for `type` (it wrote or shared the type before); creates none.
+    func hasWriterKey(type: String) async throws(ClientError) -> Bool {
+        do {
+            _ = try await readerKey(writerID: clientID, userID: clientID, type: type)
+            return true
+        } catch  where error.code == .notFound {
+            return false
+        }
+    }
+
     /// This client's own key for `type`, created and stored (sealed to itself) on first use.
     func writerKey(type: String) async throws(ClientError) -> AccessKey {
         do {

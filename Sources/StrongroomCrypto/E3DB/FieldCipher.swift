@@ -79,17 +79,8 @@ public enum FieldCipher {
     ) throws(CryptoError)
         -> SecureBytes
     {
+        let dataKey = try openDataKey(field, with: accessKey)
         var opened = false
-        let dataKey = SecureBytes(count: Sodium.SecretBox.keyByteCount) { output in
-            opened = field.encryptedDataKey.withUnsafeBytes { box in
-                field.dataKeyNonce.withUnsafeBytes { nonce in
-                    accessKey.secret.withUnsafeBytes { key in
-                        Sodium.SecretBox.open(box, nonce: nonce, key: key, into: output)
-                    }
-                }
-            }
-        }
-        guard opened else { throw CryptoError(.authenticationFailed, "the field's data key did not open") }
         let plaintext = SecureBytes(count: field.encryptedValue.count - Sodium.SecretBox.macByteCount) { output in
             opened = field.encryptedValue.withUnsafeBytes { box in
                 field.valueNonce.withUnsafeBytes { nonce in

@@ -77,6 +77,12 @@ struct ServerRoutes {
             limits: limits,
             clock: clock
         )
+        let rotations = AccessKeyRotationRoutes(
+            store: store,
+            authorization: authorization,
+            limits: limits,
+            clock: clock
+        )
         let replicated = ReplicatedRecordRules(
             authorization: SyncAuthorization(store: store, limits: limits),
             store: store,
@@ -121,7 +127,7 @@ struct ServerRoutes {
             waitsTotal: limits.syncWaitsTotal ?? max(1, configuration.connections.maximumConnections / 4)
         )
         let notes = NoteRoutes(store: store, clock: clock, limits: limits)
-        let clients = ClientCache(store: store)
+        let clients = ClientCache(store: store, ttl: configuration.clientCacheLifetime)
         let signatures = TSV1Verifier(
             store: store,
             clients: clients,
@@ -177,7 +183,9 @@ struct ServerRoutes {
         // Never refused by the integrity policy: a refused client must be able to check in a better report.
         mounts.append((integrity.routes, .integrityCheckIn))
         mounts.append((integrity.adminRoutes, .admin))
-        for collection in [account.routes, accessKeys.routes, records.routes, files.routes, policies.routes] {
+        for collection in [
+            account.routes, accessKeys.routes, rotations.routes, records.routes, files.routes, policies.routes,
+        ] {
             mounts.append((collection, .client))
         }
         mounts.append((searchV2.routes, .client))

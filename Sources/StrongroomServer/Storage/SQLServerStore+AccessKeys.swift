@@ -77,3 +77,118 @@ extension SQLServerStore {
         }
     }
 }
+
+/// Access-key generations and the rotation that makes one (docs/design/Revocation.md).
+extension SQLServerStore {
+    package func accessKeyGeneration(
+        of scope: AccessKeyScope,
+        limit: Int
+    ) async throws
+        -> (generation: Int, readers: [String])
+    {
+        let generation = try await Self.generation(of: scope, in: database)
+        let readers = try await Self.readers(of: scope, limit: limit, in: database)
+        return (generation, readers)
+    }
+
+    package func rotateAccessKey(
+        _ rotation: AccessKeyRotation,
+        logAt time: Timestamp
+    ) async throws
+        -> AccessKeyRotation.Outcome
+    {
+        let scope = rotation.scope
+        let revocations = try rotation.revoke.sorted().map {
+            try PendingKeyLogLeaf.access(.accessRevoked, scope.slot(reader: $0), time: time)
+        }
+        return try await database.transaction { [engine] session in
+            // The generation row first, locked (PostgreSQL) or under the write lock (SQLite's BEGIN IMMEDIATE), so
+            // two rotations of one type cannot both pass the checks below.
+            try await session.raw(
+                """
+                INSERT INTO access_key_generations (writer_id, user_id, type, generation)
+                VALUES (\(bind: scope.writerID), \(bind: scope.userID), \(bind: scope.type), 1)
+                ON CONFLICT (writer_id, user_id, type) DO NOTHING
+                """
+            ).run()
+            let current = try await Self.generation(of: scope, in: session, locking: engine == .postgres)
+            guard rotation.generation == current + 1 else { return .staleGeneration(current: current) }
+            // More holders than the rotation names (plus one) cannot match: the read stays bounded.
+            let bound = rotation.eaks.count + rotation.revoke.count + 1
+            let holders = Set(try await Self.readers(of: scope, limit: bound, in: session))
+            guard Set(rotation.eaks.keys) == holders.subtracting(rotation.revoke) else { return .readersDiffer }
+            for (reader, eak) in rotation.eaks.sorted(by: { $0.key < $1.key }) {
+                try await session.raw(
+                    """
+                    UPDATE access_keys SET eak = \(bind: eak), authorizer_id = \(bind: rotation.authorizerID)
+                    WHERE writer_id = \(bind: scope.writerID) AND user_id = \(bind: scope.userID)
+                    AND reader_id = \(bind: reader) AND type = \(bind: scope.type)
+                    """
+                ).run()
+            }
+            var logged: [PendingKeyLogLeaf] = []
+            for (reader, leaf) in zip(rotation.revoke.sorted(), revocations) {
+                let deleted = try await session.raw(
+                    """
+                    DELETE FROM access_keys WHERE writer_id = \(bind: scope.writerID)
+                    AND user_id = \(bind: scope.userID) AND reader_id = \(bind: reader)
+                    AND type = \(bind: scope.type) RETURNING eak
+                    """
+                ).first()
+                if deleted != nil, reader != scope.writerID { logged.append(leaf) }
+                // Its reads denied as `PUT /policy` with `deny: read` would (an authorizer flag is left as it is).
+                try await session.raw(
+                    """
+                    INSERT INTO policies (user_id, writer_id, reader_id, type, can_read, is_authorizer)
+                    VALUES (\(bind: scope.userID), \(bind: scope.writerID), \(bind: reader), \(bind: scope.type),
+                    \(bind: false), \(bind: false))
+                    ON CONFLICT (user_id, writer_id, reader_id, type) DO UPDATE SET can_read = excluded.can_read,
+                    read_granted_by = NULL
+                    """
+                ).run()
+            }
+            try await session.raw(
+                """
+                UPDATE access_key_generations SET generation = \(bind: rotation.generation)
+                WHERE writer_id = \(bind: scope.writerID) AND user_id = \(bind: scope.userID)
+                AND type = \(bind: scope.type)
+                """
+            ).run()
+            if !logged.isEmpty { try await Self.appendKeyLog(logged, in: session, engine: engine) }
+            return .rotated
+        }
+    }
+
+    /// The stored generation of `scope` (1 without a row).
+    private static func generation(
+        of scope: AccessKeyScope,
+        in database: any SQLDatabase,
+        locking: Bool = false
+    ) async throws
+        -> Int
+    {
+        try await database.raw(
+            """
+            SELECT generation FROM access_key_generations WHERE writer_id = \(bind: scope.writerID)
+            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type)\(unsafeRaw: locking ? " FOR UPDATE" : "")
+            """
+        ).first()?.decode(column: "generation", as: Int.self) ?? 1
+    }
+
+    /// Up to `limit` readers holding an EAK of `scope`, sorted.
+    private static func readers(
+        of scope: AccessKeyScope,
+        limit: Int,
+        in database: any SQLDatabase
+    ) async throws
+        -> [String]
+    {
+        let bound = min(limit, Int(Int32.max))
+        return try await database.raw(
+            """
+            SELECT reader_id FROM access_keys WHERE writer_id = \(bind: scope.writerID)
+            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type) ORDER BY reader_id LIMIT \(bind: bound)
+            """
+        ).all().map { try $0.decode(column: "reader_id", as: String.self) }
+    }
+}

@@ -266,6 +266,17 @@ extension SQLServerStore {
                     "CREATE INDEX notes_source ON notes (source) WHERE source IS NOT NULL",
                 ]
             ),
+            (
+                18,
+                [
+                    // A type's access-key generation (docs/design/Revocation.md): no row is generation 1, a type
+                    // never rotated. A rotation sets it in the transaction that replaces the EAKs.
+                    """
+                    CREATE TABLE access_key_generations (writer_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                    type TEXT NOT NULL, generation BIGINT NOT NULL, PRIMARY KEY (writer_id, user_id, type))
+                    """
+                ]
+            ),
         ]
     }
 

@@ -67,6 +67,11 @@ package protocol SharingStore: Sendable {
     /// Deletes the EAK in `slot` (nothing when there is none); when there was one, logs a revocation commitment at
     /// `time` in the same transaction.
     func deleteAccessKey(in slot: AccessKeySlot, logAt time: Timestamp) async throws
+    /// The generation of `(writer, user, type)`'s access key (1 when never rotated) and up to `limit` readers
+    /// holding an EAK of it, sorted.
+    func accessKeyGeneration(of scope: AccessKeyScope, limit: Int) async throws -> (generation: Int, readers: [String])
+    /// Commits a rotation in one transaction: see ``AccessKeyRotation``.
+    func rotateAccessKey(_ rotation: AccessKeyRotation, logAt time: Timestamp) async throws -> AccessKeyRotation.Outcome
 
     // MARK: Policies
 

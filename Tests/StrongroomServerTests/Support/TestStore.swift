@@ -50,6 +50,7 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
                 "DROP TRIGGER records_attachment_bytes_update", "DROP TABLE sync_attachment_bytes", recreated,
             ],
         17: ["DROP INDEX notes_source", "ALTER TABLE notes DROP COLUMN source"],
+        18: ["DROP TABLE access_key_generations"],
         // Step 15's triggers again (its statements after the table, the backfill and the index drop).
         16:
             (store.engine == .postgres

@@ -11,8 +11,9 @@ struct ShareTarget: ParsableArguments {
     @Option(help: "The reader: a client ID or a profile name.") var reader: String
     @Option(help: "Act for this writer (a client ID or a profile name), as their authorizer.") var onBehalfOf: String?
 
-    /// Grants (`share`) or withdraws (`revoke`) and returns the line to print.
-    func apply(share: Bool) async throws -> String {
+    /// Grants (`share`) or withdraws (`revoke`, rotating the type's key unless `rotate` is false) and returns the
+    /// line to print.
+    func apply(share: Bool, rotate: Bool = true) async throws -> String {
         let client = try await profile.client()
         let readerID = try await ClientReference.resolve(reader, option: "--reader", profiles: profile.directory)
         var writerID: UUID?
@@ -35,10 +36,12 @@ struct ShareTarget: ParsableArguments {
         if !share, writerID == nil {
             wasShared = try await client.outgoingSharing().contains { $0.type == type && $0.readerID == readerID }
         }
+        var rotation: KeyRotationReport?
         try await naming(missing: "\(whom): check the ID (`strongroom whoami` shows a client its own)") {
             switch (share, writerID) {
             case (true, nil): try await client.share(type: type, readerID: readerID)
-            case (false, nil): try await client.revoke(type: type, readerID: readerID)
+            case (false, nil):
+                rotation = try await client.revoke(type: type, readerID: readerID, rotate: rotate && wasShared)
             case (true, let writer?): try await client.share(onBehalfOf: writer, type: type, readerID: readerID)
             case (false, let writer?): try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID)
             }
@@ -46,7 +49,14 @@ struct ShareTarget: ParsableArguments {
         guard wasShared else {
             return "nothing to revoke: \(type) was not shared with \(ClientID(readerID).description)"
         }
-        return "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(ClientID(readerID).description)"
+        let line =
+            "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(ClientID(readerID).description)"
+        guard let rotation else { return line }
+        let left = rotation.recordsLeft == 0 ? "" : "; \(rotation.recordsLeft) left under the old key"
+        return line
+            + "; its key rotated to generation \(rotation.generation) (sealed to \(rotation.readers) "
+            + "reader\(rotation.readers == 1 ? "" : "s"), \(rotation.recordsRewrapped) record"
+            + "\(rotation.recordsRewrapped == 1 ? "" : "s") re-wrapped\(left))"
     }
 }
 
@@ -68,8 +78,15 @@ struct RevokeCommand: AsyncParsableCommand {
         abstract: "Stop sharing records of a type with a reader."
     )
     @OptionGroup var target: ShareTarget
+    @Flag(
+        help: """
+            Only deny the reader's reads and delete its key (weaker: it keeps the key every later record of the \
+            type is under). By default the type's key is rotated and the records re-wrapped.
+            """
+    )
+    var noRotate = false
 
-    func run() async throws { print(try await target.apply(share: false)) }
+    func run() async throws { print(try await target.apply(share: false, rotate: !noRotate)) }
 }
 
 /// `strongroom sharing`: who this client shares with and who shares with it.

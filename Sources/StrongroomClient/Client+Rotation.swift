@@ -1,0 +1,204 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomWire
+
+/// What a key rotation did (``Client/rotateAccessKey(type:revoking:)``).
+public struct KeyRotationReport: Sendable, Hashable {
+    /// The type's new generation.
+    public var generation: Int
+    /// The readers the new key was sealed to, this client included.
+    public var readers: Int
+    /// Records whose field keys were sealed again under the new key.
+    public var recordsRewrapped: Int
+    /// Records left under an older key: fields that opened under neither key (written by another process under a
+    /// generation this call never held), or records whose update kept conflicting. Zero after a complete rotation.
+    public var recordsLeft: Int
+}
+
+extension Client {
+    /// Records re-wrapped per page.
+    static let rewrapPageSize = 200
+
+    /// Makes a new generation of this client's access key for `type` (docs/design/Revocation.md): a fresh key,
+    /// sealed to every reader that holds the current one except `revoked` (each public key proven by the key log,
+    /// as for a share), committed by the server at once with the revocations; then every record of the type is
+    /// re-wrapped, its fields' data keys sealed again under the new key (the ciphertexts stay), so a remaining
+    /// reader — the official SDKs included — needs only the newest key, and a revoked one opens nothing written
+    /// from now on.
+    ///
+    /// - Throws: ``ClientError/Code/conflict`` when another rotation of the type kept winning the race;
+    ///   ``ClientError/Code/badRequest`` (the server's 413) for a type with more readers than the server rotates at
+    ///   once; the key log's verdicts when a reader's key is not proven.
+    @discardableResult
+    public func rotateAccessKey(
+        type: String,
+        revoking revoked: Set<UUID> = []
+    ) async throws(ClientError)
+        -> KeyRotationReport
+    {
+        let oldKey = try await writerKey(type: type)
+        let revokedIDs = Set(revoked.map { ClientID($0).description })
+        let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
+        for attempt in 1...3 {
+            let current: AccessKeyGenerationResponse
+            do {
+                current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
+            } catch  where error.code == .notFound {
+                // Every type has a generation (1 when never rotated): no answer means a server without rotation,
+                // such as Tozny's hosted service. Never a silent fallback to the weaker revoke.
+                throw ClientError(
+                    .server,
+                    "this server cannot rotate access keys (no /v2/storage/access_keys route); revoke with "
+                        + "rotate: false (strongroom revoke --no-rotate) to revoke by access control only",
+                    underlying: error
+                )
+            }
+            let newKey = AccessKey()
+            var eaks: [ReaderAccessKey] = []
+            for reader in current.readers where !revokedIDs.contains(reader) {
+                let publicKey =
+                    reader == clientID
+                    ? configuration.keys.encryptionKey.publicKey : try await publicKey(of: reader)
+                let eak = newKey.sealed(to: publicKey, by: configuration.keys.encryptionKey)
+                eaks.append(ReaderAccessKey(readerID: reader, eak: eak.wireFormat))
+            }
+            let request = AccessKeyRotationRequest(
+                generation: current.generation + 1,
+                eaks: eaks,
+                revoke: revokedIDs.intersection(current.readers).sorted()
+            )
+            do {
+                try await authenticated(
+                    .POST,
+                    E3DBPath.accessKeyRotation.render(clientID, clientID, type),
+                    body: request,
+                    success: [201]
+                )
+            } catch  where error.code == .conflict && attempt < 3 {
+                continue  // another rotation or share came first: read the readers again
+            }
+            try await confirmRotation(type: type, to: newKey)
+            await accessKeys.store(newKey, writerID: clientID, userID: clientID, type: type)
+            let (rewrapped, left) = try await rewrapRecords(type: type, from: oldKey, to: newKey)
+            return KeyRotationReport(
+                generation: request.generation,
+                readers: eaks.count,
+                recordsRewrapped: rewrapped,
+                recordsLeft: left
+            )
+        }
+        throw ClientError(.conflict, "the type's readers kept changing during the rotation")
+    }
+
+    /// Checks that the server kept the rotation: this client's own EAK of `type`, fetched again (not from the
+    /// cache), opens to `newKey`. A server that answered 201 and kept the old key (or serves it back) is caught here,
+    /// before any record is re-wrapped under a key only this process holds.
+    private func confirmRotation(type: String, to newKey: AccessKey) async throws(ClientError) {
+        let served = try await authenticated(
+            .GET,
+            E3DBPath.accessKey.render(clientID, clientID, clientID, type),
+            success: [200],
+            as: AccessKeyResponse.self
+        )
+        guard try open(served) == newKey else {
+            throw ClientError(
+                .tampered,
+                "the server answered the key rotation of \(type) but serves another key for it: nothing was re-wrapped"
+            )
+        }
+    }
+
+    /// Seals the field keys of every record of `type` this client wrote under `newKey` where they are under
+    /// `oldKey`, a page at a time; returns how many were re-wrapped and how many are left.
+    func rewrapRecords(
+        type: String,
+        from oldKey: AccessKey,
+        to newKey: AccessKey
+    ) async throws(ClientError)
+        -> (rewrapped: Int, left: Int)
+    {
+        var (rewrapped, left, after) = (0, 0, Int64(0))
+        while true {
+            let params = QueryParams(
+                count: Self.rewrapPageSize,
+                types: [type],
+                writerIDs: [configuration.clientID],
+                includesData: true,
+                afterIndex: after
+            )
+            let page = try await authenticated(
+                .POST,
+                E3DBPath.search.render(),
+                body: params.wire,
+                success: [200],
+                as: SearchResponse.self
+            )
+            for result in page.results where result.meta.writerID.lowercased() == clientID {
+                switch try await rewrap(result, from: oldKey, to: newKey) {
+                case .rewrapped: rewrapped += 1
+                case .current: break
+                case .left: left += 1
+                }
+            }
+            guard page.results.count == Self.rewrapPageSize, page.lastIndex > after else { return (rewrapped, left) }
+            after = page.lastIndex
+        }
+    }
+
+    private enum RewrapOutcome { case rewrapped, current, left }
+
+    /// One record re-wrapped through a versioned update (read again once if it changed meanwhile).
+    private func rewrap(
+        _ result: SearchResult,
+        from oldKey: AccessKey,
+        to newKey: AccessKey
+    ) async throws(ClientError)
+        -> RewrapOutcome
+    {
+        var result = result
+        for attempt in 1...2 {
+            guard let data = result.recordData, !data.isEmpty else { return .current }  // a file record: its own key
+            var fields: [String: String] = [:]
+            do {
+                for (name, wire) in data {
+                    let field = try EncryptedField(wireFormat: wire)
+                    guard !FieldCipher.isSealed(field, under: newKey) else {
+                        fields[name] = wire
+                        continue
+                    }
+                    fields[name] = try FieldCipher.rewrap(field, from: oldKey, to: newKey).wireFormat
+                }
+            } catch {
+                return .left  // under a key this call does not hold
+            }
+            guard fields != data else { return .current }
+            let meta = result.meta
+            let request = RecordWriteRequest(
+                meta: .init(writerID: meta.writerID, userID: meta.userID, type: meta.type, plain: meta.plain),
+                data: fields,
+                recordSignature: result.recordSignature
+            )
+            do {
+                try await authenticated(
+                    .PUT,
+                    E3DBPath.recordVersion.render(meta.recordID, meta.version),
+                    body: request,
+                    success: [200]
+                )
+                return .rewrapped
+            } catch  where error.code == .conflict && attempt == 1 {
+                let path = E3DBPath.record.render(meta.recordID)
+                let fresh = try await authenticated(.GET, path, success: [200], as: RecordResponse.self)
+                result = SearchResult(
+                    meta: fresh.meta,
+                    recordData: fresh.data,
+                    accessKey: nil,
+                    recordSignature: fresh.recordSignature
+                )
+            }
+        }
+        return .left
+    }
+}

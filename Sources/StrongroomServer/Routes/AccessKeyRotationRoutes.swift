@@ -1,0 +1,93 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import StrongroomCrypto
+import StrongroomWire
+
+/// `/v2/storage/access_keys/{writer}/{user}/{type}[/rotate]`: a type's access-key generations (docs/design/Revocation.md).
+/// The writer alone reads the generation and rotates; the official SDKs never call these.
+struct AccessKeyRotationRoutes {
+    let store: any SharingStore & ClientStore
+    let authorization: Authorization
+    let limits: ServerLimits
+    let clock: ServerClock
+
+    /// Its paths, behind client authentication.
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.get(RouterPath(.accessKeyGeneration), use: generation)
+        routes.post(RouterPath(.accessKeyRotation), use: rotate)
+        return routes
+    }
+
+    private func scope(_ context: StrongroomRequestContext, caller: String) throws -> AccessKeyScope {
+        let scope = AccessKeyScope(
+            writerID: try context.uuidSegment("writer"),
+            userID: try context.uuidSegment("user"),
+            type: try requireTypeSegment(try context.segment("type"), limits)
+        )
+        try authorization.requireWriter(writerID: scope.writerID, userID: scope.userID, caller: caller)
+        return scope
+    }
+
+    /// GET: the generation and the readers holding an EAK; 413 for a type with more than
+    /// ``ServerLimits/readersPerRotation`` of them (it cannot be rotated in one step).
+    func generation(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let scope = try scope(context, caller: caller)
+        let found = try await store.accessKeyGeneration(of: scope, limit: limits.readersPerRotation + 1)
+        guard found.readers.count <= limits.readersPerRotation else {
+            throw ServerError.tooLarge("the type has more than \(limits.readersPerRotation) readers")
+        }
+        return try json(AccessKeyGenerationResponse(generation: found.generation, readers: found.readers))
+    }
+
+    /// POST: commits the rotation at once, or nothing: 409 for a stale generation or a reader set that does not
+    /// match; 400 for malformed EAKs or IDs; 413 beyond ``ServerLimits/readersPerRotation``.
+    func rotate(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let scope = try scope(context, caller: caller)
+        let body = try await decodeBody(AccessKeyRotationRequest.self, request, context)
+        guard body.eaks.count <= limits.readersPerRotation, body.revoke.count <= limits.readersPerRotation else {
+            throw ServerError.tooLarge("a rotation seals to at most \(limits.readersPerRotation) readers")
+        }
+        guard (2...Int(Int32.max)).contains(body.generation) else {
+            throw ServerError.badRequest("generation is a number from 2 to \(Int32.max)")
+        }
+        var eaks: [String: String] = [:]
+        for entry in body.eaks {
+            guard let reader = ClientID(entry.readerID)?.description, eaks[reader] == nil else {
+                throw ServerError.badRequest("eaks name each reader once, by client ID")
+            }
+            guard (try? EncryptedAccessKey(wireFormat: entry.eak)) != nil else {  // the reason is in the message
+                throw ServerError.badRequest("eak is not ciphertext.nonce in base64url")
+            }
+            eaks[reader] = entry.eak
+        }
+        let revoke = try Set(
+            body.revoke.map { text in
+                guard let reader = ClientID(text)?.description else {
+                    throw ServerError.badRequest("revoke names readers by client ID")
+                }
+                return reader
+            }
+        )
+        guard eaks[scope.writerID] != nil, !revoke.contains(scope.writerID), revoke.isDisjoint(with: eaks.keys) else {
+            throw ServerError.badRequest("the writer keeps its own key; a revoked reader gets none")
+        }
+        let rotation = AccessKeyRotation(
+            scope: scope,
+            generation: body.generation,
+            eaks: eaks,
+            revoke: revoke,
+            authorizerID: caller
+        )
+        switch try await store.rotateAccessKey(rotation, logAt: clock.wallTimestamp) {
+        case .rotated:
+            return empty(.created)
+        case .staleGeneration(let current):
+            throw ServerError.conflict("the type is at generation \(current): read it again and rotate from there")
+        case .readersDiffer:
+            throw ServerError.conflict("the readers holding the key changed: read them again and rotate from there")
+        }
+    }
+}

@@ -1,0 +1,129 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCrypto
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+@testable import StrongroomClient
+
+/// A revoke that rotates (docs/design/Revocation.md): the revoked reader, holding the key it had and the server's
+/// stored ciphertext, opens none of what was written after its revocation; every remaining reader — a Swift one, the
+/// official Python SDK, and one added afterwards — reads every record, old and new.
+@Suite(.enabled(if: PythonSDK.isAvailableOrRequired, "\(PythonSDK.missingMessage)"))
+struct RevocationRotationTests {
+    static let type = "rotating-notes"
+
+    @Test(
+        "a revoked reader with its old key and the stored records opens 0 new ones; the rest read 100%",
+        arguments: TestEngine.available
+    )
+    func revokedReaderWithADump(engine: TestEngine) async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ClientTestServer.run(engine: engine) { url in
+            try await withTemporaryDirectory { directory in
+                let peer = PythonPeer(url: url, directory: directory)
+                let writer = try await ClientTestServer.client(url, "writer")
+                let revoked = try await ClientTestServer.client(url, "revoked")
+                let kept = try await ClientTestServer.client(url, "kept")
+                let pythonID = try await peer.register()
+                let writerID = writer.configuration.clientID
+                var expected: Set<String> = []
+                var old: [Record] = []
+                for index in 0..<20 {
+                    old.append(try await writer.write(type: Self.type, data: ["n": "old-\(index)"]))
+                    expected.insert("old-\(index)")
+                }
+                for reader in [revoked.configuration.clientID, kept.configuration.clientID, pythonID] {
+                    try await writer.share(type: Self.type, readerID: reader)
+                }
+                // The reader about to be revoked has read, so it holds the key: as a thief would keep it.
+                _ = try await revoked.read(recordID: old[0].meta.recordID)
+                let stolen = try await revoked.readerKey(
+                    writerID: writerID.uuidString.lowercased(),
+                    userID: writerID.uuidString.lowercased(),
+                    type: Self.type
+                )
+
+                let report = try #require(
+                    try await writer.revoke(type: Self.type, readerID: revoked.configuration.clientID)
+                )
+                #expect(report.generation == 2 && report.readers == 3, "\(report)")
+                #expect(report.recordsRewrapped == 20 && report.recordsLeft == 0, "\(report)")
+
+                // Written after the revocation: new records, an updated old one.
+                var after: Set<String> = []
+                for index in 0..<20 {
+                    let record = try await writer.write(type: Self.type, data: ["n": "new-\(index)"])
+                    after.insert(record.meta.recordID.uuidString.lowercased())
+                    expected.insert("new-\(index)")
+                }
+                // The re-wrap updated every record, so a version read before the rotation is stale (409), as after
+                // any other writer's update: read again, then update.
+                await #expect(throws: ClientError.self) {
+                    _ = try await writer.update(meta: old[1].meta, newData: ["n": "stale"])
+                }
+                let current = try await writer.read(recordID: old[1].meta.recordID)
+                let updated = try await writer.update(meta: current.meta, newData: ["n": "old-1-updated"])
+                after.insert(updated.meta.recordID.uuidString.lowercased())
+                expected.remove("old-1")
+                expected.insert("old-1-updated")
+
+                // The server's stored ciphertext of every record (what a dump of its database holds).
+                let stored = try await writer.authenticated(
+                    .POST,
+                    E3DBPath.search.render(),
+                    body: QueryParams(count: 1000, types: [Self.type], writerIDs: [writerID]).wire,
+                    success: [200],
+                    as: SearchResponse.self
+                ).results
+                #expect(stored.count == 40)
+                var opened = 0
+                for result in stored where after.contains(result.meta.recordID.lowercased()) {
+                    let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
+                    if fields.contains(where: { FieldCipher.isSealed($0, under: stolen) }) { opened += 1 }
+                }
+                #expect(opened == 0, "the revoked reader's key opens \(opened) of the records written after")
+                await #expect(throws: ClientError.self) { _ = try await revoked.read(recordID: updated.meta.recordID) }
+
+                // Every remaining reader reads every record, old and new: a Swift one, the Python SDK, and a
+                // reader shared with after the rotation.
+                let late = try await ClientTestServer.client(url, "late")
+                try await writer.share(type: Self.type, readerID: late.configuration.clientID)
+                for reader in [kept, late] {
+                    let page = try await reader.query(
+                        QueryParams(count: 1000, types: [Self.type], writerIDs: [writerID])
+                    )
+                    #expect(Set(page.records.compactMap { $0.data["n"] }) == expected)
+                }
+                let python = try await peer.run([
+                    "read-type", peer.config, writerID.uuidString.lowercased(), Self.type,
+                ])
+                let read = try JSONDecoder().decode([[String: String]].self, from: Data(python.utf8))
+                #expect(Set(read.compactMap { $0["n"] }) == expected && read.count == 40)
+            }
+        }
+    }
+
+    @Test("rotate: false and a type never written keep the old revoke: generation 1, no key sealed again")
+    func withoutRotation() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            let writer = try await ClientTestServer.client(url, "writer")
+            let reader = try await ClientTestServer.client(url, "reader")
+            _ = try await writer.write(type: "plain-revoke", data: ["n": "1"])
+            try await writer.share(type: "plain-revoke", readerID: reader.configuration.clientID)
+            #expect(
+                try await writer.revoke(type: "plain-revoke", readerID: reader.configuration.clientID, rotate: false)
+                    == nil
+            )
+            #expect(try await writer.revoke(type: "never-written", readerID: reader.configuration.clientID) == nil)
+            let path = E3DBPath.accessKeyGeneration.render(
+                writer.configuration.clientID.uuidString.lowercased(),
+                writer.configuration.clientID.uuidString.lowercased(),
+                "plain-revoke"
+            )
+            let state = try await writer.authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
+            #expect(state.generation == 1 && state.readers == [writer.configuration.clientID.uuidString.lowercased()])
+        }
+    }
+}

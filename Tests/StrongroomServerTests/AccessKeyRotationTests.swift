@@ -1,0 +1,126 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import StrongroomCrypto
+import StrongroomServerTesting
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+/// `GET /v2/storage/access_keys/{writer}/{user}/{type}` and `POST …/rotate`: a rotation commits whole or not at all,
+/// and only the writer makes one (docs/design/Revocation.md).
+@Suite struct AccessKeyRotationTests {
+    static let type = "rotated"
+
+    static func generation(_ api: API, _ writer: RegisteredClient) async throws -> AccessKeyGenerationResponse {
+        let path = "/v2/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(type)"
+        let response = try await api.request(.get, path, authorization: "Bearer \(writer.token)")
+        try #require(response.status == .ok, "\(response.status)")
+        return try JSONDecoder().decode(AccessKeyGenerationResponse.self, from: Data(buffer: response.body))
+    }
+
+    static func rotate(
+        _ api: API,
+        as caller: RegisteredClient,
+        writer: RegisteredClient,
+        _ body: AccessKeyRotationRequest
+    ) async throws -> Int {
+        let path = "/v2/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(type)/rotate"
+        return Int(try await api.request(.post, path, token: caller.token, json: body).status.code)
+    }
+
+    static func eak(_ key: AccessKey, to reader: RegisteredClient, by writer: RegisteredClient) -> ReaderAccessKey {
+        ReaderAccessKey(
+            readerID: reader.clientID,
+            eak: key.sealed(to: reader.keys.encryptionKey.publicKey, by: writer.keys.encryptionKey).wireFormat
+        )
+    }
+
+    @Test(
+        "a rotation replaces every remaining EAK, deletes the revoked one, denies its reads and bumps the generation at once",
+        arguments: TestEngine.available
+    )
+    func rotation(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let writer = try await api.register("writer")
+            let kept = try await api.register("kept")
+            let revoked = try await api.register("revoked")
+            let first = AccessKey()
+            let record = try await api.writeRecord(as: writer, type: Self.type, fields: ["n": "1"], accessKey: first)
+            for reader in [writer, kept] {
+                let eak = first.sealed(to: reader.keys.encryptionKey.publicKey, by: writer.keys.encryptionKey)
+                let path =
+                    "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(reader.clientID)/\(Self.type)"
+                let put = try await api.request(
+                    .put,
+                    path,
+                    token: writer.token,
+                    json: AccessKeyPutRequest(eak: eak.wireFormat)
+                )
+                #expect(put.status == .created)
+            }
+            try await api.share(Self.type, from: writer, to: revoked, accessKey: first)
+            let before = try await Self.generation(api, writer)
+            #expect(before.generation == 1)
+            #expect(before.readers == [writer.clientID, kept.clientID, revoked.clientID].sorted())
+
+            let second = AccessKey()
+            let eaks = [Self.eak(second, to: writer, by: writer), Self.eak(second, to: kept, by: writer)]
+            // Nothing changes on a refusal: a reader left out, a stale generation, a caller who is not the writer.
+            let missing = AccessKeyRotationRequest(generation: 2, eaks: [eaks[0]], revoke: [revoked.clientID])
+            #expect(try await Self.rotate(api, as: writer, writer: writer, missing) == 409)
+            let stale = AccessKeyRotationRequest(generation: 3, eaks: eaks, revoke: [revoked.clientID])
+            #expect(try await Self.rotate(api, as: writer, writer: writer, stale) == 409)
+            let good = AccessKeyRotationRequest(generation: 2, eaks: eaks, revoke: [revoked.clientID])
+            #expect(try await Self.rotate(api, as: kept, writer: writer, good) == 403)
+            let writerLess = AccessKeyRotationRequest(generation: 2, eaks: [eaks[1]], revoke: [revoked.clientID])
+            #expect(try await Self.rotate(api, as: writer, writer: writer, writerLess) == 400)
+            let bad = AccessKeyRotationRequest(
+                generation: 2,
+                eaks: [eaks[0], ReaderAccessKey(readerID: kept.clientID, eak: "not-an-eak")],
+                revoke: []
+            )
+            #expect(try await Self.rotate(api, as: writer, writer: writer, bad) == 400)
+            #expect(try await Self.generation(api, writer) == before)
+
+            let logged = try await KeyLogLeafCount.of(api, as: writer)
+            #expect(try await Self.rotate(api, as: writer, writer: writer, good) == 201)
+            let after = try await Self.generation(api, writer)
+            #expect(after.generation == 2 && after.readers == [writer.clientID, kept.clientID].sorted())
+            #expect(try await KeyLogLeafCount.of(api, as: writer) == logged + 1, "one revocation leaf")
+            #expect(try await Self.rotate(api, as: writer, writer: writer, good) == 409, "generation 2 is taken")
+
+            // The kept reader's EAK opens the new key; the revoked reader has none and may not read.
+            let keyPath = { (reader: RegisteredClient) in
+                "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(reader.clientID)/\(Self.type)"
+            }
+            let keptEAK = try await api.request(.get, keyPath(kept), authorization: "Bearer \(kept.token)")
+            let response = try JSONDecoder().decode(AccessKeyResponse.self, from: Data(buffer: keptEAK.body))
+            let opened = try EncryptedAccessKey(wireFormat: response.eak).open(
+                authorizerPublicKey: writer.keys.encryptionKey.publicKey,
+                readerPrivateKey: kept.keys.encryptionKey
+            )
+            #expect(opened == second)
+            let gone = try await api.request(.get, keyPath(revoked), authorization: "Bearer \(revoked.token)")
+            #expect(gone.status == .notFound)
+            let read = try await api.request(
+                .get,
+                "/v1/storage/records/\(record.meta.recordID)",
+                authorization: "Bearer \(revoked.token)"
+            )
+            #expect(read.status == .forbidden)
+        }
+    }
+}
+
+/// The key log's size, from its checkpoint (the second line of the note).
+enum KeyLogLeafCount {
+    static func of(_ api: API, as client: RegisteredClient) async throws -> UInt64 {
+        let response = try await api.request(.get, "/v2/keylog/checkpoint")
+        let checkpoint = try JSONDecoder().decode(KeyLogCheckpointResponse.self, from: Data(buffer: response.body))
+        let lines = checkpoint.checkpoint.split(separator: "\n")
+        return try #require(lines.count > 1 ? UInt64(lines[1]) : nil, "\(checkpoint.checkpoint)")
+    }
+}
