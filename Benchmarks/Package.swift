@@ -81,6 +81,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StrongroomRotationBenchmark",
+            dependencies: [.product(name: "StrongroomClient", package: "Strongroom")]
+        ),
+        .executableTarget(
             name: "StrongroomBenchmarks",
             dependencies: [
                 .product(name: "StrongroomCore", package: "Strongroom"),
