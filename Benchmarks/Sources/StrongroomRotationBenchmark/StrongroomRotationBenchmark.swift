@@ -23,19 +23,20 @@ struct StrongroomRotationBenchmark {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         print("Strongroom rotation benchmark — \(cores) cores, server on this machine")
         let writer = Client(configuration: try await Client.register(token: token, clientName: "writer", apiURL: url))
-        var readerIDs: [UUID] = []
+        var registered: [UUID] = []
         for index in 0..<(readers + 1) {
             let reader = try await Client.register(token: token, clientName: "reader-\(index)", apiURL: url)
-            readerIDs.append(reader.clientID)
+            registered.append(reader.clientID)
         }
+        let readerIDs = registered
         // A type shared with every reader (plus one the plain revoke removes), one record.
         _ = try await writer.write(type: "shared", data: ["n": "0"])
         for reader in readerIDs { try await writer.share(type: "shared", readerID: reader) }
-        let plain = try await measure {
-            _ = try await writer.revoke(type: "shared", readerID: readerIDs[0], rotate: false)
+        let (plain, _) = try await measuring {
+            try await writer.revoke(type: "shared", readerID: readerIDs[0], rotate: false)
         }
-        let rotation = try await measure {
-            _ = try await writer.revoke(type: "shared", readerID: readerIDs[1])
+        let (rotation, _) = try await measuring {
+            try await writer.revoke(type: "shared", readerID: readerIDs[1])
         }
         print(
             String(
@@ -53,9 +54,8 @@ struct StrongroomRotationBenchmark {
         for index in 0..<records { _ = try await writer.write(type: "many", data: ["n": "\(index)", "m": "x"]) }
         try await writer.share(type: "many", readerID: readerIDs[2])
         try await writer.share(type: "many", readerID: readerIDs[3])
-        var report: KeyRotationReport?
-        let rewrap = try await measure {
-            report = try await writer.revoke(type: "many", readerID: readerIDs[2])
+        let (rewrap, report) = try await measuring {
+            try await writer.revoke(type: "many", readerID: readerIDs[2])
         }
         print(
             String(
@@ -78,17 +78,24 @@ struct StrongroomRotationBenchmark {
         )
     }
 
-    /// Wall time and this process's CPU time (user + system) of `body`.
-    static func measure(_ body: () async throws -> Void) async throws -> (wall: Double, cpu: Double) {
+    /// Wall time and this process's CPU time (user + system) of `body`, and what it returned.
+    static func measuring<T: Sendable>(
+        _ body: @Sendable () async throws -> T
+    ) async throws -> (time: (wall: Double, cpu: Double), value: T) {
         let start = (ContinuousClock.now, cpuSeconds())
-        try await body()
+        let value = try await body()
         let wall = ContinuousClock.now - start.0
-        return (Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18, cpuSeconds() - start.1)
+        let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+        return ((seconds, cpuSeconds() - start.1), value)
     }
 
     static func cpuSeconds() -> Double {
         var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
         getrusage(RUSAGE_SELF, &usage)
+        #endif
         let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         return user + system
