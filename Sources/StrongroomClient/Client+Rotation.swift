@@ -28,7 +28,8 @@ extension Client {
     /// reader — the official SDKs included — needs only the newest key, and a revoked one opens nothing written
     /// from now on.
     ///
-    /// - Throws: ``ClientError/Code/conflict`` when another rotation of the type kept winning the race;
+    /// - Throws: ``ClientError/Code/notFound`` for a type this client has no key for; ``ClientError/Code/conflict``
+    ///   when another rotation of the type kept winning the race;
     ///   ``ClientError/Code/badRequest`` (the server's 413) for a type with more readers than the server rotates at
     ///   once; the key log's verdicts when a reader's key is not proven.
     @discardableResult
@@ -38,7 +39,9 @@ extension Client {
     ) async throws(ClientError)
         -> KeyRotationReport
     {
-        let oldKey = try await writerKey(type: type)
+        // The key the records are under now; a type this client never keyed has nothing to rotate (notFound), and
+        // none is made for it here.
+        let oldKey = try await readerKey(writerID: clientID, userID: clientID, type: type)
         let revokedIDs = Set(revoked.map { ClientID($0).description })
         let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
         for attempt in 1...3 {

@@ -58,9 +58,7 @@ struct AccessKeyRotationRoutes {
             guard let reader = ClientID(entry.readerID)?.description, eaks[reader] == nil else {
                 throw ServerError.badRequest("eaks name each reader once, by client ID")
             }
-            guard (try? EncryptedAccessKey(wireFormat: entry.eak)) != nil else {  // the reason is in the message
-                throw ServerError.badRequest("eak is not ciphertext.nonce in base64url")
-            }
+            try AccessKeyRoutes.requireEAK(entry.eak)
             eaks[reader] = entry.eak
         }
         let revoke = try Set(

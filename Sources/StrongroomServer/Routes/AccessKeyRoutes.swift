@@ -44,9 +44,7 @@ struct AccessKeyRoutes {
         let caller = try context.caller()
         let slot = try slot(context)
         let body = try await decodeBody(AccessKeyPutRequest.self, request, context)
-        guard (try? EncryptedAccessKey(wireFormat: body.eak)) != nil else {  // the reason is in the message
-            throw ServerError.badRequest("eak is not ciphertext.nonce in base64url")
-        }
+        try Self.requireEAK(body.eak)
         try await authorization.requireKeyManager(of: slot, caller: caller, "store")
         guard try await store.client(text: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
         let key = StoredAccessKey(slot: slot, eak: body.eak, authorizerID: caller)
@@ -69,5 +67,12 @@ struct AccessKeyRoutes {
         try await authorization.requireKeyManager(of: slot, caller: caller, "delete")
         try await store.deleteAccessKey(in: slot, logAt: clock.wallTimestamp)
         return empty(.noContent)
+    }
+
+    /// 400 unless `eak` is an EAK's wire form (`ciphertext.nonce` in base64url): checked before anything is stored.
+    static func requireEAK(_ eak: String) throws {
+        guard (try? EncryptedAccessKey(wireFormat: eak)) != nil else {  // the reason is in the message
+            throw ServerError.badRequest("eak is not ciphertext.nonce in base64url")
+        }
     }
 }
