@@ -65,8 +65,9 @@ public final class ServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // `STRONGROOM_TEST_SERVER_LOG=<file>`: every test server appends its log there (to debug a test), at
-        // `STRONGROOM_TEST_SERVER_LOG_LEVEL` (default info; trace shows each connection's failures).
-        if let log = ProcessInfo.processInfo.environment["STRONGROOM_TEST_SERVER_LOG"],
+        // `STRONGROOM_TEST_SERVER_LOG_LEVEL` (default info; trace shows each connection's failures). A folder
+        // gives each server a file of its own (servers running at once would otherwise interleave in one).
+        if let log = Self.logFile(),
             FileManager.default.fileExists(atPath: log) || FileManager.default.createFile(atPath: log, contents: nil),
             let handle = FileHandle(forWritingAtPath: log)
         {
@@ -82,6 +83,16 @@ public final class ServerProcess: @unchecked Sendable {
         self.port = try await Self.boundPort(of: process, in: portFile)
         self.scheme = scheme
         try await waitUntilHealthy()
+    }
+
+    /// Where this server logs when `STRONGROOM_TEST_SERVER_LOG` asks for it: that file, or a new file in that folder.
+    private static func logFile() -> String? {
+        guard let log = ProcessInfo.processInfo.environment["STRONGROOM_TEST_SERVER_LOG"] else { return nil }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: log, isDirectory: &isFolder), isFolder.boolValue else {
+            return log
+        }
+        return URL(filePath: log).appending(path: "server-\(UUID().uuidString.prefix(8)).log").path
     }
 
     /// The port the server wrote to `file` once listening.

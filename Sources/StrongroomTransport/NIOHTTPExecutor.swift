@@ -43,7 +43,6 @@ struct NIOHTTPExecutor: HTTPExecutor {
     let proxy: HTTPProxy?
     /// Its `Proxy-Authorization` value (made once, not per request).
     let proxyAuthorization: String?
-    let connectTimeout: TimeAmount
     let group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     /// Kept-alive connections, shared by copies of this executor and closed with the last of them.
     let pool: ConnectionPool
@@ -52,15 +51,10 @@ struct NIOHTTPExecutor: HTTPExecutor {
 
     /// An executor for plain `http://` URLs (through `proxy` when given); idle kept-alive connections close after
     /// `idleTimeout`.
-    init(
-        proxy: HTTPProxy? = nil,
-        connectTimeout: Duration = .seconds(10),
-        idleTimeout: Duration = ConnectionPool.defaultIdleTimeout
-    ) {
+    init(proxy: HTTPProxy? = nil, idleTimeout: Duration = ConnectionPool.defaultIdleTimeout) {
         self.security = .plain
         self.proxy = proxy
         self.proxyAuthorization = proxy?.authorization
-        self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
         self.pool = ConnectionPool(idleTimeout: idleTimeout)
     }
 
@@ -69,8 +63,7 @@ struct NIOHTTPExecutor: HTTPExecutor {
     init(
         trust: ServerTrust,
         identity: ClientIdentity? = nil,
-        proxy: HTTPProxy? = nil,
-        connectTimeout: Duration = .seconds(10)
+        proxy: HTTPProxy? = nil
     ) throws {
         self.proxy = proxy
         self.proxyAuthorization = proxy?.authorization
@@ -84,7 +77,6 @@ struct NIOHTTPExecutor: HTTPExecutor {
             ServerVerifier(trust: trust),
             presentsIdentity: identity != nil
         )
-        self.connectTimeout = .nanoseconds(connectTimeout.nanoseconds)
         self.pool = ConnectionPool(idleTimeout: ConnectionPool.defaultIdleTimeout)
     }
 
@@ -123,8 +115,11 @@ struct NIOHTTPExecutor: HTTPExecutor {
     private static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 256 << 10)
 
     /// Connects to `host:port` (through the proxy's tunnel when there is one) and, for HTTPS, completes the TLS
-    /// handshake within `timeout` (a proxy or server that never finishes is cut off); nothing is written before it
-    /// succeeded.
+    /// handshake, all within `timeout` — the request's own time left, so connecting has no shorter limit of its
+    /// own: a busy machine that takes long to connect fails only when the request would have (a proxy or server
+    /// that never finishes is cut off all the same). Nothing is written before it succeeded. An IP address is
+    /// connected to directly, without a name lookup (which runs on a Dispatch thread and hops back to the event
+    /// loop: two waits a loopback connection does not need).
     func connect(host: String, port: Int, timeout: Duration) async throws -> Connection {
         let record = HandshakeRecord()
         let responses = ResponseQueue()
@@ -134,32 +129,40 @@ struct NIOHTTPExecutor: HTTPExecutor {
         let tunnel: HTTPProxy? = if case .tls = security { proxy } else { nil }
         let target = isAddress && host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let authorization = proxyAuthorization
+        let initialize: @Sendable (any Channel) -> EventLoopFuture<(any Channel, EventLoopFuture<Negotiated>?)> = {
+            channel in
+            channel.eventLoop.makeCompletedFuture {
+                guard tunnel != nil else {
+                    let handshake = try Self.prepare(channel, security, host, isAddress, record, responses)
+                    return (channel, handshake)
+                }
+                // The TLS handshake starts once the tunnel is open.
+                let opened = channel.eventLoop.makePromise(of: Void.self)
+                try channel.pipeline.syncOperations.addHandler(
+                    ProxyTunnel(target: target, authorization: authorization, promise: opened)
+                )
+                let handshake = opened.futureResult.flatMapThrowing {
+                    try Self.prepare(channel, security, host, isAddress, record, responses)
+                }
+                return (channel, handshake.flatMap { $0 ?? channel.eventLoop.makeSucceededFuture(.http1) })
+            }
+        }
+        let (dialHost, dialPort) = (proxy?.host ?? host, proxy?.port ?? port)
         let (channel, ready): (any Channel, EventLoopFuture<Negotiated>?)
         do {
-            (channel, ready) = try await ClientBootstrap(group: group)
-                .connectTimeout(connectTimeout)
+            let bootstrap = ClientBootstrap(group: group)
+                .connectTimeout(.nanoseconds(max(0, timeout.nanoseconds)))
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelOption(.recvAllocator, value: Self.receiveBuffers)
-                .connect(host: proxy?.host ?? host, port: proxy?.port ?? port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        guard tunnel != nil else {
-                            let handshake = try Self.prepare(channel, security, host, isAddress, record, responses)
-                            return (channel, handshake)
-                        }
-                        // The TLS handshake starts once the tunnel is open.
-                        let opened = channel.eventLoop.makePromise(of: Void.self)
-                        try channel.pipeline.syncOperations.addHandler(
-                            ProxyTunnel(target: target, authorization: authorization, promise: opened)
-                        )
-                        let handshake = opened.futureResult.flatMapThrowing {
-                            try Self.prepare(channel, security, host, isAddress, record, responses)
-                        }
-                        return (
-                            channel,
-                            handshake.flatMap { $0 ?? channel.eventLoop.makeSucceededFuture(.http1) }
-                        )
-                    }
-                }
+            if let address = try? SocketAddress(ipAddress: dialHost, port: dialPort) {
+                (channel, ready) = try await bootstrap.connect(to: address, channelInitializer: initialize)
+            } else {
+                (channel, ready) = try await bootstrap.connect(
+                    host: dialHost,
+                    port: dialPort,
+                    channelInitializer: initialize
+                )
+            }
         } catch {
             guard let proxy else { throw error }
             throw TransportError(
@@ -380,7 +383,9 @@ struct NIOHTTPExecutor: HTTPExecutor {
         connection.expire(at: deadline) { channel.close(promise: nil) }
         defer {
             connection.cancelExpiry()
-            if let key, clean && connection.isReusable {
+            // A cancelled task's handler below may be closing the channel right now (the close runs later, on the
+            // event loop, so the channel still looks open): such a connection never goes back to the pool.
+            if let key, clean && connection.isReusable && !Task.isCancelled {
                 pool.put(connection, key)
             } else {
                 connection.close()

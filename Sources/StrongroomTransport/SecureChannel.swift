@@ -182,8 +182,7 @@ public struct SecureChannel: Sendable {
             let probe = try NIOHTTPExecutor(
                 trust: configuration.serverTrust,
                 identity: configuration.clientIdentity,
-                proxy: configuration.proxy,
-                connectTimeout: configuration.requestTimeout
+                proxy: configuration.proxy
             )
             return try await probe.probe(url, timeout: configuration.requestTimeout)
         } catch let error as TransportError {

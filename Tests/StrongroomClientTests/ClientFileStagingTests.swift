@@ -46,12 +46,12 @@ struct ClientFileStagingTests {
                 let configuration = try await Client.register(
                     token: ClientTestServer.registrationToken,
                     clientName: "staging",
-                    apiURL: url
+                    apiURL: url,
+                    options: ClientTestServer.unhurried
                 )
-                let client = try Client(
-                    configuration: configuration,
-                    options: Client.TransportOptions(stagingDirectory: staging)
-                )
+                var options = ClientTestServer.unhurried
+                options.stagingDirectory = staging
+                let client = try Client(configuration: configuration, options: options)
                 try await body(client, directory, staging)
             }
         }
