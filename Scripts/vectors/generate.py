@@ -277,7 +277,21 @@ def pynacl():
         "blake2b256": blake, "argon2id": argon, "keys": keys})
 
 
+def key_link() -> None:
+    """The link between access-key generations (AccessKey.sealingLink, docs/design/Revocation.md): the previous
+    generation's key sealed with crypto_secretbox under the next one, in an EAK's wire form."""
+    cases = []
+    for index in range(3):
+        nxt, previous, nonce = det(f"link/{index}/next", 32), det(f"link/{index}/previous", 32), det(f"link/{index}/nonce", 24)
+        box = nacl.secret.SecretBox(nxt).encrypt(previous, nonce).ciphertext
+        cases.append({"next": b64u(nxt), "previous": b64u(previous), "nonce": b64u(nonce),
+                      "link": b64u(box) + "." + b64u(nonce)})
+    write("pynacl/key-link.json", {"source": "PyNaCl 1.6.2 (crypto_secretbox of the previous key under the next)",
+                                   "links": cases})
+
+
 if __name__ == "__main__":
+    key_link()
     pynacl()
     fields()
     eaks()

@@ -161,21 +161,39 @@ extension Client {
     {
         let meta = try Meta(wire)
         guard !data.isEmpty else { return Record(meta: meta, data: [:]) }
+        let cached = await accessKeys.key(writerID: wire.writerID, userID: wire.userID, type: wire.type)
         let key: AccessKey
-        if let cached = await accessKeys.key(writerID: wire.writerID, userID: wire.userID, type: wire.type) {
+        if let cached {
             key = cached
-        } else if let inlineKey {
-            // Search results carry the caller's EAK inline: no extra request.
-            key = try open(inlineKey)
-            await accessKeys.store(key, writerID: wire.writerID, userID: wire.userID, type: wire.type)
         } else {
-            key = try await readerKey(writerID: wire.writerID, userID: wire.userID, type: wire.type)
+            key = try await currentKey(of: wire, inlineKey: inlineKey)
         }
         do {
             return Record(meta: meta, data: try FieldCipher.decrypt(fields: data, with: key))
         } catch {
+            // A cached key may be a generation behind: after the writer rotated (docs/design/Revocation.md) its
+            // records are under the new key. The key is fetched once more; only a record that fails under the
+            // current key too is tampered.
+            if cached != nil {
+                await accessKeys.remove(writerID: wire.writerID, userID: wire.userID, type: wire.type)
+                let current = try await currentKey(of: wire, inlineKey: inlineKey)
+                if current != key, let fields = try? FieldCipher.decrypt(fields: data, with: current) {
+                    return Record(meta: meta, data: fields)
+                }
+            }
             throw ClientError(.tampered, "a field of record \(wire.recordID) did not decrypt", underlying: error)
         }
+    }
+
+    /// The key of `wire`'s writer, user and type as the server holds it now (and cached): the EAK a search result
+    /// carries inline (no extra request), or the one fetched.
+    private func currentKey(of wire: RecordMeta, inlineKey: AccessKeyResponse?) async throws(ClientError) -> AccessKey {
+        guard let inlineKey else {
+            return try await readerKey(writerID: wire.writerID, userID: wire.userID, type: wire.type)
+        }
+        let key = try open(inlineKey)
+        await accessKeys.store(key, writerID: wire.writerID, userID: wire.userID, type: wire.type)
+        return key
     }
 }
 

@@ -67,10 +67,14 @@ extension Client {
                 let eak = newKey.sealed(to: publicKey, by: configuration.keys.encryptionKey)
                 eaks.append(ReaderAccessKey(readerID: reader, eak: eak.wireFormat))
             }
+            // The old key sealed under the new one, kept by the server with the new generation: should this
+            // process stop before every record is re-wrapped, any client of this writer finishes from it
+            // (finishKeyRotation), since once the EAKs are replaced the old key is nowhere else.
             let request = AccessKeyRotationRequest(
                 generation: current.generation + 1,
                 eaks: eaks,
-                revoke: revokedIDs.intersection(current.readers).sorted()
+                revoke: revokedIDs.intersection(current.readers).sorted(),
+                previous: newKey.sealingLink(to: oldKey).wireFormat
             )
             do {
                 try await authenticated(
@@ -84,7 +88,9 @@ extension Client {
             }
             try await confirmRotation(type: type, to: newKey)
             await accessKeys.store(newKey, writerID: clientID, userID: clientID, type: type)
-            let (rewrapped, left) = try await rewrapRecords(type: type, from: oldKey, to: newKey)
+            // Records still under an older generation (a rotation before this one that was interrupted) too.
+            let older = [oldKey] + Self.olderKeys(below: oldKey, at: current.generation, links: current.links ?? [])
+            let (rewrapped, left) = try await rewrapRecords(type: type, from: older, to: newKey)
             return KeyRotationReport(
                 generation: request.generation,
                 readers: eaks.count,
@@ -93,6 +99,47 @@ extension Client {
             )
         }
         throw ClientError(.conflict, "the type's readers kept changing during the rotation")
+    }
+
+    /// Finishes an interrupted rotation of `type` (docs/design/Revocation.md): re-wraps every record this client
+    /// wrote that is still under an older generation's key, reaching the older keys through the links the server
+    /// keeps between generations (each the previous key sealed under the next, opened here from the current key).
+    /// Nothing is rotated; a type whose rotations all finished re-wraps nothing. Safe to run again at any time.
+    ///
+    /// - Throws: ``ClientError/Code/notFound`` for a type this client has no key for.
+    @discardableResult
+    public func finishKeyRotation(type: String) async throws(ClientError) -> KeyRotationReport {
+        // The current key from the server, not a cache that may hold an older generation.
+        await accessKeys.remove(writerID: clientID, userID: clientID, type: type)
+        let key = try await readerKey(writerID: clientID, userID: clientID, type: type)
+        let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
+        let current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
+        let older = Self.olderKeys(below: key, at: current.generation, links: current.links ?? [])
+        let (rewrapped, left) = older.isEmpty ? (0, 0) : try await rewrapRecords(type: type, from: older, to: key)
+        return KeyRotationReport(
+            generation: current.generation,
+            readers: current.readers.count,
+            recordsRewrapped: rewrapped,
+            recordsLeft: left
+        )
+    }
+
+    /// The keys of the generations below `generation`, newest first, opened link by link from `key` (generation
+    /// `generation`'s), until a link is missing or does not open.
+    static func olderKeys(below key: AccessKey, at generation: Int, links: [AccessKeyLink]) -> [AccessKey] {
+        let byGeneration = Dictionary(
+            links.map { ($0.generation, $0.previous) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        var (keys, current, level) = ([AccessKey](), key, generation)
+        while level >= 2, let wire = byGeneration[level],
+            let link = try? EncryptedAccessKey(wireFormat: wire),
+            let previous = try? current.openLink(link)
+        {
+            keys.append(previous)
+            (current, level) = (previous, level - 1)
+        }
+        return keys
     }
 
     /// Checks that the server kept the rotation: this client's own EAK of `type`, fetched again (not from the
@@ -113,11 +160,11 @@ extension Client {
         }
     }
 
-    /// Seals the field keys of every record of `type` this client wrote under `newKey` where they are under
-    /// `oldKey`, a page at a time; returns how many were re-wrapped and how many are left.
+    /// Seals the field keys of every record of `type` this client wrote under `newKey` where they are under one of
+    /// `oldKeys`, a page at a time; returns how many were re-wrapped and how many are left.
     func rewrapRecords(
         type: String,
-        from oldKey: AccessKey,
+        from oldKeys: [AccessKey],
         to newKey: AccessKey
     ) async throws(ClientError)
         -> (rewrapped: Int, left: Int)
@@ -139,7 +186,7 @@ extension Client {
                 as: SearchResponse.self
             )
             for result in page.results where result.meta.writerID.lowercased() == clientID {
-                switch try await rewrap(result, from: oldKey, to: newKey) {
+                switch try await rewrap(result, from: oldKeys, to: newKey) {
                 case .rewrapped: rewrapped += 1
                 case .current: break
                 case .left: left += 1
@@ -155,7 +202,7 @@ extension Client {
     /// One record re-wrapped through a versioned update (read again once if it changed meanwhile).
     private func rewrap(
         _ result: SearchResult,
-        from oldKey: AccessKey,
+        from oldKeys: [AccessKey],
         to newKey: AccessKey
     ) async throws(ClientError)
         -> RewrapOutcome
@@ -170,6 +217,9 @@ extension Client {
                     guard !FieldCipher.isSealed(field, under: newKey) else {
                         fields[name] = wire
                         continue
+                    }
+                    guard let oldKey = oldKeys.first(where: { FieldCipher.isSealed(field, under: $0) }) else {
+                        return .left  // under a key this call does not hold
                     }
                     fields[name] = try FieldCipher.rewrap(field, from: oldKey, to: newKey).wireFormat
                 }

@@ -72,6 +72,9 @@ public struct ServerLimits: Sendable, Hashable {
     /// Readers a key rotation re-seals the type's access key to (`POST /v2/storage/access_keys/…/rotate`), and that
     /// `GET /v2/storage/access_keys/{writer}/{user}/{type}` lists; a type with more cannot be rotated in one step.
     public var readersPerRotation: Int = 10_000
+    /// Links between access-key generations that answer lists, newest first: a client resuming an interrupted
+    /// rotation walks back at most this many generations.
+    public var keyLinksServed: Int = 64
     /// Replication: shared datastores' types one client owns; claiming one more is 413.
     public var syncOwnedTypesPerClient: Int = 100_000
     /// Replication: revision tags one `POST /v2/sync/revs_diff` or `…/purge` asks about (more is 400).

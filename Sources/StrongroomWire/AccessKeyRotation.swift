@@ -7,11 +7,29 @@ public struct AccessKeyGenerationResponse: Codable, Sendable, Hashable {
     public var generation: Int
     /// The readers with an EAK (lowercase UUIDs, sorted).
     public var readers: [String]
+    /// The links between generations the server keeps, newest first (at most the server's limit): each one the key
+    /// of the generation before it sealed under its generation's key. Absent from a server that keeps none.
+    public var links: [AccessKeyLink]?
 
     /// Creates the answer.
-    public init(generation: Int, readers: [String]) {
+    public init(generation: Int, readers: [String], links: [AccessKeyLink]? = nil) {
         self.generation = generation
         self.readers = readers
+        self.links = links
+    }
+}
+
+/// Generation `generation`'s link: the key of generation `generation - 1` sealed under the key of `generation`.
+public struct AccessKeyLink: Codable, Sendable, Hashable {
+    /// The generation whose key seals the link, from 2.
+    public var generation: Int
+    /// The previous generation's key, `ciphertext.nonce` in base64url (an EAK's wire form, `crypto_secretbox`).
+    public var previous: String
+
+    /// Creates one.
+    public init(generation: Int, previous: String) {
+        self.generation = generation
+        self.previous = previous
     }
 }
 
@@ -27,12 +45,17 @@ public struct AccessKeyRotationRequest: Codable, Sendable, Hashable {
     public var eaks: [ReaderAccessKey]
     /// The readers losing access: their EAKs are deleted and their reads denied.
     public var revoke: [String]
+    /// The current generation's key sealed under the new one (``AccessKeyLink/previous``), kept by the server with
+    /// the new generation: a rotation interrupted before it re-wrapped every record resumes from it, since the old
+    /// key is otherwise nowhere once the EAKs are replaced.
+    public var previous: String?
 
     /// Creates the body.
-    public init(generation: Int, eaks: [ReaderAccessKey], revoke: [String]) {
+    public init(generation: Int, eaks: [ReaderAccessKey], revoke: [String], previous: String? = nil) {
         self.generation = generation
         self.eaks = eaks
         self.revoke = revoke
+        self.previous = previous
     }
 }
 

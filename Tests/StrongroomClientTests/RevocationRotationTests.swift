@@ -105,6 +105,101 @@ struct RevocationRotationTests {
         }
     }
 
+    @Test("a rotation stopped after its commit, before any re-wrap, is finished by a fresh client through the link")
+    func interruptedRotation() async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            try await withTemporaryDirectory { directory in
+                let peer = PythonPeer(url: url, directory: directory)
+                let writer = try await ClientTestServer.client(url, "writer")
+                let kept = try await ClientTestServer.client(url, "kept")
+                let revoked = try await ClientTestServer.client(url, "revoked")
+                let pythonID = try await peer.register()
+                let writerID = writer.configuration.clientID.uuidString.lowercased()
+                var old: [Record] = []
+                for index in 0..<12 { old.append(try await writer.write(type: Self.type, data: ["n": "\(index)"])) }
+                for reader in [kept.configuration.clientID, revoked.configuration.clientID, pythonID] {
+                    try await writer.share(type: Self.type, readerID: reader)
+                }
+                _ = try await revoked.read(recordID: old[0].meta.recordID)
+                let stolen = try await revoked.readerKey(writerID: writerID, userID: writerID, type: Self.type)
+
+                // Exactly what rotateAccessKey commits, then the process is gone: no record re-wrapped.
+                let oldKey = try await writer.readerKey(writerID: writerID, userID: writerID, type: Self.type)
+                let newKey = AccessKey()
+                var eaks: [ReaderAccessKey] = []
+                for reader in [
+                    writerID, kept.configuration.clientID.uuidString.lowercased(), pythonID.uuidString.lowercased(),
+                ] {
+                    let publicKey =
+                        reader == writerID
+                        ? writer.configuration.keys.encryptionKey.publicKey : try await writer.publicKey(of: reader)
+                    let eak = newKey.sealed(to: publicKey, by: writer.configuration.keys.encryptionKey)
+                    eaks.append(ReaderAccessKey(readerID: reader, eak: eak.wireFormat))
+                }
+                let rotation = AccessKeyRotationRequest(
+                    generation: 2,
+                    eaks: eaks,
+                    revoke: [revoked.configuration.clientID.uuidString.lowercased()],
+                    previous: newKey.sealingLink(to: oldKey).wireFormat
+                )
+                try await writer.authenticated(
+                    .POST,
+                    E3DBPath.accessKeyRotation.render(writerID, writerID, Self.type),
+                    body: rotation,
+                    success: [201]
+                )
+                // Every EAK now holds the new key: the old records open for nobody until they are re-wrapped.
+                await #expect(throws: ClientError.self) { _ = try await kept.read(recordID: old[0].meta.recordID) }
+
+                // Another process of the writer (nothing cached) finishes from the link; a second run finds nothing.
+                let fresh = try Client(configuration: writer.configuration, options: ClientTestServer.unhurried)
+                let report = try await fresh.finishKeyRotation(type: Self.type)
+                #expect(report.generation == 2 && report.readers == 3, "\(report)")
+                #expect(report.recordsRewrapped == 12 && report.recordsLeft == 0, "\(report)")
+                #expect(try await fresh.finishKeyRotation(type: Self.type).recordsRewrapped == 0)
+                // A later rotation reaches records of every older generation through the links, and keeps them.
+                let third = try await fresh.rotateAccessKey(type: Self.type)
+                #expect(third.generation == 3 && third.recordsRewrapped == 12 && third.recordsLeft == 0, "\(third)")
+
+                let expected = Set((0..<12).map { "\($0)" })
+                let page = try await kept.query(
+                    QueryParams(count: 100, types: [Self.type], writerIDs: [writer.configuration.clientID])
+                )
+                #expect(Set(page.records.compactMap { $0.data["n"] }) == expected)
+                let python = try await peer.run(["read-type", peer.config, writerID, Self.type])
+                let read = try JSONDecoder().decode([[String: String]].self, from: Data(python.utf8))
+                #expect(Set(read.compactMap { $0["n"] }) == expected && read.count == 12)
+                // The revoked reader's key opens none of the stored fields, nor any link.
+                let stored = try await writer.authenticated(
+                    .POST,
+                    E3DBPath.search.render(),
+                    body: QueryParams(count: 100, types: [Self.type], writerIDs: [writer.configuration.clientID]).wire,
+                    success: [200],
+                    as: SearchResponse.self
+                ).results
+                #expect(stored.count == 12)
+                for result in stored {
+                    let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
+                    #expect(!fields.contains { FieldCipher.isSealed($0, under: stolen) })
+                }
+                let path = E3DBPath.accessKeyGeneration.render(writerID, writerID, Self.type)
+                let state = try await writer.authenticated(
+                    .GET,
+                    path,
+                    success: [200],
+                    as: AccessKeyGenerationResponse.self
+                )
+                #expect(state.links?.map(\.generation) == [3, 2])
+                for link in state.links ?? [] {
+                    #expect(throws: CryptoError.self) {
+                        try stolen.openLink(EncryptedAccessKey(wireFormat: link.previous))
+                    }
+                }
+            }
+        }
+    }
+
     @Test("rotate: false and a type never written keep the old revoke: generation 1, no key sealed again")
     func withoutRotation() async throws {
         try await ClientTestServer.run(engine: .sqlite) { url in

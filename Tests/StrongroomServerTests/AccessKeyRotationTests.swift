@@ -83,12 +83,22 @@ import Testing
                 revoke: []
             )
             #expect(try await Self.rotate(api, as: writer, writer: writer, bad) == 400)
+            var badLink = good
+            badLink.previous = "not-a-link"
+            #expect(try await Self.rotate(api, as: writer, writer: writer, badLink) == 400)
             #expect(try await Self.generation(api, writer) == before)
+            #expect(before.links == [])
 
+            // The link (the first key sealed under the second) is kept with generation 2 and served back.
+            var linked = good
+            linked.previous = second.sealingLink(to: first).wireFormat
             let logged = try await KeyLogLeafCount.of(api, as: writer)
-            #expect(try await Self.rotate(api, as: writer, writer: writer, good) == 201)
+            #expect(try await Self.rotate(api, as: writer, writer: writer, linked) == 201)
             let after = try await Self.generation(api, writer)
             #expect(after.generation == 2 && after.readers == [writer.clientID, kept.clientID].sorted())
+            #expect(after.links == [AccessKeyLink(generation: 2, previous: try #require(linked.previous))])
+            let link = try EncryptedAccessKey(wireFormat: try #require(after.links?.first?.previous))
+            #expect(try second.openLink(link) == first)
             #expect(try await KeyLogLeafCount.of(api, as: writer) == logged + 1, "one revocation leaf")
             #expect(try await Self.rotate(api, as: writer, writer: writer, good) == 409, "generation 2 is taken")
 

@@ -29,7 +29,8 @@ struct AccessKeyRotationRoutes {
         return scope
     }
 
-    /// GET: the generation and the readers holding an EAK; 413 for a type with more than
+    /// GET: the generation, the readers holding an EAK and the newest links between generations (at most
+    /// ``ServerLimits/keyLinksServed``); 413 for a type with more than
     /// ``ServerLimits/readersPerRotation`` of them (it cannot be rotated in one step).
     func generation(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
@@ -38,7 +39,10 @@ struct AccessKeyRotationRoutes {
         guard found.readers.count <= limits.readersPerRotation else {
             throw ServerError.tooLarge("the type has more than \(limits.readersPerRotation) readers")
         }
-        return try json(AccessKeyGenerationResponse(generation: found.generation, readers: found.readers))
+        let links = try await store.accessKeyLinks(of: scope, limit: limits.keyLinksServed)
+        return try json(
+            AccessKeyGenerationResponse(generation: found.generation, readers: found.readers, links: links)
+        )
     }
 
     /// POST: commits the rotation at once, or nothing: 409 for a stale generation or a reader set that does not
@@ -72,12 +76,17 @@ struct AccessKeyRotationRoutes {
         guard eaks[scope.writerID] != nil, !revoke.contains(scope.writerID), revoke.isDisjoint(with: eaks.keys) else {
             throw ServerError.badRequest("the writer keeps its own key; a revoked reader gets none")
         }
+        // The link has an EAK's wire form (a 48-byte box and a 24-byte nonce); the server cannot open it.
+        if let previous = body.previous, (try? EncryptedAccessKey(wireFormat: previous)) == nil {
+            throw ServerError.badRequest("previous is not ciphertext.nonce in base64url")
+        }
         let rotation = AccessKeyRotation(
             scope: scope,
             generation: body.generation,
             eaks: eaks,
             revoke: revoke,
-            authorizerID: caller
+            authorizerID: caller,
+            previous: body.previous
         )
         switch try await store.rotateAccessKey(rotation, logAt: clock.wallTimestamp) {
         case .rotated:

@@ -147,6 +147,16 @@ extension SQLServerStore {
                     """
                 ).run()
             }
+            if let previous = rotation.previous {
+                try await session.raw(
+                    """
+                    INSERT INTO access_key_links (writer_id, user_id, type, generation, previous)
+                    VALUES (\(bind: scope.writerID), \(bind: scope.userID), \(bind: scope.type),
+                    \(bind: rotation.generation), \(bind: previous))
+                    ON CONFLICT (writer_id, user_id, type, generation) DO UPDATE SET previous = excluded.previous
+                    """
+                ).run()
+            }
             try await session.raw(
                 """
                 UPDATE access_key_generations SET generation = \(bind: rotation.generation)
@@ -156,6 +166,22 @@ extension SQLServerStore {
             ).run()
             if !logged.isEmpty { try await Self.appendKeyLog(logged, in: session, engine: engine) }
             return .rotated
+        }
+    }
+
+    package func accessKeyLinks(of scope: AccessKeyScope, limit: Int) async throws -> [AccessKeyLink] {
+        let bound = min(max(0, limit), Int(Int32.max))
+        return try await database.raw(
+            """
+            SELECT generation, previous FROM access_key_links WHERE writer_id = \(bind: scope.writerID)
+            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type) ORDER BY generation DESC
+            LIMIT \(bind: bound)
+            """
+        ).all().map {
+            AccessKeyLink(
+                generation: try $0.decode(column: "generation", as: Int.self),
+                previous: try $0.decode(column: "previous", as: String.self)
+            )
         }
     }
 

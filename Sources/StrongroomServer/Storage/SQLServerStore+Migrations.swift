@@ -277,6 +277,18 @@ extension SQLServerStore {
                     """
                 ]
             ),
+            (
+                19,
+                [
+                    // The link from each generation to the one before it: the previous key sealed under the new
+                    // one, stored by the rotation, so an interrupted re-wrap resumes (docs/design/Revocation.md).
+                    """
+                    CREATE TABLE access_key_links (writer_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                    type TEXT NOT NULL, generation BIGINT NOT NULL, previous TEXT NOT NULL,
+                    PRIMARY KEY (writer_id, user_id, type, generation))
+                    """
+                ]
+            ),
         ]
     }
 

@@ -70,6 +70,8 @@ package protocol SharingStore: Sendable {
     /// The generation of `(writer, user, type)`'s access key (1 when never rotated) and up to `limit` readers
     /// holding an EAK of it, sorted.
     func accessKeyGeneration(of scope: AccessKeyScope, limit: Int) async throws -> (generation: Int, readers: [String])
+    /// Up to `limit` of `(writer, user, type)`'s links between generations, newest first.
+    func accessKeyLinks(of scope: AccessKeyScope, limit: Int) async throws -> [AccessKeyLink]
     /// Commits a rotation in one transaction: see ``AccessKeyRotation``.
     func rotateAccessKey(_ rotation: AccessKeyRotation, logAt time: Timestamp) async throws -> AccessKeyRotation.Outcome
 

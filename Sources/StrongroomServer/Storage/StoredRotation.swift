@@ -32,16 +32,19 @@ package struct AccessKeyRotation: Sendable, Hashable {
     package var revoke: Set<String>
     /// Who sealed the new EAKs (the caller).
     package var authorizerID: String
+    /// The current key sealed under the new one, kept as the new generation's link; nil stores none.
+    package var previous: String?
 
     package init(
         scope: AccessKeyScope,
         generation: Int,
         eaks: [String: String],
         revoke: Set<String>,
-        authorizerID: String
+        authorizerID: String,
+        previous: String? = nil
     ) {
         (self.scope, self.generation, self.eaks) = (scope, generation, eaks)
-        (self.revoke, self.authorizerID) = (revoke, authorizerID)
+        (self.revoke, self.authorizerID, self.previous) = (revoke, authorizerID, previous)
     }
 
     /// What became of a rotation.

@@ -51,6 +51,7 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
             ],
         17: ["DROP INDEX notes_source", "ALTER TABLE notes DROP COLUMN source"],
         18: ["DROP TABLE access_key_generations"],
+        19: ["DROP TABLE access_key_links"],
         // Step 15's triggers again (its statements after the table, the backfill and the index drop).
         16:
             (store.engine == .postgres
