@@ -114,8 +114,10 @@ extension Client {
         let key = try await readerKey(writerID: clientID, userID: clientID, type: type)
         let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
         let current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
+        // Every record is looked at even with no older key to hand: one the server withholds the link of counts
+        // as left, not as done.
         let older = Self.olderKeys(below: key, at: current.generation, links: current.links ?? [])
-        let (rewrapped, left) = older.isEmpty ? (0, 0) : try await rewrapRecords(type: type, from: older, to: key)
+        let (rewrapped, left) = try await rewrapRecords(type: type, from: older, to: key)
         return KeyRotationReport(
             generation: current.generation,
             readers: current.readers.count,
@@ -218,13 +220,14 @@ extension Client {
                         fields[name] = wire
                         continue
                     }
-                    guard let oldKey = oldKeys.first(where: { FieldCipher.isSealed(field, under: $0) }) else {
-                        return .left  // under a key this call does not hold
-                    }
-                    fields[name] = try FieldCipher.rewrap(field, from: oldKey, to: newKey).wireFormat
+                    guard
+                        let rewrapped = oldKeys.lazy.compactMap({ try? FieldCipher.rewrap(field, from: $0, to: newKey) }
+                        ).first
+                    else { return .left }  // under a key this call does not hold
+                    fields[name] = rewrapped.wireFormat
                 }
             } catch {
-                return .left  // under a key this call does not hold
+                return .left  // a field that is not E3DB's wire form
             }
             guard fields != data else { return .current }
             let meta = result.meta

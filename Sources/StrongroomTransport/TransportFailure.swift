@@ -55,14 +55,8 @@ enum TransportFailure {
                 underlying: error
             )
         }
-        if case .connectTimeout = error as? ChannelError {
-            return TransportError(
-                .unreachable,
-                "no answer from \(place) while connecting: is the address right, or a firewall in the way?",
-                underlying: error
-            )
-        }
-        if Self.mentions(text, ["connectTimeout", "Connect timeout", "Connection timed out", "errno: 110"]) {
+        let connectTimedOut = if case .connectTimeout = error as? ChannelError { true } else { false }
+        if connectTimedOut || Self.mentions(text, ["connectTimeout", "Connection timed out", "errno: 110"]) {
             return TransportError(
                 .unreachable,
                 "no answer from \(place) while connecting: is the address right, or a firewall in the way?",

@@ -6,7 +6,8 @@ import Synchronization
 import Testing
 
 /// A malicious server against a revoke that rotates (docs/design/Revocation.md): one that takes the rotation but then
-/// serves the old key back is caught by the writer before anything is re-wrapped.
+/// serves the old key back is caught by the writer before anything is re-wrapped; one that withholds or alters the
+/// links between generations withholds records, and discloses nothing.
 @Suite struct HostileRotationTests {
     @Test("a server that serves the pre-rotation key back after a rotation: the writer's revoke is tampered")
     func rolledBackKey() async throws {
@@ -45,6 +46,78 @@ import Testing
                 }
                 #expect(error?.code == .tampered, "\(String(describing: error))")
             }
+        }
+    }
+
+    @Test("a server that cuts the re-wrap, then drops or alters the links: records left, never lost or misread")
+    func withheldLinks() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let writerConfiguration = try await Client.register(token: "hostile", clientName: "writer", apiURL: url)
+            let reader = Client(
+                configuration: try await Client.register(token: "hostile", clientName: "reader", apiURL: url)
+            )
+            let revoked = try await Client.register(token: "hostile", clientName: "revoked", apiURL: url)
+            let honest = Client(configuration: writerConfiguration)
+            for index in 0..<5 { _ = try await honest.write(type: "linked", data: ["n": "\(index)"]) }
+            for id in [reader.configuration.clientID, revoked.clientID] {
+                try await honest.share(type: "linked", readerID: id)
+            }
+            let writerID = writerConfiguration.clientID.uuidString.lowercased()
+            // The rotation commits; the server then cuts the re-wrap (after storing its first record, which it
+            // answers with a cut connection): the revoke fails after its commit, 4 records still under generation 1.
+            try await HostileServer.with(
+                upstream: url,
+                tamper: { path, _, response in path.hasPrefix("/v1/storage/records/") ? .cut : .answer(response) }
+            ) { proxy in
+                var through = writerConfiguration
+                through.apiURL = proxy
+                await #expect(throws: ClientError.self) {
+                    try await Client(configuration: through).revoke(type: "linked", readerID: revoked.clientID)
+                }
+            }
+            // Finishing through a server that drops the links, or alters them: nothing re-wrapped, the 4 left.
+            let generation = "/v2/storage/access_keys/\(writerID)/\(writerID)/linked"
+            let attacks: [@Sendable (inout [[String: Any]]) -> Void] = [
+                { $0 = [] },
+                { links in
+                    for index in links.indices {
+                        let previous = links[index]["previous"] as? String ?? ""
+                        links[index]["previous"] = (previous.hasPrefix("A") ? "B" : "A") + previous.dropFirst()
+                    }
+                },
+            ]
+            for attack in attacks {
+                try await HostileServer.with(
+                    upstream: url,
+                    tamper: { path, _, response in
+                        guard path == generation,
+                            var body = try? JSONSerialization.jsonObject(with: response) as? [String: Any],
+                            var links = body["links"] as? [[String: Any]]
+                        else { return .answer(response) }
+                        attack(&links)
+                        body["links"] = links
+                        return .answer((try? JSONSerialization.data(withJSONObject: body)) ?? response)
+                    }
+                ) { proxy in
+                    var through = writerConfiguration
+                    through.apiURL = proxy
+                    let report = try await Client(configuration: through).finishKeyRotation(type: "linked")
+                    #expect(
+                        report.generation == 2 && report.recordsRewrapped == 0 && report.recordsLeft == 4,
+                        "\(report)"
+                    )
+                }
+            }
+            // The honest server's links finish it: the remaining reader reads every record.
+            let report = try await Client(configuration: writerConfiguration).finishKeyRotation(type: "linked")
+            #expect(report.recordsRewrapped == 4 && report.recordsLeft == 0, "\(report)")
+            let page = try await reader.query(
+                QueryParams(count: 10, types: ["linked"], writerIDs: [writerConfiguration.clientID])
+            )
+            #expect(Set(page.records.compactMap { $0.data["n"] }) == Set((0..<5).map { "\($0)" }))
         }
     }
 }

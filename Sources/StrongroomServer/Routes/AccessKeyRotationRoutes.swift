@@ -77,9 +77,7 @@ struct AccessKeyRotationRoutes {
             throw ServerError.badRequest("the writer keeps its own key; a revoked reader gets none")
         }
         // The link has an EAK's wire form (a 48-byte box and a 24-byte nonce); the server cannot open it.
-        if let previous = body.previous, (try? EncryptedAccessKey(wireFormat: previous)) == nil {
-            throw ServerError.badRequest("previous is not ciphertext.nonce in base64url")
-        }
+        if let previous = body.previous { try AccessKeyRoutes.requireEAK(previous, named: "previous") }
         let rotation = AccessKeyRotation(
             scope: scope,
             generation: body.generation,

@@ -70,9 +70,9 @@ struct AccessKeyRoutes {
     }
 
     /// 400 unless `eak` is an EAK's wire form (`ciphertext.nonce` in base64url): checked before anything is stored.
-    static func requireEAK(_ eak: String) throws {
+    static func requireEAK(_ eak: String, named field: String = "eak") throws {
         guard (try? EncryptedAccessKey(wireFormat: eak)) != nil else {  // the reason is in the message
-            throw ServerError.badRequest("eak is not ciphertext.nonce in base64url")
+            throw ServerError.badRequest("\(field) is not ciphertext.nonce in base64url")
         }
     }
 }
