@@ -610,7 +610,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomCLITests",
-            dependencies: ["StrongroomCore", "StrongroomKeychain", "StrongroomTesting"],
+            dependencies: ["StrongroomClient", "StrongroomCore", "StrongroomKeychain", "StrongroomTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -124,7 +124,7 @@ extension Client {
         var options = transport.options
         options.clientIdentity = current
         let mutual = try Transport(apiURL: configuration.apiURL, http: Client.defaultHTTPClient, options: options)
-        let data = try await mutual.expect(
+        let (data, _) = try await mutual.expect(
             .POST,
             E3DBPath.renew.render(),
             authorization: nil,

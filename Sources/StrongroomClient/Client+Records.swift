@@ -21,20 +21,40 @@ extension Client {
     ) async throws(ClientError)
         -> Record
     {
-        let key = try await writerKey(type: type)
-        let request = RecordWriteRequest(
-            meta: .init(writerID: clientID, userID: clientID, type: type, plain: plain),
-            data: FieldCipher.encrypt(fields: data, with: key),
-            recordSignature: recordSignature(type: type, plain: plain, data: data)
-        )
-        let response = try await authenticated(
-            .POST,
-            E3DBPath.records.render(),
-            body: request,
-            success: [201],
-            as: RecordResponse.self
-        )
+        let signature = recordSignature(type: type, plain: plain, data: data)
+        let answer = try await fenced(type: type) { key in
+            RecordWriteRequest(
+                meta: .init(writerID: clientID, userID: clientID, type: type, plain: plain),
+                data: FieldCipher.encrypt(fields: data, with: key),
+                recordSignature: signature
+            )
+        } send: { request, fence throws(ClientError) in
+            try await self.answer(.POST, E3DBPath.records.render(), headers: fence, body: request, success: [201]).data
+        }
+        let response = try Transport.decode(RecordResponse.self, from: answer)
         return Record(meta: try Meta(response.meta), data: data)
+    }
+
+    /// Sends a write of this client's `type` sealed under its current key, fenced by the key's generation
+    /// (docs/design/Revocation.md, "The fence"): when another device of this client rotated the type meanwhile, the
+    /// server refuses the old generation, and the write is sealed again under the current key and sent once more.
+    func fenced(
+        type: String,
+        _ request: (AccessKey) throws(ClientError) -> RecordWriteRequest,
+        send: (RecordWriteRequest, [(String, String)]) async throws(ClientError) -> Data
+    ) async throws(ClientError)
+        -> Data
+    {
+        var attempt = 1
+        while true {
+            let (key, generation) = try await writerKeyEntry(type: type)
+            do {
+                return try await send(try request(key), Self.fence(generation))
+            } catch  where error.isStaleKeyGeneration && attempt < 3 {
+                await dropWriterKey(type: type)
+                attempt += 1
+            }
+        }
     }
 
     /// Reads and decrypts a record, optionally only some of its fields.
@@ -65,14 +85,18 @@ extension Client {
     ) async throws(ClientError)
         -> Record
     {
-        let key = try await writerKey(type: meta.type)
-        let request = RecordWriteRequest(
-            meta: .init(writerID: clientID, userID: clientID, type: meta.type, plain: plain ?? meta.plain),
-            data: FieldCipher.encrypt(fields: newData, with: key),
-            recordSignature: recordSignature(type: meta.type, plain: plain ?? meta.plain, data: newData)
-        )
+        let signature = recordSignature(type: meta.type, plain: plain ?? meta.plain, data: newData)
         let path = E3DBPath.recordVersion.render(RecordID(meta.recordID).description, meta.version)
-        let response = try await authenticated(.PUT, path, body: request, success: [200], as: RecordResponse.self)
+        let answer = try await fenced(type: meta.type) { key in
+            RecordWriteRequest(
+                meta: .init(writerID: clientID, userID: clientID, type: meta.type, plain: plain ?? meta.plain),
+                data: FieldCipher.encrypt(fields: newData, with: key),
+                recordSignature: signature
+            )
+        } send: { request, fence throws(ClientError) in
+            try await self.answer(.PUT, path, headers: fence, body: request, success: [200]).data
+        }
+        let response = try Transport.decode(RecordResponse.self, from: answer)
         return Record(meta: try Meta(response.meta), data: newData)
     }
 

@@ -39,12 +39,15 @@ extension Client {
     ) async throws(ClientError)
         -> KeyRotationReport
     {
-        // The key the records are under now; a type this client never keyed has nothing to rotate (notFound), and
-        // none is made for it here.
-        let oldKey = try await readerKey(writerID: clientID, userID: clientID, type: type)
         let revokedIDs = Set(revoked.map { ClientID($0).description })
         let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
         for attempt in 1...3 {
+            // The key the records are under now, from the server (another device may have rotated since this
+            // process cached one): the link must seal the current generation's key, or the records under it would be
+            // reachable from no newer key. A type this client never keyed has nothing to rotate (notFound), and none
+            // is made for it here.
+            await dropWriterKey(type: type)
+            let (oldKey, oldGeneration) = try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
             let current: AccessKeyGenerationResponse
             do {
                 current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
@@ -57,6 +60,9 @@ extension Client {
                         + "rotate: false (strongroom revoke --no-rotate) to revoke by access control only",
                     underlying: error
                 )
+            }
+            guard oldGeneration == nil || oldGeneration == current.generation else {
+                continue  // rotated between the two reads: read both again
             }
             let newKey = AccessKey()
             var eaks: [ReaderAccessKey] = []
@@ -87,10 +93,21 @@ extension Client {
                 continue  // another rotation or share came first: read the readers again
             }
             try await confirmRotation(type: type, to: newKey)
-            await accessKeys.store(newKey, writerID: clientID, userID: clientID, type: type)
+            await accessKeys.store(
+                newKey,
+                generation: request.generation,
+                writerID: clientID,
+                userID: clientID,
+                type: type
+            )
             // Records still under an older generation (a rotation before this one that was interrupted) too.
             let older = [oldKey] + Self.olderKeys(below: oldKey, at: current.generation, links: current.links ?? [])
-            let (rewrapped, left) = try await rewrapRecords(type: type, from: older, to: newKey)
+            let (rewrapped, left) = try await rewrapRecords(
+                type: type,
+                from: older,
+                to: newKey,
+                generation: request.generation
+            )
             return KeyRotationReport(
                 generation: request.generation,
                 readers: eaks.count,
@@ -111,13 +128,16 @@ extension Client {
     public func finishKeyRotation(type: String) async throws(ClientError) -> KeyRotationReport {
         // The current key from the server, not a cache that may hold an older generation.
         await accessKeys.remove(writerID: clientID, userID: clientID, type: type)
-        let key = try await readerKey(writerID: clientID, userID: clientID, type: type)
+        let (key, generation) = try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
         let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
         let current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
+        guard current.generation > 1 else {  // never rotated: every record is under the one key there is
+            return KeyRotationReport(generation: 1, readers: current.readers.count, recordsRewrapped: 0, recordsLeft: 0)
+        }
         // Every record is looked at even with no older key to hand: one the server withholds the link of counts
         // as left, not as done.
         let older = Self.olderKeys(below: key, at: current.generation, links: current.links ?? [])
-        let (rewrapped, left) = try await rewrapRecords(type: type, from: older, to: key)
+        let (rewrapped, left) = try await rewrapRecords(type: type, from: older, to: key, generation: generation)
         return KeyRotationReport(
             generation: current.generation,
             readers: current.readers.count,
@@ -163,11 +183,13 @@ extension Client {
     }
 
     /// Seals the field keys of every record of `type` this client wrote under `newKey` where they are under one of
-    /// `oldKeys`, a page at a time; returns how many were re-wrapped and how many are left.
+    /// `oldKeys`, a page at a time; returns how many were re-wrapped and how many are left. Each update is fenced
+    /// by `generation` (`newKey`'s): a rotation after this one stops it, with what is left counted.
     func rewrapRecords(
         type: String,
         from oldKeys: [AccessKey],
-        to newKey: AccessKey
+        to newKey: AccessKey,
+        generation: Int?
     ) async throws(ClientError)
         -> (rewrapped: Int, left: Int)
     {
@@ -188,7 +210,7 @@ extension Client {
                 as: SearchResponse.self
             )
             for result in page.results where result.meta.writerID.lowercased() == clientID {
-                switch try await rewrap(result, from: oldKeys, to: newKey) {
+                switch try await rewrap(result, from: oldKeys, to: newKey, fence: Self.fence(generation)) {
                 case .rewrapped: rewrapped += 1
                 case .current: break
                 case .left: left += 1
@@ -205,7 +227,8 @@ extension Client {
     private func rewrap(
         _ result: SearchResult,
         from oldKeys: [AccessKey],
-        to newKey: AccessKey
+        to newKey: AccessKey,
+        fence: [(String, String)]
     ) async throws(ClientError)
         -> RewrapOutcome
     {
@@ -237,13 +260,16 @@ extension Client {
                 recordSignature: result.recordSignature
             )
             do {
-                try await authenticated(
+                _ = try await answer(
                     .PUT,
                     E3DBPath.recordVersion.render(meta.recordID, meta.version),
+                    headers: fence,
                     body: request,
                     success: [200]
                 )
                 return .rewrapped
+            } catch  where error.isStaleKeyGeneration {
+                return .left  // rotated again meanwhile: the newer rotation re-wraps it
             } catch  where error.code == .conflict && attempt == 1 {
                 let path = E3DBPath.record.render(meta.recordID)
                 let fresh = try await authenticated(.GET, path, success: [200], as: RecordResponse.self)

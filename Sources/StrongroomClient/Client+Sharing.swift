@@ -57,10 +57,22 @@ extension Client {
     }
 
     /// Seals this client's key for `type` to another client (a reader or an authorizer); an existing EAK is kept.
+    /// The EAK is fenced by the key's generation: should another device of this client have rotated the type, the
+    /// server refuses the old key and the current one is fetched and sealed instead.
     func sealWriterKey(type: String, to otherClientID: String) async throws(ClientError) {
-        let key = try await writerKey(type: type)
-        let eak = key.sealed(to: try await publicKey(of: otherClientID), by: configuration.keys.encryptionKey)
-        try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type)
+        let publicKey = try await publicKey(of: otherClientID)
+        var attempt = 1
+        while true {
+            let (key, generation) = try await writerKeyEntry(type: type)
+            let eak = key.sealed(to: publicKey, by: configuration.keys.encryptionKey)
+            do {
+                try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type, generation: generation)
+                return
+            } catch  where error.isStaleKeyGeneration && attempt < 3 {
+                await dropWriterKey(type: type)
+                attempt += 1
+            }
+        }
     }
 
     /// Another client's public information (keys), from the server, proven by its key log (unless verification is

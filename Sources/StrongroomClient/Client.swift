@@ -84,7 +84,7 @@ public final class Client: Sendable {
                 signingKey: .init(ed25519: keys.signingKey.publicKey.base64URLEncoded)
             )
         )
-        let data = try await transport.expect(
+        let (data, _) = try await transport.expect(
             .POST,
             E3DBPath.register.render(),
             authorization: nil,
@@ -114,11 +114,23 @@ public final class Client: Sendable {
         body: (some Encodable)? = nil as String?,
         success: Set<Int>
     ) async throws(ClientError) -> Data {
+        try await answer(method, path, body: body, success: success).data
+    }
+
+    /// ``authenticated(_:_:body:success:)`` sending `headers` too, returning the answer's key generation as well.
+    func answer(
+        _ method: HTTPVerb,
+        _ path: String,
+        headers: [(String, String)] = [],
+        body: (some Encodable)? = nil as String?,
+        success: Set<Int>
+    ) async throws(ClientError) -> (data: Data, keyGeneration: Int?) {
         if configuration.authentication == .signedRequests {
             return try await transport.expect(
                 method,
                 path,
                 authorization: signature(method, path),
+                headers: headers,
                 body: body,
                 success: success
             )
@@ -128,6 +140,7 @@ public final class Client: Sendable {
                 method,
                 path,
                 authorization: "Bearer \(try await tokens.token())",
+                headers: headers,
                 body: body,
                 success: success
             )
@@ -137,6 +150,7 @@ public final class Client: Sendable {
                 method,
                 path,
                 authorization: "Bearer \(try await tokens.token())",
+                headers: headers,
                 body: body,
                 success: success
             )

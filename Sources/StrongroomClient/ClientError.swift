@@ -73,6 +73,13 @@ public struct ClientError: StrongroomError {
     public let context: ErrorContext
     /// The HTTP status, when the server answered.
     public var status: Int?
+    /// The machine-readable `code` of a Strongroom server's error body (such as `stale_key_generation`).
+    var serverCode: String?
+    /// The type's current key generation, when the server's answer named it (`X-Strongroom-Key-Generation`).
+    var keyGeneration: Int?
+
+    /// Whether the server refused a write sealed under a key generation the type has rotated past.
+    var isStaleKeyGeneration: Bool { code == .conflict && serverCode == "stale_key_generation" }
 
     public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
 

@@ -36,6 +36,9 @@ public struct ServerError: StrongroomError, HTTPResponseError {
         public static let integrityRefused = Code("integrity_refused", .forbidden)
         /// A stale version or a taken name (409).
         public static let conflict = Code("conflict", .conflict)
+        /// A write sealed under an access-key generation the type has rotated past (409): the answer's
+        /// `X-Strongroom-Key-Generation` names the current one; fetch the key again and seal anew.
+        public static let staleKeyGeneration = Code("stale_key_generation", .conflict)
         /// A body or declared size above the limit (413).
         public static let tooLarge = Code("too_large", .contentTooLarge)
         /// A v2 search used up its work budget (400).
@@ -72,6 +75,8 @@ public struct ServerError: StrongroomError, HTTPResponseError {
 
     public let code: Code
     public let context: ErrorContext
+    /// The type's current key generation, answered in `X-Strongroom-Key-Generation` (``Code/staleKeyGeneration``).
+    var keyGeneration: Int?
 
     public init(code: Code, context: ErrorContext) { (self.code, self.context) = (code, context) }
 
@@ -81,6 +86,9 @@ public struct ServerError: StrongroomError, HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = try JSONEncoder().encode(ErrorBody(error: message, code: code.name))
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if let keyGeneration, let name = HTTPField.Name(StrongroomHeader.keyGeneration) {
+            headers[name] = String(keyGeneration)
+        }
         if status == .unauthorized {
             headers[.wwwAuthenticate] = "Bearer realm=\"strongroom\", TSV1-ED25519-BLAKE2B realm=\"strongroom\""
         }
@@ -94,6 +102,15 @@ public struct ServerError: StrongroomError, HTTPResponseError {
     static func forbidden(_ message: String = "not allowed") -> ServerError { ServerError(.forbidden, message) }
     static func notFound(_ message: String = "not found") -> ServerError { ServerError(.notFound, message) }
     static func conflict(_ message: String) -> ServerError { ServerError(.conflict, message) }
+    /// A write sealed under generation `sent` of a type now at `current`.
+    static func staleKeyGeneration(sent: Int, current: Int) -> ServerError {
+        var error = ServerError(
+            .staleKeyGeneration,
+            "sealed under key generation \(sent), but the type's key is at generation \(current) now: fetch it again"
+        )
+        error.keyGeneration = current
+        return error
+    }
     package static func tooLarge(_ message: String) -> ServerError { ServerError(.tooLarge, message) }
     /// A start-up or storage failure of the server's own (its message may name the server's paths; it is never a
     /// response to a request body).

@@ -25,9 +25,16 @@ public enum CrashPoints {
     public static func library() async throws -> URL { try await Compiled.shared.library() }
 
     /// The environment that preloads the shim: crash before operation `crashAt` (nil: never), and write the number
-    /// of operations done to `countFile` at exit.
-    public static func environment(library: URL, crashAt: Int?, countFile: URL? = nil) -> [String: String] {
+    /// of operations done to `countFile` at exit. With `sockets`, a write to a socket counts as an operation too (a
+    /// process whose durable work is requests to a server, such as a key rotation, is then stopped between two).
+    public static func environment(
+        library: URL,
+        crashAt: Int?,
+        countFile: URL? = nil,
+        sockets: Bool = false
+    ) -> [String: String] {
         var environment = ["LD_PRELOAD": library.path]
+        if sockets { environment["STRONGROOM_CRASH_SOCKETS"] = "1" }
         if let crashAt { environment["STRONGROOM_CRASH_AT"] = String(crashAt) }
         if let countFile { environment["STRONGROOM_CRASH_COUNT"] = countFile.path }
         return environment

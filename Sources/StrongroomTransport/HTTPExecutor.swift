@@ -104,6 +104,9 @@ final class IteratorBox<Base: AsyncIteratorProtocol> {
 package struct ResponseHead: Sendable {
     package var status: Int
     package var headers: HTTPHeaders
+
+    /// The first value of the header field `name` (case-insensitive), or nil.
+    package func field(_ name: String) -> String? { headers.first(name: name) }
 }
 
 /// Carries requests: ``NIOHTTPExecutor`` for plain HTTP from the default client and for a customised trust,

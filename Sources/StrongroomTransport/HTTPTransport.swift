@@ -93,4 +93,13 @@ package struct HTTPTransport: Sendable {
     ) async throws -> R {
         try await channel.exchange(request, timeout: timeout) { head, body in try await handle(head.status, body) }
     }
+
+    /// ``exchange(_:timeout:_:)`` with the answer's header fields too.
+    package func exchange<R>(
+        _ request: OutgoingRequest,
+        timeout: Duration,
+        _ handle: (ResponseHead, ResponseBody) async throws -> R
+    ) async throws -> R {
+        try await channel.exchange(request, timeout: timeout, handle)
+    }
 }

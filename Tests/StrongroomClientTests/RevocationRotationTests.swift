@@ -200,6 +200,67 @@ struct RevocationRotationTests {
         }
     }
 
+    @Test(
+        "a second device of the writer, its key a generation behind, writes, updates and shares under the new key",
+        arguments: TestEngine.available
+    )
+    func secondDevice(engine: TestEngine) async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ClientTestServer.run(engine: engine) { url in
+            try await withTemporaryDirectory { directory in
+                let peer = PythonPeer(url: url, directory: directory)
+                let laptop = try await ClientTestServer.client(url, "writer")
+                let phone = try Client(configuration: laptop.configuration, options: ClientTestServer.unhurried)
+                let kept = try await ClientTestServer.client(url, "kept")
+                let revoked = try await ClientTestServer.client(url, "revoked")
+                let late = try await ClientTestServer.client(url, "late")
+                let pythonID = try await peer.register()
+                let writerID = laptop.configuration.clientID.uuidString.lowercased()
+                let first = try await laptop.write(type: Self.type, data: ["n": "0"])
+                for reader in [kept.configuration.clientID, revoked.configuration.clientID, pythonID] {
+                    try await laptop.share(type: Self.type, readerID: reader)
+                }
+                // The phone reads and writes under generation 1, and keeps that key cached.
+                let before = try await phone.write(type: Self.type, data: ["n": "1"])
+                let stolen = try await revoked.readerKey(writerID: writerID, userID: writerID, type: Self.type)
+
+                let report = try #require(
+                    try await laptop.revoke(type: Self.type, readerID: revoked.configuration.clientID)
+                )
+                #expect(report.generation == 2 && report.recordsRewrapped == 2, "\(report)")
+
+                // The phone's writes are fenced: refused under generation 1, sealed again under 2, never left behind.
+                let written = try await phone.write(type: Self.type, data: ["n": "2"])
+                let current = try await phone.read(recordID: before.meta.recordID)
+                _ = try await phone.update(meta: current.meta, newData: ["n": "3"])
+                try await phone.share(type: Self.type, readerID: late.configuration.clientID)
+                let stored = try await laptop.authenticated(
+                    .POST,
+                    E3DBPath.search.render(),
+                    body: QueryParams(count: 100, types: [Self.type], writerIDs: [laptop.configuration.clientID]).wire,
+                    success: [200],
+                    as: SearchResponse.self
+                ).results
+                #expect(stored.count == 3)
+                for result in stored {
+                    let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
+                    #expect(!fields.contains { FieldCipher.isSealed($0, under: stolen) }, "\(result.meta.recordID)")
+                }
+                let expected: Set = ["0", "2", "3"]
+                for reader in [kept, late] {
+                    let page = try await reader.query(
+                        QueryParams(count: 100, types: [Self.type], writerIDs: [laptop.configuration.clientID])
+                    )
+                    #expect(Set(page.records.compactMap { $0.data["n"] }) == expected)
+                }
+                let python = try await peer.run(["read-type", peer.config, writerID, Self.type])
+                let read = try JSONDecoder().decode([[String: String]].self, from: Data(python.utf8))
+                #expect(Set(read.compactMap { $0["n"] }) == expected && read.count == 3)
+                #expect(written.meta.recordID != first.meta.recordID)
+            }
+        }
+    }
+
     @Test("rotate: false and a type never written keep the old revoke: generation 1, no key sealed again")
     func withoutRotation() async throws {
         try await ClientTestServer.run(engine: .sqlite) { url in

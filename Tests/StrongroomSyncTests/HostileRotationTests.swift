@@ -1,13 +1,16 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomClient
+import StrongroomCrypto
 import StrongroomTesting
+import StrongroomWire
 import Synchronization
 import Testing
 
 /// A malicious server against a revoke that rotates (docs/design/Revocation.md): one that takes the rotation but then
 /// serves the old key back is caught by the writer before anything is re-wrapped; one that withholds or alters the
-/// links between generations withholds records, and discloses nothing.
+/// links between generations withholds records, and discloses nothing; one that hides a rotation from the writer's
+/// second device (no generation in its answers, so no fence) gets that device's next writes under the old key.
 @Suite struct HostileRotationTests {
     @Test("a server that serves the pre-rotation key back after a rotation: the writer's revoke is tampered")
     func rolledBackKey() async throws {
@@ -118,6 +121,74 @@ import Testing
                 QueryParams(count: 10, types: ["linked"], writerIDs: [writerConfiguration.clientID])
             )
             #expect(Set(page.records.compactMap { $0.data["n"] }) == Set((0..<5).map { "\($0)" }))
+        }
+    }
+
+    @Test("a server that hides a rotation from a second device: its writes stay under the old key until finished")
+    func hiddenRotation() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let writerConfiguration = try await Client.register(token: "hostile", clientName: "writer", apiURL: url)
+            let kept = Client(
+                configuration: try await Client.register(token: "hostile", clientName: "kept", apiURL: url)
+            )
+            let revoked = Client(
+                configuration: try await Client.register(token: "hostile", clientName: "revoked", apiURL: url)
+            )
+            let laptop = Client(configuration: writerConfiguration)
+            _ = try await laptop.write(type: "hidden", data: ["n": "0"])
+            for reader in [kept, revoked] {
+                try await laptop.share(type: "hidden", readerID: reader.configuration.clientID)
+            }
+            // The revoked reader's key, as it opened it before its revocation.
+            let writerID = writerConfiguration.clientID.uuidString.lowercased()
+            let readerID = revoked.configuration.clientID.uuidString.lowercased()
+            let eak = try await revoked.authenticated(
+                .GET,
+                "/v1/storage/access_keys/\(writerID)/\(writerID)/\(readerID)/hidden",
+                success: [200],
+                as: AccessKeyResponse.self
+            )
+            let stolen = try EncryptedAccessKey(wireFormat: eak.eak).open(
+                authorizerPublicKey: try EncryptionPublicKey(
+                    base64URLEncoded: eak.authorizerPublicKey.curve25519 ?? ""
+                ),
+                readerPrivateKey: revoked.configuration.keys.encryptionKey
+            )
+            func fields(of id: UUID) async throws -> [EncryptedField] {
+                let record = try await laptop.authenticated(
+                    .GET,
+                    "/v1/storage/records/\(id.uuidString.lowercased())",
+                    success: [200],
+                    as: RecordResponse.self
+                )
+                return try record.data.values.map { try EncryptedField(wireFormat: $0) }
+            }
+            // The proxy answers without X-Strongroom-Key-Generation: the phone never learns its key's generation,
+            // so it sends no fence, and the server cannot tell its write is stale.
+            let written = Mutex<UUID?>(nil)
+            try await HostileServer.with(upstream: url, tamper: { _, _, response in .answer(response) }) { proxy in
+                var through = writerConfiguration
+                through.apiURL = proxy
+                let phone = Client(configuration: through)
+                _ = try await phone.write(type: "hidden", data: ["n": "1"])  // its key cached, generation unknown
+                try await laptop.revoke(type: "hidden", readerID: revoked.configuration.clientID)
+                let id = try await phone.write(type: "hidden", data: ["n": "2"]).meta.recordID
+                written.withLock { $0 = id }
+            }
+            let stale = try #require(written.withLock { $0 })
+            // Withheld from the remaining reader, open to the revoked reader's old key: what the key log's leaf
+            // per generation is to catch (docs/design/Revocation.md, "What a malicious server can do").
+            let error = await #expect(throws: ClientError.self) { _ = try await kept.read(recordID: stale) }
+            #expect(error?.code == .tampered, "\(String(describing: error))")
+            #expect(try await fields(of: stale).allSatisfy { FieldCipher.isSealed($0, under: stolen) })
+            // The writer's next finish (or rotation) re-wraps it: read by the remaining reader, closed to the old key.
+            let report = try await laptop.finishKeyRotation(type: "hidden")
+            #expect(report.recordsRewrapped == 1 && report.recordsLeft == 0, "\(report)")
+            #expect(try await kept.read(recordID: stale).data["n"] == "2")
+            #expect(try await fields(of: stale).allSatisfy { !FieldCipher.isSealed($0, under: stolen) })
         }
     }
 }

@@ -34,6 +34,11 @@ enum Interrupts {
     }
 
     private static let signals = Mutex(0)
+    private static let resumption = Mutex<String?>(nil)
+
+    /// What the user can do about work an interrupt stops half-way (printed after `cancelled`), such as running the
+    /// same command again.
+    static func hint(_ text: String) { resumption.withLock { $0 = text } }
 
     private static func interrupted(_ task: Task<Void, Never>?) {
         let count = signals.withLock {
@@ -48,7 +53,8 @@ enum Interrupts {
     /// Removes what is still staged, says so, and exits 130 (128 + SIGINT, as shells report an interrupt).
     static func finish() -> Never {
         StagedFiles.removeAll()
-        FileHandle.standardError.write(Data("\ncancelled\n".utf8))
+        let hint = resumption.withLock { $0 }.map { ": \($0)" } ?? ""
+        FileHandle.standardError.write(Data("\ncancelled\(hint)\n".utf8))
         exit(130)
     }
 

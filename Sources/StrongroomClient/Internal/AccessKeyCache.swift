@@ -12,14 +12,25 @@ actor AccessKeyCache {
         var type: String
     }
 
-    private var keys: [Slot: AccessKey] = [:]
-
-    func key(writerID: String, userID: String, type: String) -> AccessKey? {
-        keys[Slot(writerID: writerID, userID: userID, type: type)]
+    private struct Entry {
+        var key: AccessKey
+        var generation: Int?
     }
 
-    func store(_ key: AccessKey, writerID: String, userID: String, type: String) {
-        keys[Slot(writerID: writerID, userID: userID, type: type)] = key
+    private var keys: [Slot: Entry] = [:]
+
+    func key(writerID: String, userID: String, type: String) -> AccessKey? {
+        keys[Slot(writerID: writerID, userID: userID, type: type)]?.key
+    }
+
+    /// The key with the generation the server named when it answered it (nil: not named, as by servers that
+    /// do not rotate).
+    func entry(writerID: String, userID: String, type: String) -> (key: AccessKey, generation: Int?)? {
+        keys[Slot(writerID: writerID, userID: userID, type: type)].map { ($0.key, $0.generation) }
+    }
+
+    func store(_ key: AccessKey, generation: Int? = nil, writerID: String, userID: String, type: String) {
+        keys[Slot(writerID: writerID, userID: userID, type: type)] = Entry(key: key, generation: generation)
     }
 
     func remove(writerID: String, userID: String, type: String) {

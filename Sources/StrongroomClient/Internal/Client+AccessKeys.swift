@@ -9,16 +9,31 @@ extension Client {
     /// - Throws: ``ClientError/Code/notFound`` when no key was shared with this client,
     ///   ``ClientError/Code/tampered`` when it does not open.
     func readerKey(writerID: String, userID: String, type: String) async throws(ClientError) -> AccessKey {
-        if let cached = await accessKeys.key(writerID: writerID, userID: userID, type: type) { return cached }
-        let response = try await authenticated(
+        try await readerKeyEntry(writerID: writerID, userID: userID, type: type).key
+    }
+
+    /// ``readerKey(writerID:userID:type:)`` with the generation the server named for it (nil when it named none).
+    func readerKeyEntry(
+        writerID: String,
+        userID: String,
+        type: String
+    ) async throws(ClientError)
+        -> (key: AccessKey, generation: Int?)
+    {
+        if let cached = await accessKeys.entry(writerID: writerID, userID: userID, type: type) { return cached }
+        let (data, generation) = try await answer(
             .GET,
             E3DBPath.accessKey.render(writerID, userID, clientID, type),
-            success: [200],
-            as: AccessKeyResponse.self
+            success: [200]
         )
-        let key = try open(response)
-        await accessKeys.store(key, writerID: writerID, userID: userID, type: type)
-        return key
+        let key = try open(try Transport.decode(AccessKeyResponse.self, from: data))
+        await accessKeys.store(key, generation: generation, writerID: writerID, userID: userID, type: type)
+        return (key, generation)
+    }
+
+    /// The header that fences a write sealed under `generation` (none when the server named no generation).
+    static func fence(_ generation: Int?) -> [(String, String)] {
+        generation.map { [(StrongroomHeader.keyGeneration, String($0))] } ?? []
     }
 
     /// Opens an EAK sent by the server (fetched or inline in a search).
@@ -46,41 +61,68 @@ extension Client {
 
     /// This client's own key for `type`, created and stored (sealed to itself) on first use.
     func writerKey(type: String) async throws(ClientError) -> AccessKey {
+        try await writerKeyEntry(type: type).key
+    }
+
+    /// ``writerKey(type:)`` with its generation, for the fence on writes (``fence(_:)``).
+    func writerKeyEntry(type: String) async throws(ClientError) -> (key: AccessKey, generation: Int?) {
         do {
-            return try await readerKey(writerID: clientID, userID: clientID, type: type)
+            return try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
         } catch  where error.code == .notFound {
             let key = AccessKey()
             let eak = key.sealed(to: configuration.keys.encryptionKey.publicKey, by: configuration.keys.encryptionKey)
-            guard try await storeEAK(eak, writerID: clientID, readerID: clientID, type: type) else {
+            let stored = try await putEAK(eak, writerID: clientID, readerID: clientID, type: type, fence: nil)
+            guard stored.created else {
                 // Another process of this client created it first: use that one.
-                return try await readerKey(writerID: clientID, userID: clientID, type: type)
+                return try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
             }
-            await accessKeys.store(key, writerID: clientID, userID: clientID, type: type)
-            return key
+            await accessKeys.store(key, generation: stored.generation, writerID: clientID, userID: clientID, type: type)
+            return (key, stored.generation)
         }
     }
 
+    /// Forgets this client's cached key for `type`, so the next use fetches the current generation.
+    func dropWriterKey(type: String) async {
+        await accessKeys.remove(writerID: clientID, userID: clientID, type: type)
+    }
+
     /// Stores an EAK for `(writer, writer, reader, type)`; false when one was already there (the server's 409),
-    /// which callers treat as "already shared".
+    /// which callers treat as "already shared". `generation`, when known, fences it: a type rotated past it is
+    /// refused (``ClientError/isStaleKeyGeneration``) instead of sealing an old key to a new reader.
     @discardableResult
     func storeEAK(
         _ eak: EncryptedAccessKey,
         writerID: String,
         readerID: String,
-        type: String
+        type: String,
+        generation: Int? = nil
     ) async throws(ClientError)
         -> Bool
     {
+        try await putEAK(eak, writerID: writerID, readerID: readerID, type: type, fence: generation).created
+    }
+
+    /// `PUT` of an EAK: whether it was created, and the type's generation the server named.
+    private func putEAK(
+        _ eak: EncryptedAccessKey,
+        writerID: String,
+        readerID: String,
+        type: String,
+        fence generation: Int?
+    ) async throws(ClientError)
+        -> (created: Bool, generation: Int?)
+    {
         do {
-            try await authenticated(
+            let (_, named) = try await answer(
                 .PUT,
                 E3DBPath.accessKey.render(writerID, writerID, readerID, type),
+                headers: Self.fence(generation),
                 body: AccessKeyPutRequest(eak: eak.wireFormat),
                 success: [201]
             )
-            return true
-        } catch  where error.code == .conflict {
-            return false
+            return (true, named)
+        } catch  where error.code == .conflict && !error.isStaleKeyGeneration {
+            return (false, error.keyGeneration)
         }
     }
 }

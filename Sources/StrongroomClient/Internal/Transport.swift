@@ -38,6 +38,18 @@ struct Transport: Sendable {
         body: Data? = nil,
         form: String? = nil
     ) async throws(ClientError) -> (status: Int, body: ByteBuffer) {
+        let (head, buffer) = try await answer(method, path, headers: headers, body: body, form: form)
+        return (head.status, buffer)
+    }
+
+    /// Sends a request and returns the answer's head (status and header fields) and body.
+    func answer(
+        _ method: HTTPVerb,
+        _ path: String,
+        headers: [(String, String)] = [],
+        body: Data? = nil,
+        form: String? = nil
+    ) async throws(ClientError) -> (head: ResponseHead, body: ByteBuffer) {
         var request = OutgoingRequest(method: method, url: baseURL + path)
         for (name, value) in headers { request.addHeader(name, value) }
         if let body {
@@ -46,8 +58,13 @@ struct Transport: Sendable {
         } else if let form {
             request.body = .bytes(ByteBuffer(string: form))
         }
-        return try await exchange(request, timeout: options.requestTimeout) { status, body in
-            (status, try await body.collect(upTo: Self.maximumResponse))
+        let timeout = options.requestTimeout
+        do {
+            return try await http.exchange(request, timeout: timeout) { (head: ResponseHead, body: ResponseBody) in
+                (head, try await body.collect(upTo: Self.maximumResponse))
+            }
+        } catch {
+            throw Self.clientError(error)
         }
     }
 
@@ -60,14 +77,18 @@ struct Transport: Sendable {
     ) async throws(ClientError) -> R {
         do {
             return try await http.exchange(request, timeout: timeout, handle)
-        } catch let error as ClientError {
-            throw error
-        } catch let error as TransportError {
-            throw ClientError(error)
-        } catch is CancellationError {
-            throw ClientError(.cancelled, "the request was cancelled", underlying: CancellationError())
         } catch {
-            throw ClientError(.transport, "the exchange failed: \(type(of: error))", underlying: error)
+            throw Self.clientError(error)
+        }
+    }
+
+    /// The one mapping of an exchange's failure to a ``ClientError`` (one `handle` threw passes unchanged).
+    private static func clientError(_ error: any Error) -> ClientError {
+        switch error {
+        case let error as ClientError: error
+        case let error as TransportError: ClientError(error)
+        case is CancellationError: ClientError(.cancelled, "the request was cancelled", underlying: CancellationError())
+        default: ClientError(.transport, "the exchange failed: \(type(of: error))", underlying: error)
         }
     }
 
@@ -87,15 +108,17 @@ struct Transport: Sendable {
         }
     }
 
-    /// Sends JSON and expects one of `success`; returns the raw body. `authorization` is the whole header value.
-    @discardableResult
+    /// Sends JSON and expects one of `success`; returns the raw body and the answer's key generation
+    /// (`X-Strongroom-Key-Generation`, nil when absent or not a generation). `authorization` is the whole
+    /// header value; `headers` are sent besides it.
     func expect(
         _ method: HTTPVerb,
         _ path: String,
         authorization: String?,
+        headers extra: [(String, String)] = [],
         body: (some Encodable)?,
         success: Set<Int>
-    ) async throws(ClientError) -> Data {
+    ) async throws(ClientError) -> (data: Data, keyGeneration: Int?) {
         var encoded: Data?
         if let request = body as? RecordWriteRequest {
             encoded = Data(request.jsonText.utf8)  // every record write and update: written by hand
@@ -106,16 +129,24 @@ struct Transport: Sendable {
                 throw ClientError(.invalidConfiguration, "the request could not be encoded", underlying: error)
             }
         }
-        let headers = authorization.map { [("Authorization", $0)] } ?? []
-        let (status, buffer) = try await send(method, path, headers: headers, body: encoded)
+        let headers = (authorization.map { [("Authorization", $0)] } ?? []) + extra
+        let (head, buffer) = try await answer(method, path, headers: headers, body: encoded)
         let data = Data(buffer.readableBytesView)
-        guard success.contains(status) else {
+        let generation = head.field(StrongroomHeader.keyGeneration).flatMap(KeyGeneration.parse)
+        guard success.contains(head.status) else {
             // Servers other than Strongroom may answer errors without a JSON body: fall back to the status.
             let body = try? JSONDecoder().decode(ErrorBody.self, from: data)
-            let message = body?.error ?? "HTTP \(status)"
-            throw ClientError.status(status, code: body?.code, message: "\(method) \(Self.route(path)): \(message)")
+            let message = body?.error ?? "HTTP \(head.status)"
+            var error = ClientError.status(
+                head.status,
+                code: body?.code,
+                message: "\(method) \(Self.route(path)): \(message)"
+            )
+            error.serverCode = body?.code
+            error.keyGeneration = generation
+            throw error
         }
-        return data
+        return (data, generation)
     }
 
     /// The path without IDs, for messages (`/v1/storage/records/…`).

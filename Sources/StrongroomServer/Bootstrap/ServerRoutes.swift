@@ -95,7 +95,8 @@ struct ServerRoutes {
             authorization: authorization,
             results: results,
             blobs: blobs,
-            limits: limits
+            limits: limits,
+            fence: KeyGenerationFence(store: store)
         )
         let policies = PolicyRoutes(store: store, authorization: authorization, limits: limits, clock: clock)
         let files = FileRoutes(

@@ -35,7 +35,10 @@ struct AccessKeyRoutes {
         let slot = try slot(context)
         try authorization.requireReader(of: slot, caller: caller)
         guard let key = try await store.accessKey(in: slot) else { throw ServerError.notFound("no access key") }
-        return try json(try await results.response(for: key))
+        // The generation this EAK belongs to, for the fence on the writer's writes (read before the answer: a
+        // rotation in between makes it look older, never newer, and the fence then asks for the key again).
+        let generation = try await KeyGenerationFence(store: store).header(for: slot.scope)
+        return try json(try await results.response(for: key), headers: generation)
     }
 
     /// PUT: the writer, or an authorizer for another reader's slot; the reader must exist. A reader's existing EAK
@@ -45,6 +48,7 @@ struct AccessKeyRoutes {
         let slot = try slot(context)
         let body = try await decodeBody(AccessKeyPutRequest.self, request, context)
         try Self.requireEAK(body.eak)
+        let generation = try KeyGenerationFence.sent(in: request)
         try await authorization.requireKeyManager(of: slot, caller: caller, "store")
         guard try await store.client(text: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
         let key = StoredAccessKey(slot: slot, eak: body.eak, authorizerID: caller)
@@ -54,10 +58,21 @@ struct AccessKeyRoutes {
             guard try await store.insertAccessKey(key) else {
                 throw ServerError.conflict("the writer's own access key for this type exists already")
             }
-            return empty(.created)
+            return try await created(generationOf: slot.scope)
         }
-        try await store.replaceAccessKey(key, logAt: clock.wallTimestamp)
-        return empty(.created)
+        // Fenced (a Strongroom writer names its key's generation): stored only while the type is at it, under the
+        // lock a rotation takes, so a new reader never receives a key a rotation has just replaced.
+        if let current = try await store.replaceAccessKey(key, logAt: clock.wallTimestamp, fence: generation) {
+            throw ServerError.staleKeyGeneration(sent: generation ?? current, current: current)
+        }
+        return try await created(generationOf: slot.scope)
+    }
+
+    /// 201 with the type's current generation named.
+    private func created(generationOf scope: AccessKeyScope) async throws -> Response {
+        var response = empty(.created)
+        response.headers.append(contentsOf: try await KeyGenerationFence(store: store).header(for: scope))
+        return response
     }
 
     /// DELETE: the writer, or an authorizer for another reader's slot; idempotent (204 even when missing).

@@ -15,6 +15,7 @@ struct RecordRoutes {
     let results: RecordResults
     let blobs: any BlobStore
     let limits: ServerLimits
+    let fence: KeyGenerationFence
 
     /// Its paths, behind client authentication.
     var routes: RouteCollection<StrongroomRequestContext> {
@@ -35,6 +36,9 @@ struct RecordRoutes {
         let type = try authorization.requireNewRecord(body.meta, by: caller, limits: limits)
         guard let data = body.data, !data.isEmpty else { throw ServerError.badRequest("data must not be empty") }
         try await replicated.requireBookkeeping(type: type, plain: body.meta.plain, data: data, writer: caller)
+        let generation = try KeyGenerationFence.sent(in: request)
+        let scope = AccessKeyScope(writerID: caller, userID: caller, type: type)
+        try await fence.require(generation, of: scope)
         let record = StoredRecordText(
             record: .new(
                 by: caller,
@@ -46,6 +50,7 @@ struct RecordRoutes {
             )
         )
         let stored = try await replicated.insert(record, records: store)
+        try await fence.settle(generation, of: scope, stored: stored.record, in: store)
         context.noteWrite(of: type)
         return recordJSON(stored, status: .created)
     }
@@ -90,6 +95,12 @@ struct RecordRoutes {
         }
         if ReplicatedRecordRules.isReplicated(existing.type) { try replicated.requireRecordSize(data) }
         try requirePlain(body.meta.plain, limits)
+        // An update needs no check after it: a rotation's re-wrap changes every record's version, so an update
+        // sealed under the old key either loses to it (409) or is read again and re-wrapped by it.
+        try await fence.require(
+            try KeyGenerationFence.sent(in: request),
+            of: AccessKeyScope(writerID: existing.writerID, userID: existing.userID, type: existing.type)
+        )
         let outcome = try await store.updateRecord(
             id: recordID,
             expectedVersion: version,

@@ -37,10 +37,15 @@ extension SQLServerStore {
         ).first() != nil
     }
 
-    package func replaceAccessKey(_ key: StoredAccessKey, logAt time: Timestamp) async throws {
+    package func replaceAccessKey(_ key: StoredAccessKey, logAt time: Timestamp, fence: Int?) async throws -> Int? {
         let slot = AccessKeySlot(writerID: key.writerID, userID: key.userID, readerID: key.readerID, type: key.type)
         let grant = try PendingKeyLogLeaf.access(.accessGranted, slot, time: time)
-        try await database.transaction { [engine] session in
+        return try await database.transaction { [engine] session in
+            if let fence {
+                let scope = AccessKeyScope(writerID: key.writerID, userID: key.userID, type: key.type)
+                let current = try await Self.lockedGeneration(of: scope, in: session, engine: engine, exclusive: false)
+                guard current == fence else { return current }
+            }
             let previous = try await session.raw(
                 """
                 SELECT eak FROM access_keys WHERE writer_id = \(bind: key.writerID) AND user_id = \(bind: key.userID)
@@ -59,6 +64,7 @@ extension SQLServerStore {
             if previous != key.eak, key.readerID != key.writerID {
                 try await Self.appendKeyLog([grant], in: session, engine: engine)
             }
+            return nil
         }
     }
 
@@ -103,15 +109,8 @@ extension SQLServerStore {
         }
         return try await database.transaction { [engine] session in
             // The generation row first, locked (PostgreSQL) or under the write lock (SQLite's BEGIN IMMEDIATE), so
-            // two rotations of one type cannot both pass the checks below.
-            try await session.raw(
-                """
-                INSERT INTO access_key_generations (writer_id, user_id, type, generation)
-                VALUES (\(bind: scope.writerID), \(bind: scope.userID), \(bind: scope.type), 1)
-                ON CONFLICT (writer_id, user_id, type) DO NOTHING
-                """
-            ).run()
-            let current = try await Self.generation(of: scope, in: session, locking: engine == .postgres)
+            // two rotations of one type cannot both pass the checks below, nor a fenced share slip between them.
+            let current = try await Self.lockedGeneration(of: scope, in: session, engine: engine, exclusive: true)
             guard rotation.generation == current + 1 else { return .staleGeneration(current: current) }
             // More holders than the rotation names (plus one) cannot match: the read stays bounded.
             let bound = rotation.eaks.count + rotation.revoke.count + 1
@@ -185,18 +184,43 @@ extension SQLServerStore {
         }
     }
 
+    package func currentKeyGeneration(of scope: AccessKeyScope) async throws -> Int {
+        try await Self.generation(of: scope, in: database)
+    }
+
     /// The stored generation of `scope` (1 without a row).
-    private static func generation(
-        of scope: AccessKeyScope,
-        in database: any SQLDatabase,
-        locking: Bool = false
-    ) async throws
-        -> Int
-    {
+    private static func generation(of scope: AccessKeyScope, in database: any SQLDatabase) async throws -> Int {
         try await database.raw(
             """
             SELECT generation FROM access_key_generations WHERE writer_id = \(bind: scope.writerID)
-            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type)\(unsafeRaw: locking ? " FOR UPDATE" : "")
+            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type)
+            """
+        ).first()?.decode(column: "generation", as: Int.self) ?? 1
+    }
+
+    /// The generation of `scope` inside a transaction, its row made (at 1) when missing and locked until the
+    /// transaction ends: on PostgreSQL `FOR UPDATE` (`exclusive`: a rotation) or `FOR SHARE` (a fenced share, which
+    /// several may hold at once); SQLite's transactions hold the database's write lock already.
+    private static func lockedGeneration(
+        of scope: AccessKeyScope,
+        in session: any SQLDatabase,
+        engine: Engine,
+        exclusive: Bool
+    ) async throws
+        -> Int
+    {
+        try await session.raw(
+            """
+            INSERT INTO access_key_generations (writer_id, user_id, type, generation)
+            VALUES (\(bind: scope.writerID), \(bind: scope.userID), \(bind: scope.type), 1)
+            ON CONFLICT (writer_id, user_id, type) DO NOTHING
+            """
+        ).run()
+        let lock = engine == .postgres ? (exclusive ? " FOR UPDATE" : " FOR SHARE") : ""
+        return try await session.raw(
+            """
+            SELECT generation FROM access_key_generations WHERE writer_id = \(bind: scope.writerID)
+            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type)\(unsafeRaw: lock)
             """
         ).first()?.decode(column: "generation", as: Int.self) ?? 1
     }

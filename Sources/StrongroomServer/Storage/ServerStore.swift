@@ -62,14 +62,18 @@ package protocol SharingStore: Sendable {
     /// Inserts an EAK; false when that slot already holds one.
     func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool
     /// Stores an EAK, replacing the one that slot holds (a reader's slot shared again); when the slot held no EAK or
-    /// another one, logs a grant commitment at `time` in the same transaction.
-    func replaceAccessKey(_ key: StoredAccessKey, logAt time: Timestamp) async throws
+    /// another one, logs a grant commitment at `time` in the same transaction. With a `fence`, only while the type's
+    /// generation is `fence`, checked under the lock a rotation takes (so a rotation committed first refuses it, and
+    /// one committed after sees this reader): nil when stored, else the current generation and nothing stored.
+    func replaceAccessKey(_ key: StoredAccessKey, logAt time: Timestamp, fence: Int?) async throws -> Int?
     /// Deletes the EAK in `slot` (nothing when there is none); when there was one, logs a revocation commitment at
     /// `time` in the same transaction.
     func deleteAccessKey(in slot: AccessKeySlot, logAt time: Timestamp) async throws
     /// The generation of `(writer, user, type)`'s access key (1 when never rotated) and up to `limit` readers
     /// holding an EAK of it, sorted.
     func accessKeyGeneration(of scope: AccessKeyScope, limit: Int) async throws -> (generation: Int, readers: [String])
+    /// The generation of `(writer, user, type)`'s access key: 1 when never rotated.
+    func currentKeyGeneration(of scope: AccessKeyScope) async throws -> Int
     /// Up to `limit` of `(writer, user, type)`'s links between generations, newest first.
     func accessKeyLinks(of scope: AccessKeyScope, limit: Int) async throws -> [AccessKeyLink]
     /// Commits a rotation in one transaction: see ``AccessKeyRotation``.

@@ -36,6 +36,9 @@ package struct AccessKeySlot: Sendable, Hashable {
         self.type = type
     }
 
+    /// The writer's (and user's) records of the type, whatever the reader.
+    package var scope: AccessKeyScope { AccessKeyScope(writerID: writerID, userID: userID, type: type) }
+
     /// The same writer, user and type, for another reader.
     package func withReader(_ readerID: String) -> AccessKeySlot {
         AccessKeySlot(writerID: writerID, userID: userID, readerID: readerID, type: type)

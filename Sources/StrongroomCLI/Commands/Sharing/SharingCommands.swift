@@ -47,16 +47,40 @@ struct ShareTarget: ParsableArguments {
             }
         }
         guard wasShared else {
-            return "nothing to revoke: \(type) was not shared with \(ClientID(readerID).description)"
+            let nothing = "nothing to revoke: \(type) was not shared with \(ClientID(readerID).description)"
+            // The same revoke run again after it was stopped (Ctrl-C, a kill, a lost connection) past the rotation's
+            // commit: the reader is revoked already, and what is left is re-wrapping the records.
+            guard rotate, writerID == nil else { return nothing }
+            guard let finished = try await Self.finishRotation(of: type, by: client),
+                finished.recordsRewrapped > 0 || finished.recordsLeft > 0
+            else { return nothing }
+            return nothing + "; finished its key rotation to generation \(finished.generation) ("
+                + Self.records(finished.recordsRewrapped) + " re-wrapped" + Self.left(finished) + ")"
         }
         let line =
             "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(ClientID(readerID).description)"
         guard let rotation else { return line }
-        let left = rotation.recordsLeft == 0 ? "" : "; \(rotation.recordsLeft) left under the old key"
         return line
             + "; its key rotated to generation \(rotation.generation) (sealed to \(rotation.readers) "
-            + "reader\(rotation.readers == 1 ? "" : "s"), \(rotation.recordsRewrapped) record"
-            + "\(rotation.recordsRewrapped == 1 ? "" : "s") re-wrapped\(left))"
+            + "reader\(rotation.readers == 1 ? "" : "s"), \(Self.records(rotation.recordsRewrapped)) re-wrapped"
+            + Self.left(rotation) + ")"
+    }
+
+    /// Finishes an interrupted rotation of `type`; nil for a type `client` never keyed.
+    private static func finishRotation(of type: String, by client: Client) async throws -> KeyRotationReport? {
+        do {
+            return try await client.finishKeyRotation(type: type)
+        } catch  where error.code == .notFound {
+            return nil
+        }
+    }
+
+    private static func records(_ count: Int) -> String { "\(count) record\(count == 1 ? "" : "s")" }
+
+    /// Records a rotation could not re-wrap, and what to do about them.
+    private static func left(_ report: KeyRotationReport) -> String {
+        guard report.recordsLeft > 0 else { return "" }
+        return "; \(report.recordsLeft) left under an older key: run the same command again to finish"
     }
 }
 
@@ -86,7 +110,12 @@ struct RevokeCommand: AsyncParsableCommand {
     )
     var noRotate = false
 
-    func run() async throws { print(try await target.apply(share: false, rotate: !noRotate)) }
+    func run() async throws {
+        if !noRotate {
+            Interrupts.hint("the key rotation may be part done: run the same command again to finish it")
+        }
+        print(try await target.apply(share: false, rotate: !noRotate))
+    }
 }
 
 /// `strongroom sharing`: who this client shares with and who shares with it.
