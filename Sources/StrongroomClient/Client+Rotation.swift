@@ -19,7 +19,7 @@ public struct KeyRotationReport: Sendable, Hashable {
 
 extension Client {
     /// Records re-wrapped per page.
-    static let rewrapPageSize = 200
+    static let rewrapPageSize = 1_000
 
     /// Makes a new generation of this client's access key for `type` (docs/design/Revocation.md): a fresh key,
     /// sealed to every reader that holds the current one except `revoked` (each public key proven by the key log,
@@ -183,8 +183,11 @@ extension Client {
     }
 
     /// Seals the field keys of every record of `type` this client wrote under `newKey` where they are under one of
-    /// `oldKeys`, a page at a time; returns how many were re-wrapped and how many are left. Each update is fenced
-    /// by `generation` (`newKey`'s): a rotation after this one stops it, with what is left counted.
+    /// `oldKeys`, a page at a time; returns how many were re-wrapped and how many are left. A page goes to the
+    /// server in bulk (`POST …/{type}/rewrap`, one transaction, fenced by `generation`, `newKey`'s), in requests of
+    /// at most ``rewrapBatchBytes``; a record that changed meanwhile is read again and re-wrapped alone, and a
+    /// server without the bulk route gets one versioned update per record. A rotation after this one stops it, with
+    /// what is left counted (the newer rotation re-wraps it through the links).
     func rewrapRecords(
         type: String,
         from oldKeys: [AccessKey],
@@ -194,31 +197,143 @@ extension Client {
         -> (rewrapped: Int, left: Int)
     {
         var (rewrapped, left, after) = (0, 0, Int64(0))
+        var bulk = generation != nil  // the bulk route is fenced: a server that names no generation has none
+        var superseded = false
         while true {
-            let params = QueryParams(
-                count: Self.rewrapPageSize,
-                types: [type],
-                writerIDs: [configuration.clientID],
-                includesData: true,
-                afterIndex: after
-            )
-            let page = try await authenticated(
-                .POST,
-                E3DBPath.search.render(),
-                body: params.wire,
-                success: [200],
-                as: SearchResponse.self
-            )
+            let page = try await rewrapPage(type: type, after: after)
+            var pending: [(result: SearchResult, data: [String: String])] = []
             for result in page.results where result.meta.writerID.lowercased() == clientID {
+                switch Self.rewrapped(result, from: oldKeys, to: newKey) {
+                case .current: break
+                case .left: left += 1
+                case .rewrapped(let data): pending.append((result, data))
+                }
+            }
+            var single = pending.map(\.result)
+            if superseded {
+                left += pending.count
+                single = []
+            } else if bulk, let generation, !pending.isEmpty {
+                do {
+                    let (done, again) = try await rewrapInBulk(pending, type: type, generation: generation)
+                    rewrapped += done
+                    single = again
+                } catch  where error.code == .notFound {
+                    bulk = false  // a server without the route: one update per record from now on
+                } catch  where error.isStaleKeyGeneration {
+                    superseded = true  // rotated again: the rest is counted, and left to the newer rotation
+                    left += pending.count
+                    single = []
+                }
+            }
+            for result in single {
                 switch try await rewrap(result, from: oldKeys, to: newKey, fence: Self.fence(generation)) {
                 case .rewrapped: rewrapped += 1
                 case .current: break
                 case .left: left += 1
                 }
             }
-            guard page.results.count == Self.rewrapPageSize, page.lastIndex > after else { return (rewrapped, left) }
+            // A page may end early (the server bounds its bytes): only an empty one, or no progress, is the end.
+            guard !page.results.isEmpty, page.lastIndex > after else { return (rewrapped, left) }
             after = page.lastIndex
         }
+    }
+
+    /// One page of this client's records of `type` after `index`, with their data.
+    private func rewrapPage(type: String, after index: Int64) async throws(ClientError) -> SearchResponse {
+        let params = QueryParams(
+            count: Self.rewrapPageSize,
+            types: [type],
+            writerIDs: [configuration.clientID],
+            includesData: true,
+            afterIndex: index
+        )
+        return try await authenticated(
+            .POST,
+            E3DBPath.search.render(),
+            body: params.wire,
+            success: [200],
+            as: SearchResponse.self
+        )
+    }
+
+    /// The most field bytes one bulk re-wrap request carries (the server takes bodies of 16 MiB).
+    static let rewrapBatchBytes = 4 << 20
+
+    /// Sends `pending` in bulk, in requests of at most ``rewrapBatchBytes`` and the server's 1,000 records; returns
+    /// how many were re-wrapped and the records that changed meanwhile (to be read again and re-wrapped alone).
+    private func rewrapInBulk(
+        _ pending: [(result: SearchResult, data: [String: String])],
+        type: String,
+        generation: Int
+    ) async throws(ClientError)
+        -> (rewrapped: Int, again: [SearchResult])
+    {
+        var (rewrapped, again) = (0, [SearchResult]())
+        var start = pending.startIndex
+        while start < pending.endIndex {
+            var (end, bytes) = (start, 0)
+            while end < pending.endIndex, end - start < 1_000,
+                end == start
+                    || bytes + pending[end].data.values.reduce(0, { $0 + $1.utf8.count }) <= Self.rewrapBatchBytes
+            {
+                bytes += pending[end].data.values.reduce(0) { $0 + $1.utf8.count }
+                end += 1
+            }
+            let batch = pending[start..<end]
+            let request = RecordRewrapRequest(
+                generation: generation,
+                records: batch.map {
+                    .init(recordID: $0.result.meta.recordID, version: $0.result.meta.version, data: $0.data)
+                }
+            )
+            let answer = try await authenticated(
+                .POST,
+                E3DBPath.recordsRewrap.render(clientID, clientID, type),
+                body: request,
+                success: [200],
+                as: RecordRewrapResponse.self
+            )
+            guard answer.results.count == batch.count else {
+                throw ClientError(
+                    .invalidResponse,
+                    "the server answered a re-wrap of \(batch.count) records with \(answer.results.count) outcomes"
+                )
+            }
+            for (item, result) in zip(batch, answer.results) {
+                switch result.outcome {
+                case RecordRewrapResponse.Result.rewrapped: rewrapped += 1
+                case RecordRewrapResponse.Result.conflict: again.append(item.result)
+                default: break  // deleted meanwhile
+                }
+            }
+            start = end
+        }
+        return (rewrapped, again)
+    }
+
+    /// What re-wrapping a record comes to: nothing (under `newKey` already, or a file record), left (a field under
+    /// none of `oldKeys`, or not in E3DB's form), or its fields with every data key sealed under `newKey`.
+    private enum Rewrapped { case current, left, rewrapped([String: String]) }
+
+    private static func rewrapped(_ result: SearchResult, from oldKeys: [AccessKey], to newKey: AccessKey) -> Rewrapped
+    {
+        guard let data = result.recordData, !data.isEmpty else { return .current }  // a file record: its own key
+        var fields: [String: String] = [:]
+        var changed = false
+        for (name, wire) in data {
+            guard let field = try? EncryptedField(wireFormat: wire) else { return .left }
+            if FieldCipher.isSealed(field, under: newKey) {
+                fields[name] = wire
+                continue
+            }
+            // The first older key that opens it (the data key is opened once).
+            guard let sealed = oldKeys.lazy.compactMap({ try? FieldCipher.rewrap(field, from: $0, to: newKey) }).first
+            else { return .left }
+            fields[name] = sealed.wireFormat
+            changed = true
+        }
+        return changed ? .rewrapped(fields) : .current
     }
 
     private enum RewrapOutcome { case rewrapped, current, left }
@@ -234,25 +349,12 @@ extension Client {
     {
         var result = result
         for attempt in 1...2 {
-            guard let data = result.recordData, !data.isEmpty else { return .current }  // a file record: its own key
-            var fields: [String: String] = [:]
-            do {
-                for (name, wire) in data {
-                    let field = try EncryptedField(wireFormat: wire)
-                    guard !FieldCipher.isSealed(field, under: newKey) else {
-                        fields[name] = wire
-                        continue
-                    }
-                    guard
-                        let rewrapped = oldKeys.lazy.compactMap({ try? FieldCipher.rewrap(field, from: $0, to: newKey) }
-                        ).first
-                    else { return .left }  // under a key this call does not hold
-                    fields[name] = rewrapped.wireFormat
-                }
-            } catch {
-                return .left  // a field that is not E3DB's wire form
+            let fields: [String: String]
+            switch Self.rewrapped(result, from: oldKeys, to: newKey) {
+            case .current: return .current
+            case .left: return .left
+            case .rewrapped(let data): fields = data
             }
-            guard fields != data else { return .current }
             let meta = result.meta
             let request = RecordWriteRequest(
                 meta: .init(writerID: meta.writerID, userID: meta.userID, type: meta.type, plain: meta.plain),

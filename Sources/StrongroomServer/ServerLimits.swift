@@ -75,6 +75,8 @@ public struct ServerLimits: Sendable, Hashable {
     /// Links between access-key generations that answer lists, newest first: a client resuming an interrupted
     /// rotation walks back at most this many generations.
     public var keyLinksServed: Int = 64
+    /// Records one bulk re-wrap (`POST …/{type}/rewrap`) takes.
+    public var recordsPerRewrap: Int = 1_000
     /// Replication: shared datastores' types one client owns; claiming one more is 413.
     public var syncOwnedTypesPerClient: Int = 100_000
     /// Replication: revision tags one `POST /v2/sync/revs_diff` or `…/purge` asks about (more is 400).

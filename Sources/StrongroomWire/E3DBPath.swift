@@ -91,6 +91,9 @@ extension E3DBPath {
     public static let accessKeyGeneration = E3DBPath("/v2/storage/access_keys/:writer/:user/:type")
     /// `POST /v2/storage/access_keys/{writer}/{user}/{type}/rotate`: a new key generation, committed at once.
     public static let accessKeyRotation = E3DBPath("/v2/storage/access_keys/:writer/:user/:type/rotate")
+    /// `POST /v2/storage/access_keys/{writer}/{user}/{type}/rewrap`: a page of records re-wrapped under the current
+    /// generation, in one transaction.
+    public static let recordsRewrap = E3DBPath("/v2/storage/access_keys/:writer/:user/:type/rewrap")
     /// `PUT`: a policy on a (user, writer, reader, type) slot.
     public static let policy = E3DBPath("/v1/storage/policy/:user/:writer/:reader/:type")
     /// `DELETE`: every policy of a (user, writer, reader) slot (removing an authorizer).
@@ -158,8 +161,8 @@ extension E3DBPath {
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
-        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .policy, .readerPolicies, .outgoingPolicies,
-        .incomingPolicies, .proxies, .granted, .notes,
+        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .policy, .readerPolicies,
+        .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
         .syncPurge, .syncChanges, .syncAccess, .keyLogCheckpoint, .keyLogInclusion, .keyLogConsistency,

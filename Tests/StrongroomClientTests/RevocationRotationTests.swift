@@ -13,6 +13,47 @@ import Testing
 @Suite(.enabled(if: PythonSDK.isAvailableOrRequired, "\(PythonSDK.missingMessage)"))
 struct RevocationRotationTests {
     static let type = "rotating-notes"
+    /// Records written after the revocation in the dump test: `STRONGROOM_ROTATION_RECORDS` (default 2,000, so
+    /// the pass stays short; the 10,000 take about a minute per engine here).
+    static var recordsAfter: Int {
+        let configured = ProcessInfo.processInfo.environment["STRONGROOM_ROTATION_RECORDS"].flatMap { Int($0) }
+        return min(max(configured ?? 2_000, 20), 1_000_000)
+    }
+
+    /// Every record of the type `client` wrote, as the server stores it (what a dump of its database holds).
+    static func stored(by client: Client) async throws -> [SearchResult] {
+        var (results, after) = ([SearchResult](), Int64(0))
+        while true {
+            let page = try await client.authenticated(
+                .POST,
+                E3DBPath.search.render(),
+                body: QueryParams(
+                    count: 1000,
+                    types: [type],
+                    writerIDs: [client.configuration.clientID],
+                    afterIndex: after
+                ).wire,
+                success: [200],
+                as: SearchResponse.self
+            )
+            results += page.results
+            guard !page.results.isEmpty, page.lastIndex > after else { return results }
+            after = page.lastIndex
+        }
+    }
+
+    /// The `n` of every record of the type `reader` reads, through the SDK's queries.
+    static func values(readBy reader: Client, writer: UUID) async throws -> [String] {
+        var (values, after) = ([String](), Int64(0))
+        while true {
+            let page = try await reader.query(
+                QueryParams(count: 1000, types: [type], writerIDs: [writer], afterIndex: after)
+            )
+            values += page.records.compactMap { $0.data["n"] }
+            guard !page.records.isEmpty, page.lastIndex > after else { return values }
+            after = page.lastIndex
+        }
+    }
 
     @Test(
         "a revoked reader with its old key and the stored records opens 0 new ones; the rest read 100%",
@@ -51,13 +92,23 @@ struct RevocationRotationTests {
                 #expect(report.generation == 2 && report.readers == 3, "\(report)")
                 #expect(report.recordsRewrapped == 20 && report.recordsLeft == 0, "\(report)")
 
-                // Written after the revocation: new records, an updated old one.
+                // Written after the revocation: new records (8 at a time), an updated old one.
+                let count = Self.recordsAfter
                 var after: Set<String> = []
-                for index in 0..<20 {
-                    let record = try await writer.write(type: Self.type, data: ["n": "new-\(index)"])
-                    after.insert(record.meta.recordID.uuidString.lowercased())
-                    expected.insert("new-\(index)")
+                try await withThrowingTaskGroup(of: String.self) { group in
+                    for lane in 0..<8 {
+                        group.addTask {
+                            var ids: [String] = []
+                            for index in stride(from: lane, to: count, by: 8) {
+                                let record = try await writer.write(type: Self.type, data: ["n": "new-\(index)"])
+                                ids.append(record.meta.recordID.uuidString.lowercased())
+                            }
+                            return ids.joined(separator: " ")
+                        }
+                    }
+                    for try await ids in group { after.formUnion(ids.split(separator: " ").map(String.init)) }
                 }
+                for index in 0..<count { expected.insert("new-\(index)") }
                 // The re-wrap updated every record, so a version read before the rotation is stale (409), as after
                 // any other writer's update: read again, then update.
                 await #expect(throws: ClientError.self) {
@@ -70,14 +121,8 @@ struct RevocationRotationTests {
                 expected.insert("old-1-updated")
 
                 // The server's stored ciphertext of every record (what a dump of its database holds).
-                let stored = try await writer.authenticated(
-                    .POST,
-                    E3DBPath.search.render(),
-                    body: QueryParams(count: 1000, types: [Self.type], writerIDs: [writerID]).wire,
-                    success: [200],
-                    as: SearchResponse.self
-                ).results
-                #expect(stored.count == 40)
+                let stored = try await Self.stored(by: writer)
+                #expect(stored.count == 20 + count)
                 var opened = 0
                 for result in stored where after.contains(result.meta.recordID.lowercased()) {
                     let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
@@ -91,16 +136,14 @@ struct RevocationRotationTests {
                 let late = try await ClientTestServer.client(url, "late")
                 try await writer.share(type: Self.type, readerID: late.configuration.clientID)
                 for reader in [kept, late] {
-                    let page = try await reader.query(
-                        QueryParams(count: 1000, types: [Self.type], writerIDs: [writerID])
-                    )
-                    #expect(Set(page.records.compactMap { $0.data["n"] }) == expected)
+                    let values = try await Self.values(readBy: reader, writer: writerID)
+                    #expect(values.count == 20 + count && Set(values) == expected)
                 }
                 let python = try await peer.run([
                     "read-type", peer.config, writerID.uuidString.lowercased(), Self.type,
                 ])
                 let read = try JSONDecoder().decode([[String: String]].self, from: Data(python.utf8))
-                #expect(Set(read.compactMap { $0["n"] }) == expected && read.count == 40)
+                #expect(Set(read.compactMap { $0["n"] }) == expected && read.count == 20 + count)
             }
         }
     }
@@ -257,6 +300,31 @@ struct RevocationRotationTests {
                 let read = try JSONDecoder().decode([[String: String]].self, from: Data(python.utf8))
                 #expect(Set(read.compactMap { $0["n"] }) == expected && read.count == 3)
                 #expect(written.meta.recordID != first.meta.recordID)
+            }
+        }
+    }
+
+    @Test(
+        "a share beside a rotation by another device: the new reader ends up with the key every later record is under",
+        arguments: TestEngine.available
+    )
+    func shareBesideRotation(engine: TestEngine) async throws {
+        try await ClientTestServer.run(engine: engine) { url in
+            let laptop = try await ClientTestServer.client(url, "writer")
+            let phone = try Client(configuration: laptop.configuration, options: ClientTestServer.unhurried)
+            let kept = try await ClientTestServer.client(url, "kept")
+            for round in 0..<10 {
+                let type = "raced-\(round)"
+                _ = try await laptop.write(type: type, data: ["n": "0"])
+                try await laptop.share(type: type, readerID: kept.configuration.clientID)
+                _ = try await phone.write(type: type, data: ["n": "1"])  // the phone caches generation 1
+                let late = try await ClientTestServer.client(url, "late-\(round)")
+                async let shared: Void = phone.share(type: type, readerID: late.configuration.clientID)
+                async let rotated = laptop.rotateAccessKey(type: type)
+                _ = try await (shared, rotated)
+                let written = try await laptop.write(type: type, data: ["n": "2"])
+                #expect(try await late.read(recordID: written.meta.recordID).data["n"] == "2", "round \(round)")
+                #expect(try await kept.read(recordID: written.meta.recordID).data["n"] == "2", "round \(round)")
             }
         }
     }

@@ -69,11 +69,11 @@ import Testing
                 try await honest.share(type: "linked", readerID: id)
             }
             let writerID = writerConfiguration.clientID.uuidString.lowercased()
-            // The rotation commits; the server then cuts the re-wrap (after storing its first record, which it
-            // answers with a cut connection): the revoke fails after its commit, 4 records still under generation 1.
+            // The rotation commits; the server then cuts the re-wrap (its first page of records answered with a cut
+            // connection): the revoke fails after its commit, all 5 records still under generation 1.
             try await HostileServer.with(
                 upstream: url,
-                tamper: { path, _, response in path.hasPrefix("/v1/storage/records/") ? .cut : .answer(response) }
+                tamper: { path, _, response in path == "/v1/storage/search" ? .cut : .answer(response) }
             ) { proxy in
                 var through = writerConfiguration
                 through.apiURL = proxy
@@ -81,7 +81,7 @@ import Testing
                     try await Client(configuration: through).revoke(type: "linked", readerID: revoked.clientID)
                 }
             }
-            // Finishing through a server that drops the links, or alters them: nothing re-wrapped, the 4 left.
+            // Finishing through a server that drops the links, or alters them: nothing re-wrapped, the 5 left.
             let generation = "/v2/storage/access_keys/\(writerID)/\(writerID)/linked"
             let attacks: [@Sendable (inout [[String: Any]]) -> Void] = [
                 { $0 = [] },
@@ -109,14 +109,14 @@ import Testing
                     through.apiURL = proxy
                     let report = try await Client(configuration: through).finishKeyRotation(type: "linked")
                     #expect(
-                        report.generation == 2 && report.recordsRewrapped == 0 && report.recordsLeft == 4,
+                        report.generation == 2 && report.recordsRewrapped == 0 && report.recordsLeft == 5,
                         "\(report)"
                     )
                 }
             }
             // The honest server's links finish it: the remaining reader reads every record.
             let report = try await Client(configuration: writerConfiguration).finishKeyRotation(type: "linked")
-            #expect(report.recordsRewrapped == 4 && report.recordsLeft == 0, "\(report)")
+            #expect(report.recordsRewrapped == 5 && report.recordsLeft == 0, "\(report)")
             let page = try await reader.query(
                 QueryParams(count: 10, types: ["linked"], writerIDs: [writerConfiguration.clientID])
             )

@@ -1,12 +1,14 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
 import Hummingbird
+import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
 
 /// `/v2/storage/access_keys/{writer}/{user}/{type}[/rotate]`: a type's access-key generations (docs/design/Revocation.md).
 /// The writer alone reads the generation and rotates; the official SDKs never call these.
 struct AccessKeyRotationRoutes {
-    let store: any SharingStore & ClientStore
+    let store: any SharingStore & ClientStore & RecordStore
     let authorization: Authorization
     let limits: ServerLimits
     let clock: ServerClock
@@ -16,6 +18,7 @@ struct AccessKeyRotationRoutes {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
         routes.get(RouterPath(.accessKeyGeneration), use: generation)
         routes.post(RouterPath(.accessKeyRotation), use: rotate)
+        routes.post(RouterPath(.recordsRewrap), use: rewrap)
         return routes
     }
 
@@ -94,5 +97,66 @@ struct AccessKeyRotationRoutes {
         case .readersDiffer:
             throw ServerError.conflict("the readers holding the key changed: read them again and rotate from there")
         }
+    }
+
+    /// POST …/rewrap: a page of the writer's records re-wrapped under the current generation, in one transaction
+    /// (docs/design/Revocation.md, "The bulk re-wrap"). 409 `stale_key_generation` for another generation; 400 for
+    /// a record named twice, a field that is not E3DB's `EDK.EDKN.EF.EFN`, or data that differs in more than the
+    /// wraps (nothing stored); 413 beyond ``ServerLimits/recordsPerRewrap``. Each record's outcome otherwise:
+    /// re-wrapped (with its new version), `conflict` or `not_found`. Replicated types' revisions are immutable: 400.
+    func rewrap(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let scope = try scope(context, caller: caller)
+        guard !ReplicatedRecordRules.isReplicated(scope.type) else {
+            throw ServerError.badRequest("a replicated datastore's revisions are not re-wrapped in place")
+        }
+        let body = try await decodeBody(RecordRewrapRequest.self, request, context)
+        guard body.records.count <= limits.recordsPerRewrap else {
+            throw ServerError.tooLarge("a re-wrap takes at most \(limits.recordsPerRewrap) records")
+        }
+        guard KeyGeneration.range.contains(body.generation) else {
+            throw ServerError.badRequest("generation is a number from 1 to \(Int32.max)")
+        }
+        var seen = Set<String>()
+        var rewraps: [RecordRewrap] = []
+        rewraps.reserveCapacity(body.records.count)
+        for record in body.records {
+            guard let id = RecordID(record.recordID)?.description, seen.insert(id).inserted else {
+                throw ServerError.badRequest("records name each record once, by ID")
+            }
+            guard !record.data.isEmpty,
+                record.data.values.allSatisfy({ (try? EncryptedField(wireFormat: $0)) != nil })
+            else {
+                throw ServerError.badRequest("a re-wrapped record's fields are EDK.EDKN.EF.EFN, at least one")
+            }
+            rewraps.append(
+                RecordRewrap(
+                    recordID: id,
+                    version: record.version,
+                    data: record.data,
+                    newVersion: SecureRandom.uuid().uuidString.lowercased()
+                )
+            )
+        }
+        try await KeyGenerationFence(store: store).require(body.generation, of: scope)
+        let outcomes = try await store.rewrapRecords(rewraps, of: scope, at: clock.timestamp())
+        guard !outcomes.contains(.changed) else {
+            throw ServerError.badRequest("a re-wrap changes only the fields' data-key wraps: nothing was stored")
+        }
+        let results = zip(rewraps, outcomes).map { rewrap, outcome in
+            switch outcome {
+            case .rewrapped:
+                RecordRewrapResponse.Result(
+                    recordID: rewrap.recordID,
+                    outcome: RecordRewrapResponse.Result.rewrapped,
+                    version: rewrap.newVersion
+                )
+            case .conflict:
+                RecordRewrapResponse.Result(recordID: rewrap.recordID, outcome: RecordRewrapResponse.Result.conflict)
+            case .notFound, .changed:
+                RecordRewrapResponse.Result(recordID: rewrap.recordID, outcome: RecordRewrapResponse.Result.notFound)
+            }
+        }
+        return try json(RecordRewrapResponse(results: results))
     }
 }

@@ -145,6 +145,15 @@ package protocol RecordStore: Sendable {
     func commitFile(id: RecordID, lastModified: Timestamp) async throws -> StoredRecord?
     /// Deletes a record when its version is `expectedVersion` (outcomes as for updates).
     func deleteRecord(id: RecordID, expectedVersion: String) async throws -> VersionedOutcome<Void>
+    /// Replaces the data of each of `rewraps`, records of `scope`, in one transaction: each one still at its version
+    /// whose new data differs only in data-key wraps (``RecordRewrap/onlyWrapsDiffer(_:from:)``) gets it, its new
+    /// version and `time`. Answers each one's outcome in order; when any is ``RecordRewrap/Outcome/changed``,
+    /// nothing is stored.
+    func rewrapRecords(
+        _ rewraps: [RecordRewrap],
+        of scope: AccessKeyScope,
+        at time: Timestamp
+    ) async throws -> [RecordRewrap.Outcome]
     /// One batch of committed records in index order, metadata only or in full.
     func records(matching query: RecordQuery) async throws -> [StoredRecord]
     /// The committed records with these IDs, in full, in no particular order (missing ones are left out).
