@@ -22,34 +22,37 @@ extension Client {
         -> Record
     {
         let signature = recordSignature(type: type, plain: plain, data: data)
-        let answer = try await fenced(type: type) { key in
-            RecordWriteRequest(
+        let answer = try await withCurrentKey(type: type) { key, generation throws(ClientError) in
+            let request = RecordWriteRequest(
                 meta: .init(writerID: clientID, userID: clientID, type: type, plain: plain),
                 data: FieldCipher.encrypt(fields: data, with: key),
                 recordSignature: signature
             )
-        } send: { request, fence throws(ClientError) in
-            try await self.answer(.POST, E3DBPath.records.render(), headers: fence, body: request, success: [201]).data
+            return try await self.answer(
+                .POST,
+                E3DBPath.records.render(),
+                headers: Self.fence(generation),
+                body: request,
+                success: [201]
+            ).data
         }
         let response = try Transport.decode(RecordResponse.self, from: answer)
         return Record(meta: try Meta(response.meta), data: data)
     }
 
-    /// Sends a write of this client's `type` sealed under its current key, fenced by the key's generation
-    /// (docs/design/Revocation.md, "The fence"): when another device of this client rotated the type meanwhile, the
-    /// server refuses the old generation, and the write is sealed again under the current key and sent once more.
-    func fenced(
+    /// Runs `body` with this client's current key for `type` and its generation (for ``fence(_:)``), the fence on
+    /// writes (docs/design/Revocation.md, "The fence"): when another device of this client rotated the type
+    /// meanwhile, the server refuses the old generation, and `body` runs again with the current key (three times at
+    /// most).
+    func withCurrentKey<R>(
         type: String,
-        _ request: (AccessKey) throws(ClientError) -> RecordWriteRequest,
-        send: (RecordWriteRequest, [(String, String)]) async throws(ClientError) -> Data
-    ) async throws(ClientError)
-        -> Data
-    {
+        _ body: (AccessKey, _ generation: Int?) async throws(ClientError) -> R
+    ) async throws(ClientError) -> R {
         var attempt = 1
         while true {
             let (key, generation) = try await writerKeyEntry(type: type)
             do {
-                return try await send(try request(key), Self.fence(generation))
+                return try await body(key, generation)
             } catch  where error.isStaleKeyGeneration && attempt < 3 {
                 await dropWriterKey(type: type)
                 attempt += 1
@@ -87,14 +90,14 @@ extension Client {
     {
         let signature = recordSignature(type: meta.type, plain: plain ?? meta.plain, data: newData)
         let path = E3DBPath.recordVersion.render(RecordID(meta.recordID).description, meta.version)
-        let answer = try await fenced(type: meta.type) { key in
-            RecordWriteRequest(
+        let answer = try await withCurrentKey(type: meta.type) { key, generation throws(ClientError) in
+            let request = RecordWriteRequest(
                 meta: .init(writerID: clientID, userID: clientID, type: meta.type, plain: plain ?? meta.plain),
                 data: FieldCipher.encrypt(fields: newData, with: key),
                 recordSignature: signature
             )
-        } send: { request, fence throws(ClientError) in
-            try await self.answer(.PUT, path, headers: fence, body: request, success: [200]).data
+            return try await self.answer(.PUT, path, headers: Self.fence(generation), body: request, success: [200])
+                .data
         }
         let response = try Transport.decode(RecordResponse.self, from: answer)
         return Record(meta: try Meta(response.meta), data: newData)

@@ -127,7 +127,7 @@ extension Client {
     @discardableResult
     public func finishKeyRotation(type: String) async throws(ClientError) -> KeyRotationReport {
         // The current key from the server, not a cache that may hold an older generation.
-        await accessKeys.remove(writerID: clientID, userID: clientID, type: type)
+        await dropWriterKey(type: type)
         let (key, generation) = try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
         let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
         let current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
@@ -270,14 +270,14 @@ extension Client {
         -> (rewrapped: Int, again: [SearchResult])
     {
         var (rewrapped, again) = (0, [SearchResult]())
+        let sizes = pending.map { $0.data.values.reduce(0) { $0 + $1.utf8.count } }
         var start = pending.startIndex
         while start < pending.endIndex {
             var (end, bytes) = (start, 0)
             while end < pending.endIndex, end - start < 1_000,
-                end == start
-                    || bytes + pending[end].data.values.reduce(0, { $0 + $1.utf8.count }) <= Self.rewrapBatchBytes
+                end == start || bytes + sizes[end] <= Self.rewrapBatchBytes
             {
-                bytes += pending[end].data.values.reduce(0) { $0 + $1.utf8.count }
+                bytes += sizes[end]
                 end += 1
             }
             let batch = pending[start..<end]

@@ -61,17 +61,9 @@ extension Client {
     /// server refuses the old key and the current one is fetched and sealed instead.
     func sealWriterKey(type: String, to otherClientID: String) async throws(ClientError) {
         let publicKey = try await publicKey(of: otherClientID)
-        var attempt = 1
-        while true {
-            let (key, generation) = try await writerKeyEntry(type: type)
+        try await withCurrentKey(type: type) { key, generation throws(ClientError) in
             let eak = key.sealed(to: publicKey, by: configuration.keys.encryptionKey)
-            do {
-                try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type, generation: generation)
-                return
-            } catch  where error.isStaleKeyGeneration && attempt < 3 {
-                await dropWriterKey(type: type)
-                attempt += 1
-            }
+            try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type, generation: generation)
         }
     }
 
