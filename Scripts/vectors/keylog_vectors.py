@@ -2,9 +2,9 @@
 # Strongroom — SPDX-License-Identifier: Apache-2.0
 """Writes Tests/StrongroomCryptoTests/Vectors/keylog/entries.json: key log entries in their fixed binary layout,
 salted commitments, and an RFC 9162 tree of 37 leaves (every root, and proofs), computed here with Python's standard
-library alone — an implementation independent of the Swift one, from the layout in KeyLogEntry.swift's
+library alone (hashlib, hmac) — an implementation independent of the Swift one, from the layout in KeyLogEntry.swift's
 documentation and RFC 9162 §2.1. Run from the repository root: python3 Scripts/vectors/keylog_vectors.py"""
-import hashlib, json, pathlib, struct, uuid
+import hashlib, hmac, json, pathlib, struct, uuid
 
 root = pathlib.Path(__file__).resolve().parent.parent.parent
 out = root / "Tests" / "StrongroomCryptoTests" / "Vectors" / "keylog" / "entries.json"
@@ -29,6 +29,12 @@ def commitment(kind, ids, type_name, salt):
 
 def commitment_entry(kind, time, client, value):
     return bytes([1, kind]) + struct.pack(">Q", time) + client.bytes + value
+
+
+def generation_mac(key, domain, writer, user, type_name):
+    t = type_name.encode()
+    message = domain + b"\x00" + writer.bytes + user.bytes + struct.pack(">H", len(t)) + t
+    return hmac.new(key, message, hashlib.sha256).digest()
 
 
 def leaf(entry):
@@ -85,6 +91,17 @@ entries = [
     # A client registered without a signing key (the official SDKs allow it): 32 zero bytes in its place.
     ("registration without a signing key", keys_entry(1, 1_764_245_300_000_000, BOB, NONE, bytes(32))),
 ]
+# Key generation leaves (KeyGenerationLeaf.swift): the rotation of Alice's "notes" from key 1 to key 2, and from key
+# 2 to key 3; each leaf's ID field is the old key's successor tag, its commitment is to the new key.
+generation_keys = [bytes(range(32)), bytes(range(32, 64)), bytes(range(64, 96))]
+generations = []
+for old, new in zip(generation_keys, generation_keys[1:]):
+    tag = generation_mac(old, b"strongroom/keylog/successor/v1", ALICE, ALICE, "notes")[:16]
+    value = generation_mac(new, b"strongroom/keylog/generation/v1", ALICE, ALICE, "notes")
+    generations.append({
+        "previous": old.hex(), "next": new.hex(), "successorTag": tag.hex(), "commitment": value.hex(),
+        "encoded": commitment_entry(7, 1_764_248_400_000_000, uuid.UUID(bytes=tag), value).hex(),
+    })
 leaves = [leaf(e) for _, e in entries] + [leaf(struct.pack(">Q", i)) for i in range(32)]
 vectors = {
     "source": "Scripts/vectors/keylog_vectors.py (Python standard library: struct, hashlib, uuid)",
@@ -96,6 +113,7 @@ vectors = {
         {"kind": 4, "ids": [str(ALICE), str(ALICE), str(BOB)], "type": "notes", "value": revoked.hex()},
         {"kind": 5, "ids": [str(ALICE), str(CAROL)], "type": "sr1.team", "value": authorized.hex()},
     ],
+    "generations": {"writer": str(ALICE), "user": str(ALICE), "type": "notes", "rotations": generations},
     "entries": [{"name": n, "encoded": e.hex(), "leaf": leaf(e).hex()} for n, e in entries],
     "tree": {
         "leaves": [l.hex() for l in leaves],

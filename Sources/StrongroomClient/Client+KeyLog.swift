@@ -79,7 +79,8 @@ extension Client {
     /// server serves, and checks that every key leaf naming this client binds this client's keys.
     ///
     /// This is the check a self-scan cannot make: the server cannot hide a leaf from a monitor without the root
-    /// changing. It reads every leaf (at most ``maximumMonitoredLeaves``), so it is for monitors and audits, not for
+    /// changing. It also finds the rotation leaves that supersede access keys this client has cached, which a server
+    /// can leave out of its targeted answers (``KeyLogMonitorReport/supersededKeys``). It reads every leaf (at most ``maximumMonitoredLeaves``), so it is for monitors and audits, not for
     /// every request.
     ///
     /// - Throws: ``ClientError/Code/keyCompromised`` for a foreign key bound to this client's ID,
@@ -92,6 +93,8 @@ extension Client {
         var tree = MerkleTree()
         var own: [UInt64] = []
         var foreign: [UInt64] = []
+        let held = await cachedSuccessorTags()
+        var superseded: [UUID: AccessKeyCache.Slot] = [:]
         while tree.size < checkpoint.size {
             let page = try await authenticated(
                 .GET,
@@ -108,6 +111,9 @@ extension Client {
                 }
                 tree.append(.leaf(bytes))
                 guard let entry = try? KeyLogEntry(decoding: bytes) else { continue }  // a newer kind: not ours
+                if let rotation = KeyGenerationLeaf(entry), let slot = held[rotation.successorTag] {
+                    superseded[rotation.successorTag] = slot
+                }
                 guard entry.clientID == configuration.clientID, let keys = entry.keys else { continue }
                 let mine =
                     keys.encryption == configuration.keys.encryptionKey.publicKey
@@ -128,7 +134,13 @@ extension Client {
                     + "someone registered or changed keys in its name"
             )
         }
-        return KeyLogMonitorReport(checkpoint: checkpoint, ownKeyLeaves: own)
+        // Cached keys the log shows superseded are dropped, so their next use fetches the current generation; the
+        // tags are kept, so a server serving one of those keys as current again is caught (keyWithheld).
+        await keyLog.recordSuperseded(superseded.keys)
+        for slot in superseded.values {
+            await accessKeys.remove(writerID: slot.writerID, userID: slot.userID, type: slot.type)
+        }
+        return KeyLogMonitorReport(checkpoint: checkpoint, ownKeyLeaves: own, supersededKeys: superseded.count)
     }
 
     /// The most leaves ``monitorKeyLog()`` reads.
@@ -293,4 +305,7 @@ public struct KeyLogMonitorReport: Sendable, Hashable {
     public var checkpoint: LogCheckpoint
     /// The leaves binding this client's own keys.
     public var ownKeyLeaves: [UInt64]
+    /// How many access keys this client had cached that a rotation leaf in the log supersedes (dropped from the
+    /// cache; a server that serves one as current again is refused with ``ClientError/Code/keyWithheld``).
+    public var supersededKeys: Int
 }

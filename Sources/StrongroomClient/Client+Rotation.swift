@@ -76,11 +76,14 @@ extension Client {
             // The old key sealed under the new one, kept by the server with the new generation: should this
             // process stop before every record is re-wrapped, any client of this writer finishes from it
             // (finishKeyRotation), since once the EAKs are replaced the old key is nowhere else.
+            // The key log leaf of the new generation: the old key's successor tag and a commitment to the new key,
+            // so every holder of either key can check which is current (docs/design/Revocation.md, "The key log").
             let request = AccessKeyRotationRequest(
                 generation: current.generation + 1,
                 eaks: eaks,
                 revoke: revokedIDs.intersection(current.readers).sorted(),
-                previous: newKey.sealingLink(to: oldKey).wireFormat
+                previous: newKey.sealingLink(to: oldKey).wireFormat,
+                keyLog: try logLeaf(rotating: oldKey, to: newKey, type: type)
             )
             do {
                 try await authenticated(
@@ -96,6 +99,7 @@ extension Client {
             await accessKeys.store(
                 newKey,
                 generation: request.generation,
+                checked: ContinuousClock.now,
                 writerID: clientID,
                 userID: clientID,
                 type: type
@@ -108,6 +112,15 @@ extension Client {
                 to: newKey,
                 generation: request.generation
             )
+            // The server logged the new generation (checked last: a server that did not still gets every record
+            // re-wrapped first, and the error says the log lacks the generation, which readers then refuse).
+            try await verifyGeneration(
+                of: newKey,
+                generation: request.generation,
+                writerID: clientID,
+                userID: clientID,
+                type: type
+            )
             return KeyRotationReport(
                 generation: request.generation,
                 readers: eaks.count,
@@ -116,6 +129,24 @@ extension Client {
             )
         }
         throw ClientError(.conflict, "the type's readers kept changing during the rotation")
+    }
+
+    /// The key log leaf recording this client's rotation of `type` from `old` to `new`, in its wire form.
+    private func logLeaf(
+        rotating old: AccessKey,
+        to new: AccessKey,
+        type: String
+    ) throws(ClientError) -> KeyRotationLogLeaf {
+        let id = configuration.clientID
+        do {
+            let leaf = try KeyGenerationLeaf(rotating: old, to: new, writer: id, user: id, type: type)
+            return KeyRotationLogLeaf(
+                successorTag: withUnsafeBytes(of: leaf.successorTag.uuid) { Data($0).base64EncodedString() },
+                commitment: Data(leaf.commitment.bytes).base64EncodedString()
+            )
+        } catch {
+            throw ClientError(.badRequest, "a record type is at most 1,024 bytes", underlying: error)
+        }
     }
 
     /// Finishes an interrupted rotation of `type` (docs/design/Revocation.md): re-wraps every record this client

@@ -11,7 +11,7 @@ public struct ClientError: StrongroomError {
         private enum Kind: Hashable, Sendable {
             case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
             case transport, cancelled, invalidConfiguration, untrustedServer, timedOut, integrityRefused
-            case keyNotLogged, logInconsistent, checkpointStale, keyCompromised, notWitnessed
+            case keyNotLogged, logInconsistent, checkpointStale, keyCompromised, notWitnessed, keyWithheld
         }
 
         private let kind: Kind
@@ -48,7 +48,7 @@ public struct ClientError: StrongroomError {
         public static let timedOut = Code(kind: .timedOut)
         /// The configuration is unusable (bad URL, keys).
         public static let invalidConfiguration = Code(kind: .invalidConfiguration)
-        // The five below are the key log's verdicts (``KeyLogVerification``); nothing was encrypted to or verified
+        // The six below are the key log's verdicts (``KeyLogVerification``); nothing was encrypted to or verified
         // with the key in question.
         /// The server gave a public key without a valid proof that its key log holds it (no proof, a proof that
         /// does not verify, or a log entry binding other keys).
@@ -65,6 +65,9 @@ public struct ClientError: StrongroomError {
         /// Fewer of the configured witnesses than ``KeyLogVerification/requiredCosignatures`` cosigned the server's key
         /// log checkpoint (freshly): the server may be showing this client a log others do not see.
         public static let notWitnessed = Code(kind: .notWitnessed)
+        /// The key log records a newer generation of an access key than the one the server serves as current: the
+        /// server withholds the rotation (or replays an old key). Nothing was sealed under the superseded key.
+        public static let keyWithheld = Code(kind: .keyWithheld)
 
         public var description: String { "\(kind)" }
     }

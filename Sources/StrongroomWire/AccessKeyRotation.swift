@@ -49,13 +49,48 @@ public struct AccessKeyRotationRequest: Codable, Sendable, Hashable {
     /// the new generation: a rotation interrupted before it re-wrapped every record resumes from it, since the old
     /// key is otherwise nowhere once the EAKs are replaced.
     public var previous: String?
+    /// The key log leaf recording the new generation (`KeyGenerationLeaf`), appended by the server in the same
+    /// transaction; required by servers with a key log.
+    public var keyLog: KeyRotationLogLeaf?
+
+    enum CodingKeys: String, CodingKey {
+        case generation, eaks, revoke, previous
+        case keyLog = "key_log"
+    }
 
     /// Creates the body.
-    public init(generation: Int, eaks: [ReaderAccessKey], revoke: [String], previous: String? = nil) {
+    public init(
+        generation: Int,
+        eaks: [ReaderAccessKey],
+        revoke: [String],
+        previous: String? = nil,
+        keyLog: KeyRotationLogLeaf? = nil
+    ) {
         self.generation = generation
         self.eaks = eaks
         self.revoke = revoke
         self.previous = previous
+        self.keyLog = keyLog
+    }
+}
+
+/// The two parts of a rotation's key log leaf, as the writer computes them (the server cannot: both are keyed by
+/// access keys it never sees).
+public struct KeyRotationLogLeaf: Codable, Sendable, Hashable {
+    /// The superseded key's successor tag: standard base64 of 16 bytes.
+    public var successorTag: String
+    /// The commitment to the new key: standard base64 of 32 bytes.
+    public var commitment: String
+
+    enum CodingKeys: String, CodingKey {
+        case successorTag = "successor_tag"
+        case commitment
+    }
+
+    /// Creates the parts.
+    public init(successorTag: String, commitment: String) {
+        self.successorTag = successorTag
+        self.commitment = commitment
     }
 }
 

@@ -157,6 +157,8 @@ extension E3DBPath {
     public static let keyLogClient = E3DBPath("/v2/keylog/clients/:id")
     /// `GET ?after=`: the caller's commitments, opened, with proofs.
     public static let keyLogCommitments = E3DBPath("/v2/keylog/commitments")
+    /// `GET`: the generation leaves of a writer's type (``KeyGenerationLeavesResponse``), for its holders.
+    public static let keyLogGenerations = E3DBPath("/v2/keylog/generations/:writer/:user/:type")
 
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
@@ -166,6 +168,6 @@ extension E3DBPath {
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,
         .syncPurge, .syncChanges, .syncAccess, .keyLogCheckpoint, .keyLogInclusion, .keyLogConsistency,
-        .keyLogLeaves, .keyLogClient, .keyLogCommitments,
+        .keyLogLeaves, .keyLogClient, .keyLogCommitments, .keyLogGenerations,
     ]
 }

@@ -150,3 +150,22 @@ public struct KeyLogInclusion: Codable, Sendable, Hashable {
         self.consistency = consistency
     }
 }
+
+/// `GET /v2/keylog/generations/{writer}/{user}/{type}`: the leaves logging the type's access-key generations
+/// (`KeyGenerationLeaf`, kind 7), newest first, each with its proof against the checkpoint; empty for a type never
+/// rotated. Only the writer and the clients holding an EAK of the type may ask.
+public struct KeyGenerationLeavesResponse: Codable, Sendable, Hashable {
+    /// The most leaves an answer carries.
+    public static let maximumLeaves = 1_000
+
+    /// The checkpoint the proofs are against (a signed note).
+    public var checkpoint: String
+    /// The leaves, newest first, at most 1,000.
+    public var leaves: [KeyLogLeaf]
+
+    /// Creates an answer.
+    public init(checkpoint: String, leaves: [KeyLogLeaf]) {
+        self.checkpoint = checkpoint
+        self.leaves = leaves
+    }
+}

@@ -148,6 +148,15 @@ struct RevocationRotationTests {
         }
     }
 
+    /// The key log leaf `rotateAccessKey` sends with a rotation of ``type`` from `old` to `new`.
+    static func logLeaf(rotating old: AccessKey, to new: AccessKey, writer: UUID) throws -> KeyRotationLogLeaf {
+        let leaf = try KeyGenerationLeaf(rotating: old, to: new, writer: writer, user: writer, type: type)
+        return KeyRotationLogLeaf(
+            successorTag: withUnsafeBytes(of: leaf.successorTag.uuid) { Data($0).base64EncodedString() },
+            commitment: Data(leaf.commitment.bytes).base64EncodedString()
+        )
+    }
+
     @Test("a rotation stopped after its commit, before any re-wrap, is finished by a fresh client through the link")
     func interruptedRotation() async throws {
         try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
@@ -184,7 +193,8 @@ struct RevocationRotationTests {
                     generation: 2,
                     eaks: eaks,
                     revoke: [revoked.configuration.clientID.uuidString.lowercased()],
-                    previous: newKey.sealingLink(to: oldKey).wireFormat
+                    previous: newKey.sealingLink(to: oldKey).wireFormat,
+                    keyLog: try Self.logLeaf(rotating: oldKey, to: newKey, writer: writer.configuration.clientID)
                 )
                 try await writer.authenticated(
                     .POST,

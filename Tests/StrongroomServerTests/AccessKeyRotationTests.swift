@@ -31,6 +31,19 @@ import Testing
         return Int(try await api.request(.post, path, token: caller.token, json: body).status.code)
     }
 
+    /// Stores `key` sealed to `reader` as the writer's EAK of ``type`` (no policy); the status.
+    static func putEAK(
+        _ api: API,
+        _ key: AccessKey,
+        to reader: RegisteredClient,
+        by writer: RegisteredClient
+    ) async throws -> HTTPResponse.Status {
+        let eak = key.sealed(to: reader.keys.encryptionKey.publicKey, by: writer.keys.encryptionKey)
+        let path = "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(reader.clientID)/\(type)"
+        return try await api.request(.put, path, token: writer.token, json: AccessKeyPutRequest(eak: eak.wireFormat))
+            .status
+    }
+
     static func eak(_ key: AccessKey, to reader: RegisteredClient, by writer: RegisteredClient) -> ReaderAccessKey {
         ReaderAccessKey(
             readerID: reader.clientID,
@@ -50,16 +63,7 @@ import Testing
             let first = AccessKey()
             let record = try await api.writeRecord(as: writer, type: Self.type, fields: ["n": "1"], accessKey: first)
             for reader in [writer, kept] {
-                let eak = first.sealed(to: reader.keys.encryptionKey.publicKey, by: writer.keys.encryptionKey)
-                let path =
-                    "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(reader.clientID)/\(Self.type)"
-                let put = try await api.request(
-                    .put,
-                    path,
-                    token: writer.token,
-                    json: AccessKeyPutRequest(eak: eak.wireFormat)
-                )
-                #expect(put.status == .created)
+                #expect(try await Self.putEAK(api, first, to: reader, by: writer) == .created)
             }
             try await api.share(Self.type, from: writer, to: revoked, accessKey: first)
             let before = try await Self.generation(api, writer)

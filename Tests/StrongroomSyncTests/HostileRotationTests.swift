@@ -10,7 +10,10 @@ import Testing
 /// A malicious server against a revoke that rotates (docs/design/Revocation.md): one that takes the rotation but then
 /// serves the old key back is caught by the writer before anything is re-wrapped; one that withholds or alters the
 /// links between generations withholds records, and discloses nothing; one that hides a rotation from the writer's
-/// second device (no generation in its answers, so no fence) gets that device's next writes under the old key.
+/// second device (no generation in its answers, so no fence) gets that device's writes under the old key only until
+/// the device next asks the key log (``KeyLogVerification/generationCheckInterval``); one that serves the old key as
+/// current is caught by the key log's leaf per generation (`keyWithheld`), at once when it answers the type's
+/// generation leaves honestly, at the device's next full scan (`monitorKeyLog`) when it leaves them out.
 @Suite struct HostileRotationTests {
     @Test("a server that serves the pre-rotation key back after a rotation: the writer's revoke is tampered")
     func rolledBackKey() async throws {
@@ -124,71 +127,213 @@ import Testing
         }
     }
 
-    @Test("a server that hides a rotation from a second device: its writes stay under the old key until finished")
+    @Test(
+        "a server that hides a rotation from a second device: within the check interval its writes stay under the old key until finished"
+    )
     func hiddenRotation() async throws {
-        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
-            server,
-            _ in
-            let url = try #require(URL(string: server.baseURL))
-            let writerConfiguration = try await Client.register(token: "hostile", clientName: "writer", apiURL: url)
-            let kept = Client(
-                configuration: try await Client.register(token: "hostile", clientName: "kept", apiURL: url)
-            )
-            let revoked = Client(
-                configuration: try await Client.register(token: "hostile", clientName: "revoked", apiURL: url)
-            )
-            let laptop = Client(configuration: writerConfiguration)
-            _ = try await laptop.write(type: "hidden", data: ["n": "0"])
-            for reader in [kept, revoked] {
-                try await laptop.share(type: "hidden", readerID: reader.configuration.clientID)
-            }
-            // The revoked reader's key, as it opened it before its revocation.
-            let writerID = writerConfiguration.clientID.uuidString.lowercased()
-            let readerID = revoked.configuration.clientID.uuidString.lowercased()
-            let eak = try await revoked.authenticated(
-                .GET,
-                "/v1/storage/access_keys/\(writerID)/\(writerID)/\(readerID)/hidden",
-                success: [200],
-                as: AccessKeyResponse.self
-            )
-            let stolen = try EncryptedAccessKey(wireFormat: eak.eak).open(
-                authorizerPublicKey: try EncryptionPublicKey(
-                    base64URLEncoded: eak.authorizerPublicKey.curve25519 ?? ""
-                ),
-                readerPrivateKey: revoked.configuration.keys.encryptionKey
-            )
-            func fields(of id: UUID) async throws -> [EncryptedField] {
-                let record = try await laptop.authenticated(
-                    .GET,
-                    "/v1/storage/records/\(id.uuidString.lowercased())",
-                    success: [200],
-                    as: RecordResponse.self
-                )
-                return try record.data.values.map { try EncryptedField(wireFormat: $0) }
-            }
+        try await Rotated.with(type: "hidden") { setup in
             // The proxy answers without X-Strongroom-Key-Generation: the phone never learns its key's generation,
             // so it sends no fence, and the server cannot tell its write is stale.
             let written = Mutex<UUID?>(nil)
-            try await HostileServer.with(upstream: url, tamper: { _, _, response in .answer(response) }) { proxy in
-                var through = writerConfiguration
+            try await HostileServer.with(upstream: setup.url, tamper: { _, _, response in .answer(response) }) {
+                proxy in
+                var through = setup.writer
                 through.apiURL = proxy
                 let phone = Client(configuration: through)
                 _ = try await phone.write(type: "hidden", data: ["n": "1"])  // its key cached, generation unknown
-                try await laptop.revoke(type: "hidden", readerID: revoked.configuration.clientID)
+                try await setup.laptop.revoke(type: "hidden", readerID: setup.revoked.configuration.clientID)
                 let id = try await phone.write(type: "hidden", data: ["n": "2"]).meta.recordID
                 written.withLock { $0 = id }
             }
             let stale = try #require(written.withLock { $0 })
-            // Withheld from the remaining reader, open to the revoked reader's old key: what the key log's leaf
-            // per generation is to catch (docs/design/Revocation.md, "What a malicious server can do").
-            let error = await #expect(throws: ClientError.self) { _ = try await kept.read(recordID: stale) }
+            // Withheld from the remaining reader, open to the revoked reader's old key, until the phone next asks
+            // the key log (hiddenRotationFound) or the writer finishes the rotation.
+            let error = await #expect(throws: ClientError.self) { _ = try await setup.kept.read(recordID: stale) }
             #expect(error?.code == .tampered, "\(String(describing: error))")
-            #expect(try await fields(of: stale).allSatisfy { FieldCipher.isSealed($0, under: stolen) })
+            #expect(try await setup.fields(of: stale).allSatisfy { FieldCipher.isSealed($0, under: setup.stolen) })
             // The writer's next finish (or rotation) re-wraps it: read by the remaining reader, closed to the old key.
-            let report = try await laptop.finishKeyRotation(type: "hidden")
+            let report = try await setup.laptop.finishKeyRotation(type: "hidden")
             #expect(report.recordsRewrapped == 1 && report.recordsLeft == 0, "\(report)")
-            #expect(try await kept.read(recordID: stale).data["n"] == "2")
-            #expect(try await fields(of: stale).allSatisfy { !FieldCipher.isSealed($0, under: stolen) })
+            #expect(try await setup.kept.read(recordID: stale).data["n"] == "2")
+            #expect(try await setup.fields(of: stale).allSatisfy { !FieldCipher.isSealed($0, under: setup.stolen) })
+        }
+    }
+
+    /// The writer's laptop and the reader `kept` share `type` with `revoked`; `revoked`'s key as it opened it, and a
+    /// function reading a record's sealed fields.
+    struct Rotated {
+        let url: URL
+        let writer: Client.Configuration
+        let laptop: Client
+        let kept: Client
+        let revoked: Client
+        let stolen: AccessKey
+
+        func fields(of id: UUID) async throws -> [EncryptedField] {
+            let record = try await laptop.authenticated(
+                .GET,
+                "/v1/storage/records/\(id.uuidString.lowercased())",
+                success: [200],
+                as: RecordResponse.self
+            )
+            return try record.data.values.map { try EncryptedField(wireFormat: $0) }
+        }
+
+        /// The EAK path of `reader`'s key for `type`.
+        func keyPath(of reader: Client, type: String) -> String {
+            let writerID = writer.clientID.uuidString.lowercased()
+            return "/v1/storage/access_keys/\(writerID)/\(writerID)/"
+                + "\(reader.configuration.clientID.uuidString.lowercased())/\(type)"
+        }
+
+        /// The writer's generation leaves path for `type`.
+        func generationsPath(type: String) -> String {
+            let writerID = writer.clientID.uuidString.lowercased()
+            return "/v2/keylog/generations/\(writerID)/\(writerID)/\(type)"
+        }
+
+        static func with(type: String, _ body: @escaping @Sendable (Rotated) async throws -> Void) async throws {
+            try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
+                server,
+                _ in
+                let url = try #require(URL(string: server.baseURL))
+                let writer = try await Client.register(token: "hostile", clientName: "writer", apiURL: url)
+                let laptop = Client(configuration: writer)
+                let kept = Client(
+                    configuration: try await Client.register(token: "hostile", clientName: "kept", apiURL: url)
+                )
+                let revoked = Client(
+                    configuration: try await Client.register(token: "hostile", clientName: "revoked", apiURL: url)
+                )
+                _ = try await laptop.write(type: type, data: ["n": "0"])
+                for reader in [kept, revoked] {
+                    try await laptop.share(type: type, readerID: reader.configuration.clientID)
+                }
+                let writerID = writer.clientID.uuidString.lowercased()
+                let readerID = revoked.configuration.clientID.uuidString.lowercased()
+                let eak = try await revoked.authenticated(
+                    .GET,
+                    "/v1/storage/access_keys/\(writerID)/\(writerID)/\(readerID)/\(type)",
+                    success: [200],
+                    as: AccessKeyResponse.self
+                )
+                let stolen = try EncryptedAccessKey(wireFormat: eak.eak).open(
+                    authorizerPublicKey: try EncryptionPublicKey(
+                        base64URLEncoded: eak.authorizerPublicKey.curve25519 ?? ""
+                    ),
+                    readerPrivateKey: revoked.configuration.keys.encryptionKey
+                )
+                try await body(
+                    Rotated(url: url, writer: writer, laptop: laptop, kept: kept, revoked: revoked, stolen: stolen)
+                )
+            }
+        }
+    }
+
+    /// A proxy that serves the first answer it saw for each path in `replayed` ever after (the pre-rotation EAK),
+    /// and, when `hideLeaves`, answers the generation leaves of `type` with none.
+    static func replaying(_ replayed: Set<String>, hideLeavesAt leaves: String?) -> HostileServer.Tamper {
+        let first = Mutex<[String: Data]>([:])
+        return { path, _, response in
+            if path == leaves, var answer = try? JSONDecoder().decode(KeyGenerationLeavesResponse.self, from: response)
+            {
+                answer.leaves = []
+                return .answer((try? JSONEncoder().encode(answer)) ?? response)
+            }
+            guard replayed.contains(path) else { return .answer(response) }
+            return .answer(
+                first.withLock { kept in
+                    if kept[path] == nil { kept[path] = response }
+                    return kept[path] ?? response
+                }
+            )
+        }
+    }
+
+    @Test(
+        "a second device checking the key log before each write finds the hidden rotation: its write is under the new key"
+    )
+    func hiddenRotationFound() async throws {
+        try await Rotated.with(type: "found") { setup in
+            // The proxy strips X-Strongroom-Key-Generation (no fence) but answers the key log honestly.
+            try await HostileServer.with(upstream: setup.url, tamper: { _, _, response in .answer(response) }) {
+                proxy in
+                var through = setup.writer
+                through.apiURL = proxy
+                through.keyLog.generationCheckInterval = .zero
+                let phone = Client(configuration: through)
+                _ = try await phone.write(type: "found", data: ["n": "1"])  // its key cached and checked
+                try await setup.laptop.revoke(type: "found", readerID: setup.revoked.configuration.clientID)
+                // The cached key's successor leaf is in the log: dropped, the current key fetched, the write under it.
+                let id = try await phone.write(type: "found", data: ["n": "2"]).meta.recordID
+                #expect(try await setup.kept.read(recordID: id).data["n"] == "2")
+                #expect(try await setup.fields(of: id).allSatisfy { !FieldCipher.isSealed($0, under: setup.stolen) })
+            }
+        }
+    }
+
+    @Test("a server serving the old key as current beside honest generation leaves: writer and reader refuse it")
+    func replayedKey() async throws {
+        try await Rotated.with(type: "replayed") { setup in
+            let paths: Set<String> = [
+                setup.keyPath(of: setup.laptop, type: "replayed"), setup.keyPath(of: setup.kept, type: "replayed"),
+            ]
+            try await HostileServer.with(
+                upstream: setup.url,
+                tamper: Self.replaying(paths, hideLeavesAt: nil)
+            ) { proxy in
+                var phoneConfiguration = setup.writer
+                phoneConfiguration.apiURL = proxy
+                var keptConfiguration = setup.kept.configuration
+                keptConfiguration.apiURL = proxy
+                // Both keys fetched (and kept by the proxy) before the rotation.
+                _ = try await Client(configuration: phoneConfiguration).write(type: "replayed", data: ["n": "1"])
+                let first = try await setup.laptop.write(type: "replayed", data: ["n": "first"]).meta.recordID
+                _ = try await Client(configuration: keptConfiguration).read(recordID: first)
+                try await setup.laptop.revoke(type: "replayed", readerID: setup.revoked.configuration.clientID)
+                let after = try await setup.laptop.write(type: "replayed", data: ["n": "after"]).meta.recordID
+                // A fresh process of each, served the old key: the log's leaf supersedes it.
+                let refused = await #expect(throws: ClientError.self) {
+                    _ = try await Client(configuration: phoneConfiguration).write(type: "replayed", data: ["n": "2"])
+                }
+                #expect(refused?.code == .keyWithheld, "\(String(describing: refused))")
+                let unread = await #expect(throws: ClientError.self) {
+                    _ = try await Client(configuration: keptConfiguration).read(recordID: after)
+                }
+                #expect(unread?.code == .keyWithheld, "\(String(describing: unread))")
+            }
+        }
+    }
+
+    @Test("a server serving the old key and leaving its generation leaves out: the device's full scan catches it")
+    func withheldRotation() async throws {
+        try await Rotated.with(type: "withheld") { setup in
+            let tamper = Self.replaying(
+                [setup.keyPath(of: setup.laptop, type: "withheld")],
+                hideLeavesAt: setup.generationsPath(type: "withheld")
+            )
+            try await HostileServer.with(upstream: setup.url, tamper: tamper) { proxy in
+                var through = setup.writer
+                through.apiURL = proxy
+                // The old key, fetched through the proxy, which keeps it.
+                _ = try await Client(configuration: through).write(type: "withheld", data: ["n": "1"])
+                try await setup.laptop.revoke(type: "withheld", readerID: setup.revoked.configuration.clientID)
+                // A fresh process served the old key, the leaf that supersedes it left out: its write goes through
+                // under the old key — withheld from the remaining reader, open to the revoked one.
+                let phone = Client(configuration: through)
+                let stale = try await phone.write(type: "withheld", data: ["n": "2"]).meta.recordID
+                #expect(try await setup.fields(of: stale).allSatisfy { FieldCipher.isSealed($0, under: setup.stolen) })
+                // Its full scan of the log finds the leaf; the key is dropped, and served again it is refused.
+                let report = try await phone.monitorKeyLog()
+                #expect(report.supersededKeys == 1, "\(report)")
+                let refused = await #expect(throws: ClientError.self) {
+                    _ = try await phone.write(type: "withheld", data: ["n": "3"])
+                }
+                #expect(refused?.code == .keyWithheld, "\(String(describing: refused))")
+            }
+            // The writer's next finish re-wraps what the device wrote meanwhile.
+            let report = try await setup.laptop.finishKeyRotation(type: "withheld")
+            #expect(report.recordsRewrapped == 1 && report.recordsLeft == 0, "\(report)")
         }
     }
 }

@@ -6,15 +6,21 @@ import StrongroomCrypto
 /// Reads are still authorised by the server every time: a revoked reader keeps a cached key but no longer gets
 /// ciphertext to use it on.
 actor AccessKeyCache {
-    private struct Slot: Hashable {
+    /// Whose key: a writer's records of one type for one user.
+    struct Slot: Hashable, Sendable {
         var writerID: String
         var userID: String
         var type: String
     }
 
-    private struct Entry {
+    /// A cached key.
+    struct Entry: Sendable {
+        /// The key.
         var key: AccessKey
+        /// The generation the server named when it answered it (nil: not named, as by servers that do not rotate).
         var generation: Int?
+        /// When the key log last showed no newer generation of it (nil: never checked).
+        var checked: ContinuousClock.Instant?
     }
 
     private var keys: [Slot: Entry] = [:]
@@ -23,17 +29,37 @@ actor AccessKeyCache {
         keys[Slot(writerID: writerID, userID: userID, type: type)]?.key
     }
 
-    /// The key with the generation the server named when it answered it (nil: not named, as by servers that
-    /// do not rotate).
-    func entry(writerID: String, userID: String, type: String) -> (key: AccessKey, generation: Int?)? {
-        keys[Slot(writerID: writerID, userID: userID, type: type)].map { ($0.key, $0.generation) }
+    /// The cached entry of `(writer, user, type)`.
+    func entry(writerID: String, userID: String, type: String) -> Entry? {
+        keys[Slot(writerID: writerID, userID: userID, type: type)]
     }
 
-    func store(_ key: AccessKey, generation: Int? = nil, writerID: String, userID: String, type: String) {
-        keys[Slot(writerID: writerID, userID: userID, type: type)] = Entry(key: key, generation: generation)
+    func store(
+        _ key: AccessKey,
+        generation: Int? = nil,
+        checked: ContinuousClock.Instant? = nil,
+        writerID: String,
+        userID: String,
+        type: String
+    ) {
+        keys[Slot(writerID: writerID, userID: userID, type: type)] = Entry(
+            key: key,
+            generation: generation,
+            checked: checked
+        )
+    }
+
+    /// Notes that the key log showed no newer generation of the cached key at `instant`.
+    func markChecked(_ instant: ContinuousClock.Instant, writerID: String, userID: String, type: String) {
+        keys[Slot(writerID: writerID, userID: userID, type: type)]?.checked = instant
     }
 
     func remove(writerID: String, userID: String, type: String) {
         keys[Slot(writerID: writerID, userID: userID, type: type)] = nil
+    }
+
+    /// Every cached key with its slot (for the key log monitor).
+    func all() -> [(slot: Slot, key: AccessKey)] {
+        keys.map { ($0.key, $0.value.key) }
     }
 }

@@ -20,15 +20,53 @@ extension Client {
     ) async throws(ClientError)
         -> (key: AccessKey, generation: Int?)
     {
-        if let cached = await accessKeys.entry(writerID: writerID, userID: userID, type: type) { return cached }
-        let (data, generation) = try await answer(
-            .GET,
-            E3DBPath.accessKey.render(writerID, userID, clientID, type),
-            success: [200]
-        )
-        let key = try open(try Transport.decode(AccessKeyResponse.self, from: data))
-        await accessKeys.store(key, generation: generation, writerID: writerID, userID: userID, type: type)
-        return (key, generation)
+        if let cached = await accessKeys.entry(writerID: writerID, userID: userID, type: type) {
+            return (cached.key, cached.generation)
+        }
+        return try await fetchKey(writerID: writerID, userID: userID, type: type)
+    }
+
+    /// Fetches and opens the EAK of `(writer, user, type)`, checks it against the key log's generation leaves
+    /// (``verifyGeneration(of:generation:writerID:userID:type:)``) and caches it. A key the log shows superseded is
+    /// fetched once more (a rotation may have committed between the two answers) before it is refused.
+    private func fetchKey(
+        writerID: String,
+        userID: String,
+        type: String
+    ) async throws(ClientError)
+        -> (key: AccessKey, generation: Int?)
+    {
+        var attempt = 1
+        while true {
+            let (data, generation) = try await answer(
+                .GET,
+                E3DBPath.accessKey.render(writerID, userID, clientID, type),
+                success: [200]
+            )
+            let key = try open(try Transport.decode(AccessKeyResponse.self, from: data))
+            do {
+                try await verifyGeneration(
+                    of: key,
+                    generation: generation,
+                    writerID: writerID,
+                    userID: userID,
+                    type: type
+                )
+            } catch  where error.code == .keyWithheld && attempt < 2 {
+                attempt += 1
+                continue
+            }
+            let now = ContinuousClock.now
+            await accessKeys.store(
+                key,
+                generation: generation,
+                checked: now,
+                writerID: writerID,
+                userID: userID,
+                type: type
+            )
+            return (key, generation)
+        }
     }
 
     /// The header that fences a write sealed under `generation` (none when the server named no generation).
@@ -65,7 +103,30 @@ extension Client {
     }
 
     /// ``writerKey(type:)`` with its generation, for the fence on writes (``fence(_:)``).
+    ///
+    /// A cached key is checked against the key log again before it seals anything once
+    /// ``KeyLogVerification/generationCheckInterval`` has passed since its last check: a rotation by another device
+    /// that the server hides from this one (no fence) is found within that interval, and the current key fetched.
     func writerKeyEntry(type: String) async throws(ClientError) -> (key: AccessKey, generation: Int?) {
+        if let cached = await accessKeys.entry(writerID: clientID, userID: clientID, type: type) {
+            let now = ContinuousClock.now
+            guard configuration.keyLog.isEnabled,
+                cached.checked.map({ now - $0 >= configuration.keyLog.generationCheckInterval }) ?? true
+            else { return (cached.key, cached.generation) }
+            do {
+                try await verifyGeneration(
+                    of: cached.key,
+                    generation: cached.generation,
+                    writerID: clientID,
+                    userID: clientID,
+                    type: type
+                )
+                await accessKeys.markChecked(now, writerID: clientID, userID: clientID, type: type)
+                return (cached.key, cached.generation)
+            } catch  where error.code == .keyWithheld {
+                await dropWriterKey(type: type)  // superseded: fetch the current one below
+            }
+        }
         do {
             return try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
         } catch  where error.code == .notFound {
@@ -76,7 +137,14 @@ extension Client {
                 // Another process of this client created it first: use that one.
                 return try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
             }
-            await accessKeys.store(key, generation: stored.generation, writerID: clientID, userID: clientID, type: type)
+            await accessKeys.store(
+                key,
+                generation: stored.generation,
+                checked: ContinuousClock.now,
+                writerID: clientID,
+                userID: clientID,
+                type: type
+            )
             return (key, stored.generation)
         }
     }

@@ -29,6 +29,10 @@ public struct KeyLogVerification: Sendable {
     /// How often the client checks its own key history again once the log has grown (a minute by default): a key
     /// bound to its ID is noticed within this interval of the client's next key operation.
     public var ownHistoryInterval: Duration
+    /// How long a cached access key of this client's own seals writes before the key log is asked again whether a
+    /// newer generation supersedes it (a minute by default; zero asks before every write). A rotation by another
+    /// device that the server hides from this one is found within this interval (docs/design/Revocation.md).
+    public var generationCheckInterval: Duration = .seconds(60)
     /// Witnesses whose cosignatures (C2SP `tlog-cosignature` v1) the client counts; none by default.
     public var witnesses: [CosignerKey]
     /// How many of ``witnesses`` must have cosigned a checkpoint (fresh within ``maximumCheckpointAge``) for the

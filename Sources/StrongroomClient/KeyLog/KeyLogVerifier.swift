@@ -17,6 +17,9 @@ actor KeyLogVerifier {
     private var compromise: ClientError?
     /// When this client last found its own history clean, and the log's size then.
     private var lastClean: (at: ContinuousClock.Instant, size: UInt64)?
+    /// Successor tags of access keys a full scan found superseded in the log (``Client/monitorKeyLog()``): a server
+    /// that serves one of those keys as current again is withholding the rotation.
+    private var superseded: Set<UUID> = []
 
     init(settings: KeyLogVerification) {
         self.settings = settings
@@ -185,6 +188,12 @@ actor KeyLogVerifier {
         guard let size = newest?.checkpoint.size, size > lastClean.size else { return false }
         return ContinuousClock.now - lastClean.at >= settings.ownHistoryInterval
     }
+
+    /// Notes successor tags the log holds for keys this client had cached.
+    func recordSuperseded(_ tags: some Sequence<UUID>) { superseded.formUnion(tags) }
+
+    /// Whether a full scan found a leaf superseding the key with this successor tag.
+    func isSuperseded(_ tag: UUID) -> Bool { superseded.contains(tag) }
 
     /// Records the outcome of a check of the client's own history of `size` leaves.
     func recordOwnHistory(_ outcome: Result<UInt64, ClientError>) {

@@ -15,7 +15,7 @@ public import Foundation
 /// | 1 | version, `0x01` |
 /// | 1 | kind (``Kind``) |
 /// | 8 | time, microseconds since the Unix epoch (at most 2⁶³ − 1) |
-/// | 16 | the client the entry is about (its ID's 16 bytes); for a commitment, ``unnamed`` (all zeros) |
+/// | 16 | the client the entry is about (its ID's 16 bytes); for a commitment, ``unnamed`` (all zeros); for ``Kind/keyRotated``, the superseded key's successor tag (``KeyGenerationLeaf``) |
 /// | 72 | for ``Kind/registered`` and ``Kind/keysChanged``: the X25519 encryption key (32), the Ed25519 signing key (32; all zeros when the client registered none, as the official SDKs allow), and the index of the client's previous key leaf (8; all ones for none) |
 /// | 32 | for the other kinds: a ``KeyLogCommitment`` |
 ///
@@ -39,6 +39,9 @@ public struct KeyLogEntry: Sendable, Hashable {
         case authorizerGranted = 5
         /// That right was withdrawn.
         case authorizerRevoked = 6
+        /// An access key was rotated to a new generation (``KeyGenerationLeaf``): the entry's ID field is the
+        /// superseded key's successor tag, not a client, and the commitment is to the new key.
+        case keyRotated = 7
 
         /// Whether entries of this kind carry keys (else a commitment).
         public var carriesKeys: Bool { self == .registered || self == .keysChanged }
@@ -107,12 +110,16 @@ public struct KeyLogEntry: Sendable, Hashable {
     }
 
     /// An entry recording `commitment` of `kind` by `clientID` in clear, as logs did before the writer was committed
-    /// (known-answer vectors and old logs; new entries use ``init(_:commitment:time:)``).
+    /// (known-answer vectors and old logs; new entries use ``init(_:commitment:time:)``), or, for
+    /// ``Kind/keyRotated``, with a successor tag in place of the client (``KeyGenerationLeaf/entry(time:)``).
     ///
     /// - Throws: ``CryptoError/Code/invalidParameters`` for a kind that carries keys, or a time past 2⁶³ − 1.
     public init(_ kind: Kind, by clientID: UUID, commitment: KeyLogCommitment, time: UInt64) throws(CryptoError) {
         guard !kind.carriesKeys, time <= UInt64(Int64.max) else {
-            throw CryptoError(.invalidParameters, "a commitment entry is a grant or revocation, at a time below 2⁶³")
+            throw CryptoError(
+                .invalidParameters,
+                "a commitment entry is a grant, revocation or rotation, at a time below 2⁶³"
+            )
         }
         (self.kind, self.time, self.clientID) = (kind, time, clientID)
         (self.keys, self.commitment) = (nil, commitment)

@@ -60,7 +60,7 @@ struct ServerRoutes {
             logger: logger,
             tampering: configuration.keyLogTampering
         )
-        let keyLogRoutes = KeyLogRoutes(log: keyLog, store: store)
+        let keyLogRoutes = KeyLogRoutes(log: keyLog, store: store, limits: limits)
         let account = AccountRoutes(
             store: store,
             keyLog: keyLog,

@@ -87,7 +87,8 @@ struct AccessKeyRotationRoutes {
             eaks: eaks,
             revoke: revoke,
             authorizerID: caller,
-            previous: body.previous
+            previous: body.previous,
+            logLeaf: try body.keyLog.map(Self.logLeaf)
         )
         switch try await store.rotateAccessKey(rotation, logAt: clock.wallTimestamp) {
         case .rotated:
@@ -97,6 +98,19 @@ struct AccessKeyRotationRoutes {
         case .readersDiffer:
             throw ServerError.conflict("the readers holding the key changed: read them again and rotate from there")
         }
+    }
+
+    /// The key log leaf of a rotation: a 16-byte tag and a 32-byte commitment in standard base64 (the server cannot
+    /// check them further: both are keyed by access keys it never sees).
+    static func logLeaf(_ parts: KeyRotationLogLeaf) throws -> KeyGenerationLeaf {
+        guard parts.successorTag.utf8.count <= 24, parts.commitment.utf8.count <= 44,
+            let tag = Data(base64Encoded: parts.successorTag), tag.count == 16,
+            let bytes = Data(base64Encoded: parts.commitment), let commitment = KeyLogCommitment(bytes: bytes)
+        else {
+            throw ServerError.badRequest("key_log is a 16-byte successor_tag and a 32-byte commitment, in base64")
+        }
+        let id = tag.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        return KeyGenerationLeaf(successorTag: id, commitment: commitment)
     }
 
     /// POST …/rewrap: a page of the writer's records re-wrapped under the current generation, in one transaction

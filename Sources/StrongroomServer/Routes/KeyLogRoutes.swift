@@ -15,6 +15,7 @@ struct KeyLogRoutes {
 
     let log: ServerKeyLog
     let store: any KeyLogStore
+    let limits: ServerLimits
 
     /// The checkpoint and consistency proofs, open.
     var publicRoutes: RouteCollection<StrongroomRequestContext> {
@@ -31,6 +32,7 @@ struct KeyLogRoutes {
         routes.get(RouterPath(.keyLogLeaves), use: leaves)
         routes.get(RouterPath(.keyLogClient), use: history)
         routes.get(RouterPath(.keyLogCommitments), use: commitments)
+        routes.get(RouterPath(.keyLogGenerations), use: generations)
         return routes
     }
 
@@ -88,16 +90,8 @@ struct KeyLogRoutes {
         let stored = try await store.keyLeaves(clientID: clientID, limit: Self.maximumLeaves)
             .filter { !hidden.contains($0.index) }
         guard !stored.isEmpty else { throw ServerError.notFound("no key leaf for this client") }
-        let (note, proofs) = try await log.proving(stored.map(\.index))
-        return try json(
-            KeyLogHistoryResponse(
-                checkpoint: note,
-                leaves: try zip(stored, proofs).map { leaf, proof in
-                    guard let proof else { throw ServerError.storage("a key leaf is past the log's size") }
-                    return KeyLogLeaf(index: leaf.index, entry: Self.encode(leaf.entry), proof: proof.map(Self.encode))
-                }
-            )
-        )
+        let (note, leaves) = try await proven(stored)
+        return try json(KeyLogHistoryResponse(checkpoint: note, leaves: leaves))
     }
 
     /// `?after=`: the caller's commitments after that index (as writer or as the other party), opened, with proofs.
@@ -128,6 +122,33 @@ struct KeyLogRoutes {
                 }
             )
         )
+    }
+
+    /// The leaves logging a type's access-key generations, newest first, each with its proof: for the writer and
+    /// the holders of the type's EAKs (404 for anyone else, as for a type that does not exist).
+    func generations(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let scope = AccessKeyScope(
+            writerID: try context.uuidSegment("writer"),
+            userID: try context.uuidSegment("user"),
+            type: try requireTypeSegment(try context.segment("type"), limits)
+        )
+        let limit = KeyGenerationLeavesResponse.maximumLeaves
+        guard let stored = try await store.generationLeaves(of: scope, for: caller, limit: limit) else {
+            throw ServerError.notFound("no access key of that type for this client")
+        }
+        let (note, leaves) = try await proven(stored)
+        return try json(KeyGenerationLeavesResponse(checkpoint: note, leaves: leaves))
+    }
+
+    /// `stored` with their inclusion proofs against one checkpoint, and that checkpoint.
+    private func proven(_ stored: [StoredKeyLogLeaf]) async throws -> (note: String, leaves: [KeyLogLeaf]) {
+        let (note, proofs) = try await log.proving(stored.map(\.index))
+        let leaves = try zip(stored, proofs).map { leaf, proof in
+            guard let proof else { throw ServerError.storage("a key log leaf is past the log's size") }
+            return KeyLogLeaf(index: leaf.index, entry: Self.encode(leaf.entry), proof: proof.map(Self.encode))
+        }
+        return (note, leaves)
     }
 
     /// The leaves a malicious server leaves out of a client's history (the malicious-server tests; none otherwise).

@@ -107,6 +107,7 @@ extension SQLServerStore {
         let revocations = try rotation.revoke.sorted().map {
             try PendingKeyLogLeaf.access(.accessRevoked, scope.slot(reader: $0), time: time)
         }
+        let generationLeaf = try rotation.logLeaf.map { try PendingKeyLogLeaf.rotation($0, of: scope, time: time) }
         return try await database.transaction { [engine] session in
             // The generation row first, locked (PostgreSQL) or under the write lock (SQLite's BEGIN IMMEDIATE), so
             // two rotations of one type cannot both pass the checks below, nor a fenced share slip between them.
@@ -163,6 +164,7 @@ extension SQLServerStore {
                 AND type = \(bind: scope.type)
                 """
             ).run()
+            if let generationLeaf { logged.append(generationLeaf) }
             if !logged.isEmpty { try await Self.appendKeyLog(logged, in: session, engine: engine) }
             return .rotated
         }

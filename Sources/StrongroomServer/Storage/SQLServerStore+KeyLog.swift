@@ -91,7 +91,32 @@ extension SQLServerStore {
         return try await database.raw(
             """
             SELECT * FROM keylog WHERE idx > \(bind: after) AND (party = \(bind: party)
-            OR (client_id = \(bind: party) AND kind > 2)) ORDER BY idx LIMIT \(bind: limit)
+            OR (client_id = \(bind: party) AND kind BETWEEN 3 AND 6)) ORDER BY idx LIMIT \(bind: limit)
+            """
+        ).all().map(decodeKeyLogLeaf)
+    }
+
+    package func generationLeaves(
+        of scope: AccessKeyScope,
+        for caller: String,
+        limit: Int
+    ) async throws
+        -> [StoredKeyLogLeaf]?
+    {
+        if caller != scope.writerID {
+            let holds = try await database.raw(
+                """
+                SELECT 1 AS held FROM access_keys WHERE writer_id = \(bind: scope.writerID)
+                AND user_id = \(bind: scope.userID) AND reader_id = \(bind: caller) AND type = \(bind: scope.type)
+                """
+            ).first()
+            guard holds != nil else { return nil }
+        }
+        return try await database.raw(
+            """
+            SELECT * FROM keylog WHERE client_id = \(bind: scope.writerID) AND kind = 7
+            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type) ORDER BY idx DESC
+            LIMIT \(bind: max(0, limit))
             """
         ).all().map(decodeKeyLogLeaf)
     }

@@ -120,6 +120,9 @@ package protocol KeyLogStore: Sendable {
     func newestKeyLeaf(clientID: String) async throws -> StoredKeyLogLeaf?
     /// At most `limit` commitment leaves after `index` that `party` wrote or is the other party of, in order.
     func commitmentLeaves(party: String, after index: UInt64?, limit: Int) async throws -> [StoredKeyLogLeaf]
+    /// The newest `limit` leaves logging `scope`'s access-key generations, newest first; nil when `caller` is
+    /// neither its writer nor a holder of one of its EAKs.
+    func generationLeaves(of scope: AccessKeyScope, for caller: String, limit: Int) async throws -> [StoredKeyLogLeaf]?
     /// Logs the registration of up to `batch` clients stored before the log existed, after `cursor`; returns where
     /// it stopped, nil when no client is left.
     func backfillKeyLog(after cursor: KeyLogBackfillCursor?, batch: Int) async throws -> KeyLogBackfillCursor?

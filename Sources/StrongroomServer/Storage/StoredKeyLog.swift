@@ -78,6 +78,17 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
         )
     }
 
+    /// The leaf recording `scope`'s rotation to a new generation (kept under the writer, with the user and type, so
+    /// the type's holders can be served it; it has no salt and no other party).
+    package static func rotation(_ leaf: KeyGenerationLeaf, of scope: AccessKeyScope, time: Timestamp) throws -> Self {
+        Self(
+            entry: try leaf.entry(time: Self.coarsened(time)),
+            userID: scope.userID,
+            type: scope.type,
+            writerID: scope.writerID
+        )
+    }
+
     /// A grant, revocation or authorizer leaf's time: rounded down to the whole hour (in microseconds), so that the
     /// log, which every registered client may read, does not time each writer's sharing to the microsecond; key
     /// leaves keep their exact time (a client's own history).

@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+package import StrongroomCrypto
 
 /// One writer's (and user's) records of one type: what an access key and its generations belong to.
 package struct AccessKeyScope: Sendable, Hashable {
@@ -34,6 +35,8 @@ package struct AccessKeyRotation: Sendable, Hashable {
     package var authorizerID: String
     /// The current key sealed under the new one, kept as the new generation's link; nil stores none.
     package var previous: String?
+    /// The key log leaf recording the new generation, appended in the rotation's transaction; nil logs none.
+    package var logLeaf: KeyGenerationLeaf?
 
     package init(
         scope: AccessKeyScope,
@@ -41,10 +44,12 @@ package struct AccessKeyRotation: Sendable, Hashable {
         eaks: [String: String],
         revoke: Set<String>,
         authorizerID: String,
-        previous: String? = nil
+        previous: String? = nil,
+        logLeaf: KeyGenerationLeaf? = nil
     ) {
         (self.scope, self.generation, self.eaks) = (scope, generation, eaks)
         (self.revoke, self.authorizerID, self.previous) = (revoke, authorizerID, previous)
+        self.logLeaf = logLeaf
     }
 
     /// What became of a rotation.
