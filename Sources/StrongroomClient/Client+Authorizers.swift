@@ -19,9 +19,21 @@ extension Client {
         )
     }
 
-    /// Withdraws an authorizer grant for `type` and deletes the authorizer's key. Existing shares it made stay until
-    /// revoked.
-    public func remove(authorizerID: UUID, type: String) async throws(ClientError) {
+    /// Withdraws an authorizer grant for `type`: the grant is denied, then the type's key is rotated
+    /// (``rotateAccessKey(type:revoking:)``), so the authorizer — which held the key to seal it to others — opens
+    /// nothing written afterwards, and every reader it shared with keeps reading under the new key. Shares it made
+    /// stay until revoked.
+    ///
+    /// `rotate: false` only deletes the authorizer's key (weaker: it keeps the key every later record of the type is
+    /// sealed under), as does a replicated (`sr1.`) type or one this client holds no key of; the result is then nil.
+    @discardableResult
+    public func remove(
+        authorizerID: UUID,
+        type: String,
+        rotate: Bool = true
+    ) async throws(ClientError)
+        -> KeyRotationReport?
+    {
         let authorizer = ClientID(authorizerID).description
         try await setPolicy(
             writerID: clientID,
@@ -29,19 +41,23 @@ extension Client {
             type: type,
             PolicyRequest(deny: [.init(authorizer: [:])])
         )
+        if rotate, !type.hasPrefix("sr1."), authorizer != clientID, try await hasWriterKey(type: type) {
+            return try await rotateAccessKey(type: type, revoking: [authorizerID])
+        }
         try await authenticated(
             .DELETE,
             E3DBPath.accessKey.render(clientID, clientID, authorizer, type),
             success: [200, 204]
         )
+        return nil
     }
 
     /// Withdraws every authorizer grant `authorizerID` holds for this client, all types at once: as
-    /// ``remove(authorizerID:type:)`` for each type granted (the grant denied and the key sealed to the authorizer
-    /// deleted), then any policy left.
-    public func remove(authorizerID: UUID) async throws(ClientError) {
+    /// ``remove(authorizerID:type:rotate:)`` for each type granted (the grant denied and the type's key rotated, or
+    /// with `rotate: false` only the authorizer's key deleted), then any policy left.
+    public func remove(authorizerID: UUID, rotate: Bool = true) async throws(ClientError) {
         let types = Set(try await authorizers().filter { $0.authorizerID == authorizerID }.map(\.type))
-        for type in types.sorted() { try await remove(authorizerID: authorizerID, type: type) }
+        for type in types.sorted() { try await remove(authorizerID: authorizerID, type: type, rotate: rotate) }
         try await authenticated(
             .DELETE,
             E3DBPath.readerPolicies.render(clientID, clientID, ClientID(authorizerID).description),
@@ -57,11 +73,21 @@ extension Client {
     public func share(onBehalfOf writerID: UUID, type: String, readerID: UUID) async throws(ClientError) {
         let writer = ClientID(writerID).description
         let reader = ClientID(readerID).description
-        await accessKeys.remove(writerID: writer, userID: writer, type: type)  // the grant may have changed
-        let key = try await readerKey(writerID: writer, userID: writer, type: type)
         let readerPublicKey = try await publicKey(of: reader)
-        let eak = key.sealed(to: readerPublicKey, by: configuration.keys.encryptionKey)
-        try await storeEAK(eak, writerID: writer, readerID: reader, type: type)
+        // Fenced by the key's generation, as the writer's own shares are: should the writer rotate meanwhile, the
+        // server refuses the old key and the current one is fetched and sealed instead (three tries at most).
+        var attempt = 1
+        while true {
+            await accessKeys.remove(writerID: writer, userID: writer, type: type)  // the grant may have changed
+            let (key, generation) = try await readerKeyEntry(writerID: writer, userID: writer, type: type)
+            let eak = key.sealed(to: readerPublicKey, by: configuration.keys.encryptionKey)
+            do {
+                try await storeEAK(eak, writerID: writer, readerID: reader, type: type, generation: generation)
+                break
+            } catch  where error.isStaleKeyGeneration && attempt < 3 {
+                attempt += 1
+            }
+        }
         try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(allow: [.init(read: [:])]))
     }
 

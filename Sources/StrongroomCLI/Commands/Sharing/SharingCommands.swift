@@ -201,6 +201,13 @@ struct AuthorizerCommand: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOptions
         @Option(help: "The authorizer: a client ID or a profile name.") var authorizer: String
         @Option(help: "Only this type (default: every type).") var type: String?
+        @Flag(
+            help: """
+                Only delete the authorizer's key (weaker: it keeps the key every later record of the type is under). \
+                By default each type's key is rotated and the records re-wrapped.
+                """
+        )
+        var noRotate = false
 
         func run() async throws {
             let client = try await profile.client()
@@ -209,12 +216,19 @@ struct AuthorizerCommand: AsyncParsableCommand {
                 option: "--authorizer",
                 profiles: profile.directory
             )
-            if let type {
-                try await client.remove(authorizerID: id, type: type)
-            } else {
-                try await client.remove(authorizerID: id)
+            if !noRotate {
+                Interrupts.hint(
+                    type == nil
+                        ? "the key rotations may be part done: run `authorizer remove --type TYPE` for each type again"
+                        : "the key rotation may be part done: run the same command again to finish it"
+                )
             }
-            print("removed authorizer")
+            if let type {
+                try await client.remove(authorizerID: id, type: type, rotate: !noRotate)
+            } else {
+                try await client.remove(authorizerID: id, rotate: !noRotate)
+            }
+            print(noRotate ? "removed authorizer" : "removed authorizer; its types' keys rotated")
         }
     }
 
