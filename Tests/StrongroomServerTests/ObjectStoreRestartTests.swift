@@ -87,10 +87,9 @@ struct ObjectStoreRestartTests {
         _ = try await cluster.run("resume")
 
         // Stopped mid-download: the body stops short (the length was promised, so the client knows).
-        let streaming = try await http.execute(
-            HTTPClientRequest(url: api.baseURL + Self.pathAndQuery(downloadURL)),
-            timeout: .seconds(120)
-        )
+        var download = HTTPClientRequest(url: api.baseURL + Self.pathAndQuery(downloadURL))
+        download.headers.add(name: "connection", value: "close")
+        let streaming = try await http.execute(download, timeout: .seconds(120))
         #expect(streaming.status == .ok)
         var received = 0
         var stopped = false
@@ -204,6 +203,9 @@ struct ObjectStoreRestartTests {
     ) async throws -> (status: UInt, body: ByteBuffer) {
         var request = HTTPClientRequest(url: api.baseURL + pathAndQuery)
         request.method = method
+        // A fresh connection each time: one the server closes after refusing an upload (it stops reading and
+        // closes) must never be taken from the pool for the next request (CI saw `I/O on closed channel`).
+        request.headers.add(name: "connection", value: "close")
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         if let body { request.body = body }
         let response = try await http.execute(request, timeout: .seconds(120))

@@ -336,4 +336,55 @@ import Testing
             #expect(report.recordsRewrapped == 1 && report.recordsLeft == 0, "\(report)")
         }
     }
+
+    @Test(
+        "a server answering the bulk re-wrap without storing it: records withheld, never disclosed; a finish re-wraps them"
+    )
+    func unstoredRewrap() async throws {
+        try await Rotated.with(type: "unstored") { setup in
+            var written: [UUID] = []
+            for index in 1...4 {
+                written.append(try await setup.laptop.write(type: "unstored", data: ["n": "\(index)"]).meta.recordID)
+            }
+            let writerID = setup.writer.clientID.uuidString.lowercased()
+            let rewrap = "/v2/storage/access_keys/\(writerID)/\(writerID)/unstored/rewrap"
+            // Every record of every page "re-wrapped", at a made-up version; nothing reaches the server.
+            let intercept: HostileServer.Intercept = { method, path, body in
+                guard method == "POST", path == rewrap,
+                    let request = try? JSONDecoder().decode(RecordRewrapRequest.self, from: body)
+                else { return nil }
+                let results = request.records.map {
+                    RecordRewrapResponse.Result(recordID: $0.recordID, outcome: "rewrapped", version: UUID().uuidString)
+                }
+                return try? JSONEncoder().encode(RecordRewrapResponse(results: results))
+            }
+            try await HostileServer.with(
+                upstream: setup.url,
+                intercept: intercept,
+                tamper: { _, _, response in .answer(response) }
+            ) { proxy in
+                var through = setup.writer
+                through.apiURL = proxy
+                // The writer believes the answer: every record reported done.
+                let report = try await Client(configuration: through).revoke(
+                    type: "unstored",
+                    readerID: setup.revoked.configuration.clientID
+                )
+                #expect(report?.recordsRewrapped == 5 && report?.recordsLeft == 0, "\(String(describing: report))")
+            }
+            // Nothing was stored: the records are still under the old key, which the remaining reader no longer
+            // holds (withheld) and the revoked one held before its revocation (nothing new disclosed).
+            for id in written {
+                let error = await #expect(throws: ClientError.self) { _ = try await setup.kept.read(recordID: id) }
+                #expect(error?.code == .tampered, "\(String(describing: error))")
+                #expect(try await setup.fields(of: id).allSatisfy { FieldCipher.isSealed($0, under: setup.stolen) })
+            }
+            // The honest server finishes it: every record re-wrapped, the remaining reader reads them all.
+            let report = try await setup.laptop.finishKeyRotation(type: "unstored")
+            #expect(report.recordsRewrapped == 5 && report.recordsLeft == 0, "\(report)")
+            for (index, id) in written.enumerated() {
+                #expect(try await setup.kept.read(recordID: id).data["n"] == "\(index + 1)")
+            }
+        }
+    }
 }

@@ -40,18 +40,24 @@ enum HostileServer {
         }
     }
 
+    /// Given the request's method, path and body, the answer a server that never forwards it gives (200 with these
+    /// bytes), or nil to forward it: a server claiming work it did not do.
+    typealias Intercept = @Sendable (_ method: String, _ path: String, _ request: Data) -> Data?
+
     /// Runs `body` with the URL of a proxy in front of `upstream`.
     static func with(
         upstream: URL,
+        intercept: Intercept? = nil,
         tamper: @escaping Tamper,
         _ body: @escaping @Sendable (URL) async throws -> Void
     ) async throws {
-        try await with(upstream: Upstream(upstream), tamper: tamper, body)
+        try await with(upstream: Upstream(upstream), intercept: intercept, tamper: tamper, body)
     }
 
     /// Runs `body` with the URL of a proxy in front of wherever `upstream` points at each request.
     static func with(
         upstream: Upstream,
+        intercept: Intercept? = nil,
         tamper: @escaping Tamper,
         _ body: @escaping @Sendable (URL) async throws -> Void
     ) async throws {
@@ -59,6 +65,11 @@ enum HostileServer {
             let base = upstream.base
             let uri = request.uri.description
             let requestBody = Data(try await request.body.collect(upTo: 32 << 20).readableBytesView)
+            if let faked = intercept?(request.method.rawValue, request.uri.path, requestBody) {
+                var headers = HTTPFields()
+                headers[.contentType] = "application/json"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: faked)))
+            }
             var forward = HTTPClientRequest(url: base + uri)
             forward.method = HTTPMethod(rawValue: request.method.rawValue)
             for field in request.headers

@@ -1,9 +1,11 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import NIOHTTP1
 import StrongroomServerTesting
 import StrongroomWire
 import Testing
@@ -28,13 +30,18 @@ extension API {
     }
 
     /// PUTs `body` to the presigned upload URL of `file`; the status.
+    ///
+    /// Uploads and downloads go through AsyncHTTPClient with ten minutes to finish: HummingbirdTesting's client gives
+    /// up after 20 s without a read, which a multi-part upload to the object store can take on a busy machine (CI saw
+    /// `.readTimeout`).
     func upload(_ file: PendingFileResponse, body: [UInt8]) async throws -> HTTPResponse.Status {
         let url = try #require(URLComponents(string: file.fileURL))
-        return try await client.execute(
-            uri: url.path + "?" + (url.percentEncodedQuery ?? ""),
-            method: .put,
-            body: ByteBuffer(bytes: body)
-        ).status
+        var request = HTTPClientRequest(url: baseURL + url.path + "?" + (url.percentEncodedQuery ?? ""))
+        request.method = .PUT
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return HTTPResponse.Status(code: Int(response.status.code))
     }
 
     /// The body served at the file's presigned download URL.
@@ -44,9 +51,9 @@ extension API {
         let record = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: file.body))
         let fileURL = try #require(record.meta.fileMeta?.fileURL)
         let url = try #require(URLComponents(string: fileURL))
-        let uri = url.path + "?" + (url.percentEncodedQuery ?? "")
-        let response = try await self.client.execute(uri: uri, method: .get)
+        let request = HTTPClientRequest(url: baseURL + url.path + "?" + (url.percentEncodedQuery ?? ""))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
         try #require(response.status == .ok)
-        return Array(buffer: response.body)
+        return Array(buffer: try await response.body.collect(upTo: 256 << 20))
     }
 }
