@@ -139,11 +139,7 @@ extension Client {
     ) throws(ClientError) -> KeyRotationLogLeaf {
         let id = configuration.clientID
         do {
-            let leaf = try KeyGenerationLeaf(rotating: old, to: new, writer: id, user: id, type: type)
-            return KeyRotationLogLeaf(
-                successorTag: withUnsafeBytes(of: leaf.successorTag.uuid) { Data($0).base64EncodedString() },
-                commitment: Data(leaf.commitment.bytes).base64EncodedString()
-            )
+            return KeyRotationLogLeaf(try KeyGenerationLeaf(rotating: old, to: new, writer: id, user: id, type: type))
         } catch {
             throw ClientError(.badRequest, "a record type is at most 1,024 bytes", underlying: error)
         }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import StrongroomClient
 import StrongroomCrypto
 import StrongroomServerTesting
 import StrongroomTesting
@@ -40,13 +41,6 @@ import Testing
             leaves.append(try #require(KeyGenerationLeaf(try KeyLogEntry(decoding: bytes))))
         }
         return (response.status, leaves, answer.checkpoint)
-    }
-
-    static func wire(_ leaf: KeyGenerationLeaf) -> KeyRotationLogLeaf {
-        KeyRotationLogLeaf(
-            successorTag: withUnsafeBytes(of: leaf.successorTag.uuid) { Data($0).base64EncodedString() },
-            commitment: Data(leaf.commitment.bytes).base64EncodedString()
-        )
     }
 
     @Test(
@@ -88,7 +82,7 @@ import Testing
                 type: Rotation.type
             )
             let eaks = [Rotation.eak(keys[1], to: writer, by: writer), Rotation.eak(keys[1], to: kept, by: writer)]
-            var malformed = Self.wire(first)
+            var malformed = KeyRotationLogLeaf(first)
             malformed.successorTag = Data(repeating: 1, count: 15).base64EncodedString()
             let refused = AccessKeyRotationRequest(
                 generation: 2,
@@ -103,7 +97,7 @@ import Testing
                 generation: 2,
                 eaks: eaks,
                 revoke: [revoked.clientID],
-                keyLog: Self.wire(first)
+                keyLog: KeyRotationLogLeaf(first)
             )
             #expect(try await Rotation.rotate(api, as: writer, writer: writer, rotated) == 201)
             let second = try KeyGenerationLeaf(
@@ -117,7 +111,7 @@ import Testing
                 generation: 3,
                 eaks: [Rotation.eak(keys[2], to: writer, by: writer), Rotation.eak(keys[2], to: kept, by: writer)],
                 revoke: [],
-                keyLog: Self.wire(second)
+                keyLog: KeyRotationLogLeaf(second)
             )
             #expect(try await Rotation.rotate(api, as: writer, writer: writer, again) == 201)
 

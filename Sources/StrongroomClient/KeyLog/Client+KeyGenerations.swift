@@ -1,8 +1,8 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomCore
-import StrongroomCrypto
-import StrongroomWire
+public import StrongroomCrypto
+public import StrongroomWire
 
 /// Access keys checked against the key log's leaf per generation (docs/design/Revocation.md, "The key log").
 extension Client {
@@ -99,5 +99,16 @@ extension Client {
             tags[tag] = slot
         }
         return tags
+    }
+}
+
+extension KeyRotationLogLeaf {
+    /// The wire form of `leaf`, as a rotation request carries it (standard base64 of the tag's 16 bytes and the
+    /// commitment's 32).
+    public init(_ leaf: KeyGenerationLeaf) {
+        self.init(
+            successorTag: withUnsafeBytes(of: leaf.successorTag.uuid) { Data($0).base64EncodedString() },
+            commitment: Data(leaf.commitment.bytes).base64EncodedString()
+        )
     }
 }
