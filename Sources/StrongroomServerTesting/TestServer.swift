@@ -21,9 +21,13 @@ package enum TestServer {
     package static let registrationToken = "test-registration-token"
 
     /// The connection limits of a test server unless a test sets its own: a deployment's, with five minutes for a
-    /// request head or body at any rate, so a test process slowed by a busy machine is never cut off.
+    /// request head or body at any rate, so a test process slowed by a busy machine is never cut off, and fifteen
+    /// minutes idle. HummingbirdTesting's client holds one connection for a whole test: a test that spends over a
+    /// minute elsewhere (restarting the object store on a busy machine) found it closed under its next request
+    /// (CI saw `I/O on closed channel` in `ObjectStoreRestartTests`).
     package static var unhurried: ConnectionLimits {
         var limits = ConnectionLimits()
+        limits.idleTimeout = .seconds(900)
         limits.headerTimeout = .seconds(300)
         limits.bodyTimeout = .seconds(300)
         limits.bodyMinimumRate = 1
