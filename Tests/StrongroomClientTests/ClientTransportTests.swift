@@ -48,7 +48,8 @@ import Glibc
             serverTrust: ServerTrust(
                 roots: .certificates([certificates.ca]),
                 pins: [try PublicKeyPin(certificate: certificates.server), backup]
-            )
+            ),
+            requestTimeout: ClientTestServer.unhurried.requestTimeout
         )
         try await withTLSServer(certificates) { url, directory in
             let configuration = try await Client.register(
@@ -77,7 +78,8 @@ import Glibc
             serverTrust: ServerTrust(
                 roots: .certificates([certificates.ca]),
                 pins: [try PublicKeyPin(certificate: certificates.server)]
-            )
+            ),
+            requestTimeout: ClientTestServer.unhurried.requestTimeout
         )
         try await withTLSServer(certificates, rogue: true) { url, directory in
             let token = try await Self.singleUseToken(in: directory)
@@ -86,7 +88,10 @@ import Glibc
             }
             #expect(refused?.code == .untrustedServer)
             // The single-use token still works: the refused registration was never sent.
-            let unpinned = Client.TransportOptions(serverTrust: ServerTrust(roots: .certificates([certificates.ca])))
+            let unpinned = Client.TransportOptions(
+                serverTrust: ServerTrust(roots: .certificates([certificates.ca])),
+                requestTimeout: ClientTestServer.unhurried.requestTimeout
+            )
             _ = try await Client.register(token: token, clientName: "second", apiURL: url, options: unpinned)
         }
     }
@@ -188,7 +193,10 @@ import Glibc
     @Test("the pinned transport keeps one TLS connection alive across requests, file transfers included")
     func keepAlive() async throws {
         let certificates = try TestCertificates()
-        let options = Client.TransportOptions(serverTrust: ServerTrust(roots: .certificates([certificates.ca])))
+        let options = Client.TransportOptions(
+            serverTrust: ServerTrust(roots: .certificates([certificates.ca])),
+            requestTimeout: ClientTestServer.unhurried.requestTimeout
+        )
         try await withTLSServer(certificates) { url, directory in
             let configuration = try await Client.register(
                 token: ClientTestServer.registrationToken,

@@ -24,7 +24,10 @@ import X509
         let certificates: TestCertificates
         var url: String { "https://localhost:\(server.port)" }
         var options: Client.TransportOptions {
-            Client.TransportOptions(serverTrust: ServerTrust(roots: .certificates([certificates.ca])))
+            Client.TransportOptions(
+                serverTrust: ServerTrust(roots: .certificates([certificates.ca])),
+                requestTimeout: ClientTestServer.unhurried.requestTimeout
+            )
         }
 
         /// Registers a client over server-only TLS.
