@@ -25,7 +25,8 @@ extension Client {
     /// stay until revoked.
     ///
     /// `rotate: false` only deletes the authorizer's key (weaker: it keeps the key every later record of the type is
-    /// sealed under), as does a replicated (`sr1.`) type or one this client holds no key of; the result is then nil.
+    /// sealed under), as does a type this client holds no key of; the result is then nil. A replicated (`sr1.`) type
+    /// rotates without a re-wrap: its revisions stay under their generation's key, reached through the links.
     @discardableResult
     public func remove(
         authorizerID: UUID,
@@ -41,7 +42,7 @@ extension Client {
             type: type,
             PolicyRequest(deny: [.init(authorizer: [:])])
         )
-        if rotate, !type.hasPrefix("sr1."), authorizer != clientID, try await hasWriterKey(type: type) {
+        if rotate, authorizer != clientID, try await hasWriterKey(type: type) {
             return try await rotateAccessKey(type: type, revoking: [authorizerID])
         }
         try await authenticated(

@@ -78,11 +78,11 @@ extension Client {
         var failure: (any Error)?
         let info = try await readFile(recordID: recordID, maximumSize: maximumSize, progress: nil) {
             encrypted,
-            key throws(ClientError) in
+            keys throws(ClientError) in
             do {
                 let handle = try await BlockingExecutor.shared.run { _ in try FileHandle(forReadingFrom: encrypted) }
                 defer { try? handle.close() }  // read-only
-                var decryptor = FileDecryptor(accessKey: key)
+                var decryptor = FileDecryptor(accessKeys: keys)
                 var plaintext: [UInt8] = []
                 defer { Wipe.allocation(&plaintext) }  // on every path, a failed one too
                 while let piece = try await BlockingExecutor.shared.run({ _ in try handle.read(upToCount: 1 << 20) }),

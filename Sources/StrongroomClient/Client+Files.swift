@@ -114,15 +114,11 @@ extension Client {
         // One pass: the download is checksummed and decrypted as it arrives into a hidden file beside
         // `destination`, renamed into place only when the whole file authenticated and matched its checksum.
         let (response, info, url) = try await fileRecord(recordID)
-        let key = try await readerKey(
-            writerID: response.meta.writerID,
-            userID: response.meta.userID,
-            type: response.meta.type
-        )
+        let keys = try await fileKeys(of: response.meta)
         // Each attempt (a retried download) starts a new output file; a failed one is removed with its writer.
         let output = try await download(url, expecting: info, progress: progress) { () throws(ClientError) in
             do throws(StrongroomCrypto.CryptoError) {
-                return try FileDecryptingWriter(creatingFileAt: destination, accessKey: key)
+                return try FileDecryptingWriter(creatingFileAt: destination, accessKeys: keys)
             } catch {
                 throw ClientError(.badRequest, "the file cannot be written: \(error.message)", underlying: error)
             }
@@ -182,29 +178,39 @@ extension Client {
         return (response, info, url)
     }
 
-    /// Downloads a file record into a staged, checked copy and hands it with its access key to `finish`; a file the
-    /// server says is larger than `maximumSize` ciphertext bytes is ``ClientError/Code/tampered`` before any of it
-    /// is downloaded.
+    /// Downloads a file record into a staged, checked copy and hands it with the keys it may be sealed under (newest
+    /// first) to `finish`; a file the server says is larger than `maximumSize` ciphertext bytes is
+    /// ``ClientError/Code/tampered`` before any of it is downloaded.
     package func readFile(
         recordID: UUID,
         maximumSize: Int64? = nil,
         progress: (@Sendable (FileTransferProgress) -> Void)?,
-        finish: (URL, AccessKey) async throws(ClientError) -> Void
+        finish: (URL, [AccessKey]) async throws(ClientError) -> Void
     ) async throws(ClientError) -> FileInfo {
         let (response, info, url) = try await fileRecord(recordID)
         if let maximumSize, info.size > maximumSize {
             throw ClientError(.tampered, "file \(recordID) is larger than the \(maximumSize) bytes it can be")
         }
-        let key = try await readerKey(
-            writerID: response.meta.writerID,
-            userID: response.meta.userID,
-            type: response.meta.type
-        )
+        let keys = try await fileKeys(of: response.meta)
         return try await withTemporaryFile { encrypted throws(ClientError) in
             try await download(url, to: encrypted, expecting: info, progress: progress)
-            try await finish(encrypted, key)
+            try await finish(encrypted, keys)
             return info
         }
+    }
+
+    /// The keys a file record of `meta`'s writer, user and type may be sealed under, newest first: the current one
+    /// and, for a type that has rotated, the older generations (a file's sealed key is inside its body, so a
+    /// rotation does not re-wrap it).
+    private func fileKeys(of meta: RecordMeta) async throws(ClientError) -> [AccessKey] {
+        let (key, generation) = try await readerKeyEntry(
+            writerID: meta.writerID,
+            userID: meta.userID,
+            type: meta.type
+        )
+        guard generation != 1 else { return [key] }
+        return [key]
+            + (try await olderKeys(below: key, writerID: meta.writerID, userID: meta.userID, type: meta.type)).keys
     }
 
     /// Downloads a file record and decrypts it to `destination`, replacing a file there when `overwrite` is true

@@ -198,18 +198,46 @@ extension Client {
         do {
             return Record(meta: meta, data: try FieldCipher.decrypt(fields: data, with: key))
         } catch {
+            // An older generation already reached from this key (a replicated type's revisions stay under the
+            // generation they were written in): no request.
+            let known = await accessKeys.olderKeys(
+                below: key,
+                writerID: wire.writerID,
+                userID: wire.userID,
+                type: wire.type
+            )
+            if let fields = Self.decrypt(data, underAnyOf: known?.keys ?? []) {
+                return Record(meta: meta, data: fields)
+            }
             // A cached key may be a generation behind: after the writer rotated (docs/design/Revocation.md) its
-            // records are under the new key. The key is fetched once more; only a record that fails under the
-            // current key too is tampered.
+            // records are under the new key. The key is fetched once more.
+            var current = key
             if cached != nil {
                 await accessKeys.remove(writerID: wire.writerID, userID: wire.userID, type: wire.type)
-                let current = try await currentKey(of: wire, inlineKey: inlineKey)
+                current = try await currentKey(of: wire, inlineKey: inlineKey)
                 if current != key, let fields = try? FieldCipher.decrypt(fields: data, with: current) {
                     return Record(meta: meta, data: fields)
                 }
             }
+            // A record may be under an older generation: a replicated type's revisions are never re-wrapped, and
+            // a rotation's re-wrap may not have reached it yet. Only a record that no generation opens is tampered.
+            let older = try await olderKeys(
+                below: current,
+                writerID: wire.writerID,
+                userID: wire.userID,
+                type: wire.type
+            )
+            if let fields = Self.decrypt(data, underAnyOf: older.keys) { return Record(meta: meta, data: fields) }
             throw ClientError(.tampered, "a field of record \(wire.recordID) did not decrypt", underlying: error)
         }
+    }
+
+    /// `data` decrypted under the first of `keys` that opens every field; nil when none does.
+    private static func decrypt(_ data: [String: String], underAnyOf keys: [AccessKey]) -> [String: String]? {
+        for key in keys {
+            if let fields = try? FieldCipher.decrypt(fields: data, with: key) { return fields }
+        }
+        return nil
     }
 
     /// The key of `wire`'s writer, user and type as the server holds it now (and cached): the EAK a search result

@@ -104,14 +104,19 @@ extension Client {
                 userID: clientID,
                 type: type
             )
-            // Records still under an older generation (a rotation before this one that was interrupted) too.
-            let older = [oldKey] + Self.olderKeys(below: oldKey, at: current.generation, links: current.links ?? [])
-            let (rewrapped, left) = try await rewrapRecords(
-                type: type,
-                from: older,
-                to: newKey,
-                generation: request.generation
-            )
+            // Records still under an older generation (a rotation before this one that was interrupted) too. A
+            // replicated type's revisions are immutable and never re-wrapped: they stay under the generation they
+            // were written in, which its readers reach through the links (`olderKeys`).
+            var (rewrapped, left) = (0, 0)
+            if !ReplicatedType.isReplicated(type) {
+                let older = [oldKey] + Self.olderKeys(below: oldKey, at: current.generation, links: current.links ?? [])
+                (rewrapped, left) = try await rewrapRecords(
+                    type: type,
+                    from: older,
+                    to: newKey,
+                    generation: request.generation
+                )
+            }
             // The server logged the new generation (checked last: a server that did not still gets every record
             // re-wrapped first, and the error says the log lacks the generation, which readers then refuse).
             try await verifyGeneration(
@@ -158,7 +163,8 @@ extension Client {
         let (key, generation) = try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
         let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
         let current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
-        guard current.generation > 1 else {  // never rotated: every record is under the one key there is
+        // Never rotated: every record is under the one key there is. Replicated: never re-wrapped (above).
+        guard current.generation > 1, !ReplicatedType.isReplicated(type) else {
             return KeyRotationReport(generation: 1, readers: current.readers.count, recordsRewrapped: 0, recordsLeft: 0)
         }
         // Every record is looked at even with no older key to hand: one the server withholds the link of counts

@@ -24,8 +24,9 @@ extension Client {
     /// re-wrapped under it, so the revoked reader — holding every key it ever had and a copy of the server's
     /// database — opens nothing written from now on. With `rotate: false` only the server's access control changes
     /// (reads denied, the reader's key deleted): weaker, since the reader keeps the key that opens every record
-    /// written later under the type. Replicated types (`sr1.`) do not rotate yet (their revisions are immutable; the
-    /// key chain for them is the next step), so they always revoke as `rotate: false` does.
+    /// written later under the type. A replicated type (`sr1.`) rotates without a re-wrap: its revisions are
+    /// immutable and stay under the generation they were written in, which its readers reach through the links
+    /// between generations.
     ///
     /// - Returns: what the rotation did; nil when nothing rotated.
     @discardableResult
@@ -37,7 +38,7 @@ extension Client {
         -> KeyRotationReport?
     {
         let reader = ClientID(readerID).description
-        guard rotate, !type.hasPrefix("sr1."), reader != clientID,
+        guard rotate, reader != clientID,
             try await hasWriterKey(type: type)
         else {
             try await setPolicy(

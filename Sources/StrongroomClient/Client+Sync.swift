@@ -19,10 +19,20 @@ extension Client {
         }
     }
 
-    /// This client's access key for `type` (made and stored as its own EAK on first use): a replicated
-    /// datastore's key, from which its blind-tag key is derived.
+    /// The first generation of this client's access key for `type` (made and stored as its own EAK on first use):
+    /// a replicated datastore's key, from which its blind-tag key is derived, so its tags stay the same however
+    /// often the type rotates. After a rotation it is reached from the current key through the links.
+    ///
+    /// - Throws: ``ClientError/Code/keyWithheld`` when the server does not serve every link.
     package func replicationAccessKey(type: String) async throws(ClientError) -> AccessKey {
-        try await writerKey(type: type)
+        let (key, generation) = try await writerKeyEntry(type: type)
+        return try await firstGenerationKey(
+            from: key,
+            generation: generation,
+            writerID: clientID,
+            userID: clientID,
+            type: type
+        )
     }
 
     /// The tags among `tags` that no record of `type` readable by this client carries, in order, without repeats
@@ -90,15 +100,23 @@ extension Client {
         )
     }
 
-    /// The access key of `type` written by `ownerID`, as shared with this client, fetched from the server (never
-    /// from the cache: a replication learns at once that the owner has revoked it).
+    /// The first generation of the access key of `type` written by `ownerID` (as ``replicationAccessKey(type:)``),
+    /// from the key shared with this client, fetched from the server (never from the cache: a replication learns at
+    /// once that the owner has revoked it).
     ///
     /// - Throws: ``ClientError/Code/notFound`` or ``ClientError/Code/forbidden`` when it is not (or no longer)
-    ///   shared with this client.
+    ///   shared with this client; ``ClientError/Code/keyWithheld`` when the server does not serve every link.
     package func sharedAccessKey(type: String, ownerID: UUID) async throws(ClientError) -> AccessKey {
         let owner = ClientID(ownerID).description
         await accessKeys.remove(writerID: owner, userID: owner, type: type)
-        return try await readerKey(writerID: owner, userID: owner, type: type)
+        let (key, generation) = try await readerKeyEntry(writerID: owner, userID: owner, type: type)
+        return try await firstGenerationKey(
+            from: key,
+            generation: generation,
+            writerID: owner,
+            userID: owner,
+            type: type
+        )
     }
 
     /// Waits, at most `wait` (and never so long that the request would time out), for a record of `type` readable

@@ -22,9 +22,9 @@ extension Client {
         guard case .protected(let protector) = protection else {
             return try await readFile(recordID: recordID, destination: destination, progress: progress)
         }
-        return try await readFile(recordID: recordID, progress: progress) { encrypted, key throws(ClientError) in
+        return try await readFile(recordID: recordID, progress: progress) { encrypted, keys throws(ClientError) in
             do throws(ShieldError) {
-                try await protector.protect(e3dbFile: encrypted, decryptingWith: key, to: destination) {
+                try await protector.protect(e3dbFile: encrypted, decryptingWithAnyOf: keys, to: destination) {
                     progress?(.decrypting($0))
                 }
             } catch {

@@ -108,6 +108,10 @@ struct MembershipState: Sendable, Hashable, Codable {
     /// The membership records applied, oldest first: a server that serves one again (to re-grant a revoked member,
     /// say) is ignored. Optional so that a state written before it decodes.
     var applied: [String]? = []
+    /// The members revoked so far (a member shared again leaves it), oldest first, at most ``maximumRemembered``:
+    /// every writer of the datastore rotates its key for them (``ReplicationSession/rotateForRevocations(_:)``).
+    /// Optional so that a state written before it decodes.
+    var revoked: [String]? = []
 
     static func decode(_ text: String?) -> MembershipState {
         // Written by this code into the encrypted datastore; a damaged one starts empty (the next full pull rebuilds it).
@@ -134,14 +138,19 @@ struct MembershipState: Sendable, Hashable, Codable {
 
     mutating func apply(_ change: MembershipRecord) throws(SyncError) {
         let key = ClientID(change.member).description
+        var gone = revoked ?? []
         if let access = change.access {
             guard self.access.count < Self.maximumMembers || self.access[key] != nil else {
                 throw SyncError(.invalidRecord, "a datastore has at most \(Self.maximumMembers) members")
             }
             self.access[key] = access
+            gone.removeAll { $0 == key }
         } else {
+            if self.access[key] != nil, !gone.contains(key) { gone.append(key) }
             self.access[key] = nil
         }
+        if gone.count > Self.maximumRemembered { gone.removeFirst(gone.count - Self.maximumRemembered) }
+        revoked = gone
     }
 
     /// What `member` may do; nil when it is not a member.

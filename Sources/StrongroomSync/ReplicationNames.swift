@@ -20,10 +20,15 @@ struct ReplicationNames: Sendable, Hashable {
     /// The replication's name in the datastore's checkpoints: client, server, type, and a filter's selector (as
     /// CouchDB's replication ID includes the filter, so a changed filter starts over).
     let checkpointID: String
+    /// The members revoked that this client has rotated its key of the type for
+    /// (``ReplicationSession/rotateForRevocations(_:)``): per client, server and type, whatever the filter (the key
+    /// is the type's, not the replication's).
+    let rotatedForKey: String
 
     init(clientID: ClientID, owner: ClientID, type: String, server: URL, filter: SelectorFilter?) {
         (self.clientID, self.owner, self.type) = (clientID, owner, type)
         let base = "\(clientID)@\(server.absoluteString)/\(type)"
+        rotatedForKey = "rotated-for:" + base
         if let filter {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys

@@ -94,7 +94,10 @@ extension ReplicationSession {
             throw SyncError(.invalidResponse, "the server's changes feed did not move past index \(after)")
         }
         for _ in 0..<4 {
+            // Every writer allowed at some point of the page: one granted and revoked within it wrote revisions
+            // that count in between (sort(_:state:) applies them in order).
             var folded = state
+            var allowed = writers
             for record in page.records
             where ClientID(record.meta.writerID) == owner
                 && record.meta.plain[RevisionRecord.PlainKey.membership] != nil
@@ -103,8 +106,9 @@ extension ReplicationSession {
                     MembershipRecord(fields: record.data, plain: record.meta.plain),
                     recordID: RecordID(record.meta.recordID).description
                 )
+                allowed.formUnion(folded.allowedWriters(owner: owner))
             }
-            let grown = folded.allowedWriters(owner: owner).subtracting(writers)
+            let grown = allowed.subtracting(writers)
             guard page.dropped.contains(where: { ClientID($0.writerID).map(grown.contains) ?? false }) else { break }
             writers.formUnion(grown)
             page = try await revisionRecords(after: after, writers: writers)

@@ -77,6 +77,35 @@ struct ReplicationSession: Sendable {
         try await pull(&report, { _ in })
     }
 
+    /// Rotates this client's key of the type for every member revoked since it last did
+    /// (docs/design/Revocation.md, "Shared datastores"): a fresh key sealed to the readers that remain, so what this
+    /// writer pushes from now on — revisions and attachment bodies — opens under no key a revoked member held. A
+    /// writer that holds no key of the type yet (it never wrote) has nothing to rotate; its first key is made after
+    /// the revocation. Run by the owner and every read-write member before they push.
+    func rotateForRevocations(_ state: MembershipState) async throws {
+        let done = Set(
+            (try await datastore.checkpoint(names.rotatedForKey) ?? "").split(separator: " ").map(String.init)
+        )
+        let pending = (state.revoked ?? []).filter { !done.contains($0) }
+        guard !pending.isEmpty else { return }
+        if try await client.hasWriterKey(type: type) {
+            try await client.rotateAccessKey(type: type, revoking: Set(pending.compactMap { UUID(uuidString: $0) }))
+        }
+        try await noteRotated(for: pending)
+    }
+
+    /// Notes that this client's key of the type no longer opens for `members` (at most
+    /// ``MembershipState/maximumRemembered`` remembered, the oldest forgotten first).
+    func noteRotated(for members: [String]) async throws {
+        let text = try await datastore.checkpoint(names.rotatedForKey) ?? ""
+        var done = text.split(separator: " ").map(String.init)
+        done.append(contentsOf: members.filter { !done.contains($0) })
+        if done.count > MembershipState.maximumRemembered {
+            done.removeFirst(done.count - MembershipState.maximumRemembered)
+        }
+        try await datastore.setCheckpoint(names.rotatedForKey, done.joined(separator: " "))
+    }
+
     /// A read-write member's records are readable by the owner and every member: it makes the owner its
     /// authorizer for the type (so the owner can share them with members who join later) and shares them with each
     /// member, and stops sharing them with those who left.
@@ -94,7 +123,9 @@ struct ReplicationSession: Sendable {
             try await datastore.setCheckpoint(key, done.text)
         }
         for reader in done.readers.subtracting(wanted) {
-            try await client.revoke(type: type, readerID: reader.uuid)
+            // The key rotated already for a revoked member (rotateForRevocations, before this); here only its
+            // share goes.
+            try await client.revoke(type: type, readerID: reader.uuid, rotate: false)
             done.readers.remove(reader)
         }
         try await datastore.setCheckpoint(key, done.text)

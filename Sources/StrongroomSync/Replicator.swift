@@ -105,7 +105,11 @@ public struct Replicator: Sendable {
         }
         var pending = 0
         if session.names.isOwner {
-            if direction != .pull { try await session.push(&report, progress) }
+            if direction != .pull {
+                // A revoke stopped after its membership record: its rotation is finished before anything is pushed.
+                try await session.rotateForRevocations(try await session.membership())
+                try await session.push(&report, progress)
+            }
             if direction != .push { try await session.pull(&report, progress) }
         } else {
             // A member learns its access (and the other members) from the owner's records first.
@@ -113,6 +117,8 @@ public struct Replicator: Sendable {
             if direction != .pull {
                 let state = try await session.membership()
                 if state.access(of: session.clientID) == .readWrite {
+                    // Its key no longer opens for a member revoked meanwhile before it pushes under it.
+                    try await session.rotateForRevocations(state)
                     try await session.shareBack(state)
                     try await session.push(&report, progress)
                 } else {

@@ -33,6 +33,27 @@ public struct AccessKeyLink: Codable, Sendable, Hashable {
     }
 }
 
+/// `GET /v2/storage/access_keys/{writer}/{user}/{type}/links?below=N` answer, for the writer and every holder of an
+/// EAK of the type (404 for anyone else): the type's current generation and its links between generations below
+/// `N` (all of them without `below`), newest first, at most ``maximumLinks``. A holder of the newest key opens the
+/// older ones link by link, paging down with `below`; a revoked reader, holding only older keys, opens none of the
+/// newer links.
+public struct AccessKeyLinksResponse: Codable, Sendable, Hashable {
+    /// The most links one answer carries.
+    public static let maximumLinks = 64
+
+    /// The type's current generation, from 1.
+    public var generation: Int
+    /// The links, newest first.
+    public var links: [AccessKeyLink]
+
+    /// Creates the answer.
+    public init(generation: Int, links: [AccessKeyLink]) {
+        self.generation = generation
+        self.links = links
+    }
+}
+
 /// `POST /v2/storage/access_keys/{writer}/{user}/{type}/rotate` body: generation `generation` of the type, committed
 /// at once with the revocations.
 ///

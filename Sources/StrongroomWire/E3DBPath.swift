@@ -94,6 +94,9 @@ extension E3DBPath {
     /// `POST /v2/storage/access_keys/{writer}/{user}/{type}/rewrap`: a page of records re-wrapped under the current
     /// generation, in one transaction.
     public static let recordsRewrap = E3DBPath("/v2/storage/access_keys/:writer/:user/:type/rewrap")
+    /// `GET /v2/storage/access_keys/{writer}/{user}/{type}/links?below=`: the links between a type's key
+    /// generations (``AccessKeyLinksResponse``), for the writer and the holders of its EAKs.
+    public static let accessKeyLinks = E3DBPath("/v2/storage/access_keys/:writer/:user/:type/links")
     /// `PUT`: a policy on a (user, writer, reader, type) slot.
     public static let policy = E3DBPath("/v1/storage/policy/:user/:writer/:reader/:type")
     /// `DELETE`: every policy of a (user, writer, reader) slot (removing an authorizer).
@@ -163,7 +166,8 @@ extension E3DBPath {
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
-        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .policy, .readerPolicies,
+        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .accessKeyLinks, .policy,
+        .readerPolicies,
         .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,
         .integrityReports, .integrityHistory, .integrityClear, .syncRevsDiff, .syncBulk,

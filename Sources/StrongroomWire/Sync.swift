@@ -129,6 +129,9 @@ public enum ReplicatedType {
     /// owner (`POST /v2/sync/access`), so the server checks write access for these types alone.
     public static let prefix = "sr1."
 
+    /// Whether `type` is a replicated datastore's (or channel's) type.
+    public static func isReplicated(_ type: String) -> Bool { type.hasPrefix(prefix) }
+
     /// The plain-meta keys of a replicated type's records, the only plaintext they carry; both the server and the
     /// replicator read them from here.
     public enum PlainKey {

@@ -127,6 +127,73 @@ import Testing
             #expect(read.status == .forbidden)
         }
     }
+
+    @Test(
+        "links between generations: the writer and EAK holders page them newest first; anyone else gets 404",
+        arguments: TestEngine.available
+    )
+    func links(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let writer = try await api.register("writer")
+            let kept = try await api.register("kept")
+            let revoked = try await api.register("revoked")
+            let stranger = try await api.register("stranger")
+            var keys = [AccessKey()]
+            for reader in [writer, kept] {
+                #expect(try await Self.putEAK(api, keys[0], to: reader, by: writer) == .created)
+            }
+            try await api.share(Self.type, from: writer, to: revoked, accessKey: keys[0])
+            let links = { (caller: RegisteredClient, query: String) in
+                let path = "/v2/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(Self.type)/links\(query)"
+                return try await api.request(.get, path, authorization: "Bearer \(caller.token)")
+            }
+            let never = try JSONDecoder().decode(
+                AccessKeyLinksResponse.self,
+                from: Data(buffer: try await links(kept, "").body)
+            )
+            #expect(never == AccessKeyLinksResponse(generation: 1, links: []))
+
+            // 66 rotations: 67 generations, one more page of links than an answer carries.
+            for generation in 2...67 {
+                let next = AccessKey()
+                let request = AccessKeyRotationRequest(
+                    generation: generation,
+                    eaks: [Self.eak(next, to: writer, by: writer), Self.eak(next, to: kept, by: writer)],
+                    revoke: generation == 2 ? [revoked.clientID] : [],
+                    previous: next.sealingLink(to: keys[keys.count - 1]).wireFormat
+                )
+                #expect(try await Self.rotate(api, as: writer, writer: writer, request) == 201)
+                keys.append(next)
+            }
+            for caller in [writer, kept] {
+                let first = try JSONDecoder().decode(
+                    AccessKeyLinksResponse.self,
+                    from: Data(buffer: try await links(caller, "").body)
+                )
+                #expect(first.generation == 67 && first.links.map(\.generation) == Array((4...67).reversed()))
+                let second = try JSONDecoder().decode(
+                    AccessKeyLinksResponse.self,
+                    from: Data(buffer: try await links(caller, "?below=4").body)
+                )
+                #expect(second.generation == 67 && second.links.map(\.generation) == [3, 2])
+                // Each opens, under its generation's key, to the key before it.
+                for link in first.links + second.links {
+                    let opened = try keys[link.generation - 1].openLink(EncryptedAccessKey(wireFormat: link.previous))
+                    #expect(opened == keys[link.generation - 2])
+                }
+                let none = try JSONDecoder().decode(
+                    AccessKeyLinksResponse.self,
+                    from: Data(buffer: try await links(caller, "?below=2").body)
+                )
+                #expect(none.links.isEmpty)
+            }
+            // The revoked reader and a stranger hold no EAK: 404, as for a type that does not exist.
+            for caller in [revoked, stranger] { #expect(try await links(caller, "").status == .notFound) }
+            for query in ["?below=1", "?below=", "?below=x", "?below=-3", "?below=99999999999"] {
+                #expect(try await links(kept, query).status == .badRequest, "\(query)")
+            }
+        }
+    }
 }
 
 /// The key log's size, from its checkpoint (the second line of the note).

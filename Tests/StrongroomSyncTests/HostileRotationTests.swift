@@ -1,7 +1,10 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import StrongroomClient
+import StrongroomCore
 import StrongroomCrypto
+import StrongroomDatastore
+import StrongroomSync
 import StrongroomTesting
 import StrongroomWire
 import Synchronization
@@ -13,8 +16,37 @@ import Testing
 /// second device (no generation in its answers, so no fence) gets that device's writes under the old key only until
 /// the device next asks the key log (``KeyLogVerification/generationCheckInterval``); one that serves the old key as
 /// current is caught by the key log's leaf per generation (`keyWithheld`), at once when it answers the type's
-/// generation leaves honestly, at the device's next full scan (`monitorKeyLog`) when it leaves them out.
+/// generation leaves honestly, at the device's next full scan (`monitorKeyLog`) when it leaves them out; one that
+/// withholds or alters the links of a rotated shared datastore stops its members' syncs (`keyWithheld`) before
+/// anything is applied.
 @Suite struct HostileRotationTests {
+    /// What a server does to the links it serves: drops them all, or alters each.
+    static let linkAttacks: [@Sendable (inout [[String: Any]]) -> Void] = [
+        { $0 = [] },
+        { links in
+            for index in links.indices {
+                let previous = links[index]["previous"] as? String ?? ""
+                links[index]["previous"] = (previous.hasPrefix("A") ? "B" : "A") + previous.dropFirst()
+            }
+        },
+    ]
+
+    /// A proxy's verdict that applies `attack` to the `links` of the answers to paths `chosen` picks.
+    static func tamperingLinks(
+        where chosen: @escaping @Sendable (String) -> Bool,
+        _ attack: @escaping @Sendable (inout [[String: Any]]) -> Void
+    ) -> HostileServer.Tamper {
+        { path, _, response in
+            guard chosen(path),
+                var body = try? JSONSerialization.jsonObject(with: response) as? [String: Any],
+                var links = body["links"] as? [[String: Any]]
+            else { return .answer(response) }
+            attack(&links)
+            body["links"] = links
+            return .answer((try? JSONSerialization.data(withJSONObject: body)) ?? response)
+        }
+    }
+
     @Test("a server that serves the pre-rotation key back after a rotation: the writer's revoke is tampered")
     func rolledBackKey() async throws {
         try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
@@ -86,27 +118,10 @@ import Testing
             }
             // Finishing through a server that drops the links, or alters them: nothing re-wrapped, the 5 left.
             let generation = "/v2/storage/access_keys/\(writerID)/\(writerID)/linked"
-            let attacks: [@Sendable (inout [[String: Any]]) -> Void] = [
-                { $0 = [] },
-                { links in
-                    for index in links.indices {
-                        let previous = links[index]["previous"] as? String ?? ""
-                        links[index]["previous"] = (previous.hasPrefix("A") ? "B" : "A") + previous.dropFirst()
-                    }
-                },
-            ]
-            for attack in attacks {
+            for attack in Self.linkAttacks {
                 try await HostileServer.with(
                     upstream: url,
-                    tamper: { path, _, response in
-                        guard path == generation,
-                            var body = try? JSONSerialization.jsonObject(with: response) as? [String: Any],
-                            var links = body["links"] as? [[String: Any]]
-                        else { return .answer(response) }
-                        attack(&links)
-                        body["links"] = links
-                        return .answer((try? JSONSerialization.data(withJSONObject: body)) ?? response)
-                    }
+                    tamper: Self.tamperingLinks(where: { $0 == generation }, attack)
                 ) { proxy in
                     var through = writerConfiguration
                     through.apiURL = proxy
@@ -146,10 +161,9 @@ import Testing
                 written.withLock { $0 = id }
             }
             let stale = try #require(written.withLock { $0 })
-            // Withheld from the remaining reader, open to the revoked reader's old key, until the phone next asks
-            // the key log (hiddenRotationFound) or the writer finishes the rotation.
-            let error = await #expect(throws: ClientError.self) { _ = try await setup.kept.read(recordID: stale) }
-            #expect(error?.code == .tampered, "\(String(describing: error))")
+            // Open to the revoked reader's old key (a Strongroom reader opens it through the link; an official SDK
+            // could not), until the phone next asks the key log (hiddenRotationFound) or the writer finishes.
+            #expect(try await setup.kept.read(recordID: stale).data["n"] == "2")
             #expect(try await setup.fields(of: stale).allSatisfy { FieldCipher.isSealed($0, under: setup.stolen) })
             // The writer's next finish (or rotation) re-wraps it: read by the remaining reader, closed to the old key.
             let report = try await setup.laptop.finishKeyRotation(type: "hidden")
@@ -338,7 +352,7 @@ import Testing
     }
 
     @Test(
-        "a server answering the bulk re-wrap without storing it: records withheld, never disclosed; a finish re-wraps them"
+        "a server answering the bulk re-wrap without storing it: records left under the old key (read through the link), never disclosed; a finish re-wraps them"
     )
     func unstoredRewrap() async throws {
         try await Rotated.with(type: "unstored") { setup in
@@ -372,11 +386,11 @@ import Testing
                 )
                 #expect(report?.recordsRewrapped == 5 && report?.recordsLeft == 0, "\(String(describing: report))")
             }
-            // Nothing was stored: the records are still under the old key, which the remaining reader no longer
-            // holds (withheld) and the revoked one held before its revocation (nothing new disclosed).
-            for id in written {
-                let error = await #expect(throws: ClientError.self) { _ = try await setup.kept.read(recordID: id) }
-                #expect(error?.code == .tampered, "\(String(describing: error))")
+            // Nothing was stored: the records are still under the old key, which the remaining reader reaches only
+            // through the link (an official SDK could not: withheld from it), and which the revoked one held before
+            // its revocation (nothing new disclosed).
+            for (index, id) in written.enumerated() {
+                #expect(try await setup.kept.read(recordID: id).data["n"] == "\(index + 1)")
                 #expect(try await setup.fields(of: id).allSatisfy { FieldCipher.isSealed($0, under: setup.stolen) })
             }
             // The honest server finishes it: every record re-wrapped, the remaining reader reads them all.
@@ -384,6 +398,66 @@ import Testing
             #expect(report.recordsRewrapped == 5 && report.recordsLeft == 0, "\(report)")
             for (index, id) in written.enumerated() {
                 #expect(try await setup.kept.read(recordID: id).data["n"] == "\(index + 1)")
+            }
+        }
+    }
+
+    @Test("a server withholding or altering a rotated shared datastore's links: a member's sync stops, nothing applied")
+    func sharedDatastoreLinks() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            func client(_ name: String) async throws -> Client {
+                Client(configuration: try await Client.register(token: "hostile", clientName: name, apiURL: url))
+            }
+            let (ownerClient, memberClient, revokedClient) = (
+                try await client("owner"), try await client("member"), try await client("revoked")
+            )
+            try await withTemporaryDirectory { folder in
+                func store(_ name: String) async throws -> Datastore {
+                    try await DatastoreManager(directory: folder.appending(path: name))
+                        .datastore(named: "team", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                }
+                let owned = try await store("owner")
+                let owner = Replicator(datastore: owned, name: "team", client: ownerClient)
+                _ = try await owned.createDocument(id: "before", body: ["n": 1])
+                try await owner.replicate()
+                try await owner.share(with: memberClient.configuration.clientID, access: .read)
+                try await owner.share(with: revokedClient.configuration.clientID, access: .read)
+                #expect(try await owner.revoke(revokedClient.configuration.clientID)?.generation == 2)
+                _ = try await owned.createDocument(id: "after", body: ["n": 2])
+                try await owner.replicate()
+
+                // The member's first sync goes through a server that empties the links, then one that alters them:
+                // the datastore's tags come from its first key generation, which it cannot reach.
+                let shared = try await owner.sharedDatastore()
+                // A datastore remembers the server it replicates with: one for each proxy, one for the honest server.
+                for (index, attack) in Self.linkAttacks.enumerated() {
+                    let attacked = try await store("attacked-\(index)")
+                    try await HostileServer.with(
+                        upstream: url,
+                        tamper: Self.tamperingLinks(where: { $0.hasSuffix("/links") }, attack)
+                    ) { proxy in
+                        var through = memberClient.configuration
+                        through.apiURL = proxy
+                        let member = Replicator(
+                            datastore: attacked,
+                            sharedDatastore: shared,
+                            client: Client(configuration: through)
+                        )
+                        let error = await #expect(throws: ClientError.self) { try await member.replicate() }
+                        #expect(error?.code == .keyWithheld, "\(String(describing: error))")
+                    }
+                    #expect(try await attacked.documentCount() == 0)
+                    await attacked.close()
+                }
+                let copy = try await store("member")
+                // The honest server's links: both documents, the one written before the rotation and the one after.
+                try await Replicator(datastore: copy, sharedDatastore: shared, client: memberClient).replicate()
+                #expect(try await copy.document(id: "before").body == ["n": 1])
+                #expect(try await copy.document(id: "after").body == ["n": 2])
+                for opened in [owned, copy] { await opened.close() }
             }
         }
     }

@@ -24,6 +24,9 @@ actor AccessKeyCache {
     }
 
     private var keys: [Slot: Entry] = [:]
+    /// The older generations reached from a key (``Client/olderKeys(below:writerID:userID:type:)``), one chain per
+    /// slot: the key it starts below, the keys, and whether they reach generation 1.
+    private var chains: [Slot: (below: AccessKey, keys: [AccessKey], reachesFirst: Bool)] = [:]
 
     func key(writerID: String, userID: String, type: String) -> AccessKey? {
         keys[Slot(writerID: writerID, userID: userID, type: type)]?.key
@@ -52,6 +55,29 @@ actor AccessKeyCache {
     /// Notes that the key log showed no newer generation of the cached key at `instant`.
     func markChecked(_ instant: ContinuousClock.Instant, writerID: String, userID: String, type: String) {
         keys[Slot(writerID: writerID, userID: userID, type: type)]?.checked = instant
+    }
+
+    /// The cached chain below `key`, if the one cached for the slot starts there.
+    func olderKeys(
+        below key: AccessKey,
+        writerID: String,
+        userID: String,
+        type: String
+    ) -> (keys: [AccessKey], reachesFirst: Bool)? {
+        guard let chain = chains[Slot(writerID: writerID, userID: userID, type: type)], chain.below == key else {
+            return nil
+        }
+        return (chain.keys, chain.reachesFirst)
+    }
+
+    func storeOlderKeys(
+        _ chain: (keys: [AccessKey], reachesFirst: Bool),
+        below key: AccessKey,
+        writerID: String,
+        userID: String,
+        type: String
+    ) {
+        chains[Slot(writerID: writerID, userID: userID, type: type)] = (key, chain.keys, chain.reachesFirst)
     }
 
     func remove(writerID: String, userID: String, type: String) {

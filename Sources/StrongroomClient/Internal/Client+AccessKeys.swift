@@ -88,7 +88,7 @@ extension Client {
     }
 
     /// Whether this client has a key for `type` (it wrote or shared the type before); creates none.
-    func hasWriterKey(type: String) async throws(ClientError) -> Bool {
+    package func hasWriterKey(type: String) async throws(ClientError) -> Bool {
         do {
             _ = try await readerKey(writerID: clientID, userID: clientID, type: type)
             return true

@@ -96,7 +96,7 @@ public enum FileCipher {
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
             try readAhead(from: sourcePath, wipes: false) { reader throws(CryptoError) in
                 try writeAtomically(to: destinationPath, wipes: true) { writer throws(CryptoError) in
-                    try decryptPieces(from: reader, with: accessKey, isCancelled: isCancelled, progress: progress) {
+                    try decryptPieces(from: reader, with: [accessKey], isCancelled: isCancelled, progress: progress) {
                         plaintext throws(CryptoError) in
                         try writer.write(&plaintext)
                     }
@@ -118,6 +118,24 @@ public enum FileCipher {
         encryptingWith destinationKey: AccessKey,
         progress: Progress? = nil
     ) async throws(CryptoError) -> Int64 {
+        try await reencrypt(
+            contentsOf: source,
+            decryptingWithAnyOf: [sourceKey],
+            to: destination,
+            encryptingWith: destinationKey,
+            progress: progress
+        )
+    }
+
+    /// ``reencrypt(contentsOf:decryptingWith:to:encryptingWith:progress:)`` for a source sealed under one of
+    /// `sourceKeys` (a type's key generations, newest first: ``FileDecryptor/init(accessKeys:)``).
+    public static func reencrypt(
+        contentsOf source: URL,
+        decryptingWithAnyOf sourceKeys: [AccessKey],
+        to destination: URL,
+        encryptingWith destinationKey: AccessKey,
+        progress: Progress? = nil
+    ) async throws(CryptoError) -> Int64 {
         let sourcePath = source.path
         let destinationPath = destination.path
         return try await BlockingExecutor.shared.run { isCancelled throws(CryptoError) in
@@ -127,7 +145,7 @@ public enum FileCipher {
                     var ciphertext: [UInt8] = []
                     let size = try decryptPieces(
                         from: reader,
-                        with: sourceKey,
+                        with: sourceKeys,
                         isCancelled: isCancelled,
                         progress: progress
                     ) { plaintext throws(CryptoError) in
@@ -150,12 +168,12 @@ public enum FileCipher {
     /// - Returns: the plaintext size in bytes.
     private static func decryptPieces(
         from reader: ReadAhead,
-        with accessKey: AccessKey,
+        with accessKeys: [AccessKey],
         isCancelled: () -> Bool,
         progress: Progress?,
         _ consume: (inout [UInt8]) throws(CryptoError) -> Void
     ) throws(CryptoError) -> Int64 {
-        var decryptor = FileDecryptor(accessKey: accessKey)
+        var decryptor = FileDecryptor(accessKeys: accessKeys)
         var plaintext: [UInt8] = []
         plaintext.reserveCapacity(readSize + 2 * FileFormat.blockSize)
         // The whole storage, once: each piece refills the buffer from its start, so earlier pieces are overwritten

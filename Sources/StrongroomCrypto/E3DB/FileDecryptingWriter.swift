@@ -33,10 +33,18 @@ public final class FileDecryptingWriter {
     /// Prepares to decrypt into a new file at `destination`, which must not exist.
     ///
     /// - Throws: ``CryptoError/Code/io`` when the destination exists or its folder is not writable.
-    public init(creatingFileAt destination: URL, accessKey: AccessKey) throws(CryptoError) {
+    public convenience init(creatingFileAt destination: URL, accessKey: AccessKey) throws(CryptoError) {
+        try self.init(creatingFileAt: destination, accessKeys: [accessKey])
+    }
+
+    /// Prepares to decrypt a file sealed under one of `accessKeys` (``FileDecryptor/init(accessKeys:)``) into a new
+    /// file at `destination`, which must not exist.
+    ///
+    /// - Throws: ``CryptoError/Code/io`` when the destination exists or its folder is not writable.
+    public init(creatingFileAt destination: URL, accessKeys: [AccessKey]) throws(CryptoError) {
         output = try StagedOutput(creating: destination.path)
         writer = WriteBehind(descriptor: output.descriptor, wipes: true, startsWriteback: true)
-        decryptor = FileDecryptor(accessKey: accessKey)
+        decryptor = FileDecryptor(accessKeys: accessKeys)
     }
 
     /// Decrypts the next piece of ciphertext and queues its authenticated plaintext for writing.

@@ -24,17 +24,28 @@ public struct FileDecryptor: ~Copyable {
         case finished
     }
 
-    private let accessKey: AccessKey
+    /// The keys the file may be sealed under, tried in order (one, unless the caller holds older generations).
+    private let accessKeys: [AccessKey]
     /// Wiped when released: as `finalize(into:)` ends the decryptor, or when it is dropped before that (a chunk that
     /// failed to authenticate, say). It holds the data key.
     private let stream = SecretStreamState()
     private var phase = Phase.prologue
     private var pending: [UInt8] = []
 
+    /// The most keys ``init(accessKeys:)`` tries; later ones are ignored.
+    public static let maximumKeys = 4_096
+
     /// Prepares to decrypt a file sealed under `accessKey`.
     public init(accessKey: AccessKey) {
+        self.init(accessKeys: [accessKey])
+    }
+
+    /// Prepares to decrypt a file sealed under one of `accessKeys` (a type's key generations, newest first): the
+    /// first whose seal on the file key opens is used. With none (or none that opens) the file fails as under a
+    /// wrong key.
+    public init(accessKeys: [AccessKey]) {
         SodiumRuntime.ensureInitialized()
-        self.accessKey = accessKey
+        self.accessKeys = Array(accessKeys.prefix(Self.maximumKeys))
     }
 
     /// Decrypts `ciphertext` and appends every completed chunk's plaintext to `output`.
@@ -123,10 +134,12 @@ public struct FileDecryptor: ~Copyable {
         }
         var opened = false
         let dataKey = SecureBytes(count: Sodium.SecretStream.keyByteCount) { output in
-            opened = sealedKey.withUnsafeBytes { box in
-                nonce.withUnsafeBytes { nonceBytes in
-                    accessKey.secret.withUnsafeBytes { key in
-                        Sodium.SecretBox.open(box, nonce: nonceBytes, key: key, into: output)
+            for accessKey in accessKeys where !opened {
+                opened = sealedKey.withUnsafeBytes { box in
+                    nonce.withUnsafeBytes { nonceBytes in
+                        accessKey.secret.withUnsafeBytes { key in
+                            Sodium.SecretBox.open(box, nonce: nonceBytes, key: key, into: output)
+                        }
                     }
                 }
             }

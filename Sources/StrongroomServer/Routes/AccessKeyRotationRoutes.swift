@@ -6,7 +6,8 @@ import StrongroomCrypto
 import StrongroomWire
 
 /// `/v2/storage/access_keys/{writer}/{user}/{type}[/rotate]`: a type's access-key generations (docs/design/Revocation.md).
-/// The writer alone reads the generation and rotates; the official SDKs never call these.
+/// The writer alone reads the generation and rotates; the writer and the type's EAK holders read the links between
+/// generations. The official SDKs never call these.
 struct AccessKeyRotationRoutes {
     let store: any SharingStore & ClientStore & RecordStore
     let authorization: Authorization
@@ -19,15 +20,12 @@ struct AccessKeyRotationRoutes {
         routes.get(RouterPath(.accessKeyGeneration), use: generation)
         routes.post(RouterPath(.accessKeyRotation), use: rotate)
         routes.post(RouterPath(.recordsRewrap), use: rewrap)
+        routes.get(RouterPath(.accessKeyLinks), use: links)
         return routes
     }
 
     private func scope(_ context: StrongroomRequestContext, caller: String) throws -> AccessKeyScope {
-        let scope = AccessKeyScope(
-            writerID: try context.uuidSegment("writer"),
-            userID: try context.uuidSegment("user"),
-            type: try requireTypeSegment(try context.segment("type"), limits)
-        )
+        let scope = try requireAccessKeyScope(context, limits)
         try authorization.requireWriter(writerID: scope.writerID, userID: scope.userID, caller: caller)
         return scope
     }
@@ -42,10 +40,33 @@ struct AccessKeyRotationRoutes {
         guard found.readers.count <= limits.readersPerRotation else {
             throw ServerError.tooLarge("the type has more than \(limits.readersPerRotation) readers")
         }
-        let links = try await store.accessKeyLinks(of: scope, limit: limits.keyLinksServed)
+        let links = try await store.accessKeyLinks(of: scope, below: nil, limit: limits.keyLinksServed)
         return try json(
             AccessKeyGenerationResponse(generation: found.generation, readers: found.readers, links: links)
         )
+    }
+
+    /// GET `links?below=N`: the type's generation and its links below generation `N` (all without `below`), newest
+    /// first, at most ``AccessKeyLinksResponse/maximumLinks``: for the writer and every holder of an EAK of the type
+    /// (a member of a shared datastore reads the revisions of older generations through them); 404 for anyone else,
+    /// as for a type that does not exist. A link opens only under the key of its generation, which a revoked reader
+    /// never held.
+    func links(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let scope = try requireAccessKeyScope(context, limits)
+        var below: Int?
+        if let text = request.uri.queryParameters.get("below") {
+            guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let value = Int(text), (2...Int(Int32.max)).contains(value)
+            else { throw ServerError.badRequest("below is a generation from 2 to \(Int32.max)") }
+            below = value
+        }
+        if caller != scope.writerID, !(try await store.holdsAccessKey(of: scope, reader: caller)) {
+            throw ServerError.notFound("no access key of that type for this client")
+        }
+        let generation = try await store.currentKeyGeneration(of: scope)
+        let links = try await store.accessKeyLinks(of: scope, below: below, limit: AccessKeyLinksResponse.maximumLinks)
+        return try json(AccessKeyLinksResponse(generation: generation, links: links))
     }
 
     /// POST: commits the rotation at once, or nothing: 409 for a stale generation or a reader set that does not

@@ -21,6 +21,15 @@ func requireTypeSegment(_ type: String, _ limits: ServerLimits) throws -> String
     return type
 }
 
+/// The `{writer}/{user}/{type}` segments of an access-key route (400 for malformed IDs or a type out of bounds).
+func requireAccessKeyScope(_ context: StrongroomRequestContext, _ limits: ServerLimits) throws -> AccessKeyScope {
+    AccessKeyScope(
+        writerID: try context.uuidSegment("writer"),
+        userID: try context.uuidSegment("user"),
+        type: try requireTypeSegment(try context.segment("type"), limits)
+    )
+}
+
 /// `meta.plain`: at most `maximumPlainBytes` of keys and values (400 otherwise).
 func requirePlain(_ plain: [String: String]?, _ limits: ServerLimits) throws {
     var bytes = 0

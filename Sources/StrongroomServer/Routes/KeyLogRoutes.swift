@@ -128,11 +128,7 @@ struct KeyLogRoutes {
     /// the holders of the type's EAKs (404 for anyone else, as for a type that does not exist).
     func generations(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let scope = AccessKeyScope(
-            writerID: try context.uuidSegment("writer"),
-            userID: try context.uuidSegment("user"),
-            type: try requireTypeSegment(try context.segment("type"), limits)
-        )
+        let scope = try requireAccessKeyScope(context, limits)
         let limit = KeyGenerationLeavesResponse.maximumLeaves
         guard let stored = try await store.generationLeaves(of: scope, for: caller, limit: limit) else {
             throw ServerError.notFound("no access key of that type for this client")

@@ -170,13 +170,14 @@ extension SQLServerStore {
         }
     }
 
-    package func accessKeyLinks(of scope: AccessKeyScope, limit: Int) async throws -> [AccessKeyLink] {
+    package func accessKeyLinks(of scope: AccessKeyScope, below: Int?, limit: Int) async throws -> [AccessKeyLink] {
         let bound = min(max(0, limit), Int(Int32.max))
+        let ceiling = min(max(0, below ?? Int(Int32.max) + 1), Int(Int32.max) + 1)
         return try await database.raw(
             """
             SELECT generation, previous FROM access_key_links WHERE writer_id = \(bind: scope.writerID)
-            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type) ORDER BY generation DESC
-            LIMIT \(bind: bound)
+            AND user_id = \(bind: scope.userID) AND type = \(bind: scope.type) AND generation < \(bind: ceiling)
+            ORDER BY generation DESC LIMIT \(bind: bound)
             """
         ).all().map {
             AccessKeyLink(
@@ -184,6 +185,15 @@ extension SQLServerStore {
                 previous: try $0.decode(column: "previous", as: String.self)
             )
         }
+    }
+
+    package func holdsAccessKey(of scope: AccessKeyScope, reader: String) async throws -> Bool {
+        try await database.raw(
+            """
+            SELECT 1 AS held FROM access_keys WHERE writer_id = \(bind: scope.writerID)
+            AND user_id = \(bind: scope.userID) AND reader_id = \(bind: reader) AND type = \(bind: scope.type)
+            """
+        ).first() != nil
     }
 
     package func currentKeyGeneration(of scope: AccessKeyScope) async throws -> Int {

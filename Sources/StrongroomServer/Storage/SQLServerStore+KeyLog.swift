@@ -103,15 +103,7 @@ extension SQLServerStore {
     ) async throws
         -> [StoredKeyLogLeaf]?
     {
-        if caller != scope.writerID {
-            let holds = try await database.raw(
-                """
-                SELECT 1 AS held FROM access_keys WHERE writer_id = \(bind: scope.writerID)
-                AND user_id = \(bind: scope.userID) AND reader_id = \(bind: caller) AND type = \(bind: scope.type)
-                """
-            ).first()
-            guard holds != nil else { return nil }
-        }
+        if caller != scope.writerID, !(try await holdsAccessKey(of: scope, reader: caller)) { return nil }
         return try await database.raw(
             """
             SELECT * FROM keylog WHERE client_id = \(bind: scope.writerID) AND kind = 7

@@ -74,8 +74,11 @@ package protocol SharingStore: Sendable {
     func accessKeyGeneration(of scope: AccessKeyScope, limit: Int) async throws -> (generation: Int, readers: [String])
     /// The generation of `(writer, user, type)`'s access key: 1 when never rotated.
     func currentKeyGeneration(of scope: AccessKeyScope) async throws -> Int
-    /// Up to `limit` of `(writer, user, type)`'s links between generations, newest first.
-    func accessKeyLinks(of scope: AccessKeyScope, limit: Int) async throws -> [AccessKeyLink]
+    /// Up to `limit` of `(writer, user, type)`'s links between generations, newest first: those of generations
+    /// below `below` (every one when nil).
+    func accessKeyLinks(of scope: AccessKeyScope, below: Int?, limit: Int) async throws -> [AccessKeyLink]
+    /// Whether `reader` holds an EAK of `(writer, user, type)`.
+    func holdsAccessKey(of scope: AccessKeyScope, reader: String) async throws -> Bool
     /// Commits a rotation in one transaction: see ``AccessKeyRotation``.
     func rotateAccessKey(_ rotation: AccessKeyRotation, logAt time: Timestamp) async throws -> AccessKeyRotation.Outcome
 

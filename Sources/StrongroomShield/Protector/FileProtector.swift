@@ -144,10 +144,22 @@ public struct FileProtector: Sendable {
         to destination: URL,
         progress: FileCipher.Progress? = nil
     ) async throws(ShieldError) -> Int64 {
+        try await protect(e3dbFile: source, decryptingWithAnyOf: [accessKey], to: destination, progress: progress)
+    }
+
+    /// ``protect(e3dbFile:decryptingWith:to:progress:)`` for a file sealed under one of `accessKeys` (a type's key
+    /// generations, newest first).
+    @discardableResult
+    public func protect(
+        e3dbFile source: URL,
+        decryptingWithAnyOf accessKeys: [AccessKey],
+        to destination: URL,
+        progress: FileCipher.Progress? = nil
+    ) async throws(ShieldError) -> Int64 {
         do {
             return try await FileCipher.reencrypt(
                 contentsOf: source,
-                decryptingWith: accessKey,
+                decryptingWithAnyOf: accessKeys,
                 to: destination,
                 encryptingWith: key,
                 progress: progress

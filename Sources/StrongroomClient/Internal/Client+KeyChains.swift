@@ -1,0 +1,108 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomWire
+
+/// The keys of a type's older generations, for records that stay under the generation they were written in: a
+/// replicated type's revisions (immutable, never re-wrapped) and files (whose sealed key is inside the uploaded
+/// body). The server keeps each generation's link — the previous key sealed under it — and serves them to the
+/// writer and the type's EAK holders (`GET …/links`); whoever holds the newest key opens the rest, one link at a
+/// time. A revoked reader, holding only older keys, opens none of the newer links.
+extension Client {
+    /// The most generations walked below a key (64 links a request: at most 65 requests).
+    static let maximumOlderGenerations = 4_096
+
+    /// The keys of `(writer, user, type)` below `key`, newest first, as far back as the links reach, and whether
+    /// they reach generation 1. Empty (and reaching) for a type never rotated; empty (and not reaching) when the
+    /// server has no links for this client (a server without rotation, or one that withholds them). Each chain is
+    /// fetched once per key and cached.
+    func olderKeys(
+        below key: AccessKey,
+        writerID: String,
+        userID: String,
+        type: String
+    ) async throws(ClientError) -> (keys: [AccessKey], reachesFirst: Bool) {
+        if let cached = await accessKeys.olderKeys(below: key, writerID: writerID, userID: userID, type: type) {
+            return cached
+        }
+        let chain = try await fetchOlderKeys(below: key, writerID: writerID, userID: userID, type: type)
+        await accessKeys.storeOlderKeys(chain, below: key, writerID: writerID, userID: userID, type: type)
+        return chain
+    }
+
+    /// The first generation's key of `(writer, user, type)`, from `key` (of generation `generation`, when the
+    /// server named it) through the links.
+    ///
+    /// - Throws: ``ClientError/Code/keyWithheld`` when the links do not reach generation 1 (the server withholds
+    ///   one, or serves one that does not open).
+    func firstGenerationKey(
+        from key: AccessKey,
+        generation: Int?,
+        writerID: String,
+        userID: String,
+        type: String
+    ) async throws(ClientError) -> AccessKey {
+        if generation == 1 { return key }
+        let chain = try await olderKeys(below: key, writerID: writerID, userID: userID, type: type)
+        guard chain.reachesFirst else {
+            throw ClientError(
+                .keyWithheld,
+                "the server did not serve every link between the key generations of type \(type): the first "
+                    + "generation's key cannot be reached"
+            )
+        }
+        return chain.keys.last ?? key
+    }
+
+    private func fetchOlderKeys(
+        below key: AccessKey,
+        writerID: String,
+        userID: String,
+        type: String
+    ) async throws(ClientError) -> (keys: [AccessKey], reachesFirst: Bool) {
+        let path = E3DBPath.accessKeyLinks.render(writerID, userID, type)
+        var (keys, current) = ([AccessKey](), key)
+        // The generation of the next link to open: unknown until a link opens under `key`.
+        var next: Int?
+        var below: Int?
+        for _ in 0...(Self.maximumOlderGenerations / AccessKeyLinksResponse.maximumLinks) {
+            let page: AccessKeyLinksResponse
+            do {
+                page = try await authenticated(
+                    .GET,
+                    path + (below.map { "?below=\($0)" } ?? ""),
+                    success: [200],
+                    as: AccessKeyLinksResponse.self
+                )
+            } catch  where error.code == .notFound {
+                return (keys, false)
+            }
+            guard page.links.count <= AccessKeyLinksResponse.maximumLinks else {
+                throw ClientError(.invalidResponse, "the server sent more key links than it may")
+            }
+            if below == nil, page.generation == 1, page.links.isEmpty { return ([], true) }
+            for link in page.links {
+                guard link.generation >= 2, link.generation < below ?? Int.max else {
+                    throw ClientError(.invalidResponse, "the server sent a key link out of the range asked for")
+                }
+                if let expected = next, link.generation != expected { return (keys, false) }  // a gap
+                guard let sealed = try? EncryptedAccessKey(wireFormat: link.previous),
+                    let previous = try? current.openLink(sealed)
+                else {
+                    if next == nil { continue }  // newer than `key`: looking for the one `key` opens
+                    return (keys, false)
+                }
+                keys.append(previous)
+                current = previous
+                next = link.generation - 1
+                if link.generation == 2 { return (keys, true) }
+                if keys.count >= Self.maximumOlderGenerations { return (keys, false) }
+            }
+            guard page.links.count == AccessKeyLinksResponse.maximumLinks, let last = page.links.last else {
+                return (keys, false)
+            }
+            below = last.generation
+        }
+        return (keys, false)
+    }
+}
