@@ -20,6 +20,8 @@ enum HostileServer {
         /// The request reached the server, but the client gets a 502 instead of its answer: a network cut after the
         /// server acted.
         case cut
+        /// The client gets a 404 with E3DB's error body, as from a server without the route.
+        case notFound
     }
 
     /// Given the request's path and body and the real server's answer, what the client gets.
@@ -90,6 +92,13 @@ enum HostileServer {
                 )
             case .cut:
                 return Response(status: .badGateway, body: .init(byteBuffer: ByteBuffer(string: "cut")))
+            case .notFound:
+                headers[.contentType] = "application/json"
+                return Response(
+                    status: .notFound,
+                    headers: headers,
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"code":"not_found","message":"no such route"}"#))
+                )
             }
         }
         let app = Application(

@@ -300,4 +300,42 @@ import Testing
             }
         }
     }
+
+    @Test("a server that names no generation and has no links route (built before rotation) replicates as before")
+    func serverWithoutLinks() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            func client(_ name: String) async throws -> Client {
+                Client(configuration: try await Client.register(token: Self.token, clientName: name, apiURL: url))
+            }
+            let (ownerClient, memberClient) = (try await client("owner"), try await client("member"))
+            try await withTemporaryDirectory { folder in
+                let (owned, copy) = (try await Self.store(folder, "owner"), try await Self.store(folder, "member"))
+                let owner = Replicator(datastore: owned, name: "team", client: ownerClient)
+                try await Self.write(2, "owner", to: owned)
+                try await owner.replicate()
+                try await owner.share(with: memberClient.configuration.clientID, access: .read)
+                let shared = try await owner.sharedDatastore()
+                // The proxy forwards no X-Strongroom-Key-Generation and answers the links route with 404.
+                try await HostileServer.with(
+                    upstream: url,
+                    tamper: { path, _, response in path.hasSuffix("/links") ? .notFound : .answer(response) }
+                ) { proxy in
+                    var through = memberClient.configuration
+                    through.apiURL = proxy
+                    let member = Replicator(
+                        datastore: copy,
+                        sharedDatastore: shared,
+                        client: Client(configuration: through)
+                    )
+                    let report = try await member.replicate()
+                    #expect(report.revisionsApplied == 2, "\(report)")
+                }
+                #expect(try await Self.contents(of: copy) == (try await Self.contents(of: owned)))
+                for store in [owned, copy] { await store.close() }
+            }
+        }
+    }
 }

@@ -25,8 +25,8 @@ actor AccessKeyCache {
 
     private var keys: [Slot: Entry] = [:]
     /// The older generations reached from a key (``Client/olderKeys(below:writerID:userID:type:)``), one chain per
-    /// slot: the key it starts below, the keys, and whether they reach generation 1.
-    private var chains: [Slot: (below: AccessKey, keys: [AccessKey], reachesFirst: Bool)] = [:]
+    /// slot, with the key it starts below.
+    private var chains: [Slot: (below: AccessKey, chain: OlderKeys)] = [:]
 
     func key(writerID: String, userID: String, type: String) -> AccessKey? {
         keys[Slot(writerID: writerID, userID: userID, type: type)]?.key
@@ -63,21 +63,21 @@ actor AccessKeyCache {
         writerID: String,
         userID: String,
         type: String
-    ) -> (keys: [AccessKey], reachesFirst: Bool)? {
-        guard let chain = chains[Slot(writerID: writerID, userID: userID, type: type)], chain.below == key else {
+    ) -> OlderKeys? {
+        guard let cached = chains[Slot(writerID: writerID, userID: userID, type: type)], cached.below == key else {
             return nil
         }
-        return (chain.keys, chain.reachesFirst)
+        return cached.chain
     }
 
     func storeOlderKeys(
-        _ chain: (keys: [AccessKey], reachesFirst: Bool),
+        _ chain: OlderKeys,
         below key: AccessKey,
         writerID: String,
         userID: String,
         type: String
     ) {
-        chains[Slot(writerID: writerID, userID: userID, type: type)] = (key, chain.keys, chain.reachesFirst)
+        chains[Slot(writerID: writerID, userID: userID, type: type)] = (key, chain)
     }
 
     func remove(writerID: String, userID: String, type: String) {

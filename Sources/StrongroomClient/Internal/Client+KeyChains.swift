@@ -3,6 +3,15 @@ import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
 
+/// The keys of a type's generations older than a key, newest first, as far back as the server's links reach.
+struct OlderKeys: Sendable {
+    var keys: [AccessKey] = []
+    /// Whether `keys` reach generation 1 (true, with no keys, for a type never rotated).
+    var reachesFirst = false
+    /// Whether the server answered the links route at all (a server without rotation answers 404).
+    var linksServed = true
+}
+
 /// The keys of a type's older generations, for records that stay under the generation they were written in: a
 /// replicated type's revisions (immutable, never re-wrapped) and files (whose sealed key is inside the uploaded
 /// body). The server keeps each generation's link — the previous key sealed under it — and serves them to the
@@ -12,16 +21,16 @@ extension Client {
     /// The most generations walked below a key (64 links a request: at most 65 requests).
     static let maximumOlderGenerations = 4_096
 
-    /// The keys of `(writer, user, type)` below `key`, newest first, as far back as the links reach, and whether
-    /// they reach generation 1. Empty (and reaching) for a type never rotated; empty (and not reaching) when the
-    /// server has no links for this client (a server without rotation, or one that withholds them). Each chain is
-    /// fetched once per key and cached.
+    /// The keys of `(writer, user, type)` below `key`, newest first, as far back as the links reach. Empty (and
+    /// reaching the first) for a type never rotated; empty (and not reaching it) when the server has no links for
+    /// this client (a server without rotation, or one that withholds them). Each chain is fetched once per key and
+    /// cached.
     func olderKeys(
         below key: AccessKey,
         writerID: String,
         userID: String,
         type: String
-    ) async throws(ClientError) -> (keys: [AccessKey], reachesFirst: Bool) {
+    ) async throws(ClientError) -> OlderKeys {
         if let cached = await accessKeys.olderKeys(below: key, writerID: writerID, userID: userID, type: type) {
             return cached
         }
@@ -31,7 +40,8 @@ extension Client {
     }
 
     /// The first generation's key of `(writer, user, type)`, from `key` (of generation `generation`, when the
-    /// server named it) through the links.
+    /// server named it) through the links. A server that names no generation and has no links route (one built
+    /// before rotation) has only the one generation.
     ///
     /// - Throws: ``ClientError/Code/keyWithheld`` when the links do not reach generation 1 (the server withholds
     ///   one, or serves one that does not open).
@@ -44,7 +54,7 @@ extension Client {
     ) async throws(ClientError) -> AccessKey {
         if generation == 1 { return key }
         let chain = try await olderKeys(below: key, writerID: writerID, userID: userID, type: type)
-        guard chain.reachesFirst else {
+        guard chain.reachesFirst || (generation == nil && !chain.linksServed) else {
             throw ClientError(
                 .keyWithheld,
                 "the server did not serve every link between the key generations of type \(type): the first "
@@ -59,7 +69,7 @@ extension Client {
         writerID: String,
         userID: String,
         type: String
-    ) async throws(ClientError) -> (keys: [AccessKey], reachesFirst: Bool) {
+    ) async throws(ClientError) -> OlderKeys {
         let path = E3DBPath.accessKeyLinks.render(writerID, userID, type)
         var (keys, current) = ([AccessKey](), key)
         // The generation of the next link to open: unknown until a link opens under `key`.
@@ -75,34 +85,34 @@ extension Client {
                     as: AccessKeyLinksResponse.self
                 )
             } catch  where error.code == .notFound {
-                return (keys, false)
+                return OlderKeys(keys: keys, linksServed: false)
             }
             guard page.links.count <= AccessKeyLinksResponse.maximumLinks else {
                 throw ClientError(.invalidResponse, "the server sent more key links than it may")
             }
-            if below == nil, page.generation == 1, page.links.isEmpty { return ([], true) }
+            if below == nil, page.generation == 1, page.links.isEmpty { return OlderKeys(reachesFirst: true) }
             for link in page.links {
                 guard link.generation >= 2, link.generation < below ?? Int.max else {
                     throw ClientError(.invalidResponse, "the server sent a key link out of the range asked for")
                 }
-                if let expected = next, link.generation != expected { return (keys, false) }  // a gap
+                if let expected = next, link.generation != expected { return OlderKeys(keys: keys) }  // a gap
                 guard let sealed = try? EncryptedAccessKey(wireFormat: link.previous),
                     let previous = try? current.openLink(sealed)
                 else {
                     if next == nil { continue }  // newer than `key`: looking for the one `key` opens
-                    return (keys, false)
+                    return OlderKeys(keys: keys)
                 }
                 keys.append(previous)
                 current = previous
                 next = link.generation - 1
-                if link.generation == 2 { return (keys, true) }
-                if keys.count >= Self.maximumOlderGenerations { return (keys, false) }
+                if link.generation == 2 { return OlderKeys(keys: keys, reachesFirst: true) }
+                if keys.count >= Self.maximumOlderGenerations { return OlderKeys(keys: keys) }
             }
             guard page.links.count == AccessKeyLinksResponse.maximumLinks, let last = page.links.last else {
-                return (keys, false)
+                return OlderKeys(keys: keys)
             }
             below = last.generation
         }
-        return (keys, false)
+        return OlderKeys(keys: keys)
     }
 }
