@@ -73,6 +73,11 @@ extension Client.Configuration {
 
     /// Loads a saved profile (Strongroom's or an official SDK's `e3db.json`).
     ///
+    /// The key log's state (the pinned log key and the newest checkpoint accepted) is kept beside it, in
+    /// `keylog.json` (``KeyLogFileState``, written at the first key operation), so only the profile's first run trusts
+    /// the log on first use: a later process shown a log under another key, or one that does not extend the
+    /// checkpoint kept, is refused. Set ``keyLog`` to change that.
+    ///
     /// A version 1 profile has no signing key; it gets a fresh one that the server does not know, so documents it
     /// signs verify only with that new public key.
     ///
@@ -94,6 +99,7 @@ extension Client.Configuration {
         }
         defer { data.resetBytes(in: 0..<data.count) }
         try self.init(profileJSON: data, profile: profile)
+        keyLog.state = KeyLogFileState(url: file.deletingLastPathComponent().appending(path: "keylog.json"))
     }
 
     /// The configuration in the official SDKs' `e3db.json` format (secrets included: wipe it after use).

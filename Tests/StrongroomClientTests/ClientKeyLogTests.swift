@@ -80,6 +80,40 @@ import Testing
         }
     }
 
+    @Test("a loaded profile keeps its key log state beside it: a later process refuses a log under another key")
+    func profileKeepsState() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            try await withTemporaryDirectory { directory in
+                let reader = try await ClientTestServer.client(url, "reader")
+                try await Client.register(
+                    token: ClientTestServer.registrationToken,
+                    clientName: "writer",
+                    apiURL: url
+                ).save(profile: "writer", in: directory)
+                let file = directory.appending(path: "writer/keylog.json")
+                let loaded = try Client.Configuration(loadProfile: "writer", from: directory)
+                #expect(!FileManager.default.fileExists(atPath: file.path), "loading writes nothing")
+                _ = try await Client(configuration: loaded).keyLogCheckpoint()
+                let saved = try #require(try await KeyLogFileState(url: file).load())
+                #expect(try NoteVerifierKey(saved.verifierKey).name.hasPrefix("strongroom.keylog/"))
+
+                // A later run of the profile, where the server now shows a log under another key (a fork it cannot
+                // sign as the old log): refused, nothing shared.
+                let other = try NoteVerifierKey(
+                    name: "strongroom.keylog/0000000000000000",
+                    publicKey: SigningPrivateKey().publicKey
+                )
+                try await KeyLogFileState(url: file).save(KeyLogState(verifierKey: other.description, checkpoint: nil))
+                let later = Client(configuration: try Client.Configuration(loadProfile: "writer", from: directory))
+                let refused = await #expect(throws: ClientError.self) {
+                    try await later.share(type: "kt", readerID: reader.configuration.clientID)
+                }
+                #expect(refused?.code == .logInconsistent)
+                #expect(try await later.outgoingSharing().isEmpty, "nothing was shared")
+            }
+        }
+    }
+
     @Test("a tampered stored checkpoint is refused, not trusted; a freshness bound refuses older checkpoints")
     func forkAndStaleness() async throws {
         try await ClientTestServer.run(engine: .sqlite) { url in
