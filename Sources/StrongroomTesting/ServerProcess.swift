@@ -41,8 +41,14 @@ public final class ServerProcess: @unchecked Sendable {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }()
 
-    /// The request timeouts every test server starts with: five minutes for a head or a body, any rate.
-    public static let unhurried = ["--header-timeout", "300", "--body-timeout", "300", "--body-minimum-rate", "1"]
+    /// The request timeouts every test server starts with: five minutes for a head or a body, any rate, and
+    /// presigned file URLs that live fifteen minutes — a test process starved for over a minute between creating a
+    /// file record and starting its upload found the 60 s URL expired (the server refused it while the body was still
+    /// being sent and closed: `ClientTransportTests` on a busy CI machine).
+    public static let unhurried = [
+        "--header-timeout", "300", "--body-timeout", "300", "--body-minimum-rate", "1", "--presigned-url-lifetime",
+        "900",
+    ]
 
     /// Starts the server with `arguments` after `serve --port 0 --port-file …` and waits until it has bound a port
     /// and `/health` answers there. The kernel picks the port as the server binds, so two tests can never race
