@@ -109,7 +109,8 @@ extension Client {
             // were written in, which its readers reach through the links (`olderKeys`).
             var (rewrapped, left) = (0, 0)
             if !ReplicatedType.isReplicated(type) {
-                let older = [oldKey] + Self.olderKeys(below: oldKey, at: current.generation, links: current.links ?? [])
+                let chain = try await olderKeys(below: oldKey, writerID: clientID, userID: clientID, type: type)
+                let older = [oldKey] + chain.keys
                 (rewrapped, left) = try await rewrapRecords(
                     type: type,
                     from: older,
@@ -169,7 +170,7 @@ extension Client {
         }
         // Every record is looked at even with no older key to hand: one the server withholds the link of counts
         // as left, not as done.
-        let older = Self.olderKeys(below: key, at: current.generation, links: current.links ?? [])
+        let older = try await olderKeys(below: key, writerID: clientID, userID: clientID, type: type).keys
         let (rewrapped, left) = try await rewrapRecords(type: type, from: older, to: key, generation: generation)
         return KeyRotationReport(
             generation: current.generation,
@@ -177,24 +178,6 @@ extension Client {
             recordsRewrapped: rewrapped,
             recordsLeft: left
         )
-    }
-
-    /// The keys of the generations below `generation`, newest first, opened link by link from `key` (generation
-    /// `generation`'s), until a link is missing or does not open.
-    static func olderKeys(below key: AccessKey, at generation: Int, links: [AccessKeyLink]) -> [AccessKey] {
-        let byGeneration = Dictionary(
-            links.map { ($0.generation, $0.previous) },
-            uniquingKeysWith: { first, _ in first }
-        )
-        var (keys, current, level) = ([AccessKey](), key, generation)
-        while level >= 2, let wire = byGeneration[level],
-            let link = try? EncryptedAccessKey(wireFormat: wire),
-            let previous = try? current.openLink(link)
-        {
-            keys.append(previous)
-            (current, level) = (previous, level - 1)
-        }
-        return keys
     }
 
     /// Checks that the server kept the rotation: this client's own EAK of `type`, fetched again (not from the

@@ -83,27 +83,33 @@ struct ReplicationSession: Sendable {
     /// writer that holds no key of the type yet (it never wrote) has nothing to rotate; its first key is made after
     /// the revocation. Run by the owner and every read-write member before they push.
     func rotateForRevocations(_ state: MembershipState) async throws {
-        let done = Set(
-            (try await datastore.checkpoint(names.rotatedForKey) ?? "").split(separator: " ").map(String.init)
-        )
+        let done = try await rotatedFor()
         let pending = (state.revoked ?? []).filter { !done.contains($0) }
         guard !pending.isEmpty else { return }
         if try await client.hasWriterKey(type: type) {
             try await client.rotateAccessKey(type: type, revoking: Set(pending.compactMap { UUID(uuidString: $0) }))
         }
-        try await noteRotated(for: pending)
+        try await noteRotated(for: pending, after: done)
     }
 
     /// Notes that this client's key of the type no longer opens for `members` (at most
     /// ``MembershipState/maximumRemembered`` remembered, the oldest forgotten first).
     func noteRotated(for members: [String]) async throws {
-        let text = try await datastore.checkpoint(names.rotatedForKey) ?? ""
-        var done = text.split(separator: " ").map(String.init)
-        done.append(contentsOf: members.filter { !done.contains($0) })
-        if done.count > MembershipState.maximumRemembered {
-            done.removeFirst(done.count - MembershipState.maximumRemembered)
+        try await noteRotated(for: members, after: try await rotatedFor())
+    }
+
+    /// The members this client has rotated its key of the type for, oldest first.
+    private func rotatedFor() async throws -> [String] {
+        (try await datastore.checkpoint(names.rotatedForKey) ?? "").split(separator: " ").map(String.init)
+    }
+
+    private func noteRotated(for members: [String], after done: [String]) async throws {
+        var noted = done
+        noted.append(contentsOf: members.filter { !done.contains($0) })
+        if noted.count > MembershipState.maximumRemembered {
+            noted.removeFirst(noted.count - MembershipState.maximumRemembered)
         }
-        try await datastore.setCheckpoint(names.rotatedForKey, done.joined(separator: " "))
+        try await datastore.setCheckpoint(names.rotatedForKey, noted.joined(separator: " "))
     }
 
     /// A read-write member's records are readable by the owner and every member: it makes the owner its

@@ -121,7 +121,7 @@ import Testing
             for attack in Self.linkAttacks {
                 try await HostileServer.with(
                     upstream: url,
-                    tamper: Self.tamperingLinks(where: { $0 == generation }, attack)
+                    tamper: Self.tamperingLinks(where: { $0 == generation || $0 == generation + "/links" }, attack)
                 ) { proxy in
                     var through = writerConfiguration
                     through.apiURL = proxy

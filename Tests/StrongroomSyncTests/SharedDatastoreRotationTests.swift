@@ -21,6 +21,19 @@ import Testing
 @Suite struct SharedDatastoreRotationTests {
     static let token = "rotation-token"
 
+    /// A server (`engine`) and a way to register clients on it: where each test starts.
+    static func withServer(
+        engine: TestEngine,
+        _ body: (ServerProcess, _ client: (String) async throws -> Client) async throws -> Void
+    ) async throws {
+        try await ServerProcess.withServer(engine: engine, arguments: ["--registration-token", token]) { server, _ in
+            let url = try #require(URL(string: server.baseURL))
+            try await body(server) { name in
+                Client(configuration: try await Client.register(token: token, clientName: name, apiURL: url))
+            }
+        }
+    }
+
     static func store(_ folder: URL, _ name: String) async throws -> Datastore {
         try await DatastoreManager(directory: folder.appending(path: name))
             .datastore(named: "team", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
@@ -132,13 +145,7 @@ import Testing
         arguments: TestEngine.available
     )
     func revokedMemberWithADump(engine: TestEngine) async throws {
-        try await ServerProcess.withServer(engine: engine, arguments: ["--registration-token", Self.token]) {
-            server,
-            _ in
-            let url = try #require(URL(string: server.baseURL))
-            func client(_ name: String) async throws -> Client {
-                Client(configuration: try await Client.register(token: Self.token, clientName: name, apiURL: url))
-            }
+        try await Self.withServer(engine: engine) { server, client in
             let (ownerClient, writerClient, revokedClient, keptClient) = (
                 try await client("owner"), try await client("writer"), try await client("revoked"),
                 try await client("kept")
@@ -249,13 +256,7 @@ import Testing
 
     @Test("a revoke stopped after its membership change is finished by the owner's next sync; members rotate once")
     func stoppedRevoke() async throws {
-        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
-            server,
-            _ in
-            let url = try #require(URL(string: server.baseURL))
-            func client(_ name: String) async throws -> Client {
-                Client(configuration: try await Client.register(token: Self.token, clientName: name, apiURL: url))
-            }
+        try await Self.withServer(engine: .sqlite) { server, client in
             let (ownerClient, writerClient, revokedClient) = (
                 try await client("owner"), try await client("writer"), try await client("revoked")
             )
@@ -303,13 +304,7 @@ import Testing
 
     @Test("a server that names no generation and has no links route (built before rotation) replicates as before")
     func serverWithoutLinks() async throws {
-        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
-            server,
-            _ in
-            let url = try #require(URL(string: server.baseURL))
-            func client(_ name: String) async throws -> Client {
-                Client(configuration: try await Client.register(token: Self.token, clientName: name, apiURL: url))
-            }
+        try await Self.withServer(engine: .sqlite) { server, client in
             let (ownerClient, memberClient) = (try await client("owner"), try await client("member"))
             try await withTemporaryDirectory { folder in
                 let (owned, copy) = (try await Self.store(folder, "owner"), try await Self.store(folder, "member"))
@@ -320,7 +315,7 @@ import Testing
                 let shared = try await owner.sharedDatastore()
                 // The proxy forwards no X-Strongroom-Key-Generation and answers the links route with 404.
                 try await HostileServer.with(
-                    upstream: url,
+                    upstream: try #require(URL(string: server.baseURL)),
                     tamper: { path, _, response in path.hasSuffix("/links") ? .notFound : .answer(response) }
                 ) { proxy in
                     var through = memberClient.configuration

@@ -23,8 +23,8 @@ extension Client {
 
     /// The keys of `(writer, user, type)` below `key`, newest first, as far back as the links reach. Empty (and
     /// reaching the first) for a type never rotated; empty (and not reaching it) when the server has no links for
-    /// this client (a server without rotation, or one that withholds them). Each chain is fetched once per key and
-    /// cached.
+    /// this client (a server without rotation, or one that withholds them). A complete chain is fetched once per key
+    /// and cached.
     func olderKeys(
         below key: AccessKey,
         writerID: String,
@@ -35,7 +35,10 @@ extension Client {
             return cached
         }
         let chain = try await fetchOlderKeys(below: key, writerID: writerID, userID: userID, type: type)
-        await accessKeys.storeOlderKeys(chain, below: key, writerID: writerID, userID: userID, type: type)
+        // Only a chain that cannot grow is kept: a cut one (a link withheld, a network failure) is asked again.
+        if chain.reachesFirst || !chain.linksServed {
+            await accessKeys.storeOlderKeys(chain, below: key, writerID: writerID, userID: userID, type: type)
+        }
         return chain
     }
 
