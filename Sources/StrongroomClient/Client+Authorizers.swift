@@ -92,16 +92,39 @@ extension Client {
         try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(allow: [.init(read: [:])]))
     }
 
-    /// As an authorizer of `writerID`, stops `readerID` reading the writer's records of `type`.
-    public func revoke(onBehalfOf writerID: UUID, type: String, readerID: UUID) async throws(ClientError) {
+    /// As an authorizer of `writerID`, stops `readerID` reading the writer's records of `type`: its reads are denied
+    /// at once, then the writer's key is rotated (docs/design/Revocation.md, "Revokes by an authorizer"): a fresh key
+    /// sealed to the writer and every remaining reader and authorizer, the reader's key deleted, committed together,
+    /// so the reader opens nothing the writer writes from now on. Only the writer changes its records: they stay
+    /// under the older generation until the writer's ``finishKeyRotation(type:)`` re-wraps them (the report says
+    /// ``KeyRotationReport/rewrapPending``); Strongroom readers read them meanwhile through the links.
+    ///
+    /// `rotate: false` only denies the reads and deletes the reader's key (weaker: it keeps the key every later
+    /// record of the type is sealed under), as does a reader holding no key of the type; the result is then nil.
+    ///
+    /// - Throws: ``ClientError/Code/forbidden`` for the writer, this client or another authorizer of the type (an
+    ///   authorizer revokes readers only).
+    @discardableResult
+    public func revoke(
+        onBehalfOf writerID: UUID,
+        type: String,
+        readerID: UUID,
+        rotate: Bool = true
+    ) async throws(ClientError) -> KeyRotationReport? {
         let writer = ClientID(writerID).description
         let reader = ClientID(readerID).description
         try await setPolicy(writerID: writer, readerID: reader, type: type, PolicyRequest(deny: [.init(read: [:])]))
+        if rotate, reader != clientID,
+            let report = try await rotateKey(writerID: writer, type: type, revoking: [reader], onlyIfHeld: true)
+        {
+            return report
+        }
         try await authenticated(
             .DELETE,
             E3DBPath.accessKey.render(writer, writer, reader, type),
             success: [200, 204]
         )
+        return nil
     }
 
     /// The types this client shares, and with whom.

@@ -15,6 +15,17 @@ public struct KeyRotationReport: Sendable, Hashable {
     /// Records left under an older key: fields that opened under neither key (written by another process under a
     /// generation this call never held), or records whose update kept conflicting. Zero after a complete rotation.
     public var recordsLeft: Int
+    /// Whether the writer still has to re-wrap its records: an authorizer rotated the writer's key
+    /// (``Client/revoke(onBehalfOf:type:readerID:rotate:)``) and only the writer changes its records. Until the
+    /// writer's ``Client/finishKeyRotation(type:)`` runs, Strongroom readers read the older records through the links
+    /// between generations; the official SDKs read only records written from the rotation on.
+    public var rewrapPending: Bool
+
+    /// A report.
+    public init(generation: Int, readers: Int, recordsRewrapped: Int, recordsLeft: Int, rewrapPending: Bool = false) {
+        (self.generation, self.readers, self.recordsRewrapped) = (generation, readers, recordsRewrapped)
+        (self.recordsLeft, self.rewrapPending) = (recordsLeft, rewrapPending)
+    }
 }
 
 extension Client {
@@ -40,14 +51,32 @@ extension Client {
         -> KeyRotationReport
     {
         let revokedIDs = Set(revoked.map { ClientID($0).description })
-        let path = E3DBPath.accessKeyGeneration.render(clientID, clientID, type)
+        guard let report = try await rotateKey(writerID: clientID, type: type, revoking: revokedIDs, onlyIfHeld: false)
+        else { throw ClientError(.conflict, "the rotation of \(type) did not run") }  // never: onlyIfHeld is false
+        return report
+    }
+
+    /// Makes a new generation of `writerID`'s key for `type`, as its writer (``rotateAccessKey(type:revoking:)``, the
+    /// records re-wrapped) or as an authorizer of the type (``revoke(onBehalfOf:type:readerID:rotate:)``: only the
+    /// writer re-wraps, so the report says ``KeyRotationReport/rewrapPending``). `onlyIfHeld`: nothing happens (nil)
+    /// when none of `revoked` holds the current key.
+    func rotateKey(
+        writerID: String,
+        type: String,
+        revoking revokedIDs: Set<String>,
+        onlyIfHeld: Bool
+    ) async throws(ClientError)
+        -> KeyRotationReport?
+    {
+        let asWriter = writerID == clientID
+        let path = E3DBPath.accessKeyGeneration.render(writerID, writerID, type)
         for attempt in 1...3 {
             // The key the records are under now, from the server (another device may have rotated since this
             // process cached one): the link must seal the current generation's key, or the records under it would be
             // reachable from no newer key. A type this client never keyed has nothing to rotate (notFound), and none
             // is made for it here.
-            await dropWriterKey(type: type)
-            let (oldKey, oldGeneration) = try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
+            await accessKeys.remove(writerID: writerID, userID: writerID, type: type)
+            let (oldKey, oldGeneration) = try await readerKeyEntry(writerID: writerID, userID: writerID, type: type)
             let current: AccessKeyGenerationResponse
             do {
                 current = try await authenticated(.GET, path, success: [200], as: AccessKeyGenerationResponse.self)
@@ -64,6 +93,8 @@ extension Client {
             guard oldGeneration == nil || oldGeneration == current.generation else {
                 continue  // rotated between the two reads: read both again
             }
+            let revoking = revokedIDs.intersection(current.readers)
+            if onlyIfHeld, revoking.isEmpty { return nil }
             let newKey = AccessKey()
             var eaks: [ReaderAccessKey] = []
             for reader in current.readers where !revokedIDs.contains(reader) {
@@ -81,34 +112,35 @@ extension Client {
             let request = AccessKeyRotationRequest(
                 generation: current.generation + 1,
                 eaks: eaks,
-                revoke: revokedIDs.intersection(current.readers).sorted(),
+                revoke: revoking.sorted(),
                 previous: newKey.sealingLink(to: oldKey).wireFormat,
-                keyLog: try logLeaf(rotating: oldKey, to: newKey, type: type)
+                keyLog: try logLeaf(rotating: oldKey, to: newKey, writerID: writerID, type: type)
             )
             do {
                 try await authenticated(
                     .POST,
-                    E3DBPath.accessKeyRotation.render(clientID, clientID, type),
+                    E3DBPath.accessKeyRotation.render(writerID, writerID, type),
                     body: request,
                     success: [201]
                 )
             } catch  where error.code == .conflict && attempt < 3 {
                 continue  // another rotation or share came first: read the readers again
             }
-            try await confirmRotation(type: type, to: newKey)
+            try await confirmRotation(writerID: writerID, type: type, to: newKey)
             await accessKeys.store(
                 newKey,
                 generation: request.generation,
                 checked: ContinuousClock.now,
-                writerID: clientID,
-                userID: clientID,
+                writerID: writerID,
+                userID: writerID,
                 type: type
             )
             // Records still under an older generation (a rotation before this one that was interrupted) too. A
             // replicated type's revisions are immutable and never re-wrapped: they stay under the generation they
-            // were written in, which its readers reach through the links (`olderKeys`).
+            // were written in, which its readers reach through the links (`olderKeys`). Only the writer changes its
+            // records: after an authorizer's rotation they wait for the writer's finishKeyRotation.
             var (rewrapped, left) = (0, 0)
-            if !ReplicatedType.isReplicated(type) {
+            if asWriter, !ReplicatedType.isReplicated(type) {
                 let chain = try await olderKeys(below: oldKey, writerID: clientID, userID: clientID, type: type)
                 let older = [oldKey] + chain.keys
                 (rewrapped, left) = try await rewrapRecords(
@@ -123,27 +155,29 @@ extension Client {
             try await verifyGeneration(
                 of: newKey,
                 generation: request.generation,
-                writerID: clientID,
-                userID: clientID,
+                writerID: writerID,
+                userID: writerID,
                 type: type
             )
             return KeyRotationReport(
                 generation: request.generation,
                 readers: eaks.count,
                 recordsRewrapped: rewrapped,
-                recordsLeft: left
+                recordsLeft: left,
+                rewrapPending: !asWriter && !ReplicatedType.isReplicated(type)
             )
         }
         throw ClientError(.conflict, "the type's readers kept changing during the rotation")
     }
 
-    /// The key log leaf recording this client's rotation of `type` from `old` to `new`, in its wire form.
+    /// The key log leaf recording a rotation of `writerID`'s `type` from `old` to `new`, in its wire form.
     private func logLeaf(
         rotating old: AccessKey,
         to new: AccessKey,
+        writerID: String,
         type: String
     ) throws(ClientError) -> KeyRotationLogLeaf {
-        let id = configuration.clientID
+        let id = try uuid(writerID)
         do {
             return KeyRotationLogLeaf(try KeyGenerationLeaf(rotating: old, to: new, writer: id, user: id, type: type))
         } catch {
@@ -180,13 +214,13 @@ extension Client {
         )
     }
 
-    /// Checks that the server kept the rotation: this client's own EAK of `type`, fetched again (not from the
-    /// cache), opens to `newKey`. A server that answered 201 and kept the old key (or serves it back) is caught here,
-    /// before any record is re-wrapped under a key only this process holds.
-    private func confirmRotation(type: String, to newKey: AccessKey) async throws(ClientError) {
+    /// Checks that the server kept the rotation: this client's own EAK of `writerID`'s `type`, fetched again (not
+    /// from the cache), opens to `newKey`. A server that answered 201 and kept the old key (or serves it back) is
+    /// caught here, before any record is re-wrapped under a key only this process holds.
+    private func confirmRotation(writerID: String, type: String, to newKey: AccessKey) async throws(ClientError) {
         let served = try await authenticated(
             .GET,
-            E3DBPath.accessKey.render(clientID, clientID, clientID, type),
+            E3DBPath.accessKey.render(writerID, writerID, clientID, type),
             success: [200],
             as: AccessKeyResponse.self
         )

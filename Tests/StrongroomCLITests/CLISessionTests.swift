@@ -139,6 +139,17 @@ import Testing
             )
             #expect(try await cli.ok(["read", id], profile: "carol").contains("body=changed"))
             try await cli.fails(["read", id], profile: "bob", status: 8)
+            // His revoke on her behalf rotates her key; she re-wraps her records herself.
+            let unshared = try await cli.ok(
+                ["revoke", "--type", "note", "--reader", carol, "--on-behalf-of", alice],
+                profile: "bob"
+            )
+            #expect(unshared.contains("the writer's key rotated to generation 3 (sealed to 2 readers)"), "\(unshared)")
+            #expect(unshared.contains("`strongroom keys finish-rotation --type note`"), "\(unshared)")
+            try await cli.fails(["read", id], profile: "carol", status: 8)
+            let finished = try await cli.ok(["keys", "finish-rotation", "--type", "note"])
+            #expect(finished.contains("note is at key generation 3: 1 record re-wrapped"), "\(finished)")
+            #expect(try await cli.ok(["read", id]).contains("body=changed"))
             _ = try await cli.ok(["authorizer", "remove", "--authorizer", bob])
 
             let plain = cli.home.appending(path: "report.bin")

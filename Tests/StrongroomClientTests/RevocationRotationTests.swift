@@ -148,6 +148,78 @@ struct RevocationRotationTests {
         }
     }
 
+    @Test(
+        "an authorizer's revoke rotates the writer's key: the revoked reader opens nothing new, the writer finishes",
+        arguments: TestEngine.available
+    )
+    func authorizerRevoke(engine: TestEngine) async throws {
+        try #require(PythonSDK.interpreter != nil, "\(PythonSDK.missingMessage)")
+        try await ClientTestServer.run(engine: engine) { url in
+            try await withTemporaryDirectory { directory in
+                let peer = PythonPeer(url: url, directory: directory)
+                let writer = try await ClientTestServer.client(url, "writer")
+                let authorizer = try await ClientTestServer.client(url, "authorizer")
+                let revoked = try await ClientTestServer.client(url, "revoked")
+                let kept = try await ClientTestServer.client(url, "kept")
+                let pythonID = try await peer.register()
+                let writerID = writer.configuration.clientID
+                let writerText = writerID.uuidString.lowercased()
+                var expected: Set<String> = []
+                for index in 0..<10 {
+                    _ = try await writer.write(type: Self.type, data: ["n": "old-\(index)"])
+                    expected.insert("old-\(index)")
+                }
+                try await writer.add(authorizerID: authorizer.configuration.clientID, type: Self.type)
+                for reader in [revoked.configuration.clientID, kept.configuration.clientID, pythonID] {
+                    try await authorizer.share(onBehalfOf: writerID, type: Self.type, readerID: reader)
+                }
+                #expect(try await Self.values(readBy: revoked, writer: writerID).count == 10)
+                let stolen = try await revoked.readerKey(writerID: writerText, userID: writerText, type: Self.type)
+
+                let report = try #require(
+                    try await authorizer.revoke(
+                        onBehalfOf: writerID,
+                        type: Self.type,
+                        readerID: revoked.configuration.clientID
+                    )
+                )
+                #expect(report.generation == 2 && report.readers == 4 && report.rewrapPending, "\(report)")
+                #expect(report.recordsRewrapped == 0, "only the writer changes its records")
+                // A reader holding no key of the type: its reads denied, nothing rotated.
+                let never = try await ClientTestServer.client(url, "never-shared")
+                let none = try await authorizer.revoke(
+                    onBehalfOf: writerID,
+                    type: Self.type,
+                    readerID: never.configuration.clientID
+                )
+                #expect(none == nil)
+
+                // The writer (its cached key now stale, fenced by the server) writes under the new generation.
+                var after: Set<String> = []
+                for index in 0..<10 {
+                    let record = try await writer.write(type: Self.type, data: ["n": "new-\(index)"])
+                    after.insert(record.meta.recordID.uuidString.lowercased())
+                    expected.insert("new-\(index)")
+                }
+                let stored = try await Self.stored(by: writer)
+                var opened = 0
+                for result in stored where after.contains(result.meta.recordID.lowercased()) {
+                    let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
+                    if fields.contains(where: { FieldCipher.isSealed($0, under: stolen) }) { opened += 1 }
+                }
+                #expect(opened == 0, "the revoked reader's key opens \(opened) of the records written after")
+                // A Swift reader reads old and new at once, the old through the link; the writer's re-wrap then
+                // lets the official SDK read them too.
+                #expect(Set(try await Self.values(readBy: kept, writer: writerID)) == expected)
+                let finished = try await writer.finishKeyRotation(type: Self.type)
+                #expect(finished.recordsRewrapped == 10 && finished.recordsLeft == 0, "\(finished)")
+                let python = try await peer.run(["read-type", peer.config, writerText, Self.type])
+                let read = try JSONDecoder().decode([[String: String]].self, from: Data(python.utf8))
+                #expect(Set(read.compactMap { $0["n"] }) == expected && read.count == 20)
+            }
+        }
+    }
+
     /// The key log leaf `rotateAccessKey` sends with a rotation of ``type`` from `old` to `new`.
     static func logLeaf(rotating old: AccessKey, to new: AccessKey, writer: UUID) throws -> KeyRotationLogLeaf {
         KeyRotationLogLeaf(try KeyGenerationLeaf(rotating: old, to: new, writer: writer, user: writer, type: type))

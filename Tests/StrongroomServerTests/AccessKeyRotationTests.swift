@@ -14,9 +14,13 @@ import Testing
 @Suite struct AccessKeyRotationTests {
     static let type = "rotated"
 
-    static func generation(_ api: API, _ writer: RegisteredClient) async throws -> AccessKeyGenerationResponse {
+    static func generation(
+        _ api: API,
+        _ writer: RegisteredClient,
+        as caller: RegisteredClient? = nil
+    ) async throws -> AccessKeyGenerationResponse {
         let path = "/v2/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(type)"
-        let response = try await api.request(.get, path, authorization: "Bearer \(writer.token)")
+        let response = try await api.request(.get, path, authorization: "Bearer \((caller ?? writer).token)")
         try #require(response.status == .ok, "\(response.status)")
         return try JSONDecoder().decode(AccessKeyGenerationResponse.self, from: Data(buffer: response.body))
     }
@@ -125,6 +129,76 @@ import Testing
                 authorization: "Bearer \(revoked.token)"
             )
             #expect(read.status == .forbidden)
+        }
+    }
+
+    @Test(
+        "an authorizer rotates the writer's key to revoke a reader, but never the writer, itself or another authorizer",
+        arguments: TestEngine.available
+    )
+    func authorizerRotation(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let writer = try await api.register("writer")
+            let authorizer = try await api.register("authorizer")
+            let other = try await api.register("other-authorizer")
+            let kept = try await api.register("kept")
+            let revoked = try await api.register("revoked")
+            let first = AccessKey()
+            #expect(try await Self.putEAK(api, first, to: writer, by: writer) == .created)
+            for delegate in [authorizer, other] {
+                #expect(try await Self.putEAK(api, first, to: delegate, by: writer) == .created)
+                let path = "/v1/storage/policy/\(writer.clientID)/\(writer.clientID)/\(delegate.clientID)/\(Self.type)"
+                let grant = PolicyRequest(allow: [.init(authorizer: [:])])
+                #expect(try await api.request(.put, path, token: writer.token, json: grant).status == .created)
+            }
+            for reader in [kept, revoked] { try await api.share(Self.type, from: writer, to: reader, accessKey: first) }
+            // A reader is no rotator: it neither reads the holders nor rotates.
+            let asReader = try await api.request(
+                .get,
+                "/v2/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(Self.type)",
+                authorization: "Bearer \(kept.token)"
+            )
+            #expect(asReader.status == .forbidden)
+            let before = try await Self.generation(api, writer, as: authorizer)
+            #expect(before.generation == 1 && before.readers.count == 5)
+
+            let second = AccessKey()
+            let everyone = [writer, authorizer, other, kept, revoked]
+            let sealed = { (readers: [RegisteredClient]) in readers.map { Self.eak(second, to: $0, by: authorizer) } }
+            let refused: [(revoked: RegisteredClient, status: Int)] = [(other, 403), (authorizer, 403), (writer, 400)]
+            for (target, status) in refused {
+                let request = AccessKeyRotationRequest(
+                    generation: 2,
+                    eaks: sealed(everyone.filter { $0.clientID != target.clientID }),
+                    revoke: [target.clientID]
+                )
+                #expect(try await Self.rotate(api, as: authorizer, writer: writer, request) == status)
+                #expect(try await Self.rotate(api, as: kept, writer: writer, request) == 403)
+            }
+            #expect(try await Self.generation(api, writer) == before)
+
+            var good = AccessKeyRotationRequest(
+                generation: 2,
+                eaks: sealed([writer, authorizer, other, kept]),
+                revoke: [revoked.clientID]
+            )
+            good.previous = second.sealingLink(to: first).wireFormat
+            #expect(try await Self.rotate(api, as: authorizer, writer: writer, good) == 201)
+            let after = try await Self.generation(api, writer)
+            #expect(after.generation == 2 && !after.readers.contains(revoked.clientID) && after.readers.count == 4)
+            // The writer's own EAK now comes from the authorizer and opens to the new key.
+            let path = "/v1/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(writer.clientID)/\(Self.type)"
+            let served = try await api.request(.get, path, authorization: "Bearer \(writer.token)")
+            let response = try JSONDecoder().decode(AccessKeyResponse.self, from: Data(buffer: served.body))
+            let opened = try EncryptedAccessKey(wireFormat: response.eak).open(
+                authorizerPublicKey: authorizer.keys.encryptionKey.publicKey,
+                readerPrivateKey: writer.keys.encryptionKey
+            )
+            #expect(opened == second)
+            // Re-wrapping the writer's records stays the writer's.
+            let rewrap = "/v2/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(Self.type)/rewrap"
+            let body = RecordRewrapRequest(generation: 2, records: [])
+            #expect(try await api.request(.post, rewrap, token: authorizer.token, json: body).status == .forbidden)
         }
     }
 

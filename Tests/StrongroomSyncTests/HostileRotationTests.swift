@@ -87,6 +87,49 @@ import Testing
         }
     }
 
+    @Test(
+        "a server that seals the writer's own key itself, or through a colluding reader: refused, nothing written",
+        arguments: [false, true]
+    )
+    func substitutedOwnKey(colluding: Bool) async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let writerConfiguration = try await Client.register(token: "hostile", clientName: "writer", apiURL: url)
+            let readerConfiguration = try await Client.register(token: "hostile", clientName: "reader", apiURL: url)
+            let honest = Client(configuration: writerConfiguration)
+            _ = try await honest.write(type: "sealed-by", data: ["n": "1"])
+            try await honest.share(type: "sealed-by", readerID: readerConfiguration.clientID)
+            let writerID = writerConfiguration.clientID.uuidString.lowercased()
+            let ownKey = "/v1/storage/access_keys/\(writerID)/\(writerID)/\(writerID)/sealed-by"
+            // A key the server knows, sealed to the writer under the reader's name: with a key pair of the server's
+            // own, or with the reader's real one (a reader colluding with the server).
+            let chosen = AccessKey()
+            let sealer = colluding ? readerConfiguration.keys.encryptionKey : ClientKeys.generate().encryptionKey
+            let forged: [String: Any] = [
+                "eak": chosen.sealed(to: writerConfiguration.keys.encryptionKey.publicKey, by: sealer).wireFormat,
+                "authorizer_id": readerConfiguration.clientID.uuidString.lowercased(),
+                "authorizer_public_key": ["curve25519": sealer.publicKey.base64URLEncoded],
+            ]
+            let body = try JSONSerialization.data(withJSONObject: forged)
+            try await HostileServer.with(
+                upstream: url,
+                tamper: { path, _, response in path == ownKey ? .answer(body) : .answer(response) }
+            ) { proxy in
+                var through = writerConfiguration
+                through.apiURL = proxy
+                let writer = Client(configuration: through)
+                let error = await #expect(throws: ClientError.self) {
+                    _ = try await writer.write(type: "sealed-by", data: ["n": "2"])
+                }
+                #expect(error?.code == (colluding ? .keyNotLogged : .tampered), "\(String(describing: error))")
+            }
+            let stored = try await honest.query(QueryParams(types: ["sealed-by"]))
+            #expect(stored.records.map { $0.data["n"] } == ["1"], "nothing was written under the server's key")
+        }
+    }
+
     @Test("a server that cuts the re-wrap, then drops or alters the links: records left, never lost or misread")
     func withheldLinks() async throws {
         try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {

@@ -43,7 +43,8 @@ extension Client {
                 E3DBPath.accessKey.render(writerID, userID, clientID, type),
                 success: [200]
             )
-            let key = try open(try Transport.decode(AccessKeyResponse.self, from: data))
+            let response = try Transport.decode(AccessKeyResponse.self, from: data)
+            let key = try open(response)
             do {
                 try await verifyGeneration(
                     of: key,
@@ -56,6 +57,9 @@ extension Client {
                 attempt += 1
                 continue
             }
+            if writerID == clientID, userID == clientID {
+                try await requireEntitledSealer(of: response, key: key, generation: generation, type: type)
+            }
             let now = ContinuousClock.now
             await accessKeys.store(
                 key,
@@ -67,6 +71,33 @@ extension Client {
             )
             return (key, generation)
         }
+    }
+
+    /// Checks who sealed this client's own key of `type`, the key it encrypts under: itself (only its private key
+    /// seals to itself so), or — after an authorizer's rotation — a client whose key the key log proves for the
+    /// authorizer ID named, with the key's generation logged. A server that seals a key of its own choosing to this
+    /// client (with a key pair it made) would otherwise read everything written from then on: refused `tampered`,
+    /// nothing sealed under it. A configuration that trusts the server's keys (no key log) skips the check.
+    private func requireEntitledSealer(
+        of response: AccessKeyResponse,
+        key: AccessKey,
+        generation: Int?,
+        type: String
+    ) async throws(ClientError) {
+        let sealer = try? EncryptionPublicKey(base64URLEncoded: response.authorizerPublicKey.curve25519 ?? "")
+        if sealer == configuration.keys.encryptionKey.publicKey { return }
+        guard configuration.keyLog.isEnabled else { return }
+        let refused = ClientError(
+            .tampered,
+            "the server served this client's own key for \"\(type)\" sealed by a key no authorizer of it holds: "
+                + "nothing was sealed under it"
+        )
+        guard let sealer, let authorizer = ClientID(response.authorizerID)?.description, authorizer != clientID
+        else { throw refused }
+        guard try await publicKey(of: authorizer) == sealer else { throw refused }
+        // An authorizer only ever seals this client's key in a rotation, which logs the generation it makes.
+        let rotated = max(generation ?? 2, 2)
+        try await verifyGeneration(of: key, generation: rotated, writerID: clientID, userID: clientID, type: type)
     }
 
     /// The header that fences a write sealed under `generation` (none when the server named no generation).

@@ -13,7 +13,9 @@ import StrongroomWire
 /// - an access-key slot is managed by its writer, or by an active authorizer for *another* reader's slot (never the
 ///   writer's own key, never its own);
 /// - a policy is changed by its writer; an authorizer may set or clear read for other readers only;
-/// - only the writer removes its authorizers.
+/// - only the writer removes its authorizers;
+/// - a type's key is rotated by its writer, or by an active authorizer revoking readers other than the writer,
+///   itself and the type's other authorizers; only the writer re-wraps its records.
 struct Authorization: Sendable {
     let store: any SharingStore
 
@@ -94,6 +96,29 @@ struct Authorization: Sendable {
     /// 403 unless `caller` is the writer (and user) named by a path.
     func requireWriter(writerID: String, userID: String, caller: String) throws {
         guard caller == writerID && caller == userID else { throw ServerError.forbidden("only the writer may do this") }
+    }
+
+    /// 403 unless `caller` may read the generation of `scope` and rotate it: its writer, or an active authorizer of
+    /// the type (which holds the key and shares it on the writer's behalf, so may also replace it after a revoke).
+    func requireRotator(of scope: AccessKeyScope, caller: String) async throws {
+        if caller == scope.writerID && caller == scope.userID { return }
+        guard try await store.policy(for: scope.slot(reader: caller))?.isAuthorizer == true else {
+            throw ServerError.forbidden("only the writer or its authorizer may rotate this type's key")
+        }
+    }
+
+    /// 403 unless an authorizer `caller` may revoke each of `readers` in a rotation: never the writer, itself or
+    /// another authorizer of the type (as for ``requirePolicyChange(_:caller:changesAuthorizer:)``); the writer
+    /// may revoke any reader but itself.
+    func requireRevocable(_ readers: some Sequence<String>, of scope: AccessKeyScope, caller: String) async throws {
+        if caller == scope.writerID && caller == scope.userID { return }
+        for reader in readers {
+            guard reader != caller, reader != scope.writerID, reader != scope.userID,
+                try await store.policy(for: scope.slot(reader: reader))?.isAuthorizer != true
+            else {
+                throw ServerError.forbidden("an authorizer may revoke readers, not itself, the writer or an authorizer")
+            }
+        }
     }
 
     private func isWriterOrAuthorizerForOthers(_ slot: AccessKeySlot, caller: String) async throws -> Bool {

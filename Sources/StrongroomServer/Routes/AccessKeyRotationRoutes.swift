@@ -6,8 +6,8 @@ import StrongroomCrypto
 import StrongroomWire
 
 /// `/v2/storage/access_keys/{writer}/{user}/{type}[/rotate]`: a type's access-key generations (docs/design/Revocation.md).
-/// The writer alone reads the generation and rotates; the writer and the type's EAK holders read the links between
-/// generations. The official SDKs never call these.
+/// The writer, or an authorizer of the type, reads the generation and rotates; the writer alone re-wraps; the writer
+/// and the type's EAK holders read the links between generations. The official SDKs never call these.
 struct AccessKeyRotationRoutes {
     let store: any SharingStore & ClientStore & RecordStore
     let authorization: Authorization
@@ -30,12 +30,19 @@ struct AccessKeyRotationRoutes {
         return scope
     }
 
+    /// The scope of a generation read or a rotation: the writer's, or an authorizer's of the type.
+    private func rotatorScope(_ context: StrongroomRequestContext, caller: String) async throws -> AccessKeyScope {
+        let scope = try requireAccessKeyScope(context, limits)
+        try await authorization.requireRotator(of: scope, caller: caller)
+        return scope
+    }
+
     /// GET: the generation, the readers holding an EAK and the newest links between generations (at most
     /// ``ServerLimits/keyLinksServed``); 413 for a type with more than
     /// ``ServerLimits/readersPerRotation`` of them (it cannot be rotated in one step).
     func generation(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let scope = try scope(context, caller: caller)
+        let scope = try await rotatorScope(context, caller: caller)
         let found = try await store.accessKeyGeneration(of: scope, limit: limits.readersPerRotation + 1)
         guard found.readers.count <= limits.readersPerRotation else {
             throw ServerError.tooLarge("the type has more than \(limits.readersPerRotation) readers")
@@ -70,10 +77,11 @@ struct AccessKeyRotationRoutes {
     }
 
     /// POST: commits the rotation at once, or nothing: 409 for a stale generation or a reader set that does not
-    /// match; 400 for malformed EAKs or IDs; 413 beyond ``ServerLimits/readersPerRotation``.
+    /// match; 400 for malformed EAKs or IDs; 413 beyond ``ServerLimits/readersPerRotation``; 403 for an authorizer
+    /// revoking the writer, itself or another authorizer.
     func rotate(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         let caller = try context.caller()
-        let scope = try scope(context, caller: caller)
+        let scope = try await rotatorScope(context, caller: caller)
         let body = try await decodeBody(AccessKeyRotationRequest.self, request, context)
         guard body.eaks.count <= limits.readersPerRotation, body.revoke.count <= limits.readersPerRotation else {
             throw ServerError.tooLarge("a rotation seals to at most \(limits.readersPerRotation) readers")
@@ -100,6 +108,7 @@ struct AccessKeyRotationRoutes {
         guard eaks[scope.writerID] != nil, !revoke.contains(scope.writerID), revoke.isDisjoint(with: eaks.keys) else {
             throw ServerError.badRequest("the writer keeps its own key; a revoked reader gets none")
         }
+        try await authorization.requireRevocable(revoke, of: scope, caller: caller)
         // The link has an EAK's wire form (a 48-byte box and a 24-byte nonce); the server cannot open it.
         if let previous = body.previous { try AccessKeyRoutes.requireEAK(previous, named: "previous") }
         let rotation = AccessKeyRotation(

@@ -9,8 +9,9 @@ import StrongroomCrypto
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Generate client key pairs and access keys; audit this client's keys in the key log.",
-        subcommands: [GenerateClient.self, GenerateAccessKey.self, Audit.self]
+        abstract: "Generate client key pairs and access keys; audit this client's keys in the key log; finish a "
+            + "key rotation.",
+        subcommands: [GenerateClient.self, GenerateAccessKey.self, Audit.self, FinishRotation.self]
     )
 
     /// `strongroom keys audit`: this client's key history in the server's key log, verified.

@@ -43,7 +43,8 @@ struct ShareTarget: ParsableArguments {
             case (false, nil):
                 rotation = try await client.revoke(type: type, readerID: readerID, rotate: rotate && wasShared)
             case (true, let writer?): try await client.share(onBehalfOf: writer, type: type, readerID: readerID)
-            case (false, let writer?): try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID)
+            case (false, let writer?):
+                rotation = try await client.revoke(onBehalfOf: writer, type: type, readerID: readerID, rotate: rotate)
             }
         }
         guard wasShared else {
@@ -51,7 +52,7 @@ struct ShareTarget: ParsableArguments {
             // The same revoke run again after it was stopped (Ctrl-C, a kill, a lost connection) past the rotation's
             // commit: the reader is revoked already, and what is left is re-wrapping the records.
             guard rotate, writerID == nil else { return nothing }
-            guard let finished = try await Self.finishRotation(of: type, by: client),
+            guard let finished = try await FinishRotation.run(of: type, by: client),
                 finished.recordsRewrapped > 0 || finished.recordsLeft > 0
             else { return nothing }
             return nothing + "; finished its key rotation to generation \(finished.generation) ("
@@ -60,25 +61,22 @@ struct ShareTarget: ParsableArguments {
         let line =
             "\(share ? "shared" : "revoked") \(type) \(share ? "with" : "from") \(ClientID(readerID).description)"
         guard let rotation else { return line }
+        if rotation.rewrapPending {
+            return line
+                + "; the writer's key rotated to generation \(rotation.generation) (sealed to \(rotation.readers) "
+                + "reader\(rotation.readers == 1 ? "" : "s")); the writer re-wraps its older records with "
+                + "`strongroom keys finish-rotation --type \(type)`"
+        }
         return line
             + "; its key rotated to generation \(rotation.generation) (sealed to \(rotation.readers) "
             + "reader\(rotation.readers == 1 ? "" : "s"), \(Self.records(rotation.recordsRewrapped)) re-wrapped"
             + Self.left(rotation) + ")"
     }
 
-    /// Finishes an interrupted rotation of `type`; nil for a type `client` never keyed.
-    private static func finishRotation(of type: String, by client: Client) async throws -> KeyRotationReport? {
-        do {
-            return try await client.finishKeyRotation(type: type)
-        } catch  where error.code == .notFound {
-            return nil
-        }
-    }
-
-    private static func records(_ count: Int) -> String { "\(count) record\(count == 1 ? "" : "s")" }
+    static func records(_ count: Int) -> String { "\(count) record\(count == 1 ? "" : "s")" }
 
     /// Records a rotation could not re-wrap, and what to do about them.
-    private static func left(_ report: KeyRotationReport) -> String {
+    static func left(_ report: KeyRotationReport) -> String {
         guard report.recordsLeft > 0 else { return "" }
         return "; \(report.recordsLeft) left under an older key: run the same command again to finish"
     }
