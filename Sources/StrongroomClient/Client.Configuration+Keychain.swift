@@ -31,7 +31,9 @@ extension Client.Configuration {
         }
     }
 
-    /// Loads a profile saved with ``save(profile:to:accessPolicy:)`` (e3db-swift's `Config(loadProfile:)`).
+    /// Loads a profile saved with ``save(profile:to:accessPolicy:)`` (e3db-swift's `Config(loadProfile:)`). Its key
+    /// log state is kept in the same keychain (``KeyLogKeychainState``), so only the profile's first run trusts the
+    /// log on first use; loading writes nothing, the first key operation does.
     ///
     /// - Throws: ``ClientError/Code/notFound`` when the keychain has no such profile,
     ///   ``ClientError/Code/invalidConfiguration`` when the keychain refuses or the item is not a configuration.
@@ -48,5 +50,6 @@ extension Client.Configuration {
         }
         guard let json else { throw ClientError(.notFound, "the keychain has no profile \(profile)") }
         try self.init(profileJSON: json.withUnsafeBytes { Data($0) }, profile: profile)
+        keyLog.state = KeyLogKeychainState(keychain: keychain, profile: profile)
     }
 }

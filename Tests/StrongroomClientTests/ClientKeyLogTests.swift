@@ -2,6 +2,7 @@
 import Foundation
 import StrongroomClient
 import StrongroomCrypto
+import StrongroomKeychain
 import StrongroomTesting
 import Testing
 
@@ -105,6 +106,46 @@ import Testing
                 )
                 try await KeyLogFileState(url: file).save(KeyLogState(verifierKey: other.description, checkpoint: nil))
                 let later = Client(configuration: try Client.Configuration(loadProfile: "writer", from: directory))
+                let refused = await #expect(throws: ClientError.self) {
+                    try await later.share(type: "kt", readerID: reader.configuration.clientID)
+                }
+                #expect(refused?.code == .logInconsistent)
+                #expect(try await later.outgoingSharing().isEmpty, "nothing was shared")
+            }
+        }
+    }
+
+    @Test("a keychain profile keeps its key log state in the keychain: a later process shown another log refuses")
+    func keychainProfileKeepsState() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            try await withTemporaryDirectory { directory in
+                let keychain = Keychain(
+                    backend: try EncryptedFileBackend.create(
+                        at: directory.appending(path: "sdk.keychain"),
+                        passphrase: "pass phrase",
+                        parameters: .minimum
+                    )
+                )
+                let reader = try await ClientTestServer.client(url, "reader")
+                try await Client.register(
+                    token: ClientTestServer.registrationToken,
+                    clientName: "writer",
+                    apiURL: url
+                ).save(profile: "writer", to: keychain)
+                let state = KeyLogKeychainState(keychain: keychain, profile: "writer")
+                let loaded = try Client.Configuration(loadProfile: "writer", from: keychain)
+                #expect(try await state.load() == nil, "loading writes nothing")
+                _ = try await Client(configuration: loaded).keyLogCheckpoint()
+                let saved = try #require(try await state.load())
+                #expect(try NoteVerifierKey(saved.verifierKey).name.hasPrefix("strongroom.keylog/"))
+                #expect(saved.checkpoint != nil)
+
+                let other = try NoteVerifierKey(
+                    name: "strongroom.keylog/0000000000000000",
+                    publicKey: SigningPrivateKey().publicKey
+                )
+                try await state.save(KeyLogState(verifierKey: other.description, checkpoint: nil))
+                let later = Client(configuration: try Client.Configuration(loadProfile: "writer", from: keychain))
                 let refused = await #expect(throws: ClientError.self) {
                     try await later.share(type: "kt", readerID: reader.configuration.clientID)
                 }

@@ -39,9 +39,11 @@ public struct KeyLogVerification: Sendable {
     /// client to accept it: the defence against a server showing clients different logs (a split view). Zero by
     /// default.
     public var requiredCosignatures: Int
-    /// Where the pinned key and the newest checkpoint are kept between runs: in memory by default (a new process
-    /// pins on first use again), in `keylog.json` beside the profile for a configuration loaded from a profile file
-    /// (``Client/Configuration/init(loadProfile:from:)-(String,URL)``).
+    /// Where the pinned key and the newest checkpoint are kept between runs: in `keylog.json` beside the profile for a
+    /// configuration loaded from a profile file (``Client/Configuration/init(loadProfile:from:)-(String,URL)``), in
+    /// the keychain beside a keychain profile (``Client/Configuration/init(loadProfile:from:)-(String,Keychain)``,
+    /// ``KeyLogKeychainState``); in memory otherwise (a new process pins on first use again: name a store for a
+    /// configuration built in code).
     public var state: any KeyLogStateStore
 
     /// Verification on, with a pinned key or trust on first use.
