@@ -290,7 +290,36 @@ def key_link() -> None:
                                    "links": cases})
 
 
+def safety_number_half(client_id: bytes, encryption: bytes, signing) -> str:
+    """One client's 30 digits of a safety number (SafetyNumber.Half): SHA-512 over the domain, the client ID's 16
+    bytes and its two public keys (32 zero bytes for no signing key), then 5,200 times over the hash and the input."""
+    data = b"strongroom/safety-number/v1" + client_id + encryption + (signing or bytes(32))
+    digest = hashlib.sha512(data).digest()
+    for _ in range(5200):
+        digest = hashlib.sha512(digest + data).digest()
+    return "".join(f"{int.from_bytes(digest[i * 5:i * 5 + 5], 'big') % 100000:05d}" for i in range(6))
+
+
+def safety_numbers() -> None:
+    """Safety numbers (SafetyNumber): each client's half, and the code of each pair (the halves in ascending order)."""
+    clients = []
+    for index in range(4):
+        client_id = det(f"safety/{index}/id", 16)
+        encryption = nacl.public.PrivateKey(det(f"safety/{index}/x25519", 32)).public_key.encode()
+        signing = None if index == 3 else nacl.signing.SigningKey(det(f"safety/{index}/ed25519", 32)).verify_key.encode()
+        clients.append({"clientID": client_id.hex(), "encryptionKey": b64u(encryption),
+                        "signingKey": b64u(signing) if signing else None,
+                        "half": safety_number_half(client_id, encryption, signing)})
+    pairs = []
+    for first, second in [(0, 1), (1, 0), (2, 3)]:
+        halves = sorted([clients[first]["half"], clients[second]["half"]])
+        pairs.append({"first": first, "second": second, "code": halves[0] + halves[1]})
+    write("keylog/safety-number.json", {"source": "Python hashlib (SHA-512), PyNaCl 1.6.2 for the public keys",
+                                        "clients": clients, "pairs": pairs})
+
+
 if __name__ == "__main__":
+    safety_numbers()
     key_link()
     pynacl()
     fields()

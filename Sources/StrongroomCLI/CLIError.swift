@@ -137,7 +137,8 @@ struct CLIError: Error, CustomStringConvertible {
 /// The exit status of each client failure (documented in the README's CLI section).
 func clientExitStatus(for code: ClientError.Code) -> Int32 {
     switch code {
-    case .tampered, .keyNotLogged, .logInconsistent, .checkpointStale, .keyCompromised, .notWitnessed, .keyWithheld:
+    case .tampered, .keyNotLogged, .logInconsistent, .checkpointStale, .keyCompromised, .notWitnessed, .keyWithheld,
+        .contactKeysChanged:
         3
     case .badRequest: 4
     case .invalidConfiguration: 5

@@ -150,7 +150,7 @@ extension Client {
 
     /// Checks that `info`, the server's answer for `clientID`, carries keys its key log proves (when verification
     /// is on), and that this client's own history is clean (once per client).
-    func verifyKeys(of info: ClientInfo, for clientID: String) async throws(ClientError) {
+    func verifyKeys(of info: ClientInfo, for clientID: String, checkingContact: Bool = true) async throws(ClientError) {
         guard configuration.keyLog.isEnabled else { return }
         try await checkOwnHistory()
         guard let inclusion = info.keyLog else {
@@ -175,6 +175,15 @@ extension Client {
             throw ClientError(
                 .keyNotLogged,
                 "the keys the server gave for client \(clientID) are not the ones its key log binds to it"
+            )
+        }
+        guard checkingContact, let verified = try await keyLog.verifiedKeys(of: clientID.lowercased()) else { return }
+        let half = SafetyNumber.Half(clientID: entry.clientID, encryptionKey: keys.encryption, signingKey: keys.signing)
+        guard ConstantTime.equals(verified, half.digits) else {
+            throw ClientError(
+                .contactKeysChanged,
+                "the keys of client \(clientID), a contact you verified, have changed: nothing was sent to them; "
+                    + "compare safety numbers with its owner again before trusting the new keys"
             )
         }
     }

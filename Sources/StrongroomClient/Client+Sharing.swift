@@ -70,14 +70,14 @@ extension Client {
 
     /// Another client's public information (keys), from the server, proven by its key log (unless verification is
     /// off): every key this client encrypts to or verifies with comes through here.
-    private func clientInfo(_ clientID: String) async throws(ClientError) -> ClientInfo {
+    func clientInfo(_ clientID: String, checkingContact: Bool = true) async throws(ClientError) -> ClientInfo {
         var path = E3DBPath.client.render(clientID)
         // The size of the checkpoint this client holds, so the answer carries the consistency proof from it.
         if configuration.keyLog.isEnabled, let held = try await keyLog.newestCheckpoint() {
             path += "?keylog_since=\(held.size)"
         }
         let info = try await authenticated(.GET, path, success: [200], as: ClientInfo.self)
-        try await verifyKeys(of: info, for: clientID)
+        try await verifyKeys(of: info, for: clientID, checkingContact: checkingContact)
         return info
     }
 

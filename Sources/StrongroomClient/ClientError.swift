@@ -12,6 +12,7 @@ public struct ClientError: StrongroomError {
             case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
             case transport, cancelled, invalidConfiguration, untrustedServer, timedOut, integrityRefused
             case keyNotLogged, logInconsistent, checkpointStale, keyCompromised, notWitnessed, keyWithheld
+            case contactKeysChanged
         }
 
         private let kind: Kind
@@ -68,6 +69,10 @@ public struct ClientError: StrongroomError {
         /// The key log records a newer generation of an access key than the one the server serves as current: the
         /// server withholds the rotation (or replays an old key). Nothing was sealed under the superseded key.
         public static let keyWithheld = Code(kind: .keyWithheld)
+        /// A contact this client verified (``Client/verifyContact(_:safetyNumber:)``) now has other keys in the key
+        /// log: a key change, or a server binding keys of its own to the contact's ID. Nothing was encrypted to or
+        /// verified with them; compare safety numbers again (``Client/safetyNumber(with:)``) before trusting them.
+        public static let contactKeysChanged = Code(kind: .contactKeysChanged)
 
         public var description: String { "\(kind)" }
     }

@@ -151,6 +151,16 @@ import Testing
             #expect(finished.contains("note is at key generation 3: 1 record re-wrapped"), "\(finished)")
             #expect(try await cli.ok(["read", id]).contains("body=changed"))
             _ = try await cli.ok(["authorizer", "remove", "--authorizer", bob])
+            // Safety numbers: the same on both sides; another number marks nothing (exit 3), the same one verifies.
+            let seen = try await cli.ok(["keys", "fingerprint", bob, "--digits"])
+            #expect(seen.count == 60 && seen.allSatisfy(\.isNumber), "\(seen)")
+            #expect(try await cli.ok(["keys", "fingerprint", alice, "--digits"], profile: "bob") == seen)
+            #expect(try await cli.ok(["keys", "fingerprint", bob]).contains("not verified"))
+            let wrong = String(repeating: "1", count: 60)
+            try await cli.fails(["keys", "verify", bob, "--safety-number", wrong], status: 3)
+            #expect(try await cli.ok(["keys", "verify", bob, "--safety-number", seen]).hasPrefix("verified"))
+            #expect(try await cli.ok(["keys", "fingerprint", bob]).contains("verified: "))
+            #expect(try await cli.ok(["keys", "fingerprint", "--digits"]).count == 30)
 
             let plain = cli.home.appending(path: "report.bin")
             try Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: plain)

@@ -105,6 +105,54 @@ import Testing
     }
 
     @Test(
+        "a verified contact's keys changed by the server: every key operation with it refuses (contactKeysChanged), loudly, across processes; an unverified one is taken",
+        arguments: TestEngine.available
+    )
+    func verifiedContactChanged(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
+            let state = KeyLogMemoryState()
+            let alice = try await register("alice")
+            var keeping = alice.configuration
+            keeping.keyLog.state = state
+            let sharer = Client(configuration: keeping)
+            let bob = try await register("bob")
+            let carol = try await register("carol")
+            let (bobID, carolID) = (bob.configuration.clientID, carol.configuration.clientID)
+            _ = try await sharer.write(type: "kt", data: ["secret": "s"])
+
+            // Both sides compute the same number; a number that differs marks nothing.
+            let number = try await sharer.safetyNumber(with: bobID)
+            #expect(number == (try await bob.safetyNumber(with: alice.configuration.clientID)))
+            #expect(number.digits.count == 60)
+            let other = try await sharer.safetyNumber(with: carolID)
+            #expect(await Self.code { try await sharer.verifyContact(bobID, safetyNumber: other.digits) } == .tampered)
+            #expect(try await sharer.contactVerification(of: bobID) == .unverified)
+            try await sharer.verifyContact(bobID, safetyNumber: number.description)
+            #expect(try await sharer.contactVerification(of: bobID) == .verified)
+            #expect(await state.load()?.verifiedContacts.count == 1, "kept with the key log state")
+
+            // The server binds keys of its own to bob's and carol's IDs, proven by its log. Carol was never verified:
+            // the sharer cannot tell (the gap the out-of-band check closes). Bob was: refused, nothing shared, and a
+            // fresh process with the kept state refuses too.
+            for victim in [bobID, carolID] {
+                malice.bindExtraKey(to: victim.uuidString.lowercased(), hiddenFromHistory: false)
+            }
+            _ = try await sharer.clientInfo(of: carolID)
+            #expect(await Self.code { try await sharer.share(type: "kt", readerID: bobID) } == .contactKeysChanged)
+            let later = Client(configuration: keeping)
+            #expect(await Self.code { try await later.share(type: "kt", readerID: bobID) } == .contactKeysChanged)
+            #expect(await Self.code { _ = try await later.clientInfo(of: bobID) } == .contactKeysChanged)
+            #expect(try await later.outgoingSharing().isEmpty, "nothing was shared with bob's new keys")
+            #expect(try await later.contactVerification(of: bobID) == .changed)
+            // The number changed with the keys; verifying again (after comparing) accepts the new ones.
+            let changed = try await later.safetyNumber(with: bobID)
+            #expect(changed != number)
+            try await later.verifyContact(bobID, safetyNumber: changed.digits)
+            #expect(try await later.contactVerification(of: bobID) == .verified)
+        }
+    }
+
+    @Test(
         "a stale checkpoint replayed is refused (checkpointStale) until fresh ones come again",
         arguments: TestEngine.available
     )

@@ -71,11 +71,19 @@ struct ScaleOutTests {
                     json: none
                 ).0
             }
-            #expect(try await attempt(a) == 401)
-            #expect(try await attempt(b) == 401)
-            #expect(try await attempt(a) == 401)
-            #expect(try await attempt(b) == 429, "B counts A's failures")
-            #expect(try await attempt(a) == 429)
+            // The count is per minute of the servers' clocks: a round the machine stretched past 50 s (a busy CI
+            // machine) is run again after the window has passed, so the test does not depend on the machine's speed.
+            for round in 1...3 {
+                let start = ContinuousClock.now
+                let first = [try await attempt(a), try await attempt(b), try await attempt(a)]
+                let then = [try await attempt(b), try await attempt(a)]
+                if ContinuousClock.now - start < .seconds(50) || round == 3 {
+                    #expect(first == [401, 401, 401])
+                    #expect(then == [429, 429], "B counts A's failures")
+                    return
+                }
+                try await Task.sleep(for: .seconds(61))
+            }
         }
     }
 

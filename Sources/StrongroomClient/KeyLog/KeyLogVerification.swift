@@ -74,23 +74,55 @@ public struct KeyLogVerification: Sendable {
     }
 }
 
-/// What a client keeps of the key log between runs: the log's verifier key and the newest checkpoint it accepted.
-/// Both are public (no secret): a checkpoint only names a size and a hash.
+/// What a client keeps of the key log between runs: the log's verifier key, the newest checkpoint it accepted, and
+/// the contacts its user verified. All are public (no secret): a checkpoint only names a size and a hash, a verified
+/// contact a client ID and its half of the safety number.
 public struct KeyLogState: Codable, Sendable, Hashable {
+    /// The most contacts a state holds.
+    public static let maximumVerifiedContacts = 10_000
+
     /// The pinned verifier key, `name+keyid+base64`.
     public var verifierKey: String
     /// The newest checkpoint accepted, as the signed note the server sent.
     public var checkpoint: String?
+    /// Verified contacts: client ID (lowercase) → its half of the safety number verified (`SafetyNumber.Half`)
+    /// (``Client/verifyContact(_:safetyNumber:)``).
+    public var verifiedContacts: [String: String]
 
     enum CodingKeys: String, CodingKey {
         case verifierKey = "verifier_key"
         case checkpoint
+        case verifiedContacts = "verified_contacts"
     }
 
     /// Creates a state.
-    public init(verifierKey: String, checkpoint: String?) {
+    public init(verifierKey: String, checkpoint: String?, verifiedContacts: [String: String] = [:]) {
         self.verifierKey = verifierKey
         self.checkpoint = checkpoint
+        self.verifiedContacts = verifiedContacts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        verifierKey = try container.decode(String.self, forKey: .verifierKey)
+        checkpoint = try container.decodeIfPresent(String.self, forKey: .checkpoint)
+        verifiedContacts = try container.decodeIfPresent([String: String].self, forKey: .verifiedContacts) ?? [:]
+        guard verifiedContacts.count <= Self.maximumVerifiedContacts,
+            verifiedContacts.allSatisfy({ $0.key.utf8.count <= 36 && $0.value.utf8.count == 30 })
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .verifiedContacts,
+                in: container,
+                debugDescription: "at most \(Self.maximumVerifiedContacts) contacts, each an ID and 30 digits"
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(verifierKey, forKey: .verifierKey)
+        try container.encodeIfPresent(checkpoint, forKey: .checkpoint)
+        if !verifiedContacts.isEmpty { try container.encode(verifiedContacts, forKey: .verifiedContacts) }
     }
 }
 

@@ -20,6 +20,8 @@ actor KeyLogVerifier {
     /// Successor tags of access keys a full scan found superseded in the log (``Client/monitorKeyLog()``): a server
     /// that serves one of those keys as current again is withholding the rotation.
     private var superseded: Set<UUID> = []
+    /// Contacts verified by their safety number: client ID → the digest of the keys verified.
+    private var verifiedContacts: [String: String] = [:]
 
     init(settings: KeyLogVerification) {
         self.settings = settings
@@ -203,6 +205,28 @@ actor KeyLogVerifier {
         }
     }
 
+    /// The digest of the keys this client's user verified for `clientID`, or nil for a contact never verified.
+    func verifiedKeys(of clientID: String) async throws(ClientError) -> String? {
+        try await load()
+        return verifiedContacts[clientID]
+    }
+
+    /// Remembers that the user verified `clientID`'s keys (their `digest`), and saves the state.
+    func markVerified(_ clientID: String, keys digest: String) async throws(ClientError) {
+        try await load()
+        guard pinned != nil else {
+            throw ClientError(.invalidConfiguration, "no key log is pinned yet: nothing can be verified against it")
+        }
+        guard verifiedContacts[clientID] != nil || verifiedContacts.count < KeyLogState.maximumVerifiedContacts else {
+            throw ClientError(
+                .invalidConfiguration,
+                "this client keeps at most \(KeyLogState.maximumVerifiedContacts) verified contacts"
+            )
+        }
+        verifiedContacts[clientID] = digest
+        try await save()
+    }
+
     private func load() async throws(ClientError) {
         guard !loaded else { return }
         let stored: KeyLogState?
@@ -226,6 +250,7 @@ actor KeyLogVerifier {
             )
         }
         pinned = storedKey
+        verifiedContacts = stored.verifiedContacts
         if let note = stored.checkpoint {
             do {
                 let signed = try SignedNote(parsing: note)
@@ -245,7 +270,13 @@ actor KeyLogVerifier {
     private func save() async throws(ClientError) {
         guard let pinned else { return }
         do {
-            try await settings.state.save(KeyLogState(verifierKey: pinned.description, checkpoint: newest?.note))
+            try await settings.state.save(
+                KeyLogState(
+                    verifierKey: pinned.description,
+                    checkpoint: newest?.note,
+                    verifiedContacts: verifiedContacts
+                )
+            )
         } catch {
             throw ClientError(.invalidConfiguration, "the key log state could not be saved", underlying: error)
         }

@@ -9,9 +9,12 @@ import StrongroomCrypto
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Generate client key pairs and access keys; audit this client's keys in the key log; finish a "
-            + "key rotation.",
-        subcommands: [GenerateClient.self, GenerateAccessKey.self, Audit.self, FinishRotation.self]
+        abstract: "Generate client key pairs and access keys; audit this client's keys in the key log; compare "
+            + "safety numbers with contacts; finish a key rotation.",
+        subcommands: [
+            GenerateClient.self, GenerateAccessKey.self, Audit.self, Fingerprint.self, VerifyContact.self,
+            FinishRotation.self,
+        ]
     )
 
     /// `strongroom keys audit`: this client's key history in the server's key log, verified.
