@@ -81,6 +81,25 @@ import Testing
         }
     }
 
+    /// A later run of a profile kept in `state`, where the server now shows a log under another key (a fork it
+    /// cannot sign as the old log): refused, nothing shared.
+    static func refusesAnotherLog(
+        kept state: any KeyLogStateStore,
+        later: Client,
+        reader: Client
+    ) async throws {
+        let other = try NoteVerifierKey(
+            name: "strongroom.keylog/0000000000000000",
+            publicKey: SigningPrivateKey().publicKey
+        )
+        try await state.save(KeyLogState(verifierKey: other.description, checkpoint: nil))
+        let refused = await #expect(throws: ClientError.self) {
+            try await later.share(type: "kt", readerID: reader.configuration.clientID)
+        }
+        #expect(refused?.code == .logInconsistent)
+        #expect(try await later.outgoingSharing().isEmpty, "nothing was shared")
+    }
+
     @Test("a loaded profile keeps its key log state beside it: a later process refuses a log under another key")
     func profileKeepsState() async throws {
         try await ClientTestServer.run(engine: .sqlite) { url in
@@ -98,19 +117,11 @@ import Testing
                 let saved = try #require(try await KeyLogFileState(url: file).load())
                 #expect(try NoteVerifierKey(saved.verifierKey).name.hasPrefix("strongroom.keylog/"))
 
-                // A later run of the profile, where the server now shows a log under another key (a fork it cannot
-                // sign as the old log): refused, nothing shared.
-                let other = try NoteVerifierKey(
-                    name: "strongroom.keylog/0000000000000000",
-                    publicKey: SigningPrivateKey().publicKey
+                try await Self.refusesAnotherLog(
+                    kept: KeyLogFileState(url: file),
+                    later: Client(configuration: try Client.Configuration(loadProfile: "writer", from: directory)),
+                    reader: reader
                 )
-                try await KeyLogFileState(url: file).save(KeyLogState(verifierKey: other.description, checkpoint: nil))
-                let later = Client(configuration: try Client.Configuration(loadProfile: "writer", from: directory))
-                let refused = await #expect(throws: ClientError.self) {
-                    try await later.share(type: "kt", readerID: reader.configuration.clientID)
-                }
-                #expect(refused?.code == .logInconsistent)
-                #expect(try await later.outgoingSharing().isEmpty, "nothing was shared")
             }
         }
     }
@@ -140,17 +151,11 @@ import Testing
                 #expect(try NoteVerifierKey(saved.verifierKey).name.hasPrefix("strongroom.keylog/"))
                 #expect(saved.checkpoint != nil)
 
-                let other = try NoteVerifierKey(
-                    name: "strongroom.keylog/0000000000000000",
-                    publicKey: SigningPrivateKey().publicKey
+                try await Self.refusesAnotherLog(
+                    kept: state,
+                    later: Client(configuration: try Client.Configuration(loadProfile: "writer", from: keychain)),
+                    reader: reader
                 )
-                try await state.save(KeyLogState(verifierKey: other.description, checkpoint: nil))
-                let later = Client(configuration: try Client.Configuration(loadProfile: "writer", from: keychain))
-                let refused = await #expect(throws: ClientError.self) {
-                    try await later.share(type: "kt", readerID: reader.configuration.clientID)
-                }
-                #expect(refused?.code == .logInconsistent)
-                #expect(try await later.outgoingSharing().isEmpty, "nothing was shared")
             }
         }
     }

@@ -42,6 +42,17 @@ struct RevocationRotationTests {
         }
     }
 
+    /// How many of the `stored` records named in `ids` have a field `key` opens (a revoked reader's stolen key
+    /// against a dump of the server's records).
+    static func opened(by key: AccessKey, of stored: [SearchResult], among ids: Set<String>) throws -> Int {
+        var opened = 0
+        for result in stored where ids.contains(result.meta.recordID.lowercased()) {
+            let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
+            if fields.contains(where: { FieldCipher.isSealed($0, under: key) }) { opened += 1 }
+        }
+        return opened
+    }
+
     /// The `n` of every record of the type `reader` reads, through the SDK's queries.
     static func values(readBy reader: Client, writer: UUID) async throws -> [String] {
         var (values, after) = ([String](), Int64(0))
@@ -123,11 +134,7 @@ struct RevocationRotationTests {
                 // The server's stored ciphertext of every record (what a dump of its database holds).
                 let stored = try await Self.stored(by: writer)
                 #expect(stored.count == 20 + count)
-                var opened = 0
-                for result in stored where after.contains(result.meta.recordID.lowercased()) {
-                    let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
-                    if fields.contains(where: { FieldCipher.isSealed($0, under: stolen) }) { opened += 1 }
-                }
+                let opened = try Self.opened(by: stolen, of: stored, among: after)
                 #expect(opened == 0, "the revoked reader's key opens \(opened) of the records written after")
                 await #expect(throws: ClientError.self) { _ = try await revoked.read(recordID: updated.meta.recordID) }
 
@@ -202,11 +209,7 @@ struct RevocationRotationTests {
                     expected.insert("new-\(index)")
                 }
                 let stored = try await Self.stored(by: writer)
-                var opened = 0
-                for result in stored where after.contains(result.meta.recordID.lowercased()) {
-                    let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
-                    if fields.contains(where: { FieldCipher.isSealed($0, under: stolen) }) { opened += 1 }
-                }
+                let opened = try Self.opened(by: stolen, of: stored, among: after)
                 #expect(opened == 0, "the revoked reader's key opens \(opened) of the records written after")
                 // A Swift reader reads old and new at once, the old through the link; the writer's re-wrap then
                 // lets the official SDK read them too.
