@@ -6,9 +6,19 @@ import StrongroomWire
 
 extension Client {
     /// This client's access key for `type` (created if needed), sealed to itself, for offline encryption.
+    ///
+    /// - Throws: ``ClientError/Code/tampered`` when the server hands over another key than the one it proved for the
+    ///   type (a key it chose would let it read what is encrypted offline).
     public func createWriterKey(type: String) async throws(ClientError) -> EAKInfo {
-        _ = try await writerKey(type: type)
-        return try await getReaderKey(writerID: configuration.clientID, userID: configuration.clientID, type: type)
+        let key = try await writerKey(type: type)
+        let info = try await getReaderKey(writerID: configuration.clientID, userID: configuration.clientID, type: type)
+        guard try open(info.wire) == key else {
+            throw ClientError(
+                .tampered,
+                "the server handed over another key for \"\(type)\" than the one it proved: nothing was returned"
+            )
+        }
+        return info
     }
 
     /// The access key of `(writerID, userID, type)` as this client may open it, for offline decryption.

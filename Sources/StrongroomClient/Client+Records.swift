@@ -246,6 +246,11 @@ extension Client {
         guard let inlineKey else {
             return try await readerKey(writerID: wire.writerID, userID: wire.userID, type: wire.type)
         }
+        // This client's own key, which it also encrypts under, is taken only as the fetch checks it (who sealed it,
+        // its generation): an inline key sealed by anyone else could be one the server chose.
+        if wire.writerID.lowercased() == clientID, wire.userID.lowercased() == clientID, !isSealedBySelf(inlineKey) {
+            return try await readerKey(writerID: clientID, userID: clientID, type: wire.type)
+        }
         let key = try open(inlineKey)
         await accessKeys.store(key, writerID: wire.writerID, userID: wire.userID, type: wire.type)
         return key

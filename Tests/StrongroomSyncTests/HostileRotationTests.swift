@@ -130,6 +130,53 @@ import Testing
         }
     }
 
+    @Test("a server that puts a key of its own inline in the writer's search results: the writer never writes under it")
+    func substitutedInlineKey() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let writerConfiguration = try await Client.register(token: "hostile", clientName: "writer", apiURL: url)
+            let honest = Client(configuration: writerConfiguration)
+            _ = try await honest.write(type: "sealed-by", data: ["n": "1"])
+            let chosen = AccessKey()
+            let sealer = ClientKeys.generate().encryptionKey
+            let forged: [String: Any] = [
+                "eak": chosen.sealed(to: writerConfiguration.keys.encryptionKey.publicKey, by: sealer).wireFormat,
+                "authorizer_id": UUID().uuidString.lowercased(),
+                "authorizer_public_key": ["curve25519": sealer.publicKey.base64URLEncoded],
+            ]
+            let forgedJSON = try JSONSerialization.data(withJSONObject: forged)
+            try await HostileServer.with(
+                upstream: url,
+                tamper: { path, _, response in
+                    guard path.hasPrefix(E3DBPath.search.render()),
+                        var body = try? JSONSerialization.jsonObject(with: response) as? [String: Any],
+                        var results = body["results"] as? [[String: Any]]
+                    else { return .answer(response) }
+                    let inline = try? JSONSerialization.jsonObject(with: forgedJSON)
+                    for index in results.indices { results[index]["access_key"] = inline }
+                    body["results"] = results
+                    return .answer((try? JSONSerialization.data(withJSONObject: body)) ?? response)
+                }
+            ) { proxy in
+                var through = writerConfiguration
+                through.apiURL = proxy
+                let writer = Client(configuration: through)
+                // The query reads its record under the key the fetch proves, not the inline one.
+                let page = try await writer.query(QueryParams(types: ["sealed-by"]))
+                #expect(page.records.map { $0.data["n"] } == ["1"])
+                _ = try await writer.write(type: "sealed-by", data: ["n": "2"])
+            }
+            let stored = try await SharedDatastoreRotationTests.stored("sealed-by", by: honest)
+            #expect(stored.count == 2)
+            for result in stored {
+                let fields = try (result.recordData ?? [:]).values.map { try EncryptedField(wireFormat: $0) }
+                #expect(!fields.contains { FieldCipher.isSealed($0, under: chosen) }, "sealed under the server's key")
+            }
+        }
+    }
+
     @Test("a server that cuts the re-wrap, then drops or alters the links: records left, never lost or misread")
     func withheldLinks() async throws {
         try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", "hostile"]) {

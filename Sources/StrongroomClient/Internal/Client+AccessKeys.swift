@@ -84,9 +84,9 @@ extension Client {
         generation: Int?,
         type: String
     ) async throws(ClientError) {
-        let sealer = try? EncryptionPublicKey(base64URLEncoded: response.authorizerPublicKey.curve25519 ?? "")
-        if sealer == configuration.keys.encryptionKey.publicKey { return }
+        if isSealedBySelf(response) { return }
         guard configuration.keyLog.isEnabled else { return }
+        let sealer = try? EncryptionPublicKey(base64URLEncoded: response.authorizerPublicKey.curve25519 ?? "")
         let refused = ClientError(
             .tampered,
             "the server served this client's own key for \"\(type)\" sealed by a key no authorizer of it holds: "
@@ -98,6 +98,13 @@ extension Client {
         // An authorizer only ever seals this client's key in a rotation, which logs the generation it makes.
         let rotated = max(generation ?? 2, 2)
         try await verifyGeneration(of: key, generation: rotated, writerID: clientID, userID: clientID, type: type)
+    }
+
+    /// Whether this client sealed the EAK `response` carries (its own key names the sealer): only its private key
+    /// seals to it so.
+    func isSealedBySelf(_ response: AccessKeyResponse) -> Bool {
+        let sealer = try? EncryptionPublicKey(base64URLEncoded: response.authorizerPublicKey.curve25519 ?? "")
+        return sealer == configuration.keys.encryptionKey.publicKey
     }
 
     /// The header that fences a write sealed under `generation` (none when the server named no generation).
