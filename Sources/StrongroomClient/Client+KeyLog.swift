@@ -215,6 +215,16 @@ extension Client {
                 as: KeyLogCheckpointResponse.self
             ).verifierKey
         }
+        // The witnesses the server advertises, pinned on first use (then one of them must have cosigned).
+        if try await keyLog.needsAdvertisedWitnesses() {
+            let answer = try await authenticated(
+                .GET,
+                E3DBPath.keyLogCheckpoint.render(),
+                success: [200],
+                as: KeyLogCheckpointResponse.self
+            )
+            try await keyLog.adopt(advertised: answer.witnesses ?? [])
+        }
         let checkpoint = try await keyLog.check(note: note, key: key, now: Date())
         try await keyLog.advance(to: checkpoint, note: note) { (old, new) async throws(ClientError) -> [MerkleHash] in
             // A proof the answer carried is checked like a fetched one (a wrong one fails verification).

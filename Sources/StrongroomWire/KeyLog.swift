@@ -8,16 +8,24 @@ public struct KeyLogCheckpointResponse: Codable, Sendable, Hashable {
     /// The key the log signs with, in the signed-note verifier-key form (`name+keyid+base64`). A client that has not
     /// pinned the log's key learns it here on first use; after that it holds on to the one it pinned.
     public var verifierKey: String
+    /// The witnesses the server asks to cosign its checkpoints, as cosigner keys (`name+keyid+base64`); absent when
+    /// it has none. A Strongroom client pins them on first use, like the log's key, and then requires one cosignature.
+    public var witnesses: [String]?
+
+    /// The most witnesses an answer names.
+    public static let maximumWitnesses = 16
 
     enum CodingKeys: String, CodingKey {
         case checkpoint
         case verifierKey = "verifier_key"
+        case witnesses
     }
 
     /// Creates an answer.
-    public init(checkpoint: String, verifierKey: String) {
+    public init(checkpoint: String, verifierKey: String, witnesses: [String]? = nil) {
         self.checkpoint = checkpoint
         self.verifierKey = verifierKey
+        self.witnesses = witnesses
     }
 }
 

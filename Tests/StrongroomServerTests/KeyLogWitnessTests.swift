@@ -9,6 +9,7 @@ import StrongroomServer
 import StrongroomServerTesting
 import StrongroomTesting
 import StrongroomWitness
+import Synchronization
 import Testing
 
 /// Key log witnesses (C2SP tlog-witness and tlog-cosignature): the witness's add-checkpoint rules, and a server that
@@ -97,9 +98,10 @@ import Testing
     }
 
     @Test(
-        "clients requiring a witness accept its cosigned log; a fork then the real log leaves the real one uncosigned (notWitnessed)"
+        "clients requiring a witness accept its cosigned log; a fork then the real log leaves the real one uncosigned (notWitnessed)",
+        arguments: [true, false]
     )
-    func splitView() async throws {
+    func splitView(configured: Bool) async throws {
         try await withTemporaryDirectory { directory in
             var logger = Logger(label: "witness-test")
             logger.logLevel = .critical
@@ -126,16 +128,25 @@ import Testing
                     keyLogWitnesses: [endpoint],
                     tokenKey: Self.tokenKey
                 ) { api in
+                    // Configured, or by default: adopted from the server's advertisement on first use.
+                    let states = Mutex<[KeyLogMemoryState]>([])
                     func register(_ name: String) async throws -> Client {
-                        try await api.sdkClient(name) {
-                            $0.keyLog.witnesses = [witness.cosigner.key]
-                            $0.keyLog.requiredCosignatures = 1
+                        let state = KeyLogMemoryState()
+                        states.withLock { $0.append(state) }
+                        return try await api.sdkClient(name) {
+                            $0.keyLog.state = state
+                            if configured {
+                                $0.keyLog.witnesses = [witness.cosigner.key]
+                                $0.keyLog.requiredCosignatures = 1
+                            }
                         }
                     }
                     let writer = try await register("writer")
                     let reader = try await register("reader")
                     try await writer.share(type: "kt", readerID: reader.configuration.clientID)
                     let seen = try await writer.keyLogCheckpoint()
+                    let pinned = await states.withLock { $0 }[0].load()?.witnesses
+                    #expect(pinned == (configured ? nil : [witness.cosigner.key.description]))
 
                     malice.insertFakeLeaf(at: seen.size)
                     #expect(try await writer.keyLogCheckpoint().size == seen.size + 1, "the witness cosigns the fork")

@@ -272,6 +272,8 @@ struct ConnectionOptions: ParsableArguments {
             )
         }
         verification.requiredCosignatures = required
+        // An explicit --keylog-witnesses-required (0 included) is the user's policy: no witness adopted from the server.
+        verification.adoptsAdvertisedWitnesses = keylogWitnessesRequired == nil
         let folder = profile.isEmpty ? directory : directory.appending(path: profile)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {

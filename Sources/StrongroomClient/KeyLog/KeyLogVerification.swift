@@ -2,6 +2,7 @@
 public import Foundation
 import StrongroomCore
 public import StrongroomCrypto
+import StrongroomWire
 
 /// How a client checks the public keys the server gives it against the server's key log (on by default).
 ///
@@ -39,6 +40,11 @@ public struct KeyLogVerification: Sendable {
     /// client to accept it: the defence against a server showing clients different logs (a split view). Zero by
     /// default.
     public var requiredCosignatures: Int
+    /// Whether, with no ``witnesses`` configured (and ``requiredCosignatures`` zero), the client adopts the witnesses
+    /// the server advertises with its checkpoint: pinned on first use in ``state`` like the log's key, then one fresh
+    /// cosignature of theirs required on every checkpoint (``ClientError/Code/notWitnessed`` otherwise). On by
+    /// default; a server that advertised none at first use is held to none.
+    public var adoptsAdvertisedWitnesses = true
     /// Where the pinned key and the newest checkpoint are kept between runs: in `keylog.json` beside the profile for a
     /// configuration loaded from a profile file (``Client/Configuration/init(loadProfile:from:)-(String,URL)``), in
     /// the keychain beside a keychain profile (``Client/Configuration/init(loadProfile:from:)-(String,Keychain)``,
@@ -85,6 +91,9 @@ public struct KeyLogState: Codable, Sendable, Hashable {
     public var verifierKey: String
     /// The newest checkpoint accepted, as the signed note the server sent.
     public var checkpoint: String?
+    /// The witnesses the server advertised when this client first asked (``KeyLogVerification/adoptsAdvertisedWitnesses``),
+    /// as cosigner keys; nil when it never asked, empty when the server advertised none.
+    public var witnesses: [String]?
     /// Verified contacts: client ID (lowercase) → its half of the safety number verified (`SafetyNumber.Half`)
     /// (``Client/verifyContact(_:safetyNumber:)``).
     public var verifiedContacts: [String: String]
@@ -93,13 +102,20 @@ public struct KeyLogState: Codable, Sendable, Hashable {
         case verifierKey = "verifier_key"
         case checkpoint
         case verifiedContacts = "verified_contacts"
+        case witnesses
     }
 
     /// Creates a state.
-    public init(verifierKey: String, checkpoint: String?, verifiedContacts: [String: String] = [:]) {
+    public init(
+        verifierKey: String,
+        checkpoint: String?,
+        verifiedContacts: [String: String] = [:],
+        witnesses: [String]? = nil
+    ) {
         self.verifierKey = verifierKey
         self.checkpoint = checkpoint
         self.verifiedContacts = verifiedContacts
+        self.witnesses = witnesses
     }
 
     public init(from decoder: any Decoder) throws {
@@ -107,6 +123,16 @@ public struct KeyLogState: Codable, Sendable, Hashable {
         verifierKey = try container.decode(String.self, forKey: .verifierKey)
         checkpoint = try container.decodeIfPresent(String.self, forKey: .checkpoint)
         verifiedContacts = try container.decodeIfPresent([String: String].self, forKey: .verifiedContacts) ?? [:]
+        witnesses = try container.decodeIfPresent([String].self, forKey: .witnesses)
+        guard (witnesses ?? []).count <= KeyLogCheckpointResponse.maximumWitnesses,
+            (witnesses ?? []).allSatisfy({ $0.utf8.count <= 512 })
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .witnesses,
+                in: container,
+                debugDescription: "at most \(KeyLogCheckpointResponse.maximumWitnesses) witness keys"
+            )
+        }
         guard verifiedContacts.count <= Self.maximumVerifiedContacts,
             verifiedContacts.allSatisfy({ $0.key.utf8.count <= 36 && $0.value.utf8.count == 30 })
         else {
@@ -123,6 +149,7 @@ public struct KeyLogState: Codable, Sendable, Hashable {
         try container.encode(verifierKey, forKey: .verifierKey)
         try container.encodeIfPresent(checkpoint, forKey: .checkpoint)
         if !verifiedContacts.isEmpty { try container.encode(verifiedContacts, forKey: .verifiedContacts) }
+        try container.encodeIfPresent(witnesses, forKey: .witnesses)
     }
 }
 

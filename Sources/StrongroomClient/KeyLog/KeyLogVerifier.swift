@@ -2,6 +2,7 @@
 import Foundation
 import StrongroomCore
 import StrongroomCrypto
+import StrongroomWire
 
 /// A client's view of the key log: the pinned verifier key and the newest checkpoint it accepted, loaded from and
 /// saved to ``KeyLogVerification/state``. Checkpoints only move forward, each proven consistent with the last.
@@ -22,6 +23,8 @@ actor KeyLogVerifier {
     private var superseded: Set<UUID> = []
     /// Contacts verified by their safety number: client ID → the digest of the keys verified.
     private var verifiedContacts: [String: String] = [:]
+    /// The witnesses adopted from the server's advertisement (nil: not asked yet).
+    private var adopted: [CosignerKey]?
 
     init(settings: KeyLogVerification) {
         self.settings = settings
@@ -95,9 +98,10 @@ actor KeyLogVerifier {
     /// - Throws: ``ClientError/Code/notWitnessed`` when fewer than ``KeyLogVerification/requiredCosignatures`` cosigned
     ///   it; ``ClientError/Code/logInconsistent`` when a configured witness's cosignature does not verify.
     private func checkCosignatures(on note: SignedNote, now: Date, bound: Double) throws(ClientError) {
-        guard settings.requiredCosignatures > 0 else { return }
+        let (witnesses, required) = policy
+        guard required > 0 else { return }
         var counted = Set<CosignerKey>()
-        for witness in settings.witnesses where !counted.contains(witness) {
+        for witness in witnesses where !counted.contains(witness) {
             let time: UInt64?
             do {
                 time = try witness.cosignatureTime(on: note)
@@ -111,13 +115,53 @@ actor KeyLogVerifier {
             guard let time, abs(now.timeIntervalSince1970 - Double(time)) <= bound else { continue }
             counted.insert(witness)
         }
-        guard counted.count >= settings.requiredCosignatures else {
+        guard counted.count >= required else {
             throw ClientError(
                 .notWitnessed,
                 "the key log checkpoint carries \(counted.count) fresh cosignatures of the "
-                    + "\(settings.requiredCosignatures) this client requires from its witnesses"
+                    + "\(required) this client requires from its witnesses"
             )
         }
+    }
+
+    /// The witnesses counted and how many must cosign: the configured ones, or else one of those adopted from the
+    /// server's advertisement.
+    private var policy: (witnesses: [CosignerKey], required: Int) {
+        if !settings.witnesses.isEmpty || settings.requiredCosignatures > 0 {
+            return (settings.witnesses, settings.requiredCosignatures)
+        }
+        guard settings.adoptsAdvertisedWitnesses, let adopted, !adopted.isEmpty else { return ([], 0) }
+        return (adopted, 1)
+    }
+
+    /// Whether the advertised witnesses still have to be asked for: adoption is on, nothing is configured, and none
+    /// were pinned yet.
+    func needsAdvertisedWitnesses() async throws(ClientError) -> Bool {
+        try await load()
+        return settings.adoptsAdvertisedWitnesses && settings.witnesses.isEmpty && settings.requiredCosignatures == 0
+            && adopted == nil
+    }
+
+    /// Pins the witnesses the server advertises (`advertised`, cosigner keys), once: kept in the state with the log's
+    /// key, so a later server that drops them, or shows a log they did not cosign, is refused.
+    func adopt(advertised: [String]) async throws(ClientError) {
+        try await load()
+        guard adopted == nil else { return }
+        guard advertised.count <= KeyLogCheckpointResponse.maximumWitnesses,
+            advertised.allSatisfy({ $0.utf8.count <= 512 })
+        else {
+            throw ClientError(.invalidResponse, "the server advertises more than 16 witnesses, or an oversized key")
+        }
+        do {
+            adopted = try advertised.map { try CosignerKey($0) }
+        } catch {
+            throw ClientError(
+                .invalidResponse,
+                "the server advertises a witness key that is not one",
+                underlying: error
+            )
+        }
+        try await save()
     }
 
     /// Accepts `checkpoint` if it is consistent with the newest one kept (proven by `prove(old, new)`), keeping it
@@ -251,6 +295,13 @@ actor KeyLogVerifier {
         }
         pinned = storedKey
         verifiedContacts = stored.verifiedContacts
+        if let witnesses = stored.witnesses {
+            do {
+                adopted = try witnesses.map { try CosignerKey($0) }
+            } catch {
+                throw ClientError(.invalidConfiguration, "a stored witness key is not valid", underlying: error)
+            }
+        }
         if let note = stored.checkpoint {
             do {
                 let signed = try SignedNote(parsing: note)
@@ -274,7 +325,8 @@ actor KeyLogVerifier {
                 KeyLogState(
                     verifierKey: pinned.description,
                     checkpoint: newest?.note,
-                    verifiedContacts: verifiedContacts
+                    verifiedContacts: verifiedContacts,
+                    witnesses: adopted?.map(\.description)
                 )
             )
         } catch {

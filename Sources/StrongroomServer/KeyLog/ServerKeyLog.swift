@@ -4,6 +4,7 @@ import Foundation
 package import Logging
 public import StrongroomCore
 import StrongroomCrypto
+import StrongroomWire
 
 /// The key log as this instance serves it: the Merkle tree of every leaf in `keylog`, caught up from the database
 /// before each answer (another instance may have appended), and checkpoints signed with the log's Ed25519 key.
@@ -34,6 +35,10 @@ package actor ServerKeyLog {
     private var inFlight: (size: UInt64, root: MerkleHash, task: Task<String, Never>)?
     /// The witnesses asked to cosign each new checkpoint, and the size each holds.
     private let witnesses: [KeyLogWitnessEndpoint]
+    /// The witnesses' cosigner keys, as the checkpoint answer advertises them (nil without witnesses).
+    nonisolated var advertisedWitnesses: [String]? {
+        witnesses.isEmpty ? nil : witnesses.prefix(KeyLogCheckpointResponse.maximumWitnesses).map(\.key.description)
+    }
     private var witnessSizes: [String: UInt64] = [:]
     private let logger: Logger
     /// A malicious server's answers, set by the malicious-server tests alone (nil: the honest log).

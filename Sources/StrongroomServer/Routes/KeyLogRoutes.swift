@@ -40,7 +40,8 @@ struct KeyLogRoutes {
         try json(
             KeyLogCheckpointResponse(
                 checkpoint: try await log.checkpoint().note,
-                verifierKey: log.verifierKey.description
+                verifierKey: log.verifierKey.description,
+                witnesses: log.advertisedWitnesses
             )
         )
     }
