@@ -31,7 +31,7 @@ import Glibc
                 arguments: [
                     "--data-directory", directory.path, "--registration-token", ClientTestServer.registrationToken,
                 ]
-                    + tls,
+                    + tls + ServerProcess.patientIdle,
                 scheme: "https"
             )
             defer { server.stop() }

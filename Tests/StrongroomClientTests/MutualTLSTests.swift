@@ -129,7 +129,7 @@ import X509
                     arguments: storage + ["--registration-token", ClientTestServer.registrationToken]
                         + certificates.serverArguments(certificates.server, certificates.serverKey, in: directory)
                         + ["--tls-client-ca", data.appending(path: "ca/ca-chain.pem").path]
-                        + ["--client-certificates", mode] + serverArguments,
+                        + ["--client-certificates", mode] + ServerProcess.patientIdle + serverArguments,
                     scheme: "https"
                 )
                 defer { server.stop() }
