@@ -318,7 +318,32 @@ def safety_numbers() -> None:
                                         "clients": clients, "pairs": pairs})
 
 
+def key_changes() -> None:
+    """Client key changes (KeyChangeStatement): the 168 signed bytes and PyNaCl's Ed25519 signatures by the old and
+    the new signing key."""
+    cases = []
+    for index in range(3):
+        client_id = det(f"keychange/{index}/id", 16)
+        old_box = nacl.public.PrivateKey(det(f"keychange/{index}/old-x25519", 32))
+        new_box = nacl.public.PrivateKey(det(f"keychange/{index}/new-x25519", 32))
+        old_sign = nacl.signing.SigningKey(det(f"keychange/{index}/old-ed25519", 32))
+        new_sign = nacl.signing.SigningKey(det(f"keychange/{index}/new-ed25519", 32))
+        signed = (b"strongroom/key-change/v1" + client_id + old_box.public_key.encode() + old_sign.verify_key.encode()
+                  + new_box.public_key.encode() + new_sign.verify_key.encode())
+        cases.append({"clientID": client_id.hex(),
+                      "oldEncryptionKey": b64u(old_box.public_key.encode()),
+                      "oldSigningSeed": b64u(det(f"keychange/{index}/old-ed25519", 32)),
+                      "newEncryptionKey": b64u(new_box.public_key.encode()),
+                      "newSigningSeed": b64u(det(f"keychange/{index}/new-ed25519", 32)),
+                      "signed": b64u(signed),
+                      "oldSignature": b64u(old_sign.sign(signed).signature),
+                      "newSignature": b64u(new_sign.sign(signed).signature)})
+    write("keylog/key-change.json", {"source": "PyNaCl 1.6.2 (Ed25519 signatures over the key change statement)",
+                                     "changes": cases})
+
+
 if __name__ == "__main__":
+    key_changes()
     safety_numbers()
     key_link()
     pynacl()

@@ -21,55 +21,38 @@ extension Client {
     }
 
     /// This client's own key history in the log, each leaf proven against a verified checkpoint, and checked to
-    /// bind only this client's keys.
+    /// bind only this client's keys: its registration, then each key change signed by the keys it left and the keys
+    /// it took (``rotateKeys(to:)``), ending at the keys this client holds.
     ///
     /// It shows what the server answers for this client's ID: a server could leave a leaf out of this answer while
     /// showing it to others, which only a full scan (``monitorKeyLog()``) rules out.
     ///
-    /// - Throws: ``ClientError/Code/keyCompromised`` when a leaf binds keys this client did not create to its ID;
+    /// - Throws: ``ClientError/Code/keyCompromised`` when a leaf binds keys this client did not create to its ID (its
+    ///   newest leaf binds other keys, a change lacks the signatures of the keys on both sides, or a key comes back);
     ///   ``ClientError/Code/keyNotLogged`` when its registration is not in the log or a proof fails.
     public func auditKeys() async throws(ClientError) -> KeyHistory {
-        let answer: KeyLogHistoryResponse
-        do {
-            answer = try await authenticated(
-                .GET,
-                E3DBPath.keyLogClient.render(clientID),
-                success: [200],
-                as: KeyLogHistoryResponse.self
-            )
-        } catch {
-            // (Not `catch where`: the 6.3 compiler crashes on it after typed throws.)
-            guard error.code == .notFound else { throw error }
+        let chain = try await provenKeyChain(of: configuration.clientID, proving: true)
+        guard let checkpoint = chain.checkpoint, let newest = chain.links.last else {
             throw ClientError(.keyNotLogged, "this client's registration is not in the server's key log")
         }
-        let checkpoint = try await acceptCheckpoint(answer.checkpoint)
-        guard answer.leaves.count <= 1_000 else {
-            throw ClientError(.invalidResponse, "a key history has at most 1,000 leaves")
-        }
-        var entries: [KeyHistory.Entry] = []
-        var previous: UInt64?
-        for leaf in answer.leaves {
-            let entry = try Self.proven(leaf, proof: leaf.proof ?? [], against: checkpoint)
-            guard entry.clientID == configuration.clientID, let keys = entry.keys else {
-                throw ClientError(.keyNotLogged, "the server's key history for this client holds another entry")
-            }
-            guard keys.previous == previous else {
-                throw ClientError(.keyNotLogged, "this client's key leaves do not form one chain in the log")
-            }
-            previous = leaf.index
-            let mine =
-                keys.encryption == configuration.keys.encryptionKey.publicKey
-                && keys.signing == configuration.keys.signingKey.publicKey
-            entries.append(KeyHistory.Entry(index: leaf.index, kind: entry.kind, time: entry.time, isThisClients: mine))
-        }
-        guard !entries.isEmpty else {
-            throw ClientError(.keyNotLogged, "this client's registration is not in the server's key log")
-        }
-        if let foreign = entries.first(where: { !$0.isThisClients }) {
+        let current =
+            newest.keys.encryption == configuration.keys.encryptionKey.publicKey
+            && newest.keys.signing == configuration.keys.signingKey.publicKey
+        guard current else {
             throw ClientError(
                 .keyCompromised,
-                "the key log binds keys this client did not create to its ID (leaf \(foreign.index)): "
+                "the key log binds keys this client did not create to its ID (leaf \(newest.index)): "
                     + "someone registered or changed keys in its name"
+            )
+        }
+        // Every change is signed by the keys on both sides of it, ending at this client's keys: all of them its own.
+        let entries = chain.links.map { link in
+            KeyHistory.Entry(
+                index: link.index,
+                kind: link.entry.kind,
+                time: link.entry.time,
+                isThisClients: true,
+                isCurrent: link.index == newest.index
             )
         }
         return KeyHistory(clientID: configuration.clientID, checkpoint: checkpoint, entries: entries)
@@ -92,7 +75,6 @@ extension Client {
         }
         var tree = MerkleTree()
         var own: [UInt64] = []
-        var foreign: [UInt64] = []
         let held = await cachedSuccessorTags()
         var superseded: [UUID: AccessKeyCache.Slot] = [:]
         while tree.size < checkpoint.size {
@@ -114,11 +96,8 @@ extension Client {
                 if let rotation = KeyGenerationLeaf(entry), let slot = held[rotation.successorTag] {
                     superseded[rotation.successorTag] = slot
                 }
-                guard entry.clientID == configuration.clientID, let keys = entry.keys else { continue }
-                let mine =
-                    keys.encryption == configuration.keys.encryptionKey.publicKey
-                    && keys.signing == configuration.keys.signingKey.publicKey
-                if mine { own.append(leaf.index) } else { foreign.append(leaf.index) }
+                guard entry.clientID == configuration.clientID, entry.keys != nil else { continue }
+                own.append(leaf.index)
             }
         }
         guard tree.root(size: checkpoint.size) == checkpoint.root else {
@@ -127,12 +106,19 @@ extension Client {
                 "the key log's leaves do not hash to its checkpoint's root: the server shows a different log"
             )
         }
-        if let first = foreign.first {
+        // Every key leaf naming this client must be in its proven chain of signed changes, ending at its keys: a leaf
+        // the history answer left out is one the server shows others but not this client.
+        let history = try await auditKeys()
+        let audited = Set(history.entries.map(\.index))
+        if let first = own.first(where: { !audited.contains($0) }) {
             throw ClientError(
                 .keyCompromised,
                 "the key log binds keys this client did not create to its ID (leaf \(first)): "
                     + "someone registered or changed keys in its name"
             )
+        }
+        guard history.entries.allSatisfy({ $0.index >= checkpoint.size || own.contains($0.index) }) else {
+            throw ClientError(.logInconsistent, "the key history holds a leaf the full log does not")
         }
         // Cached keys the log shows superseded are dropped, so their next use fetches the current generation; the
         // tags are kept, so a server serving one of those keys as current again is caught (keyWithheld).
@@ -177,6 +163,7 @@ extension Client {
                 "the keys the server gave for client \(clientID) are not the ones its key log binds to it"
             )
         }
+        try await keyLog.noteKeyLeaf(clientID.lowercased(), inclusion.index)
         guard checkingContact, let verified = try await keyLog.verifiedKeys(of: clientID.lowercased()) else { return }
         let half = SafetyNumber.Half(clientID: entry.clientID, encryptionKey: keys.encryption, signingKey: keys.signing)
         guard ConstantTime.equals(verified, half.digits) else {
@@ -306,8 +293,10 @@ public struct KeyHistory: Sendable, Hashable {
         public var kind: KeyLogEntry.Kind
         /// When, in microseconds since the Unix epoch.
         public var time: UInt64
-        /// Whether it binds this client's own keys.
+        /// Whether it binds this client's own keys: its current ones, or ones it replaced by a signed key change.
         public var isThisClients: Bool
+        /// Whether it binds the client's current keys (its newest key leaf).
+        public var isCurrent: Bool
     }
 
     /// The client.

@@ -166,8 +166,14 @@ extension Client {
             plain: record.meta.plain,
             data: record.data
         )
+        guard signature.utf8.count <= 128, let bytes = try? Base64URL.decode(signature) else {
+            throw ClientError(.tampered, "record \(wire.recordID)'s signature is malformed")
+        }
+        if (try? signer.verify(bytes, for: info)) != nil { return record }
+        // Signed before its writer changed keys, or after (a cached key): any key its proven chain holds.
+        let history: [SigningPublicKey]
         do {
-            try signer.verify(try Base64URL.decode(signature), for: info)
+            history = try await signingKeyHistory(of: record.meta.writerID)
         } catch {
             throw ClientError(
                 .tampered,
@@ -175,7 +181,14 @@ extension Client {
                 underlying: error
             )
         }
-        return record
+        if let newest = history.first, newest != signer, record.meta.writerID != configuration.clientID {
+            await writerSigningKeys.store(newest, for: record.meta.writerID)  // the cached key was replaced since
+        }
+        for key in history where key != signer && (try? key.verify(bytes, for: info)) != nil { return record }
+        throw ClientError(
+            .tampered,
+            "record \(wire.recordID) does not match its writer's signature (fields swapped or replaced)"
+        )
     }
 
     /// Decrypts a record's fields with the key of its writer, user and type.

@@ -55,6 +55,19 @@ public final class Client: Sendable {
         )
     }
 
+    /// A client with `configuration` over an existing transport (the same server, connections and trust): the
+    /// client a key change continues with.
+    init(configuration: Configuration, sharing transport: Transport) {
+        self.configuration = configuration
+        self.keyLog = KeyLogVerifier(settings: configuration.keyLog)
+        self.transport = transport
+        self.tokens = TokenProvider(
+            transport: transport,
+            apiKeyID: configuration.apiKeyID,
+            apiSecret: configuration.apiSecret
+        )
+    }
+
     /// Registers a new client with a registration token and returns its configuration.
     ///
     /// - Parameters:

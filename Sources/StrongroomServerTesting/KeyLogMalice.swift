@@ -23,6 +23,8 @@ package final class KeyLogMalice: KeyLogTampering {
         var checkpointAge: Int64 = 0
         var pendingBindings: [String: Bool] = [:]
         var bindings: [String: (index: UInt64, keys: KeyLogEntry.Keys, hidden: Bool)] = [:]
+        var replayed: Set<String> = []
+        var replayedLeaves: [String: StoredKeyLogLeaf] = [:]
     }
 
     private let state = Mutex(State())
@@ -41,6 +43,14 @@ package final class KeyLogMalice: KeyLogTampering {
     /// The next lookup of `clientID` binds server-made keys to it in the log.
     package func bindExtraKey(to clientID: String, hiddenFromHistory: Bool) {
         state.withLock { $0.pendingBindings[clientID] = hiddenFromHistory }
+    }
+
+    /// Serves `clientID`'s keys from before its last key change, with that leaf's proof (nil: stop).
+    package func replayPreviousKeys(of clientID: String?) {
+        state.withLock { state in
+            state.replayed = clientID.map { [$0] } ?? []
+            state.replayedLeaves = [:]
+        }
     }
 
     // MARK: The decorated answers
@@ -65,6 +75,15 @@ package final class KeyLogMalice: KeyLogTampering {
                 recordBinding(info.clientID, index: index, keys: keys, hidden: hidden)
             }
         }
+        if replays(info.clientID),
+            let previous = try await log.keyLeaves(clientID: info.clientID, limit: 1_000)
+                .dropLast().last, let entry = try? KeyLogEntry(decoding: previous.entry), let keys = entry.keys
+        {
+            state.withLock { $0.replayedLeaves[info.clientID] = previous }
+            info.publicKey = PublicKeyObject(curve25519: keys.encryption.base64URLEncoded)
+            info.signingKey = keys.signing.map { SigningKeyObject(ed25519: $0.base64URLEncoded) }
+            return
+        }
         var keys = boundKeys(of: info.clientID)
         if substitutesThisLookup() { keys = Self.madeUpKeys(previous: nil) }
         if let keys {
@@ -74,6 +93,10 @@ package final class KeyLogMalice: KeyLogTampering {
     }
 
     package func hiddenLeaves(of clientID: String) -> Set<UInt64> { hiddenIndexes(of: clientID) }
+
+    package func servedKeyLeaf(of clientID: String, newest: StoredKeyLogLeaf) -> StoredKeyLogLeaf {
+        state.withLock { $0.replayedLeaves[clientID] } ?? newest
+    }
 
     // MARK: State
 
@@ -87,6 +110,8 @@ package final class KeyLogMalice: KeyLogTampering {
     }
 
     /// Whether a binding to `clientID` waits, and whether it hides; clears it.
+    private func replays(_ clientID: String) -> Bool { state.withLock { $0.replayed.contains(clientID) } }
+
     private func takePendingBinding(for clientID: String) -> Bool? {
         state.withLock { $0.pendingBindings.removeValue(forKey: clientID) }
     }

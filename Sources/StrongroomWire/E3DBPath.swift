@@ -97,6 +97,10 @@ extension E3DBPath {
     /// `GET /v2/storage/access_keys/{writer}/{user}/{type}/links?below=`: the links between a type's key
     /// generations (``AccessKeyLinksResponse``), for the writer and the holders of its EAKs.
     public static let accessKeyLinks = E3DBPath("/v2/storage/access_keys/:writer/:user/:type/links")
+    /// `GET`: the caller's encrypted access keys as a reader, paged by `?start=` (a key change re-wraps them).
+    public static let heldAccessKeys = E3DBPath("/v2/storage/access_keys/held")
+    /// `POST`: a client replaces its keys (``KeyChangeRequest``).
+    public static let clientKeys = E3DBPath("/v2/storage/clients/:id/keys")
     /// `PUT`: a policy on a (user, writer, reader, type) slot.
     public static let policy = E3DBPath("/v1/storage/policy/:user/:writer/:reader/:type")
     /// `DELETE`: every policy of a (user, writer, reader) slot (removing an authorizer).
@@ -166,7 +170,8 @@ extension E3DBPath {
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
-        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .accessKeyLinks, .policy,
+        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .accessKeyLinks, .heldAccessKeys,
+        .clientKeys, .policy,
         .readerPolicies,
         .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,

@@ -46,12 +46,20 @@ public struct KeyLogLeaf: Codable, Sendable, Hashable {
     public var entry: String
     /// Its inclusion proof against the checkpoint of the answer, when the answer carries one.
     public var proof: [String]?
+    /// For a key change in a client's key history, the signatures of its old and new keys.
+    public var keyChange: KeyChangeSignatures?
+
+    enum CodingKeys: String, CodingKey {
+        case index, entry, proof
+        case keyChange = "key_change"
+    }
 
     /// Creates a leaf.
-    public init(index: UInt64, entry: String, proof: [String]? = nil) {
+    public init(index: UInt64, entry: String, proof: [String]? = nil, keyChange: KeyChangeSignatures? = nil) {
         self.index = index
         self.entry = entry
         self.proof = proof
+        self.keyChange = keyChange
     }
 }
 

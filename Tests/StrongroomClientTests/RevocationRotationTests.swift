@@ -21,7 +21,7 @@ struct RevocationRotationTests {
     }
 
     /// Every record of the type `client` wrote, as the server stores it (what a dump of its database holds).
-    static func stored(by client: Client) async throws -> [SearchResult] {
+    static func stored(by client: Client, type: String = type) async throws -> [SearchResult] {
         var (results, after) = ([SearchResult](), Int64(0))
         while true {
             let page = try await client.authenticated(

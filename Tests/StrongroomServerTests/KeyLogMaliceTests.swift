@@ -74,6 +74,37 @@ import Testing
     }
 
     @Test(
+        "after a key change: the old keys replayed to a sharer that saw the new ones are keyWithheld, substituted ones keyNotLogged; nothing sealed to either",
+        arguments: TestEngine.available
+    )
+    func replayedKeyChange(engine: TestEngine) async throws {
+        try await Self.withServer(engine) { malice, register in
+            let alice = try await register("alice")
+            let bob = try await register("bob")
+            let aliceID = alice.configuration.clientID
+            _ = try await bob.write(type: "before", data: ["n": "1"])
+            try await bob.share(type: "before", readerID: aliceID)
+            let renewed = Client(configuration: try await alice.rotateKeys().configuration)
+            let after = try await bob.write(type: "after", data: ["n": "2"])
+            try await bob.share(type: "after", readerID: aliceID)  // Bob's lookup proves the new keys' leaf
+            #expect(try await renewed.read(recordID: after.meta.recordID).data["n"] == "2")
+
+            let replayed = try await bob.write(type: "replayed", data: ["n": "3"])
+            malice.replayPreviousKeys(of: aliceID.uuidString.lowercased())
+            #expect(await Self.code { try await bob.share(type: "replayed", readerID: aliceID) } == .keyWithheld)
+            malice.replayPreviousKeys(of: nil)
+            malice.substituteKeys(everyNthLookup: 1)
+            #expect(await Self.code { try await bob.share(type: "replayed", readerID: aliceID) } == .keyNotLogged)
+            malice.substituteKeys(everyNthLookup: nil)
+            #expect(!(try await bob.outgoingSharing().contains { $0.type == "replayed" }), "nothing sealed to them")
+            // The honest answer again: shared with the new keys, which open it.
+            try await bob.share(type: "replayed", readerID: aliceID)
+            #expect(try await renewed.read(recordID: replayed.meta.recordID).data["n"] == "3")
+            #expect(try await renewed.auditKeys().entries.map(\.kind) == [.registered, .keysChanged])
+        }
+    }
+
+    @Test(
         "an extra key bound to a client in the log: its owner refuses to operate (keyCompromised); hidden from its history, the monitor finds it",
         arguments: TestEngine.available
     )

@@ -32,6 +32,15 @@ import Testing
         #expect(issuer.verify(expected, now: 1_700_000_000) == clientID)
     }
 
+    @Test("a token says when it was issued (a key change ends the tokens issued before); one without still verifies")
+    func issueTime() {
+        let token = issuer.issue(clientID: clientID, expiresAt: 1_000, issuedAt: 1_700_000_000_123_456)
+        #expect(issuer.verified(token, now: 900)?.clientID == clientID)
+        #expect(issuer.verified(token, now: 900)?.issued == 1_700_000_000_123_456)
+        #expect(issuer.verified(issuer.issue(clientID: clientID, expiresAt: 1_000), now: 900)?.issued == nil)
+        #expect(issuer.verified(token, now: 1_031) == nil)
+    }
+
     @Test("a tampered, re-keyed or malformed token is not valid")
     func rejects() throws {
         let token = issuer.issue(clientID: clientID, expiresAt: 2_000)
@@ -57,7 +66,7 @@ import Testing
         let key = HMACSHA256Key(SecureBytes(copying: keyBytes))
         for payload in [
             "", "|", "client", "client|", "|2000", "client|20|00", "client||2000", "client|x", "client|2000 ",
-            "client|99999999999999999999",
+            "client|99999999999999999999", "client|2000|", "client|2000|x", "client|2000|1|2", "client|2000|-1",
         ] {
             let bytes = Array(payload.utf8)
             let mac = bytes.withUnsafeBytes { key.authenticationCode(for: $0) }

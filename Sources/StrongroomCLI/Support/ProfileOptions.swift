@@ -222,10 +222,15 @@ struct ConnectionOptions: ParsableArguments {
 
     /// Saves `configuration` as this profile, in the keychain or as a file.
     func save(_ configuration: Client.Configuration, keychain: KeychainOptions) async throws {
+        try await save(configuration, as: profile, keychain: keychain)
+    }
+
+    /// Saves `configuration` as the profile `name`, where this profile lives (the keychain or its folder).
+    func save(_ configuration: Client.Configuration, as name: String, keychain: KeychainOptions) async throws {
         if inKeychain {
-            try configuration.save(profile: profile, to: try await keychain.open())
+            try configuration.save(profile: name, to: try await keychain.open())
         } else {
-            try configuration.save(profile: profile, in: directory)
+            try configuration.save(profile: name, in: directory)
         }
     }
 

@@ -78,7 +78,7 @@ extension Client {
     /// authorizer ID named, with the key's generation logged. A server that seals a key of its own choosing to this
     /// client (with a key pair it made) would otherwise read everything written from then on: refused `tampered`,
     /// nothing sealed under it. A configuration that trusts the server's keys (no key log) skips the check.
-    private func requireEntitledSealer(
+    func requireEntitledSealer(
         of response: AccessKeyResponse,
         key: AccessKey,
         generation: Int?,

@@ -25,6 +25,8 @@ actor KeyLogVerifier {
     private var verifiedContacts: [String: String] = [:]
     /// The witnesses adopted from the server's advertisement (nil: not asked yet).
     private var adopted: [CosignerKey]?
+    /// The newest key leaf seen for each other client this process looked up (at most 100,000, then forgotten).
+    private var keyLeaves: [String: UInt64] = [:]
 
     init(settings: KeyLogVerification) {
         self.settings = settings
@@ -233,6 +235,23 @@ actor KeyLogVerifier {
         guard let lastClean else { return true }
         guard let size = newest?.checkpoint.size, size > lastClean.size else { return false }
         return ContinuousClock.now - lastClean.at >= settings.ownHistoryInterval
+    }
+
+    /// Records that `clientID`'s keys were proven by its key leaf `index`; refuses a leaf older than one seen
+    /// before: a server showing keys a client replaced since, after showing the new ones.
+    func noteKeyLeaf(_ clientID: String, _ index: UInt64) throws(ClientError) {
+        if let seen = keyLeaves[clientID] {
+            guard index >= seen else {
+                throw ClientError(
+                    .keyWithheld,
+                    "the server gave client \(clientID)'s keys from before a key change this client has already seen "
+                        + "(leaf \(index), after \(seen)): nothing was encrypted to them"
+                )
+            }
+        } else if keyLeaves.count >= 100_000 {
+            keyLeaves.removeAll(keepingCapacity: true)
+        }
+        keyLeaves[clientID] = index
     }
 
     /// Notes successor tags the log holds for keys this client had cached.

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StrongroomCrypto
+import StrongroomWire
 
 /// Accepts `Authorization: Bearer <token>` or a TSV1 signature from a registered client on every authenticated
 /// route; anything else is a 401 before the handler runs. Over mutual TLS the connection's client certificate must
@@ -27,8 +28,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else { throw ServerError.unauthorized() }
         var context = context
         if header.utf8.count > 7, header.utf8.count <= 1024, Self.isBearer(header) {
-            guard let clientID = tokens.verify(header.dropFirst(7), now: clock.unixSeconds),
-                let client = try await clients.client(text: clientID), client.enabled
+            // A token issued before the client's last key change is over (`issued` nil: before tokens said when).
+            guard let token = tokens.verified(header.dropFirst(7), now: clock.unixSeconds),
+                let client = try await clients.client(text: token.clientID), client.enabled,
+                client.keysChanged.map({ (token.issued ?? 0) >= $0.microseconds }) ?? true
             else {
                 context.logger.info(
                     "bearer authentication failed: invalid or expired token",

@@ -42,6 +42,13 @@ final class ClientCache: Sendable {
     }
 
     /// The stored client named by `text` (a client ID in any case), or nil when it names none.
+    /// Drops a client's entry (its keys changed): this instance reads it again at its next request; others within
+    /// their cache lifetime.
+    func forget(_ text: String) {
+        guard let id = ClientID(text) else { return }
+        entries.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
     func client(text: String) async throws -> StoredClient? {
         guard let id = ClientID(text) else { return nil }
         return try await client(id: id)

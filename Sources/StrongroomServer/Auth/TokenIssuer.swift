@@ -3,8 +3,10 @@ import Foundation
 import StrongroomCore
 import StrongroomCrypto
 
-/// Stateless bearer tokens: `sr1.<b64url(clientID|expiry)>.<b64url(HMAC-SHA256)>`. They survive restarts and
-/// any instance holding the same key accepts them, so the server keeps no session state.
+/// Stateless bearer tokens: `sr1.<b64url(clientID|expiry|issued)>.<b64url(HMAC-SHA256)>`, `issued` in microseconds
+/// (tokens issued before it was added end at the expiry). They survive restarts and any instance holding the same key
+/// accepts them, so the server keeps no session state; the issue time lets a key change end every token issued
+/// before it (``AuthenticationMiddleware``).
 ///
 /// Verifying runs on every authenticated request, so it reads the token's bytes in place (no splitting into
 /// strings) and uses a key whose HMAC states are prepared once.
@@ -15,14 +17,19 @@ struct TokenIssuer: Sendable {
         self.key = HMACSHA256Key(key)
     }
 
-    func issue(clientID: String, expiresAt: Int64) -> String {
-        let payload = Array("\(clientID)|\(expiresAt)".utf8)
+    func issue(clientID: String, expiresAt: Int64, issuedAt: Int64? = nil) -> String {
+        let payload = Array("\(clientID)|\(expiresAt)\(issuedAt.map { "|\($0)" } ?? "")".utf8)
         let mac = payload.withUnsafeBytes { key.authenticationCode(for: $0) }
         return "sr1.\(Base64URL.encode(payload)).\(Base64URL.encode(mac))"
     }
 
     /// The client ID of a valid, unexpired token (with `grace` seconds of tolerance), or nil.
     func verify(_ token: some StringProtocol, now: Int64, grace: Int64 = 30) -> String? {
+        verified(token, now: now, grace: grace)?.clientID
+    }
+
+    /// The client ID and issue time (microseconds; nil for a token without one) of a valid, unexpired token.
+    func verified(_ token: some StringProtocol, now: Int64, grace: Int64 = 30) -> (clientID: String, issued: Int64?)? {
         if let answer = token.utf8.withContiguousStorageIfAvailable({ verify(UnsafeRawBufferPointer($0), now, grace) })
         {
             return answer
@@ -31,7 +38,11 @@ struct TokenIssuer: Sendable {
         return copy.withUTF8 { verify(UnsafeRawBufferPointer($0), now, grace) }
     }
 
-    private func verify(_ token: UnsafeRawBufferPointer, _ now: Int64, _ grace: Int64) -> String? {
+    private func verify(
+        _ token: UnsafeRawBufferPointer,
+        _ now: Int64,
+        _ grace: Int64
+    ) -> (clientID: String, issued: Int64?)? {
         let dot = UInt8(ascii: ".")
         // `sr1.` then exactly one more dot, between the payload and the MAC.
         guard token.count > 4, token[0] == UInt8(ascii: "s"), token[1] == UInt8(ascii: "r"),
@@ -45,13 +56,22 @@ struct TokenIssuer: Sendable {
             payload.withUnsafeBytes { key.isValidAuthenticationCode(mac, authenticating: $0) }
         }
         guard authentic else { return nil }
-        // `clientID|expiry`: exactly one bar, neither side empty.
-        let bar = UInt8(ascii: "|")
-        guard let split = payload.firstIndex(of: bar), split > payload.startIndex,
-            payload.index(after: split) < payload.endIndex, !payload[payload.index(after: split)...].contains(bar),
-            let expiry = Int64(String(decoding: payload[payload.index(after: split)...], as: UTF8.self)),
-            now <= expiry.addingSaturating(grace)
+        // `clientID|expiry` or `clientID|expiry|issued`: one or two bars, no part empty.
+        let parts = payload.split(separator: UInt8(ascii: "|"), maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3, !parts[0].isEmpty,
+            let expiry = Self.integer(parts[1]), now <= expiry.addingSaturating(grace)
         else { return nil }
-        return String(decoding: payload[..<split], as: UTF8.self)
+        var issued: Int64?
+        if parts.count == 3 {
+            guard let time = Self.integer(parts[2]) else { return nil }
+            issued = time
+        }
+        return (String(decoding: parts[0], as: UTF8.self), issued)
+    }
+
+    /// A decimal integer of at most 19 digits, nothing else around it.
+    private static func integer(_ bytes: some Collection<UInt8>) -> Int64? {
+        guard !bytes.isEmpty, bytes.count <= 19, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int64(String(decoding: bytes, as: UTF8.self))
     }
 }

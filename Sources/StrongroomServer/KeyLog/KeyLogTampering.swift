@@ -18,4 +18,7 @@ package protocol KeyLogTampering: Sendable {
     func lookUp(_ info: inout ClientInfo, log: any KeyLogStore, now: UInt64) async throws
     /// The leaves left out of a client's history (`/v2/keylog/history`).
     func hiddenLeaves(of clientID: String) -> Set<UInt64>
+    /// The key leaf a client lookup proves, given the client's newest (a server replaying keys a client replaced
+    /// serves an older one, after ``lookUp(_:log:now:)`` put its keys in the answer).
+    func servedKeyLeaf(of clientID: String, newest: StoredKeyLogLeaf) -> StoredKeyLogLeaf
 }

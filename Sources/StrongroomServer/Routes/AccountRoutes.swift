@@ -115,7 +115,11 @@ struct AccountRoutes {
         let lifetime = tokenLifetime.components.seconds
         return try json(
             TokenResponse(
-                accessToken: tokens.issue(clientID: client.clientID, expiresAt: now + lifetime),
+                accessToken: tokens.issue(
+                    clientID: client.clientID,
+                    expiresAt: now + lifetime,
+                    issuedAt: clock.wallTimestamp.microseconds
+                ),
                 expiresIn: Int(lifetime),
                 expiresAt: Timestamp(microseconds: (now + lifetime) * 1_000_000)
             ),
@@ -147,7 +151,8 @@ struct AccountRoutes {
 
     /// The client's newest key leaf with its proof against the newest checkpoint; nil for a client not in the log.
     private func inclusion(of clientID: String, since: UInt64?) async throws -> KeyLogInclusion? {
-        guard let leaf = try await store.newestKeyLeaf(clientID: clientID) else { return nil }
+        guard var leaf = try await store.newestKeyLeaf(clientID: clientID) else { return nil }
+        if let tampering = keyLog.tampering { leaf = tampering.servedKeyLeaf(of: clientID, newest: leaf) }
         let answer = try await keyLog.proving([leaf.index], since: since)
         guard let proof = answer.proofs.first ?? nil else {
             throw ServerError.storage("a key leaf is past the log's size")

@@ -1,6 +1,7 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Hummingbird
+import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
 
@@ -143,7 +144,18 @@ struct KeyLogRoutes {
         let (note, proofs) = try await log.proving(stored.map(\.index))
         let leaves = try zip(stored, proofs).map { leaf, proof in
             guard let proof else { throw ServerError.storage("a key log leaf is past the log's size") }
-            return KeyLogLeaf(index: leaf.index, entry: Self.encode(leaf.entry), proof: proof.map(Self.encode))
+            // A key change carries its two signatures, which the client checks against the leaves around it.
+            let change = leaf.signatures.flatMap { bytes in
+                bytes.count == 128
+                    ? KeyChangeSignatures(old: Base64URL.encode(bytes[..<64]), new: Base64URL.encode(bytes[64...]))
+                    : nil
+            }
+            return KeyLogLeaf(
+                index: leaf.index,
+                entry: Self.encode(leaf.entry),
+                proof: proof.map(Self.encode),
+                keyChange: change
+            )
         }
         return (note, leaves)
     }

@@ -61,14 +61,15 @@ struct RecordResults: Sendable {
         return results
     }
 
-    /// The wire form: the authorizer is whoever stored it; the signer is the record writer.
+    /// The wire form: the authorizer is whoever stored it, with the key that sealed it (its current one unless it
+    /// replaced its keys since); the signer is the record writer.
     func response(for key: StoredAccessKey) async throws -> AccessKeyResponse {
         let authorizer = try await store.client(text: key.authorizerID)
         let writer = key.writerID == key.authorizerID ? authorizer : try await store.client(text: key.writerID)
         return AccessKeyResponse(
             eak: key.eak,
             authorizerID: key.authorizerID,
-            authorizerPublicKey: authorizer?.publicKey ?? PublicKeyObject(),
+            authorizerPublicKey: key.authorizerKey ?? authorizer?.publicKey ?? PublicKeyObject(),
             signerID: writer?.signingKey == nil ? nil : key.writerID,
             signerSigningKey: writer?.signingKey
         )

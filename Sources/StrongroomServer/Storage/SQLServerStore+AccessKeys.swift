@@ -14,16 +14,22 @@ extension SQLServerStore {
             SELECT * FROM access_keys WHERE writer_id = \(bind: slot.writerID) AND user_id = \(bind: slot.userID)
             AND reader_id = \(bind: slot.readerID) AND type = \(bind: slot.type)
             """
-        ).first().map { row in
-            StoredAccessKey(
-                writerID: try row.decode(column: "writer_id", as: String.self),
-                userID: try row.decode(column: "user_id", as: String.self),
-                readerID: try row.decode(column: "reader_id", as: String.self),
-                type: try row.decode(column: "type", as: String.self),
-                eak: try row.decode(column: "eak", as: String.self),
-                authorizerID: try row.decode(column: "authorizer_id", as: String.self)
-            )
-        }
+        ).first().map(decodeAccessKey)
+    }
+
+    /// An `access_keys` row.
+    func decodeAccessKey(_ row: any SQLRow) throws -> StoredAccessKey {
+        StoredAccessKey(
+            writerID: try row.decode(column: "writer_id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            readerID: try row.decode(column: "reader_id", as: String.self),
+            type: try row.decode(column: "type", as: String.self),
+            eak: try row.decode(column: "eak", as: String.self),
+            authorizerID: try row.decode(column: "authorizer_id", as: String.self),
+            authorizerKey: try row.decode(column: "authorizer_key", as: String?.self).map {
+                try decodeJSON(PublicKeyObject.self, $0)
+            }
+        )
     }
 
     package func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool {
@@ -58,7 +64,7 @@ extension SQLServerStore {
                 VALUES (\(bind: key.writerID), \(bind: key.userID), \(bind: key.readerID), \(bind: key.type),
                 \(bind: key.eak), \(bind: key.authorizerID))
                 ON CONFLICT (writer_id, user_id, reader_id, type) DO UPDATE
-                SET eak = excluded.eak, authorizer_id = excluded.authorizer_id
+                SET eak = excluded.eak, authorizer_id = excluded.authorizer_id, authorizer_key = NULL
                 """
             ).run()
             if previous != key.eak, key.readerID != key.writerID {
@@ -120,7 +126,8 @@ extension SQLServerStore {
             for (reader, eak) in rotation.eaks.sorted(by: { $0.key < $1.key }) {
                 try await session.raw(
                     """
-                    UPDATE access_keys SET eak = \(bind: eak), authorizer_id = \(bind: rotation.authorizerID)
+                    UPDATE access_keys SET eak = \(bind: eak), authorizer_id = \(bind: rotation.authorizerID),
+                    authorizer_key = NULL
                     WHERE writer_id = \(bind: scope.writerID) AND user_id = \(bind: scope.userID)
                     AND reader_id = \(bind: reader) AND type = \(bind: scope.type)
                     """
@@ -213,7 +220,7 @@ extension SQLServerStore {
     /// The generation of `scope` inside a transaction, its row made (at 1) when missing and locked until the
     /// transaction ends: on PostgreSQL `FOR UPDATE` (`exclusive`: a rotation) or `FOR SHARE` (a fenced share, which
     /// several may hold at once); SQLite's transactions hold the database's write lock already.
-    private static func lockedGeneration(
+    static func lockedGeneration(
         of scope: AccessKeyScope,
         in session: any SQLDatabase,
         engine: Engine,

@@ -111,7 +111,8 @@ extension SQLServerStore {
             apiSecretHash: try row.decode(column: "api_secret_hash", as: String.self),
             enabled: try row.decode(column: "enabled", as: Bool.self),
             created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
-            registrationToken: try row.decode(column: "registration_token", as: String?.self)
+            registrationToken: try row.decode(column: "registration_token", as: String?.self),
+            keysChanged: try row.decode(column: "keys_changed", as: Int64?.self).map(Timestamp.init(microseconds:))
         )
     }
 

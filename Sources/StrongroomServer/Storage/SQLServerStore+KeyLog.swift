@@ -31,10 +31,11 @@ extension SQLServerStore {
         for (offset, leaf) in leaves.enumerated() {
             try await session.raw(
                 """
-                INSERT INTO keylog (idx, entry, client_id, kind, salt, party, user_id, type)
+                INSERT INTO keylog (idx, entry, client_id, kind, salt, party, user_id, type, signatures)
                 VALUES (\(bind: next + Int64(offset)), \(bind: Data(leaf.entry.encoded)),
                 \(bind: leaf.clientID), \(bind: Int(leaf.entry.kind.rawValue)),
-                \(bind: leaf.salt.map { Data($0) }), \(bind: leaf.party), \(bind: leaf.userID), \(bind: leaf.type))
+                \(bind: leaf.salt.map { Data($0) }), \(bind: leaf.party), \(bind: leaf.userID), \(bind: leaf.type),
+                \(bind: leaf.signatures.map { Data($0) }))
                 """
             ).run()
         }
@@ -152,7 +153,8 @@ extension SQLServerStore {
             salt: try row.decode(column: "salt", as: Data?.self).map { [UInt8]($0) },
             party: try row.decode(column: "party", as: String?.self),
             userID: try row.decode(column: "user_id", as: String?.self),
-            type: try row.decode(column: "type", as: String?.self)
+            type: try row.decode(column: "type", as: String?.self),
+            signatures: try row.decode(column: "signatures", as: Data?.self).map { [UInt8]($0) }
         )
     }
 }

@@ -289,6 +289,19 @@ extension SQLServerStore {
                     """
                 ]
             ),
+            (
+                20,
+                [
+                    // Client key changes (docs/design/KeyLog.md): when a client last replaced its keys (tokens issued
+                    // before are refused), the key that sealed an EAK once its authorizer replaced its keys (NULL:
+                    // the authorizer's current key), and a key change leaf's two signatures (old ‖ new, 128 bytes).
+                    "ALTER TABLE clients ADD COLUMN keys_changed BIGINT",
+                    "ALTER TABLE access_keys ADD COLUMN authorizer_key TEXT",
+                    "ALTER TABLE keylog ADD COLUMN signatures \(bytes)",
+                    "CREATE INDEX access_keys_reader ON access_keys (reader_id, writer_id, user_id, type)",
+                    "CREATE INDEX access_keys_authorizer ON access_keys (authorizer_id)",
+                ]
+            ),
         ]
     }
 

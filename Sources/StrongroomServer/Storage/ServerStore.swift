@@ -44,6 +44,11 @@ package protocol ClientStore: Sendable {
     func client(apiKeyID: String) async throws -> StoredClient?
     /// The names of these clients, by ID (unknown ones are left out).
     func clientNames(ids: [String]) async throws -> [String: String]
+    /// Up to `limit` EAKs `reader` holds, from `start` in (writer, user, type) order, each with its type's current
+    /// generation.
+    func heldAccessKeys(reader: String, start: Int, limit: Int) async throws -> [(StoredAccessKey, Int)]
+    /// Commits a client's key change (``KeyChange``) in one transaction, or reports why it cannot.
+    func changeKeys(_ change: KeyChange) async throws -> KeyChange.Outcome
 
     // MARK: TSV1 replay cache
 

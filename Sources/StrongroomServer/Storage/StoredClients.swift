@@ -21,6 +21,8 @@ package struct StoredClient: Sendable, Hashable {
     package var created: Timestamp
     /// The registration token it was registered with (for the credential-backup call).
     package var registrationToken: String?
+    /// When it last replaced its keys (`POST /v2/storage/clients/{id}/keys`): tokens issued before are refused.
+    package var keysChanged: Timestamp? = nil
 }
 
 /// A registration token (multi-use, optionally capped).

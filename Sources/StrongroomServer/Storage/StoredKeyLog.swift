@@ -19,6 +19,8 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
     package var type: String?
     /// A commitment's writer: inside the commitment, not in the leaf, so kept here for the parties.
     package var writerID: String?
+    /// A key change's signatures by the old and the new signing key (64 bytes each).
+    package var signatures: [UInt8]?
 
     package init(
         entry: KeyLogEntry,
@@ -26,10 +28,11 @@ package struct PendingKeyLogLeaf: Sendable, Hashable {
         party: String? = nil,
         userID: String? = nil,
         type: String? = nil,
-        writerID: String? = nil
+        writerID: String? = nil,
+        signatures: [UInt8]? = nil
     ) {
         (self.entry, self.salt, self.party, self.userID, self.type) = (entry, salt, party, userID, type)
-        self.writerID = writerID
+        (self.writerID, self.signatures) = (writerID, signatures)
     }
 
     /// The client the row is about (its `client_id`): a key leaf's owner, a commitment's writer.
@@ -147,4 +150,6 @@ package struct StoredKeyLogLeaf: Sendable, Hashable {
     package var userID: String?
     /// A commitment's record type.
     package var type: String?
+    /// A key change's signatures by the old and the new signing key (64 bytes each).
+    package var signatures: [UInt8]? = nil
 }

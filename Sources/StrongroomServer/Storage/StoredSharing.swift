@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+package import StrongroomWire
 
 /// An EAK slot `(writer, user, reader, type)`.
 package struct StoredAccessKey: Sendable, Hashable {
@@ -14,6 +15,9 @@ package struct StoredAccessKey: Sendable, Hashable {
     package var eak: String
     /// The client that stored this EAK (whose key sealed it).
     package var authorizerID: String
+    /// The public key that sealed it, kept when its authorizer replaced its keys since; nil: the authorizer's
+    /// current key.
+    package var authorizerKey: PublicKeyObject? = nil
 }
 
 /// Where an encrypted access key and its sharing policy live: one writer's (and user's) records of one type, as one

@@ -52,6 +52,11 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
         17: ["DROP INDEX notes_source", "ALTER TABLE notes DROP COLUMN source"],
         18: ["DROP TABLE access_key_generations"],
         19: ["DROP TABLE access_key_links"],
+        20: [
+            "DROP INDEX access_keys_reader", "DROP INDEX access_keys_authorizer",
+            "ALTER TABLE clients DROP COLUMN keys_changed", "ALTER TABLE access_keys DROP COLUMN authorizer_key",
+            "ALTER TABLE keylog DROP COLUMN signatures",
+        ],
         // Step 15's triggers again (its statements after the table, the backfill and the index drop).
         16:
             (store.engine == .postgres

@@ -10,10 +10,10 @@ struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Generate client key pairs and access keys; audit this client's keys in the key log; compare "
-            + "safety numbers with contacts; finish a key rotation.",
+            + "safety numbers with contacts; replace this client's keys; finish a key rotation.",
         subcommands: [
             GenerateClient.self, GenerateAccessKey.self, Audit.self, Fingerprint.self, VerifyContact.self,
-            FinishRotation.self,
+            FinishRotation.self, RotateKeys.self,
         ]
     )
 
@@ -30,7 +30,8 @@ struct KeysCommand: AsyncParsableCommand {
             for entry in history.entries {
                 let time = Date(timeIntervalSince1970: TimeInterval(entry.time / 1_000_000))
                 let kind = entry.kind == .registered ? "registered" : "keys changed"
-                print("leaf \(entry.index)  \(kind)  \(time.formatted(.iso8601))  this client's keys")
+                let whose = entry.isCurrent ? "this client's keys" : "this client's earlier keys"
+                print("leaf \(entry.index)  \(kind)  \(time.formatted(.iso8601))  \(whose)")
             }
             print(KeyLogCommand.describe(history.checkpoint))
         }
