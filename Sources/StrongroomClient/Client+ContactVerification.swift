@@ -73,19 +73,7 @@ extension Client {
                 "safety numbers need key log verification: the server's word alone proves no key"
             )
         }
-        let info = try await clientInfo(ClientID(clientID).description, checkingContact: false)
-        guard UUID(uuidString: info.clientID) == clientID else {
-            throw ClientError(.invalidResponse, "the server answered for another client")
-        }
-        do {
-            let signing = info.signingKey?.ed25519.flatMap { $0.isEmpty ? nil : $0 }
-            return SafetyNumber.Half(
-                clientID: clientID,
-                encryptionKey: try EncryptionPublicKey(base64URLEncoded: info.publicKey.curve25519 ?? ""),
-                signingKey: try signing.map { try SigningPublicKey(base64URLEncoded: $0) }
-            )
-        } catch {
-            throw ClientError(.tampered, "a public key of \(clientID) from the server is malformed", underlying: error)
-        }
+        let info = try await publicInfo(of: clientID, checkingContact: false)
+        return SafetyNumber.Half(clientID: clientID, encryptionKey: info.publicKey, signingKey: info.signingKey)
     }
 }

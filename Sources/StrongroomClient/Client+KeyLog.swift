@@ -63,7 +63,8 @@ extension Client {
     ///
     /// This is the check a self-scan cannot make: the server cannot hide a leaf from a monitor without the root
     /// changing. It also finds the rotation leaves that supersede access keys this client has cached, which a server
-    /// can leave out of its targeted answers (``KeyLogMonitorReport/supersededKeys``). It reads every leaf (at most ``maximumMonitoredLeaves``), so it is for monitors and audits, not for
+    /// can leave out of its targeted answers (``KeyLogMonitorReport/supersededKeys``), and every client's newest key
+    /// change, so this process refuses keys a client replaced (``ClientError/Code/keyWithheld``). It reads every leaf (at most ``maximumMonitoredLeaves``), so it is for monitors and audits, not for
     /// every request.
     ///
     /// - Throws: ``ClientError/Code/keyCompromised`` for a foreign key bound to this client's ID,
@@ -75,6 +76,7 @@ extension Client {
         }
         var tree = MerkleTree()
         var own: [UInt64] = []
+        var changed: [String: UInt64] = [:]  // each client's newest key change
         let held = await cachedSuccessorTags()
         var superseded: [UUID: AccessKeyCache.Slot] = [:]
         while tree.size < checkpoint.size {
@@ -96,6 +98,9 @@ extension Client {
                 if let rotation = KeyGenerationLeaf(entry), let slot = held[rotation.successorTag] {
                     superseded[rotation.successorTag] = slot
                 }
+                if entry.kind == .keysChanged, changed.count < 100_000 {
+                    changed[entry.clientID.uuidString.lowercased()] = leaf.index
+                }
                 guard entry.clientID == configuration.clientID, entry.keys != nil else { continue }
                 own.append(leaf.index)
             }
@@ -106,6 +111,8 @@ extension Client {
                 "the key log's leaves do not hash to its checkpoint's root: the server shows a different log"
             )
         }
+        // From now on this process refuses a client's keys from before a key change the log holds.
+        for (client, index) in changed { try? await keyLog.noteKeyLeaf(client, index) }
         // Every key leaf naming this client must be in its proven chain of signed changes, ending at its keys: a leaf
         // the history answer left out is one the server shows others but not this client.
         let history = try await auditKeys()

@@ -88,7 +88,12 @@ extension Client {
     ///   server returns is malformed; ``ClientError/Code/keyNotLogged`` and the key log's other verdicts when the
     ///   keys are not proven in its key log (``KeyLogVerification``).
     public func clientInfo(of clientID: UUID) async throws(ClientError) -> ClientPublicInfo {
-        let info = try await clientInfo(ClientID(clientID).description)
+        try await publicInfo(of: clientID, checkingContact: true)
+    }
+
+    /// ``clientInfo(of:)``, the contact check optional (a safety number is shown for a changed contact too).
+    func publicInfo(of clientID: UUID, checkingContact: Bool) async throws(ClientError) -> ClientPublicInfo {
+        let info = try await clientInfo(ClientID(clientID).description, checkingContact: checkingContact)
         guard UUID(uuidString: info.clientID) == clientID else {
             throw ClientError(.invalidResponse, "the server answered for another client")
         }

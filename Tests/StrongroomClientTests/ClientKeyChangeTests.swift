@@ -136,6 +136,33 @@ struct ClientKeyChangeTests {
         }
     }
 
+    @Test(
+        "a writer still opens its own key that an authorizer sealed before replacing its keys; the authorizer shares on"
+    )
+    func authorizerChangedKeys() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            let writer = try await ClientTestServer.client(url, "writer")
+            let authorizer = try await ClientTestServer.client(url, "authorizer")
+            let reader = try await ClientTestServer.client(url, "reader")
+            let writerID = writer.configuration.clientID
+            _ = try await writer.write(type: "t", data: ["n": "1"])
+            try await writer.add(authorizerID: authorizer.configuration.clientID, type: "t")
+            try await authorizer.share(onBehalfOf: writerID, type: "t", readerID: reader.configuration.clientID)
+            // The authorizer's revoke rotates: the writer's own key is now sealed by the authorizer's key.
+            _ = try await authorizer.revoke(onBehalfOf: writerID, type: "t", readerID: reader.configuration.clientID)
+            let report = try await authorizer.rotateKeys()
+            #expect(report.typesRotated.isEmpty && report.accessKeysRewrapped == 1, "\(report)")
+            // A fresh process of the writer (nothing cached) opens it, sealed by the authorizer's earlier key.
+            let fresh = try Client(configuration: writer.configuration, options: ClientTestServer.unhurried)
+            let record = try await fresh.write(type: "t", data: ["n": "2"])
+            #expect(try await fresh.read(recordID: record.meta.recordID).data["n"] == "2")
+            let renewed = try Client(configuration: report.configuration, options: ClientTestServer.unhurried)
+            let late = try await ClientTestServer.client(url, "late")
+            try await renewed.share(onBehalfOf: writerID, type: "t", readerID: late.configuration.clientID)
+            #expect(try await late.read(recordID: record.meta.recordID).data["n"] == "2")
+        }
+    }
+
     @Test("a key change for another client, unsigned, keeping a key or short of a held key is refused; a repeat is not")
     func refusals() async throws {
         try await ClientTestServer.run(engine: .sqlite) { url in

@@ -92,6 +92,13 @@ import Testing
             let replayed = try await bob.write(type: "replayed", data: ["n": "3"])
             malice.replayPreviousKeys(of: aliceID.uuidString.lowercased())
             #expect(await Self.code { try await bob.share(type: "replayed", readerID: aliceID) } == .keyWithheld)
+            // A fresh process that never looked Alice up is fooled, until a full scan shows it her key change.
+            let fresh = try await register("fresh")
+            _ = try await fresh.write(type: "fresh", data: ["n": "4"])
+            try await fresh.share(type: "fresh", readerID: aliceID)
+            try await fresh.revoke(type: "fresh", readerID: aliceID, rotate: false)
+            _ = try await fresh.monitorKeyLog()
+            #expect(await Self.code { try await fresh.share(type: "fresh", readerID: aliceID) } == .keyWithheld)
             malice.replayPreviousKeys(of: nil)
             malice.substituteKeys(everyNthLookup: 1)
             #expect(await Self.code { try await bob.share(type: "replayed", readerID: aliceID) } == .keyNotLogged)

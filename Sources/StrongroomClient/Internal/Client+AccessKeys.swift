@@ -1,4 +1,5 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
 import StrongroomCore
 import StrongroomCrypto
 import StrongroomWire
@@ -77,7 +78,8 @@ extension Client {
     /// seals to itself so), or — after an authorizer's rotation — a client whose key the key log proves for the
     /// authorizer ID named, with the key's generation logged. A server that seals a key of its own choosing to this
     /// client (with a key pair it made) would otherwise read everything written from then on: refused `tampered`,
-    /// nothing sealed under it. A configuration that trusts the server's keys (no key log) skips the check.
+    /// nothing sealed under it. An authorizer that replaced its keys since sealed with a key its proven key chain
+    /// held. A configuration that trusts the server's keys (no key log) skips the check.
     func requireEntitledSealer(
         of response: AccessKeyResponse,
         key: AccessKey,
@@ -94,7 +96,12 @@ extension Client {
         )
         guard let sealer, let authorizer = ClientID(response.authorizerID)?.description, authorizer != clientID
         else { throw refused }
-        guard try await publicKey(of: authorizer) == sealer else { throw refused }
+        if try await publicKey(of: authorizer) != sealer {
+            // Sealed before the authorizer replaced its keys: a key of its proven chain, signed over to the next.
+            guard let id = UUID(uuidString: authorizer),
+                try await provenKeyChain(of: id).links.contains(where: { $0.keys.encryption == sealer })
+            else { throw refused }
+        }
         // An authorizer only ever seals this client's key in a rotation, which logs the generation it makes.
         let rotated = max(generation ?? 2, 2)
         try await verifyGeneration(of: key, generation: rotated, writerID: clientID, userID: clientID, type: type)

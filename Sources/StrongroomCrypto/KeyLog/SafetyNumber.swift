@@ -27,10 +27,13 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Twelve groups of five digits, as a user reads them.
-    public var groups: [String] {
+    public var groups: [String] { Self.groups(of: digits) }
+
+    /// `digits` in groups of five, as a user reads them.
+    static func groups(of digits: String) -> [String] {
         stride(from: 0, to: digits.count, by: 5).map { start in
             let from = digits.index(digits.startIndex, offsetBy: start)
-            return String(digits[from..<digits.index(from, offsetBy: 5)])
+            return String(digits[from..<digits.index(from, offsetBy: min(5, digits.count - start))])
         }
     }
 
@@ -50,6 +53,9 @@ public struct SafetyNumber: Sendable, Hashable, CustomStringConvertible {
         public static let iterations = 5_200
         /// The 30 digits.
         public let digits: String
+
+        /// Six groups of five digits, as a user reads them.
+        public var groups: [String] { SafetyNumber.groups(of: digits) }
 
         /// The half of the client `clientID` with these keys.
         public init(clientID: UUID, encryptionKey: EncryptionPublicKey, signingKey: SigningPublicKey?) {

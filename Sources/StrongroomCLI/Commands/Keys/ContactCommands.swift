@@ -19,8 +19,8 @@ struct Fingerprint: AsyncParsableCommand {
     func run() async throws {
         let own = try await profile.client()
         guard let client else {
-            let half = own.safetyNumberHalf.digits
-            print(digits ? half : "your half of every safety number: " + Self.grouped(half))
+            let half = own.safetyNumberHalf
+            print(digits ? half.digits : "your half of every safety number: " + half.groups.joined(separator: " "))
             return
         }
         let contactID = try await ClientReference.resolve(client, option: "CLIENT", profiles: profile.directory)
@@ -47,13 +47,6 @@ struct Fingerprint: AsyncParsableCommand {
                     + "this new number with its owner and verify again"
             )
         }
-    }
-
-    static func grouped(_ digits: String) -> String {
-        stride(from: 0, to: digits.count, by: 5).map { start in
-            let from = digits.index(digits.startIndex, offsetBy: start)
-            return String(digits[from..<digits.index(from, offsetBy: min(5, digits.count - start))])
-        }.joined(separator: " ")
     }
 }
 
