@@ -29,7 +29,7 @@ public enum ExternalProcess {
         }
         defer { try? FileManager.default.removeItem(at: log) }  // best effort: a leftover log is harmless
         let handle = try FileHandle(forWritingTo: log)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
@@ -49,7 +49,7 @@ public enum ExternalProcess {
                 continuation.resume(returning: ($0.terminationStatus, $0.terminationReason == .uncaughtSignal))
             }
             do {
-                try process.runExclusively()
+                try process.run()
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)

@@ -11,7 +11,7 @@ import Glibc
 /// The real `strongroom-server` executable, run as a child process (crash tests, benchmarks).
 public final class ServerProcess: @unchecked Sendable {
     // @unchecked: `process` is only touched by start/kill, which tests call from one task.
-    private let process: Process
+    private let process: ChildProcess
     /// The loopback port it listens on.
     public let port: Int
     /// `http` or `https`.
@@ -46,8 +46,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// file record and starting its upload found the 60 s URL expired. Idle connections keep the server's 60 s:
     /// tests that upload files over a kept-alive connection (`ClientTransportTests`, `MutualTLSTests`) pass
     /// ``patientIdle`` themselves. Not every server: connections kept open pile up file descriptors in the test
-    /// process, and Foundation's `Process.run()` over-reads `/proc/self/fd` when there are many
-    /// (swift-corelibs-foundation#5472, a SIGSEGV in `memcpy` seen twice on this machine).
+    /// process.
     public static let unhurried = [
         "--header-timeout", "300", "--body-timeout", "300", "--body-minimum-rate", "1", "--presigned-url-lifetime",
         "900",
@@ -65,7 +64,7 @@ public final class ServerProcess: @unchecked Sendable {
     public init(arguments: [String], environment: [String: String] = [:], scheme: String = "http") async throws {
         let portFile = FileManager.default.temporaryDirectory.appending(path: "strongroom-port-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: portFile) }  // best effort: a stray file is harmless
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = Self.executable
         // Unhurried request timeouts (a test's own arguments, after them, win): a test process on a busy machine, or
         // the strict pass's one concurrency thread, may send a body slower than a deployment's 1 KiB/s, and the
@@ -92,7 +91,7 @@ public final class ServerProcess: @unchecked Sendable {
                 "--log-level", ProcessInfo.processInfo.environment["STRONGROOM_TEST_SERVER_LOG_LEVEL"] ?? "info",
             ]
         }
-        try process.runExclusively()
+        try process.run()
         self.process = process
         self.port = try await Self.boundPort(of: process, in: portFile)
         self.scheme = scheme
@@ -110,7 +109,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// The port the server wrote to `file` once listening.
-    private static func boundPort(of process: Process, in file: URL) async throws -> Int {
+    private static func boundPort(of process: ChildProcess, in file: URL) async throws -> Int {
         for _ in 0..<300 {
             if !process.isRunning { throw StartError(message: "strongroom-server exited during start-up") }
             if let text = try? String(contentsOf: file, encoding: .utf8),  // not written yet: look again

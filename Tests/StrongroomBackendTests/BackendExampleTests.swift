@@ -42,7 +42,7 @@ import X509
             )
             let revoked = try write(revokedClient.certificate.serialNumber.hexString + "\n", "revoked.txt")
             let portFile = directory.appending(path: "port")
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = Self.executable
             process.arguments = [
                 "--certificate", server, "--key", serverKey, "--client-ca", ca, "--signers", signers,
@@ -50,7 +50,7 @@ import X509
             ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.runExclusively()
+            try process.run()
             defer {
                 process.terminate()
                 process.waitUntilExit()
@@ -94,7 +94,7 @@ import X509
     }
 
     /// The port the backend wrote, once it did (it binds before it writes); fails if the process ends first.
-    private static func port(in file: URL, of process: Process) async throws -> Int {
+    private static func port(in file: URL, of process: ChildProcess) async throws -> Int {
         while true {
             if let text = try? String(contentsOf: file, encoding: .utf8), let port = Int(text) { return port }
             guard process.isRunning else {

@@ -60,7 +60,7 @@ import Glibc
     /// Starts `strongroom file decrypt` of `big.e3db` into `out.bin`, watches the folder while it runs, sends
     /// `signal` once it has run a moment, and returns (exit status, output, names seen while it ran).
     private func interruptDecryption(in folder: URL, with signal: Int32) async throws -> (Int32, String, Set<String>) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = CLISessionTests.CLI.executable
         process.arguments = ["file", "decrypt", "--key-file", "file.key", "big.e3db", "out.bin"]
         process.currentDirectoryURL = folder
@@ -71,7 +71,7 @@ import Glibc
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        try process.runExclusively()
+        try process.run()
         var seen: Set<String> = []
         var sent = false
         while process.isRunning {

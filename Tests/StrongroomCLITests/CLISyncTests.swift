@@ -122,7 +122,7 @@ import Testing
             #expect(FileManager.default.createFile(atPath: lines.path, contents: nil))
             let linesHandle = try FileHandle(forWritingTo: lines)
             let watchers = try [laptop, phone].enumerated().map { index, cli in
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = CLISessionTests.CLI.executable
                 process.arguments = ["store", "sync", "--watch"] + store + (index == 0 ? ["--json"] : [])
                 process.currentDirectoryURL = cli.home
@@ -135,7 +135,7 @@ import Testing
                 let log = folder.appending(path: "watcher-\(index).log")
                 _ = FileManager.default.createFile(atPath: log.path, contents: nil)
                 process.standardError = try FileHandle(forWritingTo: log)
-                try process.runExclusively()
+                try process.run()
                 return process
             }
             defer { for watcher in watchers where watcher.isRunning { watcher.terminate() } }

@@ -20,12 +20,12 @@ import Glibc
 
         /// Starts a child that sleeps until it is killed.
         func startSleeper() throws {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/bin/sleep")
             process.arguments = ["infinity"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.runExclusively()
+            try process.run()
             sleepers.withLock { $0.append(process.processIdentifier) }
         }
 
@@ -56,9 +56,9 @@ import Glibc
                             do {
                                 for step in 0..<80 {
                                     if step % 2 == 0 { try children.startSleeper() }
-                                    let process = Process()
+                                    let process = ChildProcess()
                                     process.executableURL = URL(fileURLWithPath: "/bin/true")
-                                    try process.runExclusively()
+                                    try process.run()
                                     process.waitUntilExit()
                                 }
                             } catch {

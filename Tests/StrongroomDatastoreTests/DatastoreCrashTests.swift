@@ -19,12 +19,12 @@ import Glibc
     /// Writes a fresh 32-byte key file as `strongroom keys access-key` does, and returns its provider.
     /// Starts `strongroom <arguments>`, SIGKILLs it after `milliseconds`, and waits for it to be gone.
     static func killCLI(_ arguments: [String], after milliseconds: Int) async throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = cli
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.runExclusively()
+        try process.run()
         try await Task.sleep(for: .milliseconds(milliseconds))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -43,7 +43,7 @@ import Glibc
             let keyURL = directory.appending(path: "key")
             let provider = try Self.keyFile(keyURL)
             let keyArguments = kind == .encrypted ? ["--key-file", keyURL.path] : ["--unencrypted"]
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = Self.cli
             process.arguments =
                 [
@@ -56,7 +56,7 @@ import Glibc
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.runExclusively()
+            try process.run()
 
             let acknowledged: [(String, String)] = await withCheckedContinuation { continuation in
                 Thread {
