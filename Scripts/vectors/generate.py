@@ -342,7 +342,27 @@ def key_changes() -> None:
                                      "changes": cases})
 
 
+def hybrid_key_leaves() -> None:
+    """A client publishing its X-Wing key (HybridKeyLeaf): the signed bytes, PyNaCl's Ed25519 signature and the key
+    log leaf (version 1, kind 8, time, client ID, SHA-256 of the key). The key is the draft-ietf-hpke-pq vector's."""
+    pq = json.loads((ROOT / "hpke-pq" / "xwing-sha256-chacha20poly1305.json").read_text())["vectors"][0]
+    key = bytes.fromhex(pq["pkRm"])
+    cases = []
+    for index in range(2):
+        client_id = det(f"hybrid/{index}/id", 16)
+        seed = det(f"hybrid/{index}/ed25519", 32)
+        time = 1_700_000_000_000_000 + index
+        signed = b"strongroom/hybrid-key/v1" + client_id + hashlib.sha256(key).digest()
+        entry = bytes([1, 8]) + time.to_bytes(8, "big") + client_id + hashlib.sha256(key).digest()
+        cases.append({"clientID": client_id.hex(), "signingSeed": b64u(seed), "time": time,
+                      "signed": b64u(signed), "signature": b64u(nacl.signing.SigningKey(seed).sign(signed).signature),
+                      "entry": b64u(entry)})
+    write("keylog/hybrid-key.json", {"source": "Python hashlib (SHA-256), PyNaCl 1.6.2 (Ed25519); the key is "
+                                     "hpke-pq/xwing-sha256-chacha20poly1305.json's pkRm", "leaves": cases})
+
+
 if __name__ == "__main__":
+    hybrid_key_leaves()
     key_changes()
     safety_numbers()
     key_link()

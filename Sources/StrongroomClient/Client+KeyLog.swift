@@ -149,17 +149,7 @@ extension Client {
         guard let inclusion = info.keyLog else {
             throw ClientError(.keyNotLogged, "the server gave client \(clientID)'s keys without a key log proof")
         }
-        guard let bytes = Data(base64Encoded: inclusion.entry), bytes.count <= 128 else {
-            throw ClientError(.keyNotLogged, "the key log entry the server gave for client \(clientID) is malformed")
-        }
-        var offered: (since: UInt64, proof: [MerkleHash])?
-        if let since = inclusion.since { offered = (since, try Self.hashes(inclusion.consistency ?? [])) }
-        let checkpoint = try await acceptCheckpoint(inclusion.checkpoint, offered: offered)
-        let entry = try Self.proven(
-            KeyLogLeaf(index: inclusion.index, entry: inclusion.entry),
-            proof: inclusion.proof,
-            against: checkpoint
-        )
+        let entry = try await proven(inclusion)
         let servedSigningKey = info.signingKey?.ed25519.flatMap { $0.isEmpty ? nil : $0 }
         guard entry.clientID.uuidString.lowercased() == clientID.lowercased(), let keys = entry.keys,
             keys.encryption.base64URLEncoded == info.publicKey.curve25519,
@@ -180,6 +170,19 @@ extension Client {
                     + "compare safety numbers with its owner again before trusting the new keys"
             )
         }
+    }
+
+    /// The entry of a leaf the server proved with its answer: its checkpoint accepted (with the consistency proof the
+    /// answer offered), then its inclusion proof checked.
+    func proven(_ inclusion: KeyLogInclusion) async throws(ClientError) -> KeyLogEntry {
+        var offered: (since: UInt64, proof: [MerkleHash])?
+        if let since = inclusion.since { offered = (since, try Self.hashes(inclusion.consistency ?? [])) }
+        let checkpoint = try await acceptCheckpoint(inclusion.checkpoint, offered: offered)
+        return try Self.proven(
+            KeyLogLeaf(index: inclusion.index, entry: inclusion.entry),
+            proof: inclusion.proof,
+            against: checkpoint
+        )
     }
 
     /// Runs ``auditKeys()`` before the first key operation and again when the log grew (at most every

@@ -193,4 +193,39 @@ import Testing
         }
         #expect(Self.fails(with: .invalidKey) { _ = try HybridPrivateKey(seed: SecureBytes(copying: [1, 2, 3])) })
     }
+
+    struct LeafFile: Decodable {
+        struct Leaf: Decodable {
+            let clientID, signingSeed, signed, signature, entry: String
+            let time: UInt64
+        }
+        let leaves: [Leaf]
+    }
+
+    @Test(
+        "a published X-Wing key's signed bytes, signature and key log leaf match Python's; the leaf decodes and binds"
+    )
+    func hybridKeyLeafVectors() throws {
+        let pq = try #require(
+            try Vectors.load(File.self, "hpke-pq/xwing-sha256-chacha20poly1305.json").vectors.first
+        )
+        let key = try HybridPublicKey(rawRepresentation: try Self.hex(pq.pkRm))
+        let file = try Vectors.load(LeafFile.self, "keylog/hybrid-key.json")
+        #expect(file.leaves.count == 2)
+        for leaf in file.leaves {
+            let id = try #require(hexBytes(leaf.clientID)).withUnsafeBytes {
+                UUID(uuid: $0.loadUnaligned(as: uuid_t.self))
+            }
+            let signer = try SigningPrivateKey(seed: SecureBytes(copying: try Base64URL.decode(leaf.signingSeed)))
+            let signed = HybridKeyLeaf.signedBytes(clientID: id, key: key)
+            #expect(Base64URL.encode(signed) == leaf.signed)
+            #expect(Base64URL.encode(signer.signature(for: signed)) == leaf.signature)
+            let entry = try HybridKeyLeaf.entry(clientID: id, key: key, time: leaf.time)
+            #expect(Base64URL.encode(entry.encoded) == leaf.entry)
+            let decoded = try KeyLogEntry(decoding: try Base64URL.decode(leaf.entry))
+            #expect(decoded == entry && HybridKeyLeaf.binds(decoded, clientID: id, key: key))
+            #expect(!HybridKeyLeaf.binds(decoded, clientID: UUID(), key: key))
+            #expect(!HybridKeyLeaf.binds(decoded, clientID: id, key: HybridPrivateKey().publicKey))
+        }
+    }
 }

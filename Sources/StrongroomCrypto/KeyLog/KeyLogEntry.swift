@@ -15,9 +15,9 @@ public import Foundation
 /// | 1 | version, `0x01` |
 /// | 1 | kind (``Kind``) |
 /// | 8 | time, microseconds since the Unix epoch (at most 2⁶³ − 1) |
-/// | 16 | the client the entry is about (its ID's 16 bytes); for a commitment, ``unnamed`` (all zeros); for ``Kind/keyRotated``, the superseded key's successor tag (``KeyGenerationLeaf``) |
+/// | 16 | the client the entry is about (its ID's 16 bytes); for a commitment, ``unnamed`` (all zeros); for ``Kind/keyRotated``, the superseded key's successor tag (``KeyGenerationLeaf``); for ``Kind/hybridKeyPublished``, the client |
 /// | 72 | for ``Kind/registered`` and ``Kind/keysChanged``: the X25519 encryption key (32), the Ed25519 signing key (32; all zeros when the client registered none, as the official SDKs allow), and the index of the client's previous key leaf (8; all ones for none) |
-/// | 32 | for the other kinds: a ``KeyLogCommitment`` |
+/// | 32 | for the other kinds: a ``KeyLogCommitment`` (for ``Kind/hybridKeyPublished``, SHA-256 of the X-Wing key) |
 ///
 /// A registration names no previous leaf and a key change must, so each client's keys form a chain inside the log.
 /// Grants and revocations are logged only as salted commitments — the writer too is inside the commitment, and the
@@ -42,6 +42,8 @@ public struct KeyLogEntry: Sendable, Hashable {
         /// An access key was rotated to a new generation (``KeyGenerationLeaf``): the entry's ID field is the
         /// superseded key's successor tag, not a client, and the commitment is to the new key.
         case keyRotated = 7
+        /// A client published a post-quantum (X-Wing) key (``HybridKeyLeaf``): the commitment is the key's SHA-256.
+        case hybridKeyPublished = 8
 
         /// Whether entries of this kind carry keys (else a commitment).
         public var carriesKeys: Bool { self == .registered || self == .keysChanged }

@@ -130,6 +130,7 @@ struct ServerRoutes {
         let notes = NoteRoutes(store: store, clock: clock, limits: limits)
         let clients = ClientCache(store: store, ttl: configuration.clientCacheLifetime)
         let keyChanges = KeyChangeRoutes(store: store, results: results, clients: clients, limits: limits, clock: clock)
+        let hybridKeys = HybridKeyRoutes(store: store, keyLog: keyLog, clock: clock)
         let signatures = TSV1Verifier(
             store: store,
             clients: clients,
@@ -195,6 +196,7 @@ struct ServerRoutes {
         mounts.append((syncChanges.routes, .client))
         mounts.append((keyLogRoutes.routes, .client))
         mounts.append((keyChanges.routes, .client))
+        mounts.append((hybridKeys.routes, .client))
         mounts.append((notes.routes, .note))
     }
 

@@ -190,3 +190,22 @@ package actor ServerKeyLog {
 public func keyLogVerifierKey(tokenKey: SecureBytes) throws -> String {
     try ServerKeyLog.signer(tokenKey: tokenKey).verifierKey.description
 }
+
+extension ServerKeyLog {
+    /// `leaf` with its inclusion proof against the newest checkpoint, and the consistency proof from a checkpoint of
+    /// `since` leaves when the caller holds one.
+    func inclusion(of leaf: StoredKeyLogLeaf, since: UInt64?) async throws -> KeyLogInclusion {
+        let answer = try await proving([leaf.index], since: since)
+        guard let proof = answer.proofs.first ?? nil else {
+            throw ServerError.storage("a key log leaf is past the log's size")
+        }
+        return KeyLogInclusion(
+            index: leaf.index,
+            entry: KeyLogRoutes.encode(leaf.entry),
+            checkpoint: answer.note,
+            proof: proof.map(KeyLogRoutes.encode),
+            since: answer.consistency == nil ? nil : since,
+            consistency: answer.consistency?.map(KeyLogRoutes.encode)
+        )
+    }
+}

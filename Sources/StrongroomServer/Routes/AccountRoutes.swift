@@ -153,18 +153,7 @@ struct AccountRoutes {
     private func inclusion(of clientID: String, since: UInt64?) async throws -> KeyLogInclusion? {
         guard var leaf = try await store.newestKeyLeaf(clientID: clientID) else { return nil }
         if let tampering = keyLog.tampering { leaf = tampering.servedKeyLeaf(of: clientID, newest: leaf) }
-        let answer = try await keyLog.proving([leaf.index], since: since)
-        guard let proof = answer.proofs.first ?? nil else {
-            throw ServerError.storage("a key leaf is past the log's size")
-        }
-        return KeyLogInclusion(
-            index: leaf.index,
-            entry: KeyLogRoutes.encode(leaf.entry),
-            checkpoint: answer.note,
-            proof: proof.map(KeyLogRoutes.encode),
-            since: answer.consistency == nil ? nil : since,
-            consistency: answer.consistency?.map(KeyLogRoutes.encode)
-        )
+        return try await keyLog.inclusion(of: leaf, since: since)
     }
 
     /// `POST /v1/account/backup/{token}/{client_id}`: acknowledges a credential backup. The JS SDK sends it with no

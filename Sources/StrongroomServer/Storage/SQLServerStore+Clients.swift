@@ -112,7 +112,8 @@ extension SQLServerStore {
             enabled: try row.decode(column: "enabled", as: Bool.self),
             created: Timestamp(microseconds: try row.decode(column: "created", as: Int64.self)),
             registrationToken: try row.decode(column: "registration_token", as: String?.self),
-            keysChanged: try row.decode(column: "keys_changed", as: Int64?.self).map(Timestamp.init(microseconds:))
+            keysChanged: try row.decode(column: "keys_changed", as: Int64?.self).map(Timestamp.init(microseconds:)),
+            hybridKey: try row.decode(column: "hybrid_key", as: String?.self)
         )
     }
 

@@ -121,3 +121,24 @@ extension SQLServerStore {
         return .changed(leaf: index)
     }
 }
+
+/// Post-quantum keys (docs/design/PostQuantum.md): a client's X-Wing public key and the key log leaf that records it.
+extension SQLServerStore {
+    package func publishHybridKey(clientID: String, key: String, leaf: PendingKeyLogLeaf) async throws -> UInt64 {
+        try await database.transaction { [engine] session in
+            try await session.raw(
+                "UPDATE clients SET hybrid_key = \(bind: key) WHERE client_id = \(bind: clientID)"
+            ).run()
+            guard let index = try await Self.appendKeyLog([leaf], in: session, engine: engine) else {
+                throw ServerError.storage("the hybrid key leaf was not appended")
+            }
+            return index
+        }
+    }
+
+    package func newestHybridKeyLeaf(clientID: String) async throws -> StoredKeyLogLeaf? {
+        try await database.raw(
+            "SELECT * FROM keylog WHERE client_id = \(bind: clientID) AND kind = 8 ORDER BY idx DESC LIMIT 1"
+        ).first().map(decodeKeyLogLeaf)
+    }
+}

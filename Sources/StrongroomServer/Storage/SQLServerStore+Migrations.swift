@@ -302,6 +302,14 @@ extension SQLServerStore {
                     "CREATE INDEX access_keys_authorizer ON access_keys (authorizer_id)",
                 ]
             ),
+            (
+                21,
+                [
+                    // A client's post-quantum (X-Wing) public key, base64url (docs/design/PostQuantum.md); its
+                    // signature stays with its key log leaf (`keylog.signatures`).
+                    "ALTER TABLE clients ADD COLUMN hybrid_key TEXT"
+                ]
+            ),
         ]
     }
 

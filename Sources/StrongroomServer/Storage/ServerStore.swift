@@ -49,6 +49,11 @@ package protocol ClientStore: Sendable {
     func heldAccessKeys(reader: String, start: Int, limit: Int) async throws -> [(StoredAccessKey, Int)]
     /// Commits a client's key change (``KeyChange``) in one transaction, or reports why it cannot.
     func changeKeys(_ change: KeyChange) async throws -> KeyChange.Outcome
+    /// Stores a client's post-quantum public key and appends `leaf`, which records it, in one transaction; the
+    /// leaf's index.
+    func publishHybridKey(clientID: String, key: String, leaf: PendingKeyLogLeaf) async throws -> UInt64
+    /// The newest leaf recording a post-quantum key of `clientID`.
+    func newestHybridKeyLeaf(clientID: String) async throws -> StoredKeyLogLeaf?
 
     // MARK: TSV1 replay cache
 

@@ -23,6 +23,8 @@ package struct StoredClient: Sendable, Hashable {
     package var registrationToken: String?
     /// When it last replaced its keys (`POST /v2/storage/clients/{id}/keys`): tokens issued before are refused.
     package var keysChanged: Timestamp? = nil
+    /// Its post-quantum (X-Wing) public key, base64url, once it published one.
+    package var hybridKey: String? = nil
 }
 
 /// A registration token (multi-use, optionally capped).

@@ -57,6 +57,7 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
             "ALTER TABLE clients DROP COLUMN keys_changed", "ALTER TABLE access_keys DROP COLUMN authorizer_key",
             "ALTER TABLE keylog DROP COLUMN signatures",
         ],
+        21: ["ALTER TABLE clients DROP COLUMN hybrid_key"],
         // Step 15's triggers again (its statements after the table, the backfill and the index drop).
         16:
             (store.engine == .postgres

@@ -1,0 +1,80 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomWire
+
+/// A client's post-quantum (X-Wing) public key (docs/design/PostQuantum.md): published by the client, signed by its
+/// Ed25519 key and logged (a `hybridKeyPublished` leaf committing to the key's SHA-256); served to anyone
+/// authenticated with the leaf's proof.
+struct HybridKeyRoutes {
+    let store: any ClientStore & KeyLogStore
+    let keyLog: ServerKeyLog
+    let clock: ServerClock
+
+    var routes: RouteCollection<StrongroomRequestContext> {
+        let routes = RouteCollection(context: StrongroomRequestContext.self)
+        routes.put(RouterPath(.clientHybridKey), use: publish)
+        routes.get(RouterPath(.clientHybridKey), use: get)
+        return routes
+    }
+
+    /// `PUT /v2/storage/clients/{id}/hybrid_key`: the caller publishes its own key; the same key again is a no-op.
+    func publish(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        guard try context.clientID("id").description == caller else {
+            throw ServerError.forbidden("a client publishes only its own key")
+        }
+        let body = try await decodeBody(HybridKeyRequest.self, request, context)
+        guard body.publicKey.utf8.count <= HybridKeyRequest.maximumKeyCharacters,
+            let bytes = try? Base64URL.decode(body.publicKey),
+            let key = try? HybridPublicKey(rawRepresentation: bytes)  // the reason is in the message
+        else { throw ServerError.badRequest("public_key is a 1,216-byte X-Wing public key in base64url") }
+        guard body.signature.utf8.count <= 128, let signature = try? Base64URL.decode(body.signature),
+            signature.count == 64
+        else { throw ServerError.badRequest("signature is a 64-byte Ed25519 signature in base64url") }
+        guard let client = try await store.client(text: caller), let id = UUID(uuidString: caller) else {
+            throw ServerError.unauthorized()
+        }
+        guard let signing = client.signingKey?.ed25519,
+            let signingKey = try? SigningPublicKey(base64URLEncoded: signing)
+        else { throw ServerError.badRequest("only a client with an Ed25519 key can publish a post-quantum key") }
+        guard signingKey.isValidSignature(signature, for: HybridKeyLeaf.signedBytes(clientID: id, key: key)) else {
+            throw ServerError.badRequest("the post-quantum key is not signed by this client's signing key")
+        }
+        let text = Base64URL.encode(key.rawRepresentation)
+        if client.hybridKey == text, let leaf = try await store.newestHybridKeyLeaf(clientID: caller) {
+            return try json(KeyChangeResponse(index: leaf.index))
+        }
+        let time = clock.wallTimestamp.microseconds
+        guard time >= 0 else { throw ServerError.storage("the clock is before 1970") }
+        let leaf = PendingKeyLogLeaf(
+            entry: try HybridKeyLeaf.entry(clientID: id, key: key, time: UInt64(time)),
+            signatures: [UInt8](signature)
+        )
+        let index = try await store.publishHybridKey(clientID: caller, key: text, leaf: leaf)
+        return try json(KeyChangeResponse(index: index))
+    }
+
+    /// `GET /v2/storage/clients/{id}/hybrid_key[?keylog_since=N]`: 404 for a client without one.
+    func get(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        _ = try context.caller()
+        let clientID = try context.clientID("id").description
+        guard let client = try await store.client(text: clientID), let key = client.hybridKey,
+            let leaf = try await store.newestHybridKeyLeaf(clientID: clientID), let signature = leaf.signatures,
+            signature.count == 64
+        else { throw ServerError.notFound("this client has published no post-quantum key") }
+        let since = try request.uri.queryParameters.get("keylog_since").map { _ in
+            try KeyLogRoutes.number("keylog_since", request)
+        }
+        return try json(
+            HybridKeyResponse(
+                clientID: clientID,
+                publicKey: key,
+                signature: Base64URL.encode(signature),
+                keyLog: try await keyLog.inclusion(of: leaf, since: since)
+            )
+        )
+    }
+}

@@ -1,0 +1,93 @@
+// Strongroom — SPDX-License-Identifier: Apache-2.0
+import Foundation
+import StrongroomCore
+import StrongroomCrypto
+import StrongroomTesting
+import StrongroomWire
+import Testing
+
+@testable import StrongroomClient
+
+/// A client's post-quantum key (docs/design/PostQuantum.md): published signed and logged, looked up proven, and a
+/// server that substitutes, replays or mislabels one is refused.
+@Suite struct ClientHybridKeyTests {
+    static func code(_ body: () async throws -> Void) async -> ClientError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as ClientError {
+            return error.code
+        } catch {
+            return .server
+        }
+    }
+
+    @Test("published, looked up proven; substituted, unsigned, mislabelled or replayed keys are refused")
+    func publishAndVerify() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            let alice = try await ClientTestServer.client(url, "alice")
+            let bob = try await ClientTestServer.client(url, "bob")
+            let aliceID = alice.configuration.clientID
+            #expect(try await bob.hybridPublicKey(of: aliceID) == nil)
+            let first = HybridPrivateKey()
+            let index = try await alice.publishHybridKey(first)
+            #expect(try await alice.publishHybridKey(first) == index, "the same key again is a no-op")
+            #expect(try await bob.hybridPublicKey(of: aliceID) == first.publicKey)
+            let path = E3DBPath.clientHybridKey.render(aliceID.uuidString.lowercased())
+            let honestFirst = try await bob.authenticated(.GET, path, success: [200], as: HybridKeyResponse.self)
+
+            // What a server could answer instead.
+            let stranger = HybridPrivateKey().publicKey
+            var substituted = honestFirst
+            substituted.publicKey = Base64URL.encode(stranger.rawRepresentation)
+            #expect(await Self.code { _ = try await bob.verifiedHybridKey(substituted, of: aliceID) } == .tampered)
+            let forger = SigningPrivateKey()
+            substituted.signature = Base64URL.encode(
+                forger.signature(for: HybridKeyLeaf.signedBytes(clientID: aliceID, key: stranger))
+            )
+            #expect(await Self.code { _ = try await bob.verifiedHybridKey(substituted, of: aliceID) } == .tampered)
+            var junk = honestFirst
+            junk.publicKey = String(repeating: "A", count: 5_000)
+            #expect(await Self.code { _ = try await bob.verifiedHybridKey(junk, of: aliceID) } == .tampered)
+
+            // Alice replaces it: her newer key, and the older one (signed by her) served with the newer leaf.
+            let second = HybridPrivateKey()
+            #expect(try await alice.publishHybridKey(second) > index)
+            #expect(try await bob.hybridPublicKey(of: aliceID) == second.publicKey)
+            let honestSecond = try await bob.authenticated(.GET, path, success: [200], as: HybridKeyResponse.self)
+            var mislabelled = honestSecond
+            (mislabelled.publicKey, mislabelled.signature) = (honestFirst.publicKey, honestFirst.signature)
+            #expect(await Self.code { _ = try await bob.verifiedHybridKey(mislabelled, of: aliceID) } == .keyNotLogged)
+            #expect(await Self.code { _ = try await bob.verifiedHybridKey(honestFirst, of: aliceID) } == .keyWithheld)
+
+            // After Alice replaces her signing key, the key she published before still verifies (her chain's key).
+            let renewed = Client(configuration: try await alice.rotateKeys().configuration)
+            #expect(try await bob.hybridPublicKey(of: aliceID) == second.publicKey)
+            let third = HybridPrivateKey()
+            try await renewed.publishHybridKey(third)
+            #expect(try await bob.hybridPublicKey(of: aliceID) == third.publicKey)
+
+            // The server's own refusals: another client's key, a key signed by another key, not a key.
+            let body = HybridKeyRequest(
+                publicKey: Base64URL.encode(stranger.rawRepresentation),
+                signature: Base64URL.encode(
+                    forger.signature(for: HybridKeyLeaf.signedBytes(clientID: aliceID, key: stranger))
+                )
+            )
+            #expect(
+                await Self.code { try await bob.authenticated(.PUT, path, body: body, success: [200]) } == .forbidden
+            )
+            #expect(
+                await Self.code { try await renewed.authenticated(.PUT, path, body: body, success: [200]) }
+                    == .badRequest
+            )
+            var invalid = body
+            invalid.publicKey = Base64URL.encode(Data(repeating: 0xFF, count: HybridPublicKey.byteCount))
+            #expect(
+                await Self.code { try await renewed.authenticated(.PUT, path, body: invalid, success: [200]) }
+                    == .badRequest
+            )
+            #expect(try await bob.hybridPublicKey(of: aliceID) == third.publicKey)
+        }
+    }
+}
