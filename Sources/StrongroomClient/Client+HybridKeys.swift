@@ -7,7 +7,7 @@ import StrongroomWire
 extension Client {
     /// Publishes this client's post-quantum (X-Wing) public key: signed with its Ed25519 key and recorded in the key
     /// log (docs/design/PostQuantum.md), so others can seal access keys to it. Keep `key`'s seed
-    /// (``HybridPrivateKey/seedRepresentation``) with the client's other keys. Publishing the same key again is a
+    /// (`HybridPrivateKey.seedRepresentation`) with the client's other keys. Publishing the same key again is a
     /// no-op; another key replaces it.
     ///
     /// - Returns: The index of the key log leaf that records it.
