@@ -21,6 +21,8 @@ struct StrongroomBenchmarks {
         print("")
         try fieldBenchmarks()
         try encodingBenchmarks()
+        print("")
+        try hybridWrapBenchmarks()
     }
 
     static func fileBenchmarks(mebibytes: Int) async throws {
