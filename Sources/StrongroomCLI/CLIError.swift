@@ -141,7 +141,7 @@ func clientExitStatus(for code: ClientError.Code) -> Int32 {
         .contactKeysChanged:
         3
     case .badRequest: 4
-    case .invalidConfiguration: 5
+    case .invalidConfiguration, .postQuantumKeyMissing: 5
     case .notFound: 7
     case .unauthorized, .forbidden, .integrityRefused: 8
     case .conflict: 9

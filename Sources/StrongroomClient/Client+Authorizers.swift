@@ -81,7 +81,14 @@ extension Client {
         while true {
             await accessKeys.remove(writerID: writer, userID: writer, type: type)  // the grant may have changed
             let (key, generation) = try await readerKeyEntry(writerID: writer, userID: writer, type: type)
-            let eak = key.sealed(to: readerPublicKey, by: configuration.keys.encryptionKey)
+            let eak = try await seal(
+                key,
+                writerID: writer,
+                type: type,
+                generation: generation,
+                readerID: reader,
+                classical: readerPublicKey
+            )
             do {
                 try await storeEAK(eak, writerID: writer, readerID: reader, type: type, generation: generation)
                 break

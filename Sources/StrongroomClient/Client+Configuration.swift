@@ -25,6 +25,9 @@ extension Client {
         public var authentication: Authentication = .bearerToken
         /// How the public keys the server gives are checked against its key log (verified by default).
         public var keyLog = KeyLogVerification()
+        /// How access keys are sealed: with the post-quantum X-Wing wrap beside X25519 by default, where the reader
+        /// has an X-Wing key (``PostQuantumPolicy``).
+        public var postQuantum = PostQuantumPolicy()
 
         /// How a client authenticates its requests.
         public enum Authentication: Sendable, Hashable {

@@ -29,6 +29,9 @@ public struct KeyChangeReport: Sendable {
     /// Own types whose rotation did not finish (the error says why): rotate each again with
     /// ``Client/rotateAccessKey(type:revoking:)`` on a client of ``configuration``.
     public var rotationsPending: [String: ClientError]
+    /// Why the new X-Wing key was not published (publish it with ``Client/publishHybridKey(_:)`` on a client of
+    /// ``configuration``); nil when it was, or the configuration has none.
+    public var hybridKeyPending: ClientError? = nil
 }
 
 extension Client {
@@ -91,13 +94,15 @@ extension Client {
         }
         guard let leaf else { throw ClientError(.conflict, "the keys this client holds kept changing") }
         let next = Client(configuration: replacement, sharing: transport)
+        let hybridKeyPending = await next.publishOwnHybridKey()
         let (rotated, pending) = await next.rotateOwnTypes(in: held)
         return KeyChangeReport(
             configuration: replacement,
             leafIndex: leaf,
             accessKeysRewrapped: held.count,
             typesRotated: rotated,
-            rotationsPending: pending
+            rotationsPending: pending,
+            hybridKeyPending: hybridKeyPending
         )
     }
 
@@ -109,14 +114,28 @@ extension Client {
     ///   this client's keys as its newest.
     public func finishKeyChange() async throws(ClientError) -> KeyChangeReport {
         let history = try await auditKeys()
+        let hybridKeyPending = await publishOwnHybridKey()
         let (rotated, pending) = await rotateOwnTypes(in: try await heldAccessKeys())
         return KeyChangeReport(
             configuration: configuration,
             leafIndex: history.entries.last?.index ?? 0,
             accessKeysRewrapped: 0,
             typesRotated: rotated,
-            rotationsPending: pending
+            rotationsPending: pending,
+            hybridKeyPending: hybridKeyPending
         )
+    }
+
+    /// Publishes this configuration's X-Wing key (a no-op when published already); the error when it fails, nil
+    /// when it was published or there is none.
+    func publishOwnHybridKey() async -> ClientError? {
+        guard let hybrid = configuration.keys.hybridKey else { return nil }
+        do {
+            try await publishHybridKey(hybrid)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Rotates each of this client's own types among `held`.
@@ -159,6 +178,55 @@ extension Client {
         }
     }
 
+    /// `key`, held as `entry`, sealed by the replacement keys to themselves in the same forms: the classical EAK where
+    /// the slot has one, the post-quantum wrap (signed by the new signing key) where it has one.
+    private static func rewrapped(
+        _ key: AccessKey,
+        _ entry: HeldAccessKey,
+        to replacement: Configuration
+    ) throws(ClientError) -> RewrappedAccessKey {
+        let newKeys = replacement.keys
+        let eak =
+            entry.accessKey.eak.isEmpty
+            ? "" : key.sealed(to: newKeys.encryptionKey.publicKey, by: newKeys.encryptionKey).wireFormat
+        var hybridEAK: String?
+        if entry.accessKey.hybridEAK != nil || eak.isEmpty {
+            guard let hybrid = newKeys.hybridKey else {
+                throw ClientError(
+                    .postQuantumKeyMissing,
+                    "the key of \(entry.writerID)'s type \"\(entry.type)\" is sealed post-quantum and the replacement "
+                        + "keys have no X-Wing key"
+                )
+            }
+            do {
+                let writer = try uuid(entry.writerID)
+                let context = HybridAccessKeyWrap.Context(
+                    writerID: writer,
+                    userID: try uuid(entry.userID),
+                    readerID: replacement.clientID,
+                    type: entry.type,
+                    generation: UInt64(max(entry.generation, 1))
+                )
+                hybridEAK = try HybridAccessKeyWrap(
+                    sealing: key,
+                    to: hybrid.publicKey,
+                    context: context,
+                    signedBy: newKeys.signingKey
+                ).wireFormat
+            } catch {
+                throw ClientError(.invalidConfiguration, "the post-quantum wrap could not be made", underlying: error)
+            }
+        }
+        return RewrappedAccessKey(
+            writerID: entry.writerID,
+            userID: entry.userID,
+            type: entry.type,
+            eak: eak,
+            hybridEAK: hybridEAK,
+            generation: entry.generation
+        )
+    }
+
     /// The signed change and every held key opened with the current key and re-sealed to the new one.
     private func keyChangeRequest(
         to replacement: Configuration,
@@ -170,8 +238,13 @@ extension Client {
         for entry in held {
             let key: AccessKey
             do {
-                key = try open(entry.accessKey)
-            } catch {
+                key = try await openAccessKey(
+                    entry.accessKey,
+                    writerID: entry.writerID,
+                    type: entry.type,
+                    generation: entry.generation
+                )
+            } catch  where error.code != .postQuantumKeyMissing {
                 throw ClientError(
                     .tampered,
                     "the access key of \(entry.writerID)'s type \"\(entry.type)\" does not open with this client's "
@@ -188,15 +261,8 @@ extension Client {
                     type: entry.type
                 )
             }
-            let eak = key.sealed(to: newKeys.encryptionKey.publicKey, by: newKeys.encryptionKey)
             rewrapped.append(
-                RewrappedAccessKey(
-                    writerID: entry.writerID,
-                    userID: entry.userID,
-                    type: entry.type,
-                    eak: eak.wireFormat,
-                    generation: entry.generation
-                )
+                try Self.rewrapped(key, entry, to: replacement)
             )
         }
         let statement = KeyChangeStatement(

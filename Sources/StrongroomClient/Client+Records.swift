@@ -261,8 +261,13 @@ extension Client {
         }
         // This client's own key, which it also encrypts under, is taken only as the fetch checks it (who sealed it,
         // its generation): an inline key sealed by anyone else could be one the server chose.
-        if wire.writerID.lowercased() == clientID, wire.userID.lowercased() == clientID, !isSealedBySelf(inlineKey) {
-            return try await readerKey(writerID: clientID, userID: clientID, type: wire.type)
+        // A key sealed post-quantum only is opened as a fetch opens it (the wrap binds the generation the fetch
+        // names); with a classical EAK beside it, the inline one serves.
+        let isOwn = wire.writerID.lowercased() == clientID && wire.userID.lowercased() == clientID
+        if (isOwn && !isSealedBySelf(inlineKey)) || inlineKey.eak.isEmpty
+            || configuration.postQuantum.refusesClassicalOnly(wire.type)
+        {
+            return try await readerKey(writerID: wire.writerID, userID: wire.userID, type: wire.type)
         }
         let key = try open(inlineKey)
         await accessKeys.store(key, writerID: wire.writerID, userID: wire.userID, type: wire.type)

@@ -101,8 +101,16 @@ extension Client {
                 let publicKey =
                     reader == clientID
                     ? configuration.keys.encryptionKey.publicKey : try await publicKey(of: reader)
-                let eak = newKey.sealed(to: publicKey, by: configuration.keys.encryptionKey)
-                eaks.append(ReaderAccessKey(readerID: reader, eak: eak.wireFormat))
+                // A fresh encapsulation for each reader at each generation: a rotation heals post-quantum too.
+                let sealed = try await seal(
+                    newKey,
+                    writerID: writerID,
+                    type: type,
+                    generation: current.generation + 1,
+                    readerID: reader,
+                    classical: publicKey
+                )
+                eaks.append(ReaderAccessKey(readerID: reader, eak: sealed.eak, hybridEAK: sealed.hybridEAK))
             }
             // The old key sealed under the new one, kept by the server with the new generation: should this
             // process stop before every record is re-wrapped, any client of this writer finishes from it
@@ -126,7 +134,7 @@ extension Client {
             } catch  where error.code == .conflict && attempt < 3 {
                 continue  // another rotation or share came first: read the readers again
             }
-            try await confirmRotation(writerID: writerID, type: type, to: newKey)
+            try await confirmRotation(writerID: writerID, type: type, to: newKey, generation: current.generation + 1)
             await accessKeys.store(
                 newKey,
                 generation: request.generation,
@@ -217,14 +225,19 @@ extension Client {
     /// Checks that the server kept the rotation: this client's own EAK of `writerID`'s `type`, fetched again (not
     /// from the cache), opens to `newKey`. A server that answered 201 and kept the old key (or serves it back) is
     /// caught here, before any record is re-wrapped under a key only this process holds.
-    private func confirmRotation(writerID: String, type: String, to newKey: AccessKey) async throws(ClientError) {
+    private func confirmRotation(
+        writerID: String,
+        type: String,
+        to newKey: AccessKey,
+        generation: Int
+    ) async throws(ClientError) {
         let served = try await authenticated(
             .GET,
             E3DBPath.accessKey.render(writerID, writerID, clientID, type),
             success: [200],
             as: AccessKeyResponse.self
         )
-        guard try open(served) == newKey else {
+        guard try await openAccessKey(served, writerID: writerID, type: type, generation: generation) == newKey else {
             throw ClientError(
                 .tampered,
                 "the server answered the key rotation of \(type) but serves another key for it: nothing was re-wrapped"

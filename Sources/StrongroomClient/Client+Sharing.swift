@@ -63,7 +63,14 @@ extension Client {
     func sealWriterKey(type: String, to otherClientID: String) async throws(ClientError) {
         let publicKey = try await publicKey(of: otherClientID)
         try await withCurrentKey(type: type) { key, generation throws(ClientError) in
-            let eak = key.sealed(to: publicKey, by: configuration.keys.encryptionKey)
+            let eak = try await seal(
+                key,
+                writerID: clientID,
+                type: type,
+                generation: generation,
+                readerID: otherClientID,
+                classical: publicKey
+            )
             try await storeEAK(eak, writerID: clientID, readerID: otherClientID, type: type, generation: generation)
         }
     }

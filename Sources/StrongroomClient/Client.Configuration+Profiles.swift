@@ -24,6 +24,8 @@ extension Client.Configuration {
         var privateSigningKey: String?
         var apiURL: String
         var clientName: String?
+        /// Strongroom's own: the X-Wing key's 32-byte seed, base64url (the official SDKs ignore it).
+        var privateHybridKey: String?
 
         enum CodingKeys: String, CodingKey {
             case version
@@ -37,6 +39,7 @@ extension Client.Configuration {
             case privateSigningKey = "private_signing_key"
             case apiURL = "api_url"
             case clientName = "client_name"
+            case privateHybridKey = "private_hybrid_key"
         }
     }
 
@@ -115,7 +118,8 @@ extension Client.Configuration {
             publicSigningKey: keys.signingKey.publicKey.base64URLEncoded,
             privateSigningKey: keys.signingKey.base64URLEncoded,
             apiURL: apiURL.absoluteString,
-            clientName: clientName
+            clientName: clientName,
+            privateHybridKey: keys.hybridKey?.seedRepresentation.withUnsafeBytes { Base64URL.encode(Data($0)) }
         )
         do {
             return try JSONEncoder().encode(contents)
@@ -136,6 +140,11 @@ extension Client.Configuration {
                     SigningPrivateKey.init(base64URLEncoded:)
                 )
                 ?? SigningPrivateKey()
+            let hybridKey = try contents.privateHybridKey.flatMap { $0.isEmpty ? nil : $0 }.map { text in
+                var seed = try Base64URL.decode(text)
+                defer { seed.resetBytes(in: 0..<seed.count) }
+                return try HybridPrivateKey(seed: SecureBytes(copying: seed))
+            }
             self.init(
                 clientID: clientID,
                 clientName: contents.clientName ?? profile,
@@ -143,7 +152,8 @@ extension Client.Configuration {
                 apiSecret: SecureBytes(copying: Array(contents.apiSecret.utf8)),
                 keys: ClientKeys(
                     encryptionKey: try EncryptionPrivateKey(base64URLEncoded: contents.privateKey),
-                    signingKey: signingKey
+                    signingKey: signingKey,
+                    hybridKey: hybridKey
                 ),
                 apiURL: apiURL
             )

@@ -74,7 +74,9 @@ public final class Client: Sendable {
     ///   - token: a registration token from the server's operator.
     ///   - clientName: a name for the new client (1 to 1024 bytes).
     ///   - apiURL: the server, such as `https://e3db.example.com`.
-    ///   - keys: the client's keys (new ones by default); only the public halves are sent.
+    ///   - keys: the client's keys (new ones by default); only the public halves are sent. Its X-Wing key, when it
+    ///     has one, is published at once (``publishHybridKey(_:)``; should that fail, the client is registered
+    ///     all the same, and sealed to with X25519 alone until it publishes the key).
     ///   - httpClient: the HTTP client to use (a fail-fast shared one by default); a caller's own client is
     ///     refused together with a custom trust or a client identity (see ``init(configuration:options:httpClient:)``).
     ///   - options: trust, timeouts and retries.
@@ -108,7 +110,7 @@ public final class Client: Sendable {
         guard let clientID = UUID(uuidString: response.clientID) else {
             throw ClientError(.invalidResponse, "the server returned a client ID that is not a UUID")
         }
-        return Configuration(
+        let configuration = Configuration(
             clientID: clientID,
             clientName: response.name,
             apiKeyID: response.apiKeyID,
@@ -116,6 +118,10 @@ public final class Client: Sendable {
             keys: keys,
             apiURL: apiURL
         )
+        // Others seal keys post-quantum to the client from now on. The client exists whatever happens here: a failure
+        // leaves the key unpublished (publishHybridKey(_:) publishes it later) rather than losing the configuration.
+        _ = await Client(configuration: configuration, sharing: transport).publishOwnHybridKey()
+        return configuration
     }
 
     /// An authenticated request; on a 401 the token is renewed once and the request retried (E3DB requests

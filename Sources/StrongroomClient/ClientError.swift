@@ -12,7 +12,7 @@ public struct ClientError: StrongroomError {
             case unauthorized, forbidden, notFound, conflict, badRequest, tampered, invalidResponse, server
             case transport, cancelled, invalidConfiguration, untrustedServer, timedOut, integrityRefused
             case keyNotLogged, logInconsistent, checkpointStale, keyCompromised, notWitnessed, keyWithheld
-            case contactKeysChanged
+            case contactKeysChanged, postQuantumKeyMissing
         }
 
         private let kind: Kind
@@ -73,6 +73,10 @@ public struct ClientError: StrongroomError {
         /// log: a key change, or a server binding keys of its own to the contact's ID. Nothing was encrypted to or
         /// verified with them; compare safety numbers again (``Client/safetyNumber(with:)``) before trusting them.
         public static let contactKeysChanged = Code(kind: .contactKeysChanged)
+        /// A type's ``PostQuantumPolicy`` is ``PostQuantumPolicy/Mode/require`` and a client its key would be sealed
+        /// to — this client or a reader — has no X-Wing key (published, or in this configuration): nothing was
+        /// sealed. The reader publishes one (``Client/publishHybridKey(_:)``), or the type's policy changes.
+        public static let postQuantumKeyMissing = Code(kind: .postQuantumKeyMissing)
 
         public var description: String { "\(kind)" }
     }
@@ -118,5 +122,20 @@ public struct ClientError: StrongroomError {
             default: .invalidResponse
             }
         return ClientError(code, message, status: status)
+    }
+}
+
+extension ClientError {
+    /// The code of the client error `body` throws; nil when it returns, ``Code/server`` for another error. For
+    /// tests that compare many outcomes by code.
+    package static func code(of body: () async throws -> Void) async -> Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as ClientError {
+            return error.code
+        } catch {
+            return .server
+        }
     }
 }

@@ -119,17 +119,22 @@ public struct KeyRotationLogLeaf: Codable, Sendable, Hashable {
 public struct ReaderAccessKey: Codable, Sendable, Hashable {
     /// The reader (lowercase UUID).
     public var readerID: String
-    /// The EAK, `ciphertext.nonce` in base64url, as `PUT /v1/storage/access_keys/…` takes it.
+    /// The EAK, `ciphertext.nonce` in base64url, as `PUT /v1/storage/access_keys/…` takes it; empty when only the
+    /// post-quantum wrap is sent.
     public var eak: String
+    /// The post-quantum wrap, as `PUT /v1/storage/access_keys/…` takes it.
+    public var hybridEAK: String?
 
     enum CodingKeys: String, CodingKey {
         case readerID = "reader_id"
         case eak
+        case hybridEAK = "hybrid_eak"
     }
 
     /// Creates one.
-    public init(readerID: String, eak: String) {
+    public init(readerID: String, eak: String, hybridEAK: String? = nil) {
         self.readerID = readerID
         self.eak = eak
+        self.hybridEAK = hybridEAK
     }
 }

@@ -48,8 +48,11 @@ public struct RewrappedAccessKey: Codable, Sendable, Hashable {
     public var userID: String
     /// The record type.
     public var type: String
-    /// The new EAK, `b64url(box).b64url(nonce)`.
+    /// The new EAK, `b64url(box).b64url(nonce)`; empty when only the post-quantum wrap is sent.
     public var eak: String
+    /// The new post-quantum wrap, to the caller's new X-Wing key and signed by its new signing key; absent: the
+    /// slot keeps none.
+    public var hybridEAK: String?
     /// The generation the key is of: the change is refused when the type has rotated since.
     public var generation: Int
 
@@ -57,11 +60,14 @@ public struct RewrappedAccessKey: Codable, Sendable, Hashable {
         case type, eak, generation
         case writerID = "writer_id"
         case userID = "user_id"
+        case hybridEAK = "hybrid_eak"
     }
 
     /// Creates an entry.
-    public init(writerID: String, userID: String, type: String, eak: String, generation: Int) {
-        (self.writerID, self.userID, self.type, self.eak, self.generation) = (writerID, userID, type, eak, generation)
+    public init(writerID: String, userID: String, type: String, eak: String, hybridEAK: String? = nil, generation: Int)
+    {
+        (self.writerID, self.userID, self.type, self.eak) = (writerID, userID, type, eak)
+        (self.hybridEAK, self.generation) = (hybridEAK, generation)
     }
 }
 

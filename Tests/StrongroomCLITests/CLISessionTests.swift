@@ -65,6 +65,26 @@ import Testing
         }
     }
 
+    @Test(
+        "a profile without a post-quantum key (an official SDK's): keys post-quantum makes one, saves it and publishes it; again changes nothing"
+    )
+    func postQuantumKey() async throws {
+        try await withCLI { cli in
+            let alice = try await cli.ok(["register", "--token", "tok", "--url", cli.url])
+            let file = cli.home.appending(path: "profiles/alice/e3db.json")
+            var profile = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            #expect(profile["private_hybrid_key"] is String, "register keeps the X-Wing seed in the profile")
+            profile["private_hybrid_key"] = nil
+            try JSONSerialization.data(withJSONObject: profile).write(to: file)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+            let first = try await cli.ok(["keys", "post-quantum"])
+            #expect(first.hasPrefix("post-quantum key ") && first.contains("published (key log leaf "), "\(first)")
+            let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            #expect(saved["private_hybrid_key"] is String && saved["client_id"] as? String == alice)
+            #expect(try await cli.ok(["keys", "post-quantum"]) == first, "the same key, the same leaf")
+        }
+    }
+
     @Test("the README's first session: register, write, read, query, update, share, files, offline crypto, delete")
     func firstSession() async throws {
         try await withCLI { cli in

@@ -12,14 +12,7 @@ import Testing
 /// server that substitutes, replays or mislabels one is refused.
 @Suite struct ClientHybridKeyTests {
     static func code(_ body: () async throws -> Void) async -> ClientError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as ClientError {
-            return error.code
-        } catch {
-            return .server
-        }
+        await ClientError.code(of: body)
     }
 
     @Test("published, looked up proven; substituted, unsigned, mislabelled or replayed keys are refused")
@@ -28,7 +21,9 @@ import Testing
             let alice = try await ClientTestServer.client(url, "alice")
             let bob = try await ClientTestServer.client(url, "bob")
             let aliceID = alice.configuration.clientID
-            #expect(try await bob.hybridPublicKey(of: aliceID) == nil)
+            // Registration published the key the configuration holds.
+            let registered = try #require(alice.configuration.keys.hybridKey)
+            #expect(try await bob.hybridPublicKey(of: aliceID) == registered.publicKey)
             let first = HybridPrivateKey()
             let index = try await alice.publishHybridKey(first)
             #expect(try await alice.publishHybridKey(first) == index, "the same key again is a no-op")
@@ -60,8 +55,11 @@ import Testing
             #expect(await Self.code { _ = try await bob.verifiedHybridKey(mislabelled, of: aliceID) } == .keyNotLogged)
             #expect(await Self.code { _ = try await bob.verifiedHybridKey(honestFirst, of: aliceID) } == .keyWithheld)
 
-            // After Alice replaces her signing key, the key she published before still verifies (her chain's key).
-            let renewed = Client(configuration: try await alice.rotateKeys().configuration)
+            // After Alice replaces her signing key (keeping no X-Wing key in the replacement, so none is published),
+            // the key she published before still verifies (her chain's key).
+            var replacement = alice.configuration.replacingKeys()
+            replacement.keys.hybridKey = nil
+            let renewed = Client(configuration: try await alice.rotateKeys(to: replacement).configuration)
             #expect(try await bob.hybridPublicKey(of: aliceID) == second.publicKey)
             let third = HybridPrivateKey()
             try await renewed.publishHybridKey(third)

@@ -96,6 +96,34 @@ struct ClientKeyChangeTests {
                     as: HeldAccessKeysResponse.self
                 )
                 #expect(held.keys.count == 3)
+                // Nor its post-quantum wrap with the old X-Wing key: re-sealed to the new one, which opens it.
+                let hybrid = held.keys.compactMap { entry in entry.accessKey.hybridEAK.map { (entry, $0) } }
+                #expect(hybrid.count == 2, "her own key and Bob's (the Python client has no X-Wing key)")
+                for (entry, text) in hybrid {
+                    let wrap = try HybridAccessKeyWrap(wireFormat: text)
+                    let context = HybridAccessKeyWrap.Context(
+                        writerID: try #require(UUID(uuidString: entry.writerID)),
+                        userID: try #require(UUID(uuidString: entry.userID)),
+                        readerID: aliceID,
+                        type: entry.type,
+                        generation: UInt64(entry.generation)
+                    )
+                    let signer = replacement.keys.signingKey.publicKey
+                    #expect(
+                        (try? wrap.open(
+                            with: try #require(stolen.keys.hybridKey),
+                            context: context,
+                            authorizer: signer
+                        )) == nil
+                    )
+                    #expect(
+                        (try? wrap.open(
+                            with: try #require(replacement.keys.hybridKey),
+                            context: context,
+                            authorizer: signer
+                        )) != nil
+                    )
+                }
                 for entry in held.keys {
                     let sealer = try EncryptionPublicKey(
                         base64URLEncoded: try #require(entry.accessKey.authorizerPublicKey.curve25519)

@@ -432,7 +432,10 @@ import Testing
             server,
             _ in
             let url = try #require(URL(string: server.baseURL))
-            let configuration = try await Client.register(token: Self.token, clientName: "py", apiURL: url)
+            var configuration = try await Client.register(token: Self.token, clientName: "py", apiURL: url)
+            // Replicated types keep no classical EAK by default (post-quantum `require`): the official SDK reads
+            // them only where the writer keeps one.
+            configuration.postQuantum.replicatedMode = .prefer
             try await withTemporaryDirectory { home in
                 let store = try await DatastoreManager(directory: home.appending(path: "stores"))
                     .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))

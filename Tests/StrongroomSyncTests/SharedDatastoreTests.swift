@@ -256,8 +256,12 @@ import Testing
             server,
             _ in
             let url = try #require(URL(string: server.baseURL))
-            let ownerConfiguration = try await Client.register(token: Self.token, clientName: "owner", apiURL: url)
-            let memberConfiguration = try await Client.register(token: Self.token, clientName: "member", apiURL: url)
+            var ownerConfiguration = try await Client.register(token: Self.token, clientName: "owner", apiURL: url)
+            var memberConfiguration = try await Client.register(token: Self.token, clientName: "member", apiURL: url)
+            // Replicated types keep no classical EAK by default (post-quantum `require`): the official SDK reads
+            // them only where the owner keeps one.
+            ownerConfiguration.postQuantum.replicatedMode = .prefer
+            memberConfiguration.postQuantum.replicatedMode = .prefer
             let (ownerClient, memberClient) = (
                 Client(configuration: ownerConfiguration), Client(configuration: memberConfiguration)
             )

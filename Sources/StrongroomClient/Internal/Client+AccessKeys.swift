@@ -45,7 +45,7 @@ extension Client {
                 success: [200]
             )
             let response = try Transport.decode(AccessKeyResponse.self, from: data)
-            let key = try open(response)
+            let key = try await openAccessKey(response, writerID: writerID, type: type, generation: generation)
             do {
                 try await verifyGeneration(
                     of: key,
@@ -107,9 +107,11 @@ extension Client {
         try await verifyGeneration(of: key, generation: rotated, writerID: clientID, userID: clientID, type: type)
     }
 
-    /// Whether this client sealed the EAK `response` carries (its own key names the sealer): only its private key
-    /// seals to it so.
+    /// Whether this client sealed the EAK `response` carries (its ID and its own key name the sealer): only its
+    /// private key seals to it so, and a post-quantum wrap naming it as authorizer opens only under its signature
+    /// (``openAccessKey(_:writerID:type:generation:)``).
     func isSealedBySelf(_ response: AccessKeyResponse) -> Bool {
+        guard ClientID(response.authorizerID)?.description == clientID else { return false }
         let sealer = try? EncryptionPublicKey(base64URLEncoded: response.authorizerPublicKey.curve25519 ?? "")
         return sealer == configuration.keys.encryptionKey.publicKey
     }
@@ -176,8 +178,9 @@ extension Client {
             return try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
         } catch  where error.code == .notFound {
             let key = AccessKey()
-            let eak = key.sealed(to: configuration.keys.encryptionKey.publicKey, by: configuration.keys.encryptionKey)
-            let stored = try await putEAK(eak, writerID: clientID, readerID: clientID, type: type, fence: nil)
+            // A type never keyed is at generation 1 (the server names it in its answer).
+            let sealed = try await seal(key, writerID: clientID, type: type, generation: 1, readerID: clientID)
+            let stored = try await putEAK(sealed, writerID: clientID, readerID: clientID, type: type, fence: nil)
             guard stored.created else {
                 // Another process of this client created it first: use that one.
                 return try await readerKeyEntry(writerID: clientID, userID: clientID, type: type)
@@ -204,7 +207,7 @@ extension Client {
     /// refused (``ClientError/isStaleKeyGeneration``) instead of sealing an old key to a new reader.
     @discardableResult
     func storeEAK(
-        _ eak: EncryptedAccessKey,
+        _ eak: SealedAccessKey,
         writerID: String,
         readerID: String,
         type: String,
@@ -217,7 +220,7 @@ extension Client {
 
     /// `PUT` of an EAK: whether it was created, and the type's generation the server named.
     private func putEAK(
-        _ eak: EncryptedAccessKey,
+        _ eak: SealedAccessKey,
         writerID: String,
         readerID: String,
         type: String,
@@ -230,7 +233,7 @@ extension Client {
                 .PUT,
                 E3DBPath.accessKey.render(writerID, writerID, readerID, type),
                 headers: Self.fence(generation),
-                body: AccessKeyPutRequest(eak: eak.wireFormat),
+                body: AccessKeyPutRequest(eak: eak.eak, hybridEAK: eak.hybridEAK),
                 success: [201]
             )
             return (true, named)

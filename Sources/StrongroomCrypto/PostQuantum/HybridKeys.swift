@@ -17,12 +17,10 @@ public struct HybridPrivateKey: Sendable, CustomStringConvertible {
     let key: XWingMLKEM768X25519.PrivateKey
     let seed: SecureBytes
 
-    /// A fresh key.
-    public init() {
-        var seed = SecureRandom.data(count: Self.seedByteCount)
-        defer { seed.resetBytes(in: 0..<seed.count) }
+    /// A fresh key from `random` (the system CSPRNG by default).
+    public init(using random: some RandomSource = .system) {
         // swift-format-ignore: NeverUseForceTry
-        try! self.init(seed: SecureBytes(copying: seed))  // a 32-byte seed always expands
+        try! self.init(seed: SecureRandom.bytes(count: Self.seedByteCount, using: random))  // 32 bytes always expand
     }
 
     /// The key a seed expands to (X-Wing's derandomised key generation).

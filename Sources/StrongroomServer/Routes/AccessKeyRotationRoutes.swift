@@ -90,12 +90,14 @@ struct AccessKeyRotationRoutes {
             throw ServerError.badRequest("generation is a number from 2 to \(Int32.max)")
         }
         var eaks: [String: String] = [:]
+        var hybridEAKs: [String: String] = [:]
         for entry in body.eaks {
             guard let reader = ClientID(entry.readerID)?.description, eaks[reader] == nil else {
                 throw ServerError.badRequest("eaks name each reader once, by client ID")
             }
-            try AccessKeyRoutes.requireEAK(entry.eak)
+            try AccessKeyRoutes.requireEAKs(entry.eak, hybrid: entry.hybridEAK)
             eaks[reader] = entry.eak
+            hybridEAKs[reader] = entry.hybridEAK
         }
         let revoke = try Set(
             body.revoke.map { text in
@@ -111,7 +113,7 @@ struct AccessKeyRotationRoutes {
         try await authorization.requireRevocable(revoke, of: scope, caller: caller)
         // The link has an EAK's wire form (a 48-byte box and a 24-byte nonce); the server cannot open it.
         if let previous = body.previous { try AccessKeyRoutes.requireEAK(previous, named: "previous") }
-        let rotation = AccessKeyRotation(
+        var rotation = AccessKeyRotation(
             scope: scope,
             generation: body.generation,
             eaks: eaks,
@@ -120,6 +122,7 @@ struct AccessKeyRotationRoutes {
             previous: body.previous,
             logLeaf: try body.keyLog.map(Self.logLeaf)
         )
+        rotation.hybridEAKs = hybridEAKs
         switch try await store.rotateAccessKey(rotation, logAt: clock.wallTimestamp) {
         case .rotated:
             return empty(.created)

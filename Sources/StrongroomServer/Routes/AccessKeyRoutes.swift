@@ -47,11 +47,11 @@ struct AccessKeyRoutes {
         let caller = try context.caller()
         let slot = try slot(context)
         let body = try await decodeBody(AccessKeyPutRequest.self, request, context)
-        try Self.requireEAK(body.eak)
+        try Self.requireEAKs(body.eak, hybrid: body.hybridEAK)
         let generation = try KeyGenerationFence.sent(in: request)
         try await authorization.requireKeyManager(of: slot, caller: caller, "store")
         guard try await store.client(text: slot.readerID) != nil else { throw ServerError.notFound("no such reader") }
-        let key = StoredAccessKey(slot: slot, eak: body.eak, authorizerID: caller)
+        let key = StoredAccessKey(slot: slot, eak: body.eak, hybridEAK: body.hybridEAK, authorizerID: caller)
         // Sharing is idempotent: a reader's slot shared again takes the new EAK (the caller may delete it anyway).
         // The writer's own slot keeps 409, so a writer never overwrites the data key its records are under.
         guard slot.readerID != slot.writerID else {
@@ -82,6 +82,23 @@ struct AccessKeyRoutes {
         try await authorization.requireKeyManager(of: slot, caller: caller, "delete")
         try await store.deleteAccessKey(in: slot, logAt: clock.wallTimestamp)
         return empty(.noContent)
+    }
+
+    /// 400 unless the key is sealed at least once: `eak` an EAK's wire form or empty, `hybrid` absent or a
+    /// post-quantum wrap's wire form (its signature is for the reader to check: the server cannot tell the context),
+    /// and not both missing.
+    static func requireEAKs(_ eak: String, hybrid: String?, prefix: String = "") throws {
+        if let hybrid {
+            guard hybrid.utf8.count == AccessKeyPutRequest.hybridEAKCharacters,
+                (try? HybridAccessKeyWrap(wireFormat: hybrid)) != nil
+            else {
+                throw ServerError.badRequest(
+                    "\(prefix)hybrid_eak is not a post-quantum wrap (\(AccessKeyPutRequest.hybridEAKCharacters) base64url characters)"
+                )
+            }
+            if eak.isEmpty { return }
+        }
+        try requireEAK(eak, named: prefix + "eak")
     }
 
     /// 400 unless `eak` is an EAK's wire form (`ciphertext.nonce` in base64url): checked before anything is stored.

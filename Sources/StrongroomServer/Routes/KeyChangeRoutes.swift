@@ -105,7 +105,7 @@ struct KeyChangeRoutes {
                 UUID(uuidString: key.userID)?.uuidString.lowercased() == key.userID, key.generation >= 1
             else { throw ServerError.badRequest("a re-wrapped key names its writer, user and generation") }
             _ = try requireTypeSegment(key.type, limits)
-            try AccessKeyRoutes.requireEAK(key.eak, named: "rewrapped.eak")
+            try AccessKeyRoutes.requireEAKs(key.eak, hybrid: key.hybridEAK, prefix: "rewrapped.")
         }
         let outcome = try await store.changeKeys(
             KeyChange(

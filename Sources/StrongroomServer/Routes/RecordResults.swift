@@ -44,7 +44,9 @@ struct RecordResults: Sendable {
                     accessKey = cached
                 } else {
                     if let stored = try await store.accessKey(in: record.slot(reader: caller)) {
-                        accessKey = try await response(for: stored)
+                        // The post-quantum wrap only where there is no classical EAK: 1,643 characters on every
+                        // hit, which a client holding the classical EAK inline never needs.
+                        accessKey = try await response(for: stored, withWrap: stored.eak.isEmpty)
                     }
                     keys[slot] = accessKey
                 }
@@ -61,13 +63,14 @@ struct RecordResults: Sendable {
         return results
     }
 
-    /// The wire form: the authorizer is whoever stored it, with the key that sealed it (its current one unless it
+    /// The wire form (`withWrap: false` leaves the post-quantum wrap out): the authorizer is whoever stored it, with the key that sealed it (its current one unless it
     /// replaced its keys since); the signer is the record writer.
-    func response(for key: StoredAccessKey) async throws -> AccessKeyResponse {
+    func response(for key: StoredAccessKey, withWrap: Bool = true) async throws -> AccessKeyResponse {
         let authorizer = try await store.client(text: key.authorizerID)
         let writer = key.writerID == key.authorizerID ? authorizer : try await store.client(text: key.writerID)
         return AccessKeyResponse(
             eak: key.eak,
+            hybridEAK: withWrap ? key.hybridEAK : nil,
             authorizerID: key.authorizerID,
             authorizerPublicKey: key.authorizerKey ?? authorizer?.publicKey ?? PublicKeyObject(),
             signerID: writer?.signingKey == nil ? nil : key.writerID,

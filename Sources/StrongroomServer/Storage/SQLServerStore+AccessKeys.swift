@@ -25,6 +25,7 @@ extension SQLServerStore {
             readerID: try row.decode(column: "reader_id", as: String.self),
             type: try row.decode(column: "type", as: String.self),
             eak: try row.decode(column: "eak", as: String.self),
+            hybridEAK: try row.decode(column: "hybrid_eak", as: String?.self),
             authorizerID: try row.decode(column: "authorizer_id", as: String.self),
             authorizerKey: try row.decode(column: "authorizer_key", as: String?.self).map {
                 try decodeJSON(PublicKeyObject.self, $0)
@@ -35,9 +36,9 @@ extension SQLServerStore {
     package func insertAccessKey(_ key: StoredAccessKey) async throws -> Bool {
         try await database.raw(
             """
-            INSERT INTO access_keys (writer_id, user_id, reader_id, type, eak, authorizer_id)
+            INSERT INTO access_keys (writer_id, user_id, reader_id, type, eak, hybrid_eak, authorizer_id)
             VALUES (\(bind: key.writerID), \(bind: key.userID), \(bind: key.readerID), \(bind: key.type),
-            \(bind: key.eak), \(bind: key.authorizerID))
+            \(bind: key.eak), \(bind: key.hybridEAK), \(bind: key.authorizerID))
             ON CONFLICT (writer_id, user_id, reader_id, type) DO NOTHING RETURNING eak
             """
         ).first() != nil
@@ -54,20 +55,23 @@ extension SQLServerStore {
             }
             let previous = try await session.raw(
                 """
-                SELECT eak FROM access_keys WHERE writer_id = \(bind: key.writerID) AND user_id = \(bind: key.userID)
-                AND reader_id = \(bind: key.readerID) AND type = \(bind: key.type)
+                SELECT eak, hybrid_eak FROM access_keys WHERE writer_id = \(bind: key.writerID)
+                AND user_id = \(bind: key.userID) AND reader_id = \(bind: key.readerID) AND type = \(bind: key.type)
                 """
-            ).first()?.decode(column: "eak", as: String.self)
+            ).first().map { row in
+                (try row.decode(column: "eak", as: String.self), try row.decode(column: "hybrid_eak", as: String?.self))
+            }
             try await session.raw(
                 """
-                INSERT INTO access_keys (writer_id, user_id, reader_id, type, eak, authorizer_id)
+                INSERT INTO access_keys (writer_id, user_id, reader_id, type, eak, hybrid_eak, authorizer_id)
                 VALUES (\(bind: key.writerID), \(bind: key.userID), \(bind: key.readerID), \(bind: key.type),
-                \(bind: key.eak), \(bind: key.authorizerID))
+                \(bind: key.eak), \(bind: key.hybridEAK), \(bind: key.authorizerID))
                 ON CONFLICT (writer_id, user_id, reader_id, type) DO UPDATE
-                SET eak = excluded.eak, authorizer_id = excluded.authorizer_id, authorizer_key = NULL
+                SET eak = excluded.eak, hybrid_eak = excluded.hybrid_eak, authorizer_id = excluded.authorizer_id,
+                authorizer_key = NULL
                 """
             ).run()
-            if previous != key.eak, key.readerID != key.writerID {
+            if previous?.0 != key.eak || previous?.1 != key.hybridEAK, key.readerID != key.writerID {
                 try await Self.appendKeyLog([grant], in: session, engine: engine)
             }
             return nil
@@ -126,8 +130,8 @@ extension SQLServerStore {
             for (reader, eak) in rotation.eaks.sorted(by: { $0.key < $1.key }) {
                 try await session.raw(
                     """
-                    UPDATE access_keys SET eak = \(bind: eak), authorizer_id = \(bind: rotation.authorizerID),
-                    authorizer_key = NULL
+                    UPDATE access_keys SET eak = \(bind: eak), hybrid_eak = \(bind: rotation.hybridEAKs[reader]),
+                    authorizer_id = \(bind: rotation.authorizerID), authorizer_key = NULL
                     WHERE writer_id = \(bind: scope.writerID) AND user_id = \(bind: scope.userID)
                     AND reader_id = \(bind: reader) AND type = \(bind: scope.type)
                     """

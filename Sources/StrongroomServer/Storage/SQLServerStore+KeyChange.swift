@@ -109,7 +109,8 @@ extension SQLServerStore {
         for key in change.rewrapped {
             try await session.raw(
                 """
-                UPDATE access_keys SET eak = \(bind: key.eak), authorizer_id = \(bind: client),
+                UPDATE access_keys SET eak = \(bind: key.eak), hybrid_eak = \(bind: key.hybridEAK),
+                authorizer_id = \(bind: client),
                 authorizer_key = NULL WHERE writer_id = \(bind: key.writerID) AND user_id = \(bind: key.userID)
                 AND reader_id = \(bind: client) AND type = \(bind: key.type)
                 """

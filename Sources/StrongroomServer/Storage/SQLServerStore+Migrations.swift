@@ -310,6 +310,15 @@ extension SQLServerStore {
                     "ALTER TABLE clients ADD COLUMN hybrid_key TEXT"
                 ]
             ),
+            (
+                22,
+                [
+                    // An access key's post-quantum wrap beside its EAK (docs/design/PostQuantum.md): X-Wing HPKE
+                    // signed by the authorizer, base64url; NULL when none was stored. A type sealed post-quantum
+                    // only keeps an empty `eak`.
+                    "ALTER TABLE access_keys ADD COLUMN hybrid_eak TEXT"
+                ]
+            ),
         ]
     }
 

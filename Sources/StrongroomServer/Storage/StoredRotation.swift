@@ -29,6 +29,8 @@ package struct AccessKeyRotation: Sendable, Hashable {
     package var generation: Int
     /// Reader → its EAK of the new key: exactly the readers holding an EAK now, minus `revoke`.
     package var eaks: [String: String]
+    /// Reader → its post-quantum wrap of the new key, for the readers that get one (the others get none).
+    package var hybridEAKs: [String: String] = [:]
     /// The readers losing access.
     package var revoke: Set<String>
     /// Who sealed the new EAKs (the caller).

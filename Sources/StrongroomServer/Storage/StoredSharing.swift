@@ -11,8 +11,10 @@ package struct StoredAccessKey: Sendable, Hashable {
     package var readerID: String
     /// The record type.
     package var type: String
-    /// The access key sealed to the reader (`ciphertext.nonce`).
+    /// The access key sealed to the reader (`ciphertext.nonce`); empty when only `hybridEAK` seals it.
     package var eak: String
+    /// The post-quantum wrap of the same key (X-Wing HPKE signed by the authorizer); nil when none was stored.
+    package var hybridEAK: String? = nil
     /// The client that stored this EAK (whose key sealed it).
     package var authorizerID: String
     /// The public key that sealed it, kept when its authorizer replaced its keys since; nil: the authorizer's
@@ -56,13 +58,14 @@ extension StoredAccessKey {
     }
 
     /// A key for `slot`, stored by `authorizerID`.
-    package init(slot: AccessKeySlot, eak: String, authorizerID: String) {
+    package init(slot: AccessKeySlot, eak: String, hybridEAK: String? = nil, authorizerID: String) {
         self.init(
             writerID: slot.writerID,
             userID: slot.userID,
             readerID: slot.readerID,
             type: slot.type,
             eak: eak,
+            hybridEAK: hybridEAK,
             authorizerID: authorizerID
         )
     }

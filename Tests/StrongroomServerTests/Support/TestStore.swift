@@ -58,6 +58,7 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
             "ALTER TABLE keylog DROP COLUMN signatures",
         ],
         21: ["ALTER TABLE clients DROP COLUMN hybrid_key"],
+        22: ["ALTER TABLE access_keys DROP COLUMN hybrid_eak"],
         // Step 15's triggers again (its statements after the table, the backfill and the index drop).
         16:
             (store.engine == .postgres

@@ -56,6 +56,12 @@ struct RotateKeys: AsyncParsableCommand {
         for (type, error) in report.rotationsPending.sorted(by: { $0.key < $1.key }) {
             printError("warning: \(type) was not rotated (\(error.message)): run strongroom keys rotate again")
         }
+        if let error = report.hybridKeyPending {
+            printError(
+                "warning: the new post-quantum key was not published (\(error.message)): run strongroom keys "
+                    + "post-quantum"
+            )
+        }
         guard report.rotationsPending.isEmpty else { throw ExitCode(1) }
     }
 
