@@ -26,17 +26,17 @@ extension Client {
             E3DBPath.clientHybridKey.render(clientID),
             body: body,
             success: [200],
-            as: KeyChangeResponse.self
+            as: KeyLogLeafResponse.self
         ).index
     }
 
     /// Another client's post-quantum public key, or nil when it published none: signed by a signing key of its
     /// proven key chain and, with key log verification on, proven by the leaf that records it — the newest this
-    /// process has seen.
+    /// client has seen.
     ///
     /// - Throws: ``ClientError/Code/tampered`` when the key is malformed or not signed by the client;
     ///   ``ClientError/Code/keyNotLogged`` when the log does not record it; ``ClientError/Code/keyWithheld`` for a key
-    ///   older than one this process saw; the key log's other verdicts.
+    ///   older than one this client saw; the key log's other verdicts.
     public func hybridPublicKey(of clientID: UUID) async throws(ClientError) -> HybridPublicKey? {
         var path = E3DBPath.clientHybridKey.render(ClientID(clientID).description)
         if configuration.keyLog.isEnabled, let held = try await keyLog.newestCheckpoint() {

@@ -83,7 +83,7 @@ extension Client {
                         E3DBPath.clientKeys.render(clientID),
                         body: request,
                         success: [200],
-                        as: KeyChangeResponse.self
+                        as: KeyLogLeafResponse.self
                     )
                     .index
                 break

@@ -111,8 +111,8 @@ extension Client {
                 "the key log's leaves do not hash to its checkpoint's root: the server shows a different log"
             )
         }
-        // From now on this process refuses a client's keys from before a key change the log holds.
-        for (client, index) in changed { try? await keyLog.noteKeyLeaf(client, index) }
+        // From now on this client refuses a client's keys from before a key change the log holds.
+        try await keyLog.noteNewestKeyLeaves(changed)
         // Every key leaf naming this client must be in its proven chain of signed changes, ending at its keys: a leaf
         // the history answer left out is one the server shows others but not this client.
         let history = try await auditKeys()

@@ -12,7 +12,7 @@ extension Client {
     public func createWriterKey(type: String) async throws(ClientError) -> EAKInfo {
         let key = try await writerKey(type: type)
         let info = try await getReaderKey(writerID: configuration.clientID, userID: configuration.clientID, type: type)
-        guard try open(info.wire) == key else {
+        guard try open(offline: info, writerID: clientID, type: type) == key else {
             throw ClientError(
                 .tampered,
                 "the server handed over another key for \"\(type)\" than the one it proved: nothing was returned"
@@ -25,7 +25,44 @@ extension Client {
     public func getReaderKey(writerID: UUID, userID: UUID, type: String) async throws(ClientError) -> EAKInfo {
         let path =
             E3DBPath.accessKey.render(ClientID(writerID).description, ClientID(userID).description, clientID, type)
-        return try EAKInfo(try await authenticated(.GET, path, success: [200], as: AccessKeyResponse.self))
+        let (data, generation) = try await answer(.GET, path, success: [200])
+        return try EAKInfo(try Transport.decode(AccessKeyResponse.self, from: data), generation: generation)
+    }
+
+    /// Opens `info` offline: its classical EAK, or — for a type that keeps none — its post-quantum wrap, signed by
+    /// this client or by the writer whose signing key `info` names (the authorizer must be one of them offline).
+    func open(offline info: EAKInfo, writerID: String, type: String) throws(ClientError) -> AccessKey {
+        guard info.eak.isEmpty, let text = info.hybridEAK else { return try open(info.wire) }
+        guard let own = configuration.keys.hybridKey else {
+            throw ClientError(
+                .postQuantumKeyMissing,
+                "the key of \"\(type)\" is sealed post-quantum only and this configuration has no X-Wing key"
+            )
+        }
+        var signers: [SigningPublicKey] = []
+        if info.authorizerID == configuration.clientID {
+            signers.append(configuration.keys.signingKey.publicKey)
+        } else if info.authorizerID == info.signerID, let text = info.signerSigningKey,
+            let key = try? SigningPublicKey(base64URLEncoded: text)
+        {
+            signers.append(key)
+        }
+        guard
+            let key = try openWrap(
+                text,
+                with: own,
+                writerID: writerID,
+                type: type,
+                generation: info.generation,
+                signers: signers
+            )
+        else {
+            throw ClientError(
+                .tampered,
+                "the post-quantum wrap of \"\(type)\" is not signed by this client or the writer: it was not used"
+            )
+        }
+        return key
     }
 
     /// Encrypts `data` offline with the key in `eakInfo` and signs the document with this client's signing key.
@@ -39,7 +76,7 @@ extension Client {
     ) throws(ClientError)
         -> EncryptedDocument
     {
-        let key = try open(eakInfo.wire)
+        let key = try open(offline: eakInfo, writerID: clientID, type: type)
         let meta = EncryptedDocument.ClientMeta(
             writerID: configuration.clientID,
             userID: configuration.clientID,
@@ -68,7 +105,11 @@ extension Client {
         guard let signer = eakInfo.signerSigningKey else {
             throw ClientError(.invalidConfiguration, "decrypting a document needs the signer's signing key in eakInfo")
         }
-        let key = try open(eakInfo.wire)
+        let key = try open(
+            offline: eakInfo,
+            writerID: ClientID(document.meta.writerID).description,
+            type: document.meta.type
+        )
         do {
             let data = try FieldCipher.decrypt(fields: document.data, with: key)
             let signature = try Base64URL.decode(document.recordSignature)

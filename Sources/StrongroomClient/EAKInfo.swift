@@ -21,6 +21,11 @@ public struct EAKInfo: Codable, Sendable, Hashable {
     public var signerID: UUID?
     /// The writer's signing public key (base64url Ed25519); needed to decrypt documents.
     public var signerSigningKey: String?
+    /// The post-quantum wrap of the key (Strongroom's; absent from e3db-swift's form): what opens it when the type
+    /// keeps no classical EAK (``PostQuantumPolicy/Mode/require``).
+    public var hybridEAK: String?
+    /// The key's generation, which the post-quantum wrap binds.
+    public var generation: Int?
 
     enum CodingKeys: String, CodingKey {
         case eak
@@ -28,6 +33,8 @@ public struct EAKInfo: Codable, Sendable, Hashable {
         case authorizerPublicKey = "authorizer_public_key"
         case signerID = "signer_id"
         case signerSigningKey = "signer_signing_key"
+        case hybridEAK = "hybrid_eak"
+        case generation
     }
 
     private struct Curve25519Key: Codable { var curve25519: String }
@@ -55,6 +62,8 @@ public struct EAKInfo: Codable, Sendable, Hashable {
         authorizerPublicKey = try container.decode(Curve25519Key.self, forKey: .authorizerPublicKey).curve25519
         signerID = try container.decodeIfPresent(UUID.self, forKey: .signerID)
         signerSigningKey = try container.decodeIfPresent(Ed25519Key.self, forKey: .signerSigningKey)?.ed25519
+        hybridEAK = try container.decodeIfPresent(String.self, forKey: .hybridEAK)
+        generation = try container.decodeIfPresent(Int.self, forKey: .generation)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,9 +73,11 @@ public struct EAKInfo: Codable, Sendable, Hashable {
         try container.encode(Curve25519Key(curve25519: authorizerPublicKey), forKey: .authorizerPublicKey)
         try container.encodeIfPresent(signerID.map { ClientID($0).description }, forKey: .signerID)
         try container.encodeIfPresent(signerSigningKey.map { Ed25519Key(ed25519: $0) }, forKey: .signerSigningKey)
+        try container.encodeIfPresent(hybridEAK, forKey: .hybridEAK)
+        try container.encodeIfPresent(generation, forKey: .generation)
     }
 
-    init(_ wire: AccessKeyResponse) throws(ClientError) {
+    init(_ wire: AccessKeyResponse, generation: Int? = nil) throws(ClientError) {
         guard let authorizerPublicKey = wire.authorizerPublicKey.curve25519 else {
             throw ClientError(.invalidResponse, "the access key has no curve25519 authorizer key")
         }
@@ -77,11 +88,14 @@ public struct EAKInfo: Codable, Sendable, Hashable {
             signerID: try wire.signerID.map { id throws(ClientError) in try uuid(id) },
             signerSigningKey: wire.signerSigningKey?.ed25519
         )
+        hybridEAK = wire.hybridEAK
+        self.generation = generation
     }
 
     var wire: AccessKeyResponse {
         AccessKeyResponse(
             eak: eak,
+            hybridEAK: hybridEAK,
             authorizerID: ClientID(authorizerID).description,
             authorizerPublicKey: .init(curve25519: authorizerPublicKey),
             signerID: signerID.map { ClientID($0).description },

@@ -113,8 +113,9 @@ public struct KeyChangeRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// The answer to a key change: the `keysChanged` leaf that logs it.
-public struct KeyChangeResponse: Codable, Sendable, Hashable {
+/// The key log leaf that logs a change the caller made: a key change's `keysChanged` leaf, a published post-quantum
+/// key's `hybridKeyPublished` leaf.
+public struct KeyLogLeafResponse: Codable, Sendable, Hashable {
     /// The leaf's index in the key log.
     public var index: UInt64
 

@@ -275,7 +275,7 @@ struct ClientKeyChangeTests {
                 path,
                 body: body,
                 success: [200],
-                as: KeyChangeResponse.self
+                as: KeyLogLeafResponse.self
             )
             let renewed = try Client(
                 configuration: {
@@ -290,7 +290,7 @@ struct ClientKeyChangeTests {
                 path,
                 body: body,
                 success: [200],
-                as: KeyChangeResponse.self
+                as: KeyLogLeafResponse.self
             )
             #expect(again == first)
             #expect(

@@ -86,6 +86,11 @@ import Testing
             let replayed = try await bob.write(type: "replayed", data: ["n": "3"])
             malice.replayPreviousKeys(of: aliceID.uuidString.lowercased())
             #expect(await Self.code { try await bob.share(type: "replayed", readerID: aliceID) } == .keyWithheld)
+            // Bob started again on the same key log state (a profile's keylog.json, its keychain item) remembers it.
+            let restarted = Client(configuration: bob.configuration)
+            #expect(
+                await Self.code { try await restarted.share(type: "replayed", readerID: aliceID) } == .keyWithheld
+            )
             // A fresh process that never looked Alice up is fooled, until a full scan shows it her key change.
             let fresh = try await register("fresh")
             _ = try await fresh.write(type: "fresh", data: ["n": "4"])

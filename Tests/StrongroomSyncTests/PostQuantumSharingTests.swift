@@ -131,6 +131,21 @@ import Testing
                 await Self.code { try await writer.share(type: type, readerID: older.configuration.clientID) }
                     == .postQuantumKeyMissing
             )
+            // Offline (e3db-swift's EAKInfo): the wrap travels in it and opens for the writer and for the reader.
+            let writerInfo = try await writer.createWriterKey(type: type)
+            #expect(writerInfo.eak.isEmpty && writerInfo.hybridEAK != nil && writerInfo.generation == 1)
+            let document = try writer.encrypt(type: type, data: ["offline": "yes"], eakInfo: writerInfo)
+            let readerInfo = try await reader.getReaderKey(
+                writerID: writer.configuration.clientID,
+                userID: writer.configuration.clientID,
+                type: type
+            )
+            #expect(try reader.decrypt(encryptedDocument: document, eakInfo: readerInfo) == ["offline": "yes"])
+            var stripped = readerInfo
+            stripped.hybridEAK = nil
+            #expect(
+                await Self.code { _ = try reader.decrypt(encryptedDocument: document, eakInfo: stripped) } == .tampered
+            )
             let before = try Self.dump(data, type: type, into: folder)
             #expect(Set(before.map(\.readerID)) == Set([writer, reader, leaving].map(Self.id)), "none for older")
             #expect(await Self.code { _ = try await older.read(recordID: records[0]) } == .forbidden)

@@ -121,35 +121,61 @@ extension Client {
             .tampered,
             "the post-quantum wrap of \"\(type)\" from the server does not verify or open: it was not used"
         )
-        guard text.utf8.count == AccessKeyPutRequest.hybridEAKCharacters,
-            let wrap = try? HybridAccessKeyWrap(wireFormat: text),
-            let authorizer = UUID(uuidString: response.authorizerID)
-        else { throw refused }
-        var contexts: [HybridAccessKeyWrap.Context] = []
-        for candidate in generation.map({ [$0] }) ?? Array(1...Self.unnamedGenerationSearch) {
-            contexts.append(try wrapContext(writerID: writerID, readerID: clientID, type: type, generation: candidate))
-        }
-        func opened(by signers: [SigningPublicKey]) -> AccessKey? {
-            for signer in signers {
-                for context in contexts {
-                    if let key = try? wrap.open(with: own, context: context, authorizer: signer) { return key }
-                }
-            }
-            return nil
-        }
+        guard let authorizer = UUID(uuidString: response.authorizerID) else { throw refused }
         var signers: [SigningPublicKey]
         if authorizer == configuration.clientID {
             signers = [configuration.keys.signingKey.publicKey]
         } else {
             signers = try await signingKey(of: authorizer).map { [$0] } ?? []
         }
-        if let key = opened(by: signers) { return key }
+        let open = { (signers: [SigningPublicKey]) throws(ClientError) -> AccessKey? in
+            try self.openWrap(text, with: own, writerID: writerID, type: type, generation: generation, signers: signers)
+        }
+        if let key = try open(signers) { return key }
         // Signed before the authorizer replaced its keys: any signing key of its proven chain.
         guard authorizer != configuration.clientID else { throw refused }
-        if let key = opened(by: try await signingKeyHistory(of: authorizer).filter { !signers.contains($0) }) {
+        if let key = try open(try await signingKeyHistory(of: authorizer).filter { !signers.contains($0) }) {
             return key
         }
         throw refused
+    }
+
+    /// The key the wrap `text` seals to this client (`own`, its X-Wing key), signed by one of `signers` for
+    /// `writerID`'s `type` at `generation` — or at any generation up to ``unnamedGenerationSearch`` when none is
+    /// named; nil when no signer signed it so.
+    ///
+    /// - Throws: ``ClientError/Code/tampered`` for a wrap that is malformed, or signed but not opening.
+    func openWrap(
+        _ text: String,
+        with own: HybridPrivateKey,
+        writerID: String,
+        type: String,
+        generation: Int?,
+        signers: [SigningPublicKey]
+    ) throws(ClientError) -> AccessKey? {
+        let refused = ClientError(
+            .tampered,
+            "the post-quantum wrap of \"\(type)\" does not verify or open: it was not used"
+        )
+        guard text.utf8.count == AccessKeyPutRequest.hybridEAKCharacters,
+            let wrap = try? HybridAccessKeyWrap(wireFormat: text)
+        else { throw refused }
+        var contexts: [HybridAccessKeyWrap.Context] = []
+        for candidate in generation.map({ [$0] }) ?? Array(1...Self.unnamedGenerationSearch) {
+            contexts.append(try wrapContext(writerID: writerID, readerID: clientID, type: type, generation: candidate))
+        }
+        for signer in signers {
+            for context in contexts {
+                do {
+                    return try wrap.open(with: own, context: context, authorizer: signer)
+                } catch  where error.code == .invalidSignature {
+                    continue  // not this signer, or not this context
+                } catch {
+                    throw refused  // signed for this client and context, yet it does not open
+                }
+            }
+        }
+        return nil
     }
 
     /// The generations a wrap is tried at when the server names none.

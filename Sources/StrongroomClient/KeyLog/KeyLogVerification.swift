@@ -86,6 +86,8 @@ public struct KeyLogVerification: Sendable {
 public struct KeyLogState: Codable, Sendable, Hashable {
     /// The most contacts a state holds.
     public static let maximumVerifiedContacts = 10_000
+    /// The most clients whose newest key leaf a state remembers.
+    public static let maximumKeyLeaves = 100_000
 
     /// The pinned verifier key, `name+keyid+base64`.
     public var verifierKey: String
@@ -97,12 +99,17 @@ public struct KeyLogState: Codable, Sendable, Hashable {
     /// Verified contacts: client ID (lowercase) → its half of the safety number verified (`SafetyNumber.Half`)
     /// (``Client/verifyContact(_:safetyNumber:)``).
     public var verifiedContacts: [String: String]
+    /// The newest key leaf this client was shown for each client it looked up (client ID, or `ID/hybrid` for its
+    /// post-quantum key → leaf index): a server that later shows keys from before a key change is refused
+    /// (``ClientError/Code/keyWithheld``), in this process and the next.
+    public var keyLeaves: [String: UInt64]
 
     enum CodingKeys: String, CodingKey {
         case verifierKey = "verifier_key"
         case checkpoint
         case verifiedContacts = "verified_contacts"
         case witnesses
+        case keyLeaves = "key_leaves"
     }
 
     /// Creates a state.
@@ -110,12 +117,14 @@ public struct KeyLogState: Codable, Sendable, Hashable {
         verifierKey: String,
         checkpoint: String?,
         verifiedContacts: [String: String] = [:],
-        witnesses: [String]? = nil
+        witnesses: [String]? = nil,
+        keyLeaves: [String: UInt64] = [:]
     ) {
         self.verifierKey = verifierKey
         self.checkpoint = checkpoint
         self.verifiedContacts = verifiedContacts
         self.witnesses = witnesses
+        self.keyLeaves = keyLeaves
     }
 
     public init(from decoder: any Decoder) throws {
@@ -124,6 +133,14 @@ public struct KeyLogState: Codable, Sendable, Hashable {
         checkpoint = try container.decodeIfPresent(String.self, forKey: .checkpoint)
         verifiedContacts = try container.decodeIfPresent([String: String].self, forKey: .verifiedContacts) ?? [:]
         witnesses = try container.decodeIfPresent([String].self, forKey: .witnesses)
+        keyLeaves = try container.decodeIfPresent([String: UInt64].self, forKey: .keyLeaves) ?? [:]
+        guard keyLeaves.count <= Self.maximumKeyLeaves, keyLeaves.keys.allSatisfy({ $0.utf8.count <= 64 }) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .keyLeaves,
+                in: container,
+                debugDescription: "at most \(Self.maximumKeyLeaves) key leaves, each under a client ID"
+            )
+        }
         guard (witnesses ?? []).count <= KeyLogCheckpointResponse.maximumWitnesses,
             (witnesses ?? []).allSatisfy({ $0.utf8.count <= 512 })
         else {
@@ -150,6 +167,7 @@ public struct KeyLogState: Codable, Sendable, Hashable {
         try container.encodeIfPresent(checkpoint, forKey: .checkpoint)
         if !verifiedContacts.isEmpty { try container.encode(verifiedContacts, forKey: .verifiedContacts) }
         try container.encodeIfPresent(witnesses, forKey: .witnesses)
+        if !keyLeaves.isEmpty { try container.encode(keyLeaves, forKey: .keyLeaves) }
     }
 }
 

@@ -25,7 +25,8 @@ actor KeyLogVerifier {
     private var verifiedContacts: [String: String] = [:]
     /// The witnesses adopted from the server's advertisement (nil: not asked yet).
     private var adopted: [CosignerKey]?
-    /// The newest key leaf seen for each other client this process looked up (at most 100,000, then forgotten).
+    /// The newest key leaf seen for each other client this client looked up, kept in the state (at most
+    /// ``KeyLogState/maximumKeyLeaves``; beyond, the oldest half by leaf is forgotten).
     private var keyLeaves: [String: UInt64] = [:]
 
     init(settings: KeyLogVerification) {
@@ -239,7 +240,8 @@ actor KeyLogVerifier {
 
     /// Records that `clientID`'s keys were proven by its key leaf `index`; refuses a leaf older than one seen
     /// before: a server showing keys a client replaced since, after showing the new ones.
-    func noteKeyLeaf(_ clientID: String, _ index: UInt64) throws(ClientError) {
+    func noteKeyLeaf(_ clientID: String, _ index: UInt64) async throws(ClientError) {
+        try await load()
         if let seen = keyLeaves[clientID] {
             guard index >= seen else {
                 throw ClientError(
@@ -248,10 +250,27 @@ actor KeyLogVerifier {
                         + "(leaf \(index), after \(seen)): nothing was encrypted to them"
                 )
             }
-        } else if keyLeaves.count >= 100_000 {
-            keyLeaves.removeAll(keepingCapacity: true)
+            if index == seen { return }
+        } else if keyLeaves.count >= KeyLogState.maximumKeyLeaves {
+            // The clients registered longest ago (lowest leaves) are forgotten first: a new one is the likelier target.
+            let kept = keyLeaves.sorted { $0.value > $1.value }.prefix(KeyLogState.maximumKeyLeaves / 2)
+            keyLeaves = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
         }
         keyLeaves[clientID] = index
+        try await save()
+    }
+
+    /// Records the newest key leaf of each client a full scan found with a key change (saved once): older leaves of
+    /// those clients are refused from now on.
+    func noteNewestKeyLeaves(_ leaves: [String: UInt64]) async throws(ClientError) {
+        try await load()
+        var changed = false
+        for (client, index) in leaves where keyLeaves[client].map({ $0 < index }) ?? true {
+            guard keyLeaves[client] != nil || keyLeaves.count < KeyLogState.maximumKeyLeaves else { continue }
+            keyLeaves[client] = index
+            changed = true
+        }
+        if changed { try await save() }
     }
 
     /// Notes successor tags the log holds for keys this client had cached.
@@ -314,6 +333,7 @@ actor KeyLogVerifier {
         }
         pinned = storedKey
         verifiedContacts = stored.verifiedContacts
+        keyLeaves.merge(stored.keyLeaves) { max($0, $1) }
         if let witnesses = stored.witnesses {
             do {
                 adopted = try witnesses.map { try CosignerKey($0) }
@@ -345,7 +365,8 @@ actor KeyLogVerifier {
                     verifierKey: pinned.description,
                     checkpoint: newest?.note,
                     verifiedContacts: verifiedContacts,
-                    witnesses: adopted?.map(\.description)
+                    witnesses: adopted?.map(\.description),
+                    keyLeaves: keyLeaves
                 )
             )
         } catch {

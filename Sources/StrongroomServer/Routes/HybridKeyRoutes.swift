@@ -45,7 +45,7 @@ struct HybridKeyRoutes {
         }
         let text = Base64URL.encode(key.rawRepresentation)
         if client.hybridKey == text, let leaf = try await store.newestHybridKeyLeaf(clientID: caller) {
-            return try json(KeyChangeResponse(index: leaf.index))
+            return try json(KeyLogLeafResponse(index: leaf.index))
         }
         let time = clock.wallTimestamp.microseconds
         guard time >= 0 else { throw ServerError.storage("the clock is before 1970") }
@@ -54,7 +54,7 @@ struct HybridKeyRoutes {
             signatures: [UInt8](signature)
         )
         let index = try await store.publishHybridKey(clientID: caller, key: text, leaf: leaf)
-        return try json(KeyChangeResponse(index: index))
+        return try json(KeyLogLeafResponse(index: index))
     }
 
     /// `GET /v2/storage/clients/{id}/hybrid_key[?keylog_since=N]`: 404 for a client without one.

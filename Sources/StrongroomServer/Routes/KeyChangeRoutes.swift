@@ -37,13 +37,14 @@ struct KeyChangeRoutes {
             limit: HeldAccessKeysResponse.maximumPage
         )
         var keys: [HeldAccessKey] = []
+        var clients = ClientLookups()
         for (key, generation) in page {
             keys.append(
                 HeldAccessKey(
                     writerID: key.writerID,
                     userID: key.userID,
                     type: key.type,
-                    accessKey: try await results.response(for: key),
+                    accessKey: try await results.response(for: key, clients: &clients),
                     generation: generation
                 )
             )
@@ -71,7 +72,7 @@ struct KeyChangeRoutes {
             guard newest.signatures == signatures else {
                 throw ServerError.conflict("this client already holds these keys")
             }
-            return try json(KeyChangeResponse(index: newest.index))
+            return try json(KeyLogLeafResponse(index: newest.index))
         }
         guard let oldSigning = client.signingKey, let old = try Self.keys(client.publicKey, oldSigning) else {
             throw ServerError.badRequest("only a client with an X25519 and an Ed25519 key can change its keys")
@@ -124,7 +125,7 @@ struct KeyChangeRoutes {
         switch outcome {
         case .changed(let leaf):
             context.logger.notice("client keys changed", metadata: ["client": .string(caller), "leaf": "\(leaf)"])
-            return try json(KeyChangeResponse(index: leaf))
+            return try json(KeyLogLeafResponse(index: leaf))
         case .keysMoved:
             throw ServerError.conflict("this client's keys changed meanwhile")
         case .heldKeysDiffer:

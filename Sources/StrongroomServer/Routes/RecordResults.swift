@@ -34,6 +34,7 @@ struct RecordResults: Sendable {
     /// writer, user and type (the Swift and Java SDKs need it inline).
     func searchResults(for records: [StoredRecord], caller: String, includeData: Bool) async throws -> [SearchResult] {
         var keys: [String: AccessKeyResponse?] = [:]
+        var clients = ClientLookups()
         var results: [SearchResult] = []
         results.reserveCapacity(records.count)
         for record in records {
@@ -46,7 +47,11 @@ struct RecordResults: Sendable {
                     if let stored = try await store.accessKey(in: record.slot(reader: caller)) {
                         // The post-quantum wrap only where there is no classical EAK: 1,643 characters on every
                         // hit, which a client holding the classical EAK inline never needs.
-                        accessKey = try await response(for: stored, withWrap: stored.eak.isEmpty)
+                        accessKey = try await response(
+                            for: stored,
+                            withWrap: stored.eak.isEmpty,
+                            clients: &clients
+                        )
                     }
                     keys[slot] = accessKey
                 }
@@ -63,11 +68,16 @@ struct RecordResults: Sendable {
         return results
     }
 
-    /// The wire form (`withWrap: false` leaves the post-quantum wrap out): the authorizer is whoever stored it, with the key that sealed it (its current one unless it
-    /// replaced its keys since); the signer is the record writer.
-    func response(for key: StoredAccessKey, withWrap: Bool = true) async throws -> AccessKeyResponse {
-        let authorizer = try await store.client(text: key.authorizerID)
-        let writer = key.writerID == key.authorizerID ? authorizer : try await store.client(text: key.writerID)
+    /// The wire form (`withWrap: false` leaves the post-quantum wrap out): the authorizer is whoever stored it, with
+    /// the key that sealed it (its current one unless it replaced its keys since); the signer is the record writer.
+    /// `clients` keeps the clients looked up, for an answer holding many keys.
+    func response(
+        for key: StoredAccessKey,
+        withWrap: Bool = true,
+        clients: inout ClientLookups
+    ) async throws -> AccessKeyResponse {
+        let authorizer = try await clients.client(key.authorizerID, in: store)
+        let writer = try await clients.client(key.writerID, in: store)
         return AccessKeyResponse(
             eak: key.eak,
             hybridEAK: withWrap ? key.hybridEAK : nil,
@@ -76,5 +86,24 @@ struct RecordResults: Sendable {
             signerID: writer?.signingKey == nil ? nil : key.writerID,
             signerSigningKey: writer?.signingKey
         )
+    }
+
+    /// ``response(for:withWrap:clients:)`` for one key.
+    func response(for key: StoredAccessKey) async throws -> AccessKeyResponse {
+        var clients = ClientLookups()
+        return try await response(for: key, clients: &clients)
+    }
+}
+
+/// Clients looked up once each while one answer is made (a page of access keys names few authorizers and writers).
+struct ClientLookups {
+    private var found: [String: StoredClient?] = [:]
+
+    /// The client `id`, from the store the first time.
+    mutating func client(_ id: String, in store: any ClientStore) async throws -> StoredClient? {
+        if let known = found[id] { return known }
+        let client = try await store.client(text: id)
+        found[id] = client
+        return client
     }
 }
