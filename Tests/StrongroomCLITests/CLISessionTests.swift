@@ -82,6 +82,15 @@ import Testing
             let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
             #expect(saved["private_hybrid_key"] is String && saved["client_id"] as? String == alice)
             #expect(try await cli.ok(["keys", "post-quantum"]) == first, "the same key, the same leaf")
+
+            // --post-quantum require: the type keeps no X25519 wrap; bob, whose X-Wing key registration published,
+            // reads it.
+            let bob = try await cli.ok(["register", "--token", "tok", "--url", cli.url], profile: "bob")
+            let id = try await cli.ok(["write", "--type", "pq", "--post-quantum", "require", "word=lattice"])
+            _ = try await cli.ok(["share", "--type", "pq", "--reader", bob, "--post-quantum", "require"])
+            #expect(try await cli.ok(["read", id], profile: "bob") == "word=lattice")
+            let bogus = try await cli.run(["write", "--type", "pq", "--post-quantum", "maybe", "a=b"])
+            #expect(bogus.status == 64, "\(bogus.output)")
         }
     }
 

@@ -97,6 +97,27 @@ struct ConnectionOptions: ParsableArguments {
     )
     var trustServerKeys = false
 
+    @Option(
+        help: """
+            How the access keys this command seals are sealed: prefer (X-Wing beside X25519 where the reader has an \
+            X-Wing key; replicated stores: X-Wing only), require (X-Wing only: the official SDKs cannot read them), \
+            off (X25519 only). Env: STRONGROOM_POST_QUANTUM.
+            """
+    )
+    var postQuantum: PostQuantumOption?
+
+    /// `--post-quantum`, else `STRONGROOM_POST_QUANTUM`, else nil (the SDK's policy).
+    func postQuantumMode() throws -> PostQuantumPolicy.Mode? {
+        if let postQuantum { return postQuantum.mode }
+        guard let text = ProcessInfo.processInfo.environment["STRONGROOM_POST_QUANTUM"], !text.isEmpty else {
+            return nil
+        }
+        guard let mode = PostQuantumPolicy.Mode(rawValue: text) else {
+            throw ValidationError("STRONGROOM_POST_QUANTUM is off, prefer or require, not \(text)")
+        }
+        return mode
+    }
+
     var directory: URL {
         (profileDirectory ?? ProcessInfo.processInfo.environment["STRONGROOM_HOME"]).map { URL(fileURLWithPath: $0) }
             ?? Client.Configuration.defaultProfileDirectory
@@ -238,6 +259,11 @@ struct ConnectionOptions: ParsableArguments {
     func client(keychain: KeychainOptions) async throws -> Client {
         var configuration = try await configuration(keychain: keychain)
         configuration.keyLog = try keyLogVerification()
+        if let mode = try postQuantumMode() {
+            // Named: every type this command seals takes it, replicated stores' too (`prefer` keeps theirs).
+            configuration.postQuantum.defaultMode = mode
+            if mode != .prefer { configuration.postQuantum.replicatedMode = mode }
+        }
         return try Client(
             configuration: configuration,
             options: try await transportOptions(keychain: keychain, server: configuration.apiURL)

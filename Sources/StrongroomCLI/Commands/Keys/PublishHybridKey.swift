@@ -31,3 +31,17 @@ struct PublishHybridKey: AsyncParsableCommand {
         print("post-quantum key \(key.publicKey.digest.prefix(8).hexString) published (key log leaf \(index))")
     }
 }
+
+/// `--post-quantum off|prefer|require`: a ``PostQuantumPolicy/Mode`` as the command line names it.
+enum PostQuantumOption: String, ExpressibleByArgument, CaseIterable {
+    case off, prefer, require
+
+    /// The SDK's mode of the same name.
+    var mode: PostQuantumPolicy.Mode {
+        switch self {
+        case .off: .off
+        case .prefer: .prefer
+        case .require: .require
+        }
+    }
+}
