@@ -25,6 +25,14 @@ actor KeyLogVerifier {
     private var verifiedContacts: [String: String] = [:]
     /// The witnesses adopted from the server's advertisement (nil: not asked yet).
     private var adopted: [CosignerKey]?
+    /// The last note ``check(note:key:now:)`` verified, parsed, with the cosignature times found on it: the same text
+    /// again (the server signs a checkpoint a second, so most answers repeat it) skips the signature checks, never
+    /// the freshness or cosignature count.
+    private var lastChecked:
+        (
+            note: String, key: NoteVerifierKey, signed: SignedNote, checkpoint: LogCheckpoint,
+            cosigned: [CosignerKey: UInt64?]
+        )?
     /// The newest key leaf seen for each other client this client looked up, kept in the state (at most
     /// ``KeyLogState/maximumKeyLeaves``; beyond, the oldest half by leaf is forgotten).
     private var keyLeaves: [String: UInt64] = [:]
@@ -63,16 +71,21 @@ actor KeyLogVerifier {
     func check(note: String, key: NoteVerifierKey, now: Date) throws(ClientError) -> LogCheckpoint {
         let checkpoint: LogCheckpoint
         let signed: SignedNote
-        do {
-            signed = try SignedNote(parsing: note)
-            _ = try signed.verified(by: [key])
-            checkpoint = try LogCheckpoint(text: signed.text)
-        } catch {
-            throw ClientError(
-                .logInconsistent,
-                "a key log checkpoint is not signed by the log key this client pinned (\(key.name))",
-                underlying: error
-            )
+        if let last = lastChecked, last.note == note, last.key == key {
+            (signed, checkpoint) = (last.signed, last.checkpoint)
+        } else {
+            do {
+                signed = try SignedNote(parsing: note)
+                _ = try signed.verified(by: [key])
+                checkpoint = try LogCheckpoint(text: signed.text)
+            } catch {
+                throw ClientError(
+                    .logInconsistent,
+                    "a key log checkpoint is not signed by the log key this client pinned (\(key.name))",
+                    underlying: error
+                )
+            }
+            lastChecked = (note, key, signed, checkpoint, [:])
         }
         guard checkpoint.origin == key.name else {
             throw ClientError(.logInconsistent, "a key log checkpoint names another log (\(checkpoint.origin))")
@@ -106,14 +119,19 @@ actor KeyLogVerifier {
         var counted = Set<CosignerKey>()
         for witness in witnesses where !counted.contains(witness) {
             let time: UInt64?
-            do {
-                time = try witness.cosignatureTime(on: note)
-            } catch {
-                throw ClientError(
-                    .logInconsistent,
-                    "witness \(witness.name)'s cosignature on the key log checkpoint does not verify",
-                    underlying: error
-                )
+            if let known = lastChecked?.cosigned[witness], lastChecked?.signed == note {
+                time = known
+            } else {
+                do {
+                    time = try witness.cosignatureTime(on: note)
+                } catch {
+                    throw ClientError(
+                        .logInconsistent,
+                        "witness \(witness.name)'s cosignature on the key log checkpoint does not verify",
+                        underlying: error
+                    )
+                }
+                if lastChecked?.signed == note { lastChecked?.cosigned[witness] = time }
             }
             guard let time, abs(now.timeIntervalSince1970 - Double(time)) <= bound else { continue }
             counted.insert(witness)
