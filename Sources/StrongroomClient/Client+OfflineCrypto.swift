@@ -33,12 +33,7 @@ extension Client {
     /// this client or by the writer whose signing key `info` names (the authorizer must be one of them offline).
     func open(offline info: EAKInfo, writerID: String, type: String) throws(ClientError) -> AccessKey {
         guard info.eak.isEmpty, let text = info.hybridEAK else { return try open(info.wire) }
-        guard let own = configuration.keys.hybridKey else {
-            throw ClientError(
-                .postQuantumKeyMissing,
-                "the key of \"\(type)\" is sealed post-quantum only and this configuration has no X-Wing key"
-            )
-        }
+        let own = try ownHybridKey(opening: type)
         var signers: [SigningPublicKey] = []
         if info.authorizerID == configuration.clientID {
             signers.append(configuration.keys.signingKey.publicKey)

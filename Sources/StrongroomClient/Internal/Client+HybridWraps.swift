@@ -62,6 +62,19 @@ extension Client {
         return SealedAccessKey(eak: mode == .require ? "" : eak(), hybridEAK: wrap.wireFormat)
     }
 
+    /// This configuration's X-Wing key, to open a key of `type` sealed post-quantum only.
+    ///
+    /// - Throws: ``ClientError/Code/postQuantumKeyMissing`` when the configuration has none.
+    func ownHybridKey(opening type: String) throws(ClientError) -> HybridPrivateKey {
+        guard let own = configuration.keys.hybridKey else {
+            throw ClientError(
+                .postQuantumKeyMissing,
+                "the key of \"\(type)\" is sealed post-quantum only and this configuration has no X-Wing key"
+            )
+        }
+        return own
+    }
+
     /// What a wrap binds: the slot `(writer, writer, reader, type)` and the key's generation (1 when none is named).
     func wrapContext(
         writerID: String,
@@ -101,12 +114,10 @@ extension Client {
             generation == nil && !response.eak.isEmpty && !configuration.postQuantum.refusesClassicalOnly(type)
         guard let text = response.hybridEAK, let own = configuration.keys.hybridKey, !unnamed else {
             if response.eak.isEmpty {
-                throw ClientError(
-                    response.hybridEAK == nil ? .tampered : .postQuantumKeyMissing,
-                    response.hybridEAK == nil
-                        ? "the server served an empty access key for \"\(type)\""
-                        : "the key of \"\(type)\" is sealed post-quantum only and this configuration has no X-Wing key"
-                )
+                guard response.hybridEAK != nil else {
+                    throw ClientError(.tampered, "the server served an empty access key for \"\(type)\"")
+                }
+                _ = try ownHybridKey(opening: type)  // a wrap alone, and no X-Wing key to open it
             }
             if configuration.postQuantum.refusesClassicalOnly(type) {
                 throw ClientError(
