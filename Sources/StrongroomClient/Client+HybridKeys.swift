@@ -69,8 +69,14 @@ extension Client {
             let key = try? HybridPublicKey(rawRepresentation: bytes)
         else { throw ClientError(.tampered, "the post-quantum key the server gave for \(clientID) is malformed") }
         let signed = HybridKeyLeaf.signedBytes(clientID: clientID, key: key)
-        let signers = try await signingKeyHistory(of: clientID)
-        guard signers.contains(where: { $0.isValidSignature(signature, for: signed) }) else {
+        // Its current signing key first (cached, most often just proven by a lookup), then its proven key chain.
+        let current = try await signingKey(of: clientID)
+        var valid = current?.isValidSignature(signature, for: signed) ?? false
+        if !valid {
+            let signers = try await signingKeyHistory(of: clientID).filter { $0 != current }
+            valid = signers.contains { $0.isValidSignature(signature, for: signed) }
+        }
+        guard valid else {
             throw ClientError(
                 .tampered,
                 "the post-quantum key the server gave for \(clientID) is not signed by that client: nothing is sealed to it"

@@ -85,6 +85,14 @@ extension Client {
         }
         let info = try await authenticated(.GET, path, success: [200], as: ClientInfo.self)
         try await verifyKeys(of: info, for: clientID, checkingContact: checkingContact)
+        // The signing key just proven is the one ``signingKey(of:)`` serves from now on (a post-quantum key or an
+        // access key wrap this client checks next is most likely signed by it).
+        if let writer = UUID(uuidString: info.clientID), writer != configuration.clientID,
+            clientID.lowercased() == info.clientID.lowercased(),
+            let text = info.signingKey?.ed25519, !text.isEmpty, let key = try? SigningPublicKey(base64URLEncoded: text)
+        {
+            await writerSigningKeys.store(key, for: writer)
+        }
         return info
     }
 

@@ -115,7 +115,7 @@ extension Client {
     /// A leaf's entry, unproven (key log verification off).
     private static func unproven(_ leaf: KeyLogLeaf) throws(ClientError) -> KeyLogEntry {
         guard let bytes = Data(base64Encoded: leaf.entry), bytes.count <= 128,
-            let entry = try? KeyLogEntry(decoding: bytes)
+            let entry = try? KeyLogEntryCache.shared.entry(decoding: bytes)
         else { throw ClientError(.keyNotLogged, "a key log leaf from the server is malformed") }
         return entry
     }

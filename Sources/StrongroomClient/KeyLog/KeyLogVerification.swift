@@ -177,6 +177,13 @@ public protocol KeyLogStateStore: Sendable {
     func load() async throws -> KeyLogState?
     /// Replaces the stored state.
     func save(_ state: KeyLogState) async throws
+    /// Replaces the stored state; `durably` false when only the newest checkpoint moved, which a store may write
+    /// without syncing it to disk (the default implementation saves durably).
+    func save(_ state: KeyLogState, durably: Bool) async throws
+}
+
+extension KeyLogStateStore {
+    public func save(_ state: KeyLogState, durably: Bool) async throws { try await save(state) }
 }
 
 /// Keeps the key log state in memory, for the life of the process.
@@ -211,11 +218,17 @@ public struct KeyLogFileState: KeyLogStateStore {
         return try JSONDecoder().decode(KeyLogState.self, from: data)
     }
 
-    public func save(_ state: KeyLogState) async throws {
+    public func save(_ state: KeyLogState) async throws { try await save(state, durably: true) }
+
+    /// Writes the state atomically (a temporary file renamed into place), synced unless `durably` is false: a
+    /// checkpoint-only move (each answer of a growing log brings one) is not synced, so a crash of the machine — not
+    /// of the process — may bring back the state written before it, whose checkpoint is older. Pins, witnesses,
+    /// verified contacts and key-leaf floors are always written durably.
+    public func save(_ state: KeyLogState, durably: Bool) async throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(state)
         let path = url.path
-        try await BlockingExecutor.shared.run { _ in try AtomicFile.write(data, to: path) }
+        try await BlockingExecutor.shared.run { _ in try AtomicFile.write(data, to: path, durable: durably) }
     }
 }

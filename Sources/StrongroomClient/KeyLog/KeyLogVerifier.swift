@@ -216,29 +216,74 @@ actor KeyLogVerifier {
             let proof = try await prove(old.size, new.size)
             // Another call may have moved the newest checkpoint while this proof was fetched: check against that.
             guard newest?.checkpoint == current.checkpoint else { continue }
-            do {
-                try MerkleProof.verifyConsistency(
-                    oldSize: old.size,
-                    newSize: new.size,
-                    oldRoot: old.root,
-                    newRoot: new.root,
-                    proof: proof
-                )
-            } catch {
-                throw ClientError(
-                    .logInconsistent,
-                    "the key log of \(new.size) leaves does not extend the one of \(old.size) this client saw: "
-                        + "it shrank, forked or was rewritten",
-                    underlying: error
-                )
-            }
+            try Self.checkConsistency(from: old, to: new, proof: proof)
             if checkpoint.size > current.checkpoint.size {
                 newest = (checkpoint, note)
-                try await save()
+                try await save(durably: false)  // a checkpoint-only move (KeyLogFileState.save(_:durably:))
             }
             return
         }
         throw ClientError(.server, "the key log kept moving while its consistency was checked; try again")
+    }
+
+    /// The checkpoint of `note` when it is accepted without a request, in one step: the log key and the witnesses are
+    /// pinned already, `note` checks out (``check(note:key:now:)``), and it is either of the size of the newest
+    /// checkpoint kept, with its root, or newer with the consistency proof from the kept one `offered` by the answer
+    /// (then it is kept, as ``advance(to:note:prove:)`` keeps it). Nil sends the caller down the full path (a first
+    /// use, an older checkpoint, or a newer one without a proof from the kept size).
+    ///
+    /// - Throws: what ``check(note:key:now:)`` throws; ``ClientError/Code/logInconsistent`` for a root other than the
+    ///   kept one at the same size (a fork) or a consistency proof that does not verify.
+    func acceptedWithoutFetching(
+        note: String,
+        offered: (since: UInt64, proof: [MerkleHash])?,
+        now: Date
+    ) async throws(ClientError) -> LogCheckpoint? {
+        try await load()
+        guard let pinned, let current = newest, !(try await needsAdvertisedWitnesses()) else { return nil }
+        let checkpoint = try check(note: note, key: pinned, now: now)
+        if checkpoint.size == current.checkpoint.size {
+            guard checkpoint.root == current.checkpoint.root else {
+                throw ClientError(
+                    .logInconsistent,
+                    "the key log has two different trees of \(checkpoint.size) leaves: it forked"
+                )
+            }
+            return checkpoint
+        }
+        guard checkpoint.size > current.checkpoint.size, let offered, offered.since == current.checkpoint.size else {
+            return nil
+        }
+        try Self.checkConsistency(from: current.checkpoint, to: checkpoint, proof: offered.proof)
+        newest = (checkpoint, note)
+        try await save(durably: false)  // a checkpoint-only move (KeyLogFileState.save(_:durably:))
+        return checkpoint
+    }
+
+    /// Checks that `new` extends `old` by `proof`.
+    ///
+    /// - Throws: ``ClientError/Code/logInconsistent`` when it does not.
+    private static func checkConsistency(
+        from old: LogCheckpoint,
+        to new: LogCheckpoint,
+        proof: [MerkleHash]
+    ) throws(ClientError) {
+        do {
+            try MerkleProof.verifyConsistency(
+                oldSize: old.size,
+                newSize: new.size,
+                oldRoot: old.root,
+                newRoot: new.root,
+                proof: proof
+            )
+        } catch {
+            throw ClientError(
+                .logInconsistent,
+                "the key log of \(new.size) leaves does not extend the one of \(old.size) this client saw: "
+                    + "it shrank, forked or was rewritten",
+                underlying: error
+            )
+        }
     }
 
     /// The newest checkpoint accepted, if any.
@@ -257,8 +302,10 @@ actor KeyLogVerifier {
     }
 
     /// Records that `clientID`'s keys were proven by its key leaf `index`; refuses a leaf older than one seen
-    /// before: a server showing keys a client replaced since, after showing the new ones.
-    func noteKeyLeaf(_ clientID: String, _ index: UInt64) async throws(ClientError) {
+    /// before: a server showing keys a client replaced since, after showing the new ones. Returns the digest of the
+    /// keys the user verified for `clientID` (``verifiedKeys(of:)``), so a lookup takes one step here.
+    @discardableResult
+    func noteKeyLeaf(_ clientID: String, _ index: UInt64) async throws(ClientError) -> String? {
         try await load()
         if let seen = keyLeaves[clientID] {
             guard index >= seen else {
@@ -268,7 +315,7 @@ actor KeyLogVerifier {
                         + "(leaf \(index), after \(seen)): nothing was encrypted to them"
                 )
             }
-            if index == seen { return }
+            if index == seen { return verifiedContacts[clientID] }
         } else if keyLeaves.count >= KeyLogState.maximumKeyLeaves {
             // The clients registered longest ago (lowest leaves) are forgotten first: a new one is the likelier target.
             let kept = keyLeaves.sorted { $0.value > $1.value }.prefix(KeyLogState.maximumKeyLeaves / 2)
@@ -276,6 +323,7 @@ actor KeyLogVerifier {
         }
         keyLeaves[clientID] = index
         try await save()
+        return verifiedContacts[clientID]
     }
 
     /// Records the newest key leaf of each client a full scan found with a key change (saved once): older leaves of
@@ -375,7 +423,7 @@ actor KeyLogVerifier {
         }
     }
 
-    private func save() async throws(ClientError) {
+    private func save(durably: Bool = true) async throws(ClientError) {
         guard let pinned else { return }
         do {
             try await settings.state.save(
@@ -385,7 +433,8 @@ actor KeyLogVerifier {
                     verifiedContacts: verifiedContacts,
                     witnesses: adopted?.map(\.description),
                     keyLeaves: keyLeaves
-                )
+                ),
+                durably: durably
             )
         } catch {
             throw ClientError(.invalidConfiguration, "the key log state could not be saved", underlying: error)

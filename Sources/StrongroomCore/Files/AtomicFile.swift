@@ -86,8 +86,16 @@ package enum AtomicFile {
     /// renamed over `path` (``Mode/replace``) or linked to it only if `path` does not exist (``Mode/createNew``),
     /// and the folder is synced.
     ///
+    /// With `durable` false nothing is synced: the replacement is still atomic for every process (a killed writer
+    /// leaves the old file or the new one), but a crash of the machine may bring back an earlier version.
+    ///
     /// - Throws: ``Failure`` when the file cannot be written, or exists already in ``Mode/createNew``.
-    package static func write(_ data: Data, to path: String, mode: Mode = .replace) throws(Failure) {
+    package static func write(
+        _ data: Data,
+        to path: String,
+        mode: Mode = .replace,
+        durable: Bool = true
+    ) throws(Failure) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -96,7 +104,7 @@ package enum AtomicFile {
         guard fd >= 0 else { throw Failure(message: "a temporary file could not be created: \(errorText())") }
         var written = 0
         let ok = data.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return fsync(fd) == 0 }
+            guard let base = buffer.baseAddress else { return !durable || fsync(fd) == 0 }
             while written < buffer.count {
                 let result = Glibc.write(fd, base + written, buffer.count - written)
                 if result < 0 {
@@ -105,7 +113,7 @@ package enum AtomicFile {
                 }
                 written += result
             }
-            return fsync(fd) == 0
+            return !durable || fsync(fd) == 0
         }
         close(fd)
         guard ok else {
@@ -125,6 +133,7 @@ package enum AtomicFile {
             unlink(temporary)
             guard linked else { throw Failure(message: "\(name) could not be created: \(reason)", exists: exists) }
         }
+        guard durable else { return }
         let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             _ = fsync(directory)  // the rename is durable once the folder is synced
