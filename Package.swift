@@ -615,7 +615,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StrongroomCLITests",
-            dependencies: ["StrongroomClient", "StrongroomCore", "StrongroomKeychain", "StrongroomTesting"],
+            dependencies: [
+                "StrongroomClient", "StrongroomCore", "StrongroomCrypto", "StrongroomKeychain", "StrongroomTesting",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -33,7 +33,7 @@ struct CLIError: Error, CustomStringConvertible {
                 switch error.code {
                 case .authenticationFailed: 3
                 case .invalidFormat, .unsupportedVersion, .truncated: 4
-                case .invalidKey: 5
+                case .invalidKey, .noMatchingIdentity: 5
                 case .io: 6
                 case .exists: 9
                 case .cancelled: 130

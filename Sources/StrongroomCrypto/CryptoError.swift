@@ -21,6 +21,7 @@ public struct CryptoError: StrongroomError {
             case exists
             case cancelled
             case invalidProof
+            case noMatchingIdentity
         }
 
         private let kind: Kind
@@ -52,6 +53,8 @@ public struct CryptoError: StrongroomError {
         /// A Merkle inclusion or consistency proof does not prove what it claims: a hash was changed, the proof is
         /// too short or too long, or the sizes or index do not fit the tree.
         public static let invalidProof = Code(kind: .invalidProof)
+        /// None of the recipients a file was encrypted to is one of the identities given: it is not for this key.
+        public static let noMatchingIdentity = Code(kind: .noMatchingIdentity)
 
         public var description: String { "\(kind)" }
     }

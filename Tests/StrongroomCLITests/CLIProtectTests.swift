@@ -1,5 +1,6 @@
 // Strongroom — SPDX-License-Identifier: Apache-2.0
 import Foundation
+import StrongroomCrypto
 import StrongroomTesting
 import Testing
 
@@ -47,6 +48,51 @@ import Testing
                 in: folder
             )
             #expect(noKey.status == 5, "\(noKey.output)")
+        }
+    }
+
+    @Test("age files: protect --to a post-quantum recipient, unprotect --identity; another identity exits 5")
+    func ageFiles() async throws {
+        try await withTemporaryDirectory { folder in
+            let (bob, carol) = (AgeIdentity.generate(), AgeIdentity.generate())
+            let classical = AgeIdentity.generate(postQuantum: false)
+            try Data("# bob\n\(bob.secretText)\n".utf8).write(to: folder.appending(path: "bob.key"))
+            try Data("\(carol.secretText)\n".utf8).write(to: folder.appending(path: "carol.key"))
+            let secret = Data(String(repeating: "age-PLAINTEXT ", count: 10_000).utf8)
+            try secret.write(to: folder.appending(path: "secret.txt"))
+            let sealed = try await run(
+                ["protect", "secret.txt", "secret.age", "--to", bob.recipient.description],
+                in: folder
+            )
+            #expect(sealed.status == 0, "\(sealed.output)")
+            let bytes = try Data(contentsOf: folder.appending(path: "secret.age"))
+            #expect(bytes.starts(with: Data("age-encryption.org/v1\n-> mlkem768x25519 ".utf8)))
+            #expect(bytes.range(of: Data("PLAINTEXT".utf8)) == nil)
+            let back = try await run(["unprotect", "secret.age", "back.txt", "--identity", "bob.key"], in: folder)
+            #expect(back.status == 0, "\(back.output)")
+            #expect(try Data(contentsOf: folder.appending(path: "back.txt")) == secret)
+            // Not for carol: exit 5, nothing written; an age file without an identity: a usage error.
+            let other = try await run(["unprotect", "secret.age", "c.txt", "--identity", "carol.key"], in: folder)
+            #expect(other.status == 5, "\(other.output)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appending(path: "c.txt").path))
+            let noIdentity = try await run(["unprotect", "--key-file", "bob.key", "secret.age", "d.txt"], in: folder)
+            #expect(noIdentity.status == 64 && noIdentity.output.contains("--identity"), "\(noIdentity.output)")
+            var tampered = bytes
+            tampered[tampered.count - 40] ^= 0x10
+            try tampered.write(to: folder.appending(path: "tampered.age"))
+            let refused = try await run(["unprotect", "tampered.age", "t.txt", "--identity", "bob.key"], in: folder)
+            #expect(refused.status == 3, "\(refused.output)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appending(path: "t.txt").path))
+            let mixed = try await run(
+                [
+                    "protect", "secret.txt", "m.age", "--to", bob.recipient.description, "--to",
+                    classical.recipient.description,
+                ],
+                in: folder
+            )
+            #expect(mixed.status == 64, "\(mixed.output)")
+            let bad = try await run(["protect", "secret.txt", "b.age", "--to", "age1pq1nonsense"], in: folder)
+            #expect(bad.status == 5, "\(bad.output)")
         }
     }
 

@@ -10,11 +10,11 @@ struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Generate client key pairs and access keys; audit this client's keys in the key log; compare "
-            + "safety numbers with contacts; replace this client's keys; publish a post-quantum key; finish a key "
-            + "rotation.",
+            + "safety numbers with contacts; replace this client's keys; publish a post-quantum key and show it as an age "
+            + "recipient; finish a key rotation.",
         subcommands: [
             GenerateClient.self, GenerateAccessKey.self, Audit.self, Fingerprint.self, VerifyContact.self,
-            FinishRotation.self, RotateKeys.self, PublishHybridKey.self,
+            FinishRotation.self, RotateKeys.self, PublishHybridKey.self, AgeKeyCommand.self,
         ]
     )
 

@@ -34,17 +34,63 @@ struct ProtectCommand: AsyncParsableCommand {
     )
 
     struct File: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Protect a file.")
+        static let configuration = CommandConfiguration(
+            abstract: "Protect a file under a keychain key, or with --to as an age file to recipients."
+        )
         @OptionGroup var options: ProtectorOptions
+        @Option(
+            name: .customLong("to"),
+            help: ArgumentHelp(
+                "Encrypt to this age recipient instead (age1pq1… post-quantum, or age1…; repeat for several): "
+                    + "an age file that age 1.3 reads too. `strongroom keys age [CLIENT]` prints a client's."
+            )
+        )
+        var recipients: [String] = []
         @Argument(help: "The plaintext file.") var input: String
         @Argument(help: "Where to write the protected file. Must not exist.") var output: String
 
         func run() async throws {
-            try await options.protector(creating: true).protect(
+            guard !recipients.isEmpty else {
+                try await options.protector(creating: true).protect(
+                    contentsOf: URL(fileURLWithPath: input),
+                    to: URL(fileURLWithPath: output)
+                )
+                print("protected \(input)")
+                return
+            }
+            guard options.key == nil, options.keyFile == nil else {
+                throw CLIError(
+                    description: "error: --to writes an age file to its recipients; leave out --key and --key-file",
+                    exitCode: .validationFailure
+                )
+            }
+            var parsed: [AgeRecipient] = []
+            for text in recipients {
+                do {
+                    parsed.append(try AgeRecipient(text))
+                } catch {
+                    throw CLIError(
+                        description: "error: \(text.prefix(24))… is not an age recipient",
+                        exitCode: .init(5)
+                    )
+                }
+            }
+            guard parsed.allSatisfy(\.isPostQuantum) || !parsed.contains(where: \.isPostQuantum) else {
+                throw CLIError(
+                    description: "error: post-quantum (age1pq1…) and X25519 (age1…) recipients cannot be mixed: the "
+                        + "X25519 one would open the file without the post-quantum part",
+                    exitCode: .validationFailure
+                )
+            }
+            try await AgeFile.encrypt(
                 contentsOf: URL(fileURLWithPath: input),
-                to: URL(fileURLWithPath: output)
+                to: URL(fileURLWithPath: output),
+                recipients: parsed
             )
-            print("protected \(input)")
+            let kind = parsed.allSatisfy(\.isPostQuantum) ? "post-quantum " : ""
+            print(
+                "protected \(input) as an age file to \(parsed.count) \(kind)recipient\(parsed.count == 1 ? "" : "s")"
+            )
         }
     }
 
@@ -75,14 +121,38 @@ struct UnprotectCommand: AsyncParsableCommand {
         abstract: "Decrypt a protected file (nothing is written unless all of it authenticates)."
     )
     @OptionGroup var options: ProtectorOptions
+    @Option(
+        help: ArgumentHelp(
+            "An age identity file (AGE-SECRET-KEY-… lines; `strongroom keys age --identity-file` writes one) to "
+                + "open an age file with; repeat for several."
+        )
+    )
+    var identity: [String] = []
     @Argument(help: "The protected file.") var input: String
     @Argument(help: "Where to write the plaintext. Must not exist.") var output: String
 
     func run() async throws {
-        let size = try await options.protector(creating: false).unprotect(
-            contentsOf: URL(fileURLWithPath: input),
-            to: URL(fileURLWithPath: output)
-        )
+        let (source, destination) = (URL(fileURLWithPath: input), URL(fileURLWithPath: output))
+        guard identity.isEmpty else {
+            let size = try await AgeFile.decrypt(
+                contentsOf: source,
+                to: destination,
+                identities: try AgeIdentityFile.read(identity)
+            )
+            print("unprotected \(size) bytes")
+            return
+        }
+        if let handle = FileHandle(forReadingAtPath: input) {
+            let start = (try? handle.read(upToCount: 32)) ?? Data()
+            try? handle.close()
+            if AgeFile.isAgeFile(start) {
+                throw CLIError(
+                    description: "error: \(input) is an age file: give --identity FILE (an age identity file)",
+                    exitCode: .validationFailure
+                )
+            }
+        }
+        let size = try await options.protector(creating: false).unprotect(contentsOf: source, to: destination)
         print("unprotected \(size) bytes")
     }
 }
