@@ -31,6 +31,10 @@ public struct ReplicationReport: Sendable, Hashable {
     public var revisionsRefused = 0
     /// Revisions removed from the datastore by purge markers pulled (another replica purged their documents).
     public var revisionsPurged = 0
+    /// Revisions this replica had pushed and the server had acknowledged (in an earlier sync) that the server no
+    /// longer held: dropped after the acknowledgement. They were pushed again. A revision another replica purged or
+    /// compacted meanwhile is not counted (with ``ReplicationDirection/both``, which pulls those changes first).
+    public var revisionsLostByServer = 0
     /// Bytes of revision bodies sent (before encryption).
     public var bytesPushed = 0
     /// Bytes of revision bodies received (after decryption).

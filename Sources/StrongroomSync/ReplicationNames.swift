@@ -44,6 +44,9 @@ struct ReplicationNames: Sendable, Hashable {
 
     /// The changes-feed sequence pushed up to.
     var pushKey: String { "push:" + checkpointID }
+    /// The changes-feed sequence up to which the server was found to still hold what it acknowledged: the last
+    /// sync's push is checked again at the next one (an acknowledged and then dropped write is found within a sync).
+    var pushVerifiedKey: String { "push-verified:" + checkpointID }
     /// The server index pulled up to.
     var pullKey: String { "pull:" + checkpointID }
     /// The members folded up to the pull checkpoint.

@@ -14,20 +14,35 @@ import Foundation
 extension ReplicationSession {
     /// Sends every local leaf revision the server lacks; with `sending` false (a read-only member), only counts
     /// them and returns how many there are.
+    ///
+    /// The changes the last sync pushed are looked at again first (from the verified checkpoint, not the push
+    /// checkpoint): a revision of theirs the server lacks now was acknowledged and then dropped. It is sent again and
+    /// added to `lost`, which the caller checks once the pull has brought other replicas' purges and compactions.
     @discardableResult
     func push(
         _ report: inout ReplicationReport,
         _ progress: (ReplicationEvent) -> Void,
-        sending: Bool = true
+        sending: Bool = true,
+        lost: inout [(docID: String, revID: String)]
     ) async throws -> Int {
         let key = names.pushKey
         var documents = Set<String>()
         var since = Int64(try await datastore.checkpoint(key) ?? "0") ?? 0
+        // Read from the datastore's file: range-checked (a value past the push checkpoint means no window).
+        let acknowledged = since
+        if sending, let verified = Int64(try await datastore.checkpoint(names.pushVerifiedKey) ?? ""),
+            (0..<acknowledged).contains(verified)
+        {
+            since = verified
+        }
         var unsent = 0
         while true {
             try Task.checkCancellation()
             let page = try await datastore.changes(since: since, limit: Self.pushPageSize)
-            guard !page.changes.isEmpty else { return unsent }
+            guard !page.changes.isEmpty else {
+                if sending { try await pushVerified(upTo: acknowledged) }
+                return unsent
+            }
             let selected = try await selected(page.changes)
             let wanted = try await unheld(
                 page.changes.filter { selected?.contains($0.docID) ?? true }.flatMap { change in
@@ -45,6 +60,10 @@ extension ReplicationSession {
                 wanted,
                 maximumAncestry: ReplicationLimits.maximumAncestry
             ).filter(belongsInChannel)
+            let earlier = Dictionary(page.changes.map { ($0.docID, $0.sequence) }) { first, _ in first }
+            for revision in revisions where earlier[revision.docID].map({ $0 <= acknowledged }) ?? false {
+                lost.append((revision.docID, revision.revID))
+            }
             var batch: [(write: Client.RevisionWrite, docID: String)] = []
             var batchBytes = 0
             for revision in revisions {
@@ -72,8 +91,25 @@ extension ReplicationSession {
             }
             if !batch.isEmpty { try await send(batch, bytes: batchBytes, &report, &documents, progress) }
             since = page.lastSequence
-            try await datastore.setCheckpoint(key, String(since))
+            try await datastore.setCheckpoint(key, String(max(since, acknowledged)))
         }
+    }
+
+    /// Marks what the last sync pushed as found on the server (or sent again): the next sync looks again only at
+    /// what this one pushed.
+    func pushVerified(upTo sequence: Int64) async throws {
+        try await datastore.setCheckpoint(names.pushVerifiedKey, String(sequence))
+    }
+
+    /// Of `candidates` (revisions the server had acknowledged and no longer held), those that are still leaves here
+    /// after the pull: a revision another replica purged is gone, one it compacted has descendants.
+    func stillLeaves(_ candidates: [(docID: String, revID: String)]) async throws -> Int {
+        var count = 0
+        for (docID, group) in Dictionary(grouping: candidates, by: \.docID) {
+            let leaves = Set(((try? await datastore.leaves(docID: docID)) ?? []).map(\.revID))
+            count += group.filter { leaves.contains($0.revID) }.count
+        }
+        return count
     }
 
     /// Whether `revision` may enter this replication's channel: always without one; a tombstone whenever its

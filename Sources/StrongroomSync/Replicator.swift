@@ -104,11 +104,13 @@ public struct Replicator: Sendable {
             try await remote.restart()
         }
         var pending = 0
+        // Revisions the server acknowledged in an earlier sync and no longer holds (pushed again meanwhile).
+        var lost: [(docID: String, revID: String)] = []
         if session.names.isOwner {
             if direction != .pull {
                 // A revoke stopped after its membership record: its rotation is finished before anything is pushed.
                 try await session.rotateForRevocations(try await session.membership())
-                try await session.push(&report, progress)
+                try await session.push(&report, progress, lost: &lost)
             }
             if direction != .push { try await session.pull(&report, progress) }
         } else {
@@ -120,12 +122,13 @@ public struct Replicator: Sendable {
                     // Its key no longer opens for a member revoked meanwhile before it pushes under it.
                     try await session.rotateForRevocations(state)
                     try await session.shareBack(state)
-                    try await session.push(&report, progress)
+                    try await session.push(&report, progress, lost: &lost)
                 } else {
-                    pending = try await session.push(&report, progress, sending: false)
+                    pending = try await session.push(&report, progress, sending: false, lost: &lost)
                 }
             }
         }
+        if !lost.isEmpty { report.revisionsLostByServer = try await session.stillLeaves(lost) }
         try await remote.advance(from: stored.record)
         if pending > 0 {
             throw SyncError(

@@ -6,6 +6,7 @@ import StrongroomCrypto
 import StrongroomDatastore
 import StrongroomSync
 import StrongroomTesting
+import StrongroomWire
 import Synchronization
 import Testing
 
@@ -171,6 +172,75 @@ import Testing
                 #expect(try await phone.document(id: "alpha").body == ["n": 2])
                 #expect(try await replicator.replicate(.pull).revisionsApplied == 0)
                 await phone.close()
+            }
+        }
+    }
+
+    @Test(
+        "a server that acknowledges a push and drops it: the writer's next sync finds it and pushes it again; honest syncs and a purge elsewhere count nothing"
+    )
+    func droppedAfterAcknowledgement() async throws {
+        try await ServerProcess.withServer(engine: .sqlite, arguments: ["--registration-token", Self.token]) {
+            server,
+            _ in
+            let url = try #require(URL(string: server.baseURL))
+            let configuration = try await Client.register(token: Self.token, clientName: "dropped", apiURL: url)
+            // While `dropping`, every bulk write is answered "stored" and never reaches the server.
+            let dropping = Mutex(false)
+            let intercept: HostileServer.Intercept = { method, path, body in
+                guard dropping.withLock({ $0 }), method == "POST", path == "/v2/sync/bulk",
+                    let request = try? JSONDecoder().decode(SyncBulkRequest.self, from: body)
+                else { return nil }
+                let outcomes = request.records.map {
+                    SyncBulkResponse.Outcome(
+                        tag: $0.meta.plain?["sr.r"] ?? "",
+                        recordID: UUID().uuidString.lowercased(),
+                        created: true
+                    )
+                }
+                return try? JSONEncoder().encode(SyncBulkResponse(records: outcomes))
+            }
+            try await withTemporaryDirectory { folder in
+                try await HostileServer.with(
+                    upstream: url,
+                    intercept: intercept,
+                    tamper: { _, _, response in .answer(response) }
+                ) { proxy in
+                    var through = configuration
+                    through.apiURL = proxy
+                    let client = Client(configuration: through)
+                    let open = { (name: String) in
+                        try await DatastoreManager(directory: folder.appending(path: name))
+                            .datastore(named: "notes", keyProvider: SimpleKeyProvider(key: EncryptionKey.random()))
+                    }
+                    let laptop = try await open("laptop")
+                    let replicator = Replicator(datastore: laptop, name: "notes", client: client)
+                    _ = try await laptop.createDocument(id: "kept", body: ["n": 1])
+                    #expect(try await replicator.replicate().revisionsLostByServer == 0)
+                    _ = try await laptop.createDocument(id: "dropped", body: ["n": 2])
+                    dropping.withLock { $0 = true }
+                    let acknowledged = try await replicator.replicate(.push)
+                    #expect(acknowledged.revisionsPushed == 1 && acknowledged.revisionsLostByServer == 0)
+                    dropping.withLock { $0 = false }
+                    // The next sync finds the acknowledged revision missing: counted, and pushed again.
+                    let found = try await replicator.replicate()
+                    #expect(found.revisionsLostByServer == 1 && found.revisionsPushed == 1, "\(found)")
+                    #expect(try await replicator.replicate().revisionsLostByServer == 0)
+
+                    // A second replica gets both documents; its purge of one is not the server's loss.
+                    let phone = try await open("phone")
+                    let other = Replicator(datastore: phone, name: "notes", client: client)
+                    #expect(try await other.replicate(.pull).revisionsApplied == 2)
+                    _ = try await laptop.createDocument(id: "purged", body: ["n": 3])
+                    #expect(try await replicator.replicate().revisionsPushed == 1)
+                    _ = try await other.replicate(.pull)
+                    #expect(try await other.purge(["purged"]) == 1)
+                    let afterPurge = try await replicator.replicate()
+                    #expect(afterPurge.revisionsLostByServer == 0 && afterPurge.revisionsPurged == 1, "\(afterPurge)")
+                    #expect(try await laptop.documentCount() == 2)
+                    await phone.close()
+                    await laptop.close()
+                }
             }
         }
     }

@@ -139,8 +139,15 @@ extension DatastoreCommand {
                 if let compact { compacted = try await replicator.compact(revsLimit: compact) }
                 return (discarded, purged, report, compacted)
             }
+            // Healed (pushed again), but said loudly: exit 3 after the report.
+            let lost = CLIError(
+                description: "error: the server had acknowledged \(report.revisionsLostByServer) revisions of this "
+                    + "datastore and no longer held them: they were pushed again; a server that keeps dropping writes "
+                    + "is faulty or hostile",
+                exitCode: .init(3)
+            )
             if json {
-                return try printJSON(
+                try printJSON(
                     SyncReportOutput(
                         report,
                         purged: purged,
@@ -148,6 +155,8 @@ extension DatastoreCommand {
                         discarded: discardLocal ? discarded : nil
                     )
                 )
+                if report.revisionsLostByServer > 0 { throw lost }
+                return
             }
             if discardLocal { print("discarded \(discarded) local revisions the server does not hold") }
             if !purge.isEmpty {
@@ -160,6 +169,7 @@ extension DatastoreCommand {
             }
             print(Self.summary(report))
             if let compacted { print("the server forgot \(compacted) old revisions") }
+            if report.revisionsLostByServer > 0 { throw lost }
         }
     }
 }
@@ -185,6 +195,11 @@ extension DatastoreCommand.Sync {
         }
         if report.revisionsRefused > 0 {
             parts.append("refused \(count(report.revisionsRefused, "revision")) from clients without write access")
+        }
+        if report.revisionsLostByServer > 0 {
+            parts.append(
+                "the server had dropped \(count(report.revisionsLostByServer, "revision")) it acknowledged (pushed again)"
+            )
         }
         return parts.isEmpty ? "up to date: nothing to push or pull" : parts.joined(separator: "; ")
     }
@@ -232,10 +247,13 @@ struct SyncReportOutput: Encodable {
     var compacted: Int?
     /// Local revisions `--discard-local` dropped (absent without it).
     var discarded: Int?
+    /// Revisions the server had acknowledged in an earlier sync and no longer held (pushed again; exit 3).
+    var lost: Int
 
     init(_ report: ReplicationReport, purged: Int = 0, compacted: Int? = nil, discarded: Int? = nil) {
         (pushed, pulled, applied) = (report.revisionsPushed, report.revisionsPulled, report.revisionsApplied)
         (conflicts, restarted) = (report.conflictsCreated, report.restartedFromZero)
         (self.purged, self.compacted, self.discarded) = (purged + report.revisionsPurged, compacted, discarded)
+        lost = report.revisionsLostByServer
     }
 }
