@@ -197,38 +197,94 @@ public actor KeyLogMemoryState: KeyLogStateStore {
     public func save(_ state: KeyLogState) { self.state = state }
 }
 
-/// Keeps the key log state in a JSON file (written atomically, mode 0600), such as next to a client profile.
+/// Keeps the key log state in a JSON file (written atomically, mode 0600), such as next to a client profile, with a
+/// journal of newer checkpoints beside it (`<file>.checkpoints`).
+///
+/// A move of the newest checkpoint alone — each answer after a write to the log brings one — is appended to the
+/// journal, unsynced, rather than rewriting the state: a killed process loses nothing, a crash of the machine may lose
+/// the newest lines (the next process then holds an older checkpoint, so a fork between the two would be missed).
+/// Every other change (pins, witnesses, verified contacts, key-leaf floors) rewrites the state durably and empties the
+/// journal; so does a journal past 1 MiB. Reading takes the newest checkpoint of the state and the journal, skipping
+/// a torn last line.
 public struct KeyLogFileState: KeyLogStateStore {
     /// The file.
     public let url: URL
 
+    /// The largest state file read (100,000 key leaves and 1,000 contacts fit well within it).
+    static let maximumStateBytes = 16 << 20
+    /// A journal past this size is folded into the state at the next move.
+    static let maximumJournalBytes = 1 << 20
+
     /// A state kept in `url`.
     public init(url: URL) { self.url = url }
 
+    /// The journal of checkpoints beside the state.
+    var journalPath: String { url.path + ".checkpoints" }
+
     public func load() async throws -> KeyLogState? {
-        let path = url.path
-        let data = try await BlockingExecutor.shared.run { _ -> Data? in
-            guard FileManager.default.fileExists(atPath: path) else { return nil }
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            // A state is two short lines; anything past 64 KiB is not one.
-            return try handle.read(upToCount: 64 << 10) ?? Data()
+        let (path, journalPath) = (url.path, self.journalPath)
+        let (data, journal) = try await BlockingExecutor.shared.run { _ -> (Data?, Data?) in
+            func read(_ path: String, upTo limit: Int) throws -> Data? {
+                guard FileManager.default.fileExists(atPath: path) else { return nil }
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+                defer { try? handle.close() }
+                return try handle.read(upToCount: limit + 1) ?? Data()
+            }
+            return (
+                try read(path, upTo: Self.maximumStateBytes),
+                try read(journalPath, upTo: 2 * Self.maximumJournalBytes)
+            )
         }
         guard let data else { return nil }
-        return try JSONDecoder().decode(KeyLogState.self, from: data)
+        guard data.count <= Self.maximumStateBytes else {
+            throw CocoaError(.fileReadTooLarge, userInfo: [NSFilePathErrorKey: path])
+        }
+        var state = try JSONDecoder().decode(KeyLogState.self, from: data)
+        if let journal, journal.count <= 2 * Self.maximumJournalBytes,
+            let newer = Self.newestCheckpoint(in: journal, after: state.checkpoint)
+        {
+            state.checkpoint = newer
+        }
+        return state
+    }
+
+    /// The note of the largest checkpoint among the journal's lines, if larger than `kept`'s; lines that do not
+    /// decode (a torn last one) are skipped. Signatures are the verifier's to check.
+    static func newestCheckpoint(in journal: Data, after kept: String?) -> String? {
+        func size(_ note: String) -> UInt64? {
+            guard let signed = try? SignedNote(parsing: note) else { return nil }
+            return (try? LogCheckpoint(text: signed.text))?.size
+        }
+        var best = kept.flatMap(size).map { ($0, kept) }
+        for line in journal.split(separator: 0x0A) {
+            guard let bytes = try? Base64URL.decode(String(decoding: line, as: UTF8.self)) else { continue }
+            let note = String(decoding: bytes, as: UTF8.self)
+            guard let checkpointSize = size(note), checkpointSize > best?.0 ?? 0 || best == nil else { continue }
+            best = (checkpointSize, note)
+        }
+        guard let best, best.1 != kept else { return nil }
+        return best.1
     }
 
     public func save(_ state: KeyLogState) async throws { try await save(state, durably: true) }
 
-    /// Writes the state atomically (a temporary file renamed into place), synced unless `durably` is false: a
-    /// checkpoint-only move (each answer of a growing log brings one) is not synced, so a crash of the machine — not
-    /// of the process — may bring back the state written before it, whose checkpoint is older. Pins, witnesses,
-    /// verified contacts and key-leaf floors are always written durably.
+    /// Writes the state atomically and durably, then empties the journal — or, with `durably` false (a
+    /// checkpoint-only move), appends the newest checkpoint to the journal, unsynced.
     public func save(_ state: KeyLogState, durably: Bool) async throws {
+        let (path, journalPath) = (url.path, self.journalPath)
+        if !durably, let note = state.checkpoint {
+            let line = Data((Base64URL.encode(Data(note.utf8)) + "\n").utf8)
+            let size = try await BlockingExecutor.shared.run { _ in try AtomicFile.append(line, to: journalPath) }
+            guard size > Self.maximumJournalBytes else { return }
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(state)
-        let path = url.path
-        try await BlockingExecutor.shared.run { _ in try AtomicFile.write(data, to: path, durable: durably) }
+        try await BlockingExecutor.shared.run { _ in
+            try AtomicFile.write(data, to: path, durable: true)
+            if unlink(journalPath) != 0 && errno != ENOENT {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: journalPath])
+            }
+        }
     }
 }

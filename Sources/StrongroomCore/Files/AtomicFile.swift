@@ -141,5 +141,27 @@ package enum AtomicFile {
         }
     }
 
+    /// Appends `data` to `path` in one write (created mode 0600 when missing; never through a link), unsynced, and
+    /// returns the file's size after it. A killed writer leaves at most a torn last line, which readers must skip.
+    ///
+    /// - Throws: ``Failure`` when the file cannot be opened or written.
+    package static func append(_ data: Data, to path: String) throws(Failure) -> Int64 {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(message: "\(path) could not be opened: \(errorText())") }
+        defer { close(fd) }
+        let written = data.withUnsafeBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            while true {
+                let result = Glibc.write(fd, base, buffer.count)
+                if result < 0 && errno == EINTR { continue }
+                return result
+            }
+        }
+        guard written == data.count else { throw Failure(message: "\(path) could not be written: \(errorText())") }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw Failure(message: "\(path) could not be examined") }
+        return Int64(status.st_size)
+    }
+
     static func errorText() -> String { String(cString: strerror(errno)) }
 }
