@@ -141,3 +141,18 @@ cosignatures = json.load(open(root / "Tests" / "StrongroomCryptoTests" / "Vector
 for i, case in enumerate(cosignatures["cases"]):
     seed("keylog", f"cosigned-{i}", b"\x06" + (case["checkpoint"] + "\n" + case["line"] + "\n").encode())
     seed("keylog", f"add-checkpoint-{i}", b"\x07" + ("old 0\n\n" + case["checkpoint"] + "\n" + case["line"] + "\n").encode())
+
+# age: the CCTV vectors' files (their text header dropped), behind a byte that picks the piece size. Compressed ones
+# are inflated; each vector's identity is one of the two the target uses.
+import zlib
+age_vectors = root / "Tests" / "StrongroomCryptoTests" / "Vectors" / "cctv-age"
+for name in ["hybrid", "hybrid_multiple_recipients", "hybrid_grease", "hybrid_and_x25519", "x25519",
+             "x25519_grease", "hybrid_bad_tag", "stream_bad_tag"]:  # small files: fast mutations
+    path = age_vectors / name
+    if not path.exists():
+        continue
+    head, _, body = path.read_bytes().partition(b"\n\n")
+    if b"compressed: zlib" in head:
+        body = zlib.decompress(body)
+    seed("age", name, bytes([3]) + body)
+

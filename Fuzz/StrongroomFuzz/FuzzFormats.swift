@@ -49,6 +49,31 @@ enum FuzzFormats {
         _ = try? decryptor.finalize(into: &output)
     }
 
+    /// An age file arriving in pieces of a size the input's first byte picks, opened with the identities of C2SP's
+    /// CCTV age vectors (the seed corpus holds those files), so mutations reach the stanzas, the MAC and the stream.
+    /// The identities are made for each input (a static one is reported as a leak by LeakSanitizer).
+    static func age(_ input: UnsafeBufferPointer<UInt8>) {
+        guard let first = input.first,
+            let postQuantum = try? AgeIdentity(
+                "AGE-SECRET-KEY-PQ-1HZLGZUPT4ETPKDEV8HSGFDCYZ4E522W0A7PU2LHT8EH9W6YLNC3SW78XKG"
+            ),
+            let classical = try? AgeIdentity(
+                "AGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0"
+            )
+        else { return }
+        let piece = (Int(first) + 1) * 64
+        var decryptor = AgeDecryptor(identities: [postQuantum, classical])
+        var offset = 1
+        while offset < input.count {
+            let end = min(offset + piece, input.count)
+            guard (try? decryptor.update(Data(UnsafeBufferPointer(rebasing: input[offset..<end])))) != nil else {
+                return
+            }
+            offset = end
+        }
+        _ = try? decryptor.finish()
+    }
+
     /// The Go reference verifier key, so mutations of its note reach the signature check (made for each input: a
     /// lazily made static one is reported as a leak by LeakSanitizer).
     private static var noteKey: NoteVerifierKey? {

@@ -42,6 +42,8 @@ enum FuzzTarget: String, CaseIterable {
     /// The key log's parsers and verifiers: a signed note and its verification, a checkpoint, a note verifier key,
     /// inclusion and consistency proofs (the first byte picks which).
     case keylog
+    /// An age file (post-quantum and X25519 stanzas, header, MAC, STREAM), decrypted in pieces.
+    case age
 
     func run(_ input: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -63,6 +65,7 @@ enum FuzzTarget: String, CaseIterable {
         case .storedBody: FuzzStores.storedBody(input)
         case .integrityReport: FuzzStores.integrityReport(input)
         case .keylog: FuzzFormats.keylog(input)
+        case .age: FuzzFormats.age(input)
         }
     }
 }
