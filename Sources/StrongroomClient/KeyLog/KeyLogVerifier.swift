@@ -240,7 +240,8 @@ actor KeyLogVerifier {
         now: Date
     ) async throws(ClientError) -> LogCheckpoint? {
         try await load()
-        guard let pinned, let current = newest, !(try await needsAdvertisedWitnesses()) else { return nil }
+        // `newest` is read after the last suspension: nothing moves it between here and the assignment below.
+        guard let pinned, !(try await needsAdvertisedWitnesses()), let current = newest else { return nil }
         let checkpoint = try check(note: note, key: pinned, now: now)
         if checkpoint.size == current.checkpoint.size {
             guard checkpoint.root == current.checkpoint.root else {
