@@ -265,7 +265,12 @@ extension Client {
         while true {
             let page = try await rewrapPage(type: type, after: after)
             var pending: [(result: SearchResult, data: [String: String])] = []
+            var files: [RecordMeta] = []
             for result in page.results where result.meta.writerID.lowercased() == clientID {
+                if result.meta.fileMeta != nil {
+                    files.append(result.meta)  // its key is in the file's prologue: re-wrapped below
+                    continue
+                }
                 switch Self.rewrapped(result, from: oldKeys, to: newKey) {
                 case .current: break
                 case .left: left += 1
@@ -294,6 +299,20 @@ extension Client {
                 case .rewrapped: rewrapped += 1
                 case .current: break
                 case .left: left += 1
+                }
+            }
+            for file in files {
+                guard !superseded, let generation else {
+                    left += 1  // rotated again (the newer rotation takes it), or a server without file keys
+                    continue
+                }
+                switch try await rewrapFile(file, from: oldKeys, to: newKey, generation: generation) {
+                case .rewrapped: rewrapped += 1
+                case .current: break
+                case .left: left += 1
+                case .superseded:
+                    superseded = true
+                    left += 1
                 }
             }
             // A page may end early (the server bounds its bytes): only an empty one, or no progress, is the end.
@@ -375,13 +394,13 @@ extension Client {
         return (rewrapped, again)
     }
 
-    /// What re-wrapping a record comes to: nothing (under `newKey` already, or a file record), left (a field under
+    /// What re-wrapping a record comes to: nothing (under `newKey` already), left (a field under
     /// none of `oldKeys`, or not in E3DB's form), or its fields with every data key sealed under `newKey`.
     private enum Rewrapped { case current, left, rewrapped([String: String]) }
 
     private static func rewrapped(_ result: SearchResult, from oldKeys: [AccessKey], to newKey: AccessKey) -> Rewrapped
     {
-        guard let data = result.recordData, !data.isEmpty else { return .current }  // a file record: its own key
+        guard let data = result.recordData, !data.isEmpty else { return .current }
         var fields: [String: String] = [:]
         var changed = false
         for (name, wire) in data {

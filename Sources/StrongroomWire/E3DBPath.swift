@@ -81,6 +81,9 @@ extension E3DBPath {
     public static let file = E3DBPath("/v1/storage/files/:id")
     /// `PUT` and `GET` through a presigned URL: a file body.
     public static let blob = E3DBPath("/v1/storage/blobs/:id")
+    /// `GET`/`PUT /v2/storage/files/{id}/key`: a file's sealed key (``FileKeyResponse``), re-wrapped by the writer
+    /// after a rotation (``FileKeyRewrapRequest``).
+    public static let fileKey = E3DBPath("/v2/storage/files/:id/key")
 
     // MARK: Sharing
 
@@ -172,8 +175,8 @@ extension E3DBPath {
     /// Every path above (the server's route-inventory test checks that it registers exactly these).
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
-        .blob, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .accessKeyLinks, .heldAccessKeys,
-        .clientKeys, .clientHybridKey, .policy,
+        .blob, .fileKey, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .accessKeyLinks,
+        .heldAccessKeys, .clientKeys, .clientHybridKey, .policy,
         .readerPolicies,
         .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,

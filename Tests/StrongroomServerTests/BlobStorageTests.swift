@@ -85,6 +85,71 @@ import Testing
         }
     }
 
+    @Test(
+        "a re-wrapped file key is served in place of the stored prologue, with its checksum, from every store",
+        arguments: stores
+    )
+    func rewrappedPrologue(engine: TestEngine, storage: BlobStorage) async throws {
+        try await withServer(engine, storage) { api, _ in
+            let client = try await api.register()
+            // More than one chunk (S3: one part) after a prologue of E3DB's shape; the server never decrypts.
+            let stored = Array(
+                ("3." + String(repeating: "A", count: 64) + "." + String(repeating: "B", count: 32) + ".").utf8
+            )
+            let size = (storage == .s3 ? S3Configuration.minimumPartSize : 1 << 20) + 70_000
+            let body = stored + SecureRandom.bytes(count: size).withUnsafeBytes { Array($0) }
+            let file = try await api.createFile(as: client, body: body)
+            #expect(try await api.upload(file, body: body) == .ok)
+            let commit = try await api.request(
+                .patch,
+                "/v1/storage/files/\(file.id)",
+                authorization: "Bearer \(client.token)"
+            )
+            let record = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: commit.body))
+            let key = try await api.request(
+                .get,
+                "/v2/storage/files/\(file.id)/key",
+                authorization: "Bearer \(client.token)"
+            )
+            let read = try JSONDecoder().decode(FileKeyResponse.self, from: Data(buffer: key.body))
+            #expect(read.prologue == String(decoding: stored, as: UTF8.self) && read.version == record.meta.version)
+
+            let prologue = "3." + String(repeating: "C", count: 64) + "." + String(repeating: "D", count: 32) + "."
+            for round in 0..<2 {  // a second re-wrap replaces the first
+                let current = try JSONDecoder().decode(
+                    FileKeyResponse.self,
+                    from: Data(
+                        buffer: try await api.request(
+                            .get,
+                            "/v2/storage/files/\(file.id)/key",
+                            authorization: "Bearer \(client.token)"
+                        ).body
+                    )
+                )
+                let next = round == 0 ? prologue : prologue.replacingOccurrences(of: "C", with: "E")
+                let put = try await api.request(
+                    .put,
+                    "/v2/storage/files/\(file.id)/key",
+                    token: client.token,
+                    json: FileKeyRewrapRequest(generation: 1, version: current.version, prologue: next)
+                )
+                #expect(put.status == .ok)
+                let answer = try JSONDecoder().decode(FileKeyRewrapResponse.self, from: Data(buffer: put.body))
+                let served = Array(next.utf8) + body.dropFirst(FilePrologue.size)
+                #expect(try await api.download(id: file.id, as: client) == served)
+                #expect(answer.checksum == Data(Insecure.MD5.hash(data: served)).base64EncodedString())
+                let meta = try await api.request(
+                    .get,
+                    "/v1/storage/files/\(file.id)",
+                    authorization: "Bearer \(client.token)"
+                )
+                let info = try JSONDecoder().decode(RecordResponse.self, from: Data(buffer: meta.body))
+                #expect(info.meta.fileMeta?.checksum == answer.checksum && info.meta.version == answer.version)
+                #expect(info.meta.fileMeta?.size == Int64(body.count))
+            }
+        }
+    }
+
     @Test("an upload larger or smaller than declared is refused and leaves nothing", arguments: stores)
     func wrongSize(engine: TestEngine, storage: BlobStorage) async throws {
         try await withServer(engine, storage) { api, bucket in

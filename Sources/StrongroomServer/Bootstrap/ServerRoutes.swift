@@ -110,6 +110,13 @@ struct ServerRoutes {
             baseURL: baseURL,
             metrics: metrics
         )
+        let fileKeys = FileKeyRoutes(
+            store: store,
+            blobs: blobs,
+            authorization: authorization,
+            limits: limits,
+            clock: clock
+        )
         let searchV2 = SearchV2Routes(store: store, results: results, limits: limits)
         let sync = SyncRoutes(
             store: store,
@@ -191,6 +198,7 @@ struct ServerRoutes {
         ] {
             mounts.append((collection, .client))
         }
+        mounts.append((fileKeys.routes, .client))
         mounts.append((searchV2.routes, .client))
         mounts.append((sync.routes, .client))
         mounts.append((syncChanges.routes, .client))

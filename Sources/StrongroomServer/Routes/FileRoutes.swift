@@ -218,9 +218,12 @@ struct FileRoutes {
         guard try await authorization.mayRead(record, caller: signedFor) else {
             throw ServerError.forbidden("the download URL is no longer valid for its client")
         }
-        guard let body = try await blobs.read(id: id, context: context) else {
+        // A file re-wrapped by a rotation is served with its new prologue in place of the stored first 100 bytes.
+        let prologue = try await store.filePrologue(id: recordID)
+        guard let stored = try await blobs.read(id: id, context: context) else {
             throw ServerError.notFound("no such file")
         }
+        let body = prologue.map { PrologueSplice.body(stored, prologue: Array($0.utf8)) } ?? stored
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
         if let size = record.fileMeta?.size { headers[.contentLength] = String(size) }

@@ -319,6 +319,15 @@ extension SQLServerStore {
                     "ALTER TABLE access_keys ADD COLUMN hybrid_eak TEXT"
                 ]
             ),
+            (
+                23,
+                [
+                    // A file re-wrapped by a rotation (docs/design/Revocation.md, "Files"): the 100-byte prologue
+                    // (`3.EDK.EDKN.`) served in place of the stored body's first 100 bytes; NULL for a file served as
+                    // it was uploaded. The body itself is never rewritten.
+                    "ALTER TABLE records ADD COLUMN file_prologue TEXT"
+                ]
+            ),
         ]
     }
 

@@ -170,6 +170,19 @@ package protocol RecordStore: Sendable {
         of scope: AccessKeyScope,
         at time: Timestamp
     ) async throws -> [RecordRewrap.Outcome]
+    /// The prologue a re-wrap stored for a committed file record (``FilePrologue``), served in place of its body's
+    /// first 100 bytes; nil when it is served as uploaded (or there is no such file).
+    func filePrologue(id: RecordID) async throws -> String?
+    /// Stores a committed file record's re-wrapped `prologue` and the checksum of the file served with it, with a
+    /// new version and `time`, when the record is at `expectedVersion` (outcomes as for updates).
+    func rewrapFile(
+        id: RecordID,
+        expectedVersion: String,
+        prologue: String,
+        fileMeta: FileMeta,
+        newVersion: String,
+        at time: Timestamp
+    ) async throws -> VersionedOutcome<StoredRecord>
     /// One batch of committed records in index order, metadata only or in full.
     func records(matching query: RecordQuery) async throws -> [StoredRecord]
     /// The committed records with these IDs, in full, in no particular order (missing ones are left out).

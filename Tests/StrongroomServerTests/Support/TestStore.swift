@@ -59,6 +59,7 @@ func rewindSchema(_ store: SQLServerStore, below version: Int) async throws {
         ],
         21: ["ALTER TABLE clients DROP COLUMN hybrid_key"],
         22: ["ALTER TABLE access_keys DROP COLUMN hybrid_eak"],
+        23: ["ALTER TABLE records DROP COLUMN file_prologue"],
         // Step 15's triggers again (its statements after the table, the backfill and the index drop).
         16:
             (store.engine == .postgres
