@@ -88,8 +88,7 @@ extension Client {
         // The signing key just proven is the one ``signingKey(of:)`` serves from now on (a post-quantum key or an
         // access key wrap this client checks next is most likely signed by it).
         if let writer = UUID(uuidString: info.clientID), writer != configuration.clientID,
-            clientID.lowercased() == info.clientID.lowercased(),
-            let text = info.signingKey?.ed25519, !text.isEmpty, let key = try? SigningPublicKey(base64URLEncoded: text)
+            clientID.lowercased() == info.clientID.lowercased(), let key = try? info.signingPublicKey()
         {
             await writerSigningKeys.store(key, for: writer)
         }
@@ -113,11 +112,10 @@ extension Client {
             throw ClientError(.invalidResponse, "the server answered for another client")
         }
         do {
-            let signing = info.signingKey?.ed25519.flatMap { $0.isEmpty ? nil : $0 }
             return ClientPublicInfo(
                 clientID: clientID,
                 publicKey: try EncryptionPublicKey(base64URLEncoded: info.publicKey.curve25519 ?? ""),
-                signingKey: try signing.map { try SigningPublicKey(base64URLEncoded: $0) },
+                signingKey: try info.signingPublicKey(),
                 isValidated: info.validated
             )
         } catch {
@@ -145,14 +143,14 @@ extension Client {
         if writerID == configuration.clientID { return configuration.keys.signingKey.publicKey }
         if let cached = await writerSigningKeys.key(for: writerID) { return cached }
         let info = try await clientInfo(ClientID(writerID).description)
-        guard let text = info.signingKey?.ed25519, !text.isEmpty else { return nil }
+        let key: SigningPublicKey?
         do {
-            let key = try SigningPublicKey(base64URLEncoded: text)
-            await writerSigningKeys.store(key, for: writerID)
-            return key
+            key = try info.signingPublicKey()
         } catch {
             throw ClientError(.tampered, "the writer's signing key from the server is malformed", underlying: error)
         }
+        if let key { await writerSigningKeys.store(key, for: writerID) }
+        return key
     }
 
     /// Sets a sharing policy on `(writer, writer, reader, type)`.
@@ -164,5 +162,15 @@ extension Client {
             body: policy,
             success: [200, 201]
         )
+    }
+}
+
+extension ClientInfo {
+    /// The client's Ed25519 public key as the server lists it: nil when it registered without one.
+    ///
+    /// - Throws: when the listed key is malformed.
+    func signingPublicKey() throws -> SigningPublicKey? {
+        guard let text = signingKey?.ed25519, !text.isEmpty else { return nil }
+        return try SigningPublicKey(base64URLEncoded: text)
     }
 }
