@@ -14,23 +14,23 @@ extension Client {
     /// What re-wrapping one file came to.
     enum FileRewrapOutcome { case rewrapped, current, left, superseded }
 
-    /// Reads `file`'s prologue, seals its stream key under `newKey` (opened under the first of `oldKeys` that
+    /// Reads the file `recordID`'s prologue, seals its stream key under `newKey` (opened under the first of `oldKeys` that
     /// opens it) and stores it at the version it was read at, fenced by `generation`; a file that changed
     /// meanwhile is read again once. Left: a key under none of the keys, a prologue not of E3DB's 100-byte shape,
     /// or a file gone meanwhile. Superseded: the type rotated past `generation` (the newer rotation takes it).
     func rewrapFile(
-        _ file: RecordMeta,
+        _ recordID: String,
         from oldKeys: [AccessKey],
         to newKey: AccessKey,
         generation: Int
     ) async throws(ClientError)
         -> FileRewrapOutcome
     {
-        let path = E3DBPath.fileKey.render(file.recordID)
+        let path = E3DBPath.fileKey.render(recordID)
         for _ in 1...2 {
             let current: FileKeyResponse
             do {
-                current = try await fileKey(recordID: file.recordID)
+                current = try await fileKey(recordID: recordID)
             } catch  where error.code == .notFound || error.code == .badRequest {
                 return .left
             }

@@ -262,44 +262,72 @@ extension Client {
         var (rewrapped, left, after) = (0, 0, Int64(0))
         var bulk = generation != nil  // the bulk route is fenced: a server that names no generation has none
         var superseded = false
-        while true {
-            let page = try await rewrapPage(type: type, after: after)
-            var pending: [(result: SearchResult, data: [String: String])] = []
-            var files: [RecordMeta] = []
-            for result in page.results where result.meta.writerID.lowercased() == clientID {
-                if result.meta.fileMeta != nil {
-                    files.append(result.meta)  // its key is in the file's prologue: re-wrapped below
-                    continue
-                }
-                switch Self.rewrapped(result, from: oldKeys, to: newKey) {
-                case .current: break
-                case .left: left += 1
-                case .rewrapped(let data): pending.append((result, data))
-                }
-            }
-            var single = pending.map(\.result)
-            if superseded {
-                left += pending.count
-                single = []
-            } else if bulk, let generation, !pending.isEmpty {
-                do {
-                    let (done, again) = try await rewrapInBulk(pending, type: type, generation: generation)
-                    rewrapped += done
-                    single = again
-                } catch  where error.code == .notFound {
-                    bulk = false  // a server without the route: one update per record from now on
-                } catch  where error.isStaleKeyGeneration {
-                    superseded = true  // rotated again: the rest is counted, and left to the newer rotation
-                    left += pending.count
-                    single = []
-                }
-            }
-            for result in single {
+        // The next page is read while this one is re-wrapped, and a page's bulk update runs while the next one is
+        // sealed (the server answers the listing beside the bulk update): the pages are fixed by index, which a
+        // re-wrap does not change. One bulk request at a time, so a page's outcome is known before the next is sent.
+        var next = prefetchRewrapPage(type: type, after: after)
+        var inFlight: BulkInFlight?
+        defer {
+            next.cancel()
+            inFlight?.task.cancel()
+        }
+        /// Re-wraps `items` one versioned update at a time (each read in full first when listed without it).
+        func rewrapAlone(_ items: [RewrapItem]) async throws(ClientError) {
+            for item in items {
+                var result = item.result
+                if result == nil { result = try await searchResult(of: item.recordID) }
+                guard let result else { continue }  // deleted meanwhile
                 switch try await rewrap(result, from: oldKeys, to: newKey, fence: Self.fence(generation)) {
                 case .rewrapped: rewrapped += 1
                 case .current: break
                 case .left: left += 1
                 }
+            }
+        }
+        /// Waits for the bulk update in flight and counts it; what changed meanwhile is re-wrapped alone.
+        func settle() async throws(ClientError) {
+            guard let batch = inFlight else { return }
+            inFlight = nil
+            do {
+                let outcome: BulkOutcome = try await Self.value(of: batch.task)
+                rewrapped += outcome.rewrapped
+                try await rewrapAlone(outcome.again)
+            } catch  where error.code == .notFound {
+                bulk = false  // a server without the route: one update per record from now on
+                try await rewrapAlone(batch.pending.map { $0.item })
+            } catch  where error.isStaleKeyGeneration {
+                superseded = true  // rotated again: the rest is counted, and left to the newer rotation
+                left += batch.pending.count
+            }
+        }
+        while true {
+            let page = try await Self.value(of: next)
+            let hasMore = !page.isEmpty && page.lastIndex > after
+            if hasMore { next = prefetchRewrapPage(type: type, after: page.lastIndex) }
+            var pending: [PendingRewrap] = []
+            var files: [String] = []
+            for item in page.items {
+                if item.isFile {
+                    files.append(item.recordID)  // its key is in the file's prologue: re-wrapped below
+                    continue
+                }
+                switch Self.rewrapped(item.data, from: oldKeys, to: newKey) {
+                case .current: break
+                case .left: left += 1
+                case .rewrapped(let data): pending.append(PendingRewrap(item: item, data: data))
+                }
+            }
+            try await settle()
+            if superseded {
+                left += pending.count
+            } else if bulk, let generation, !pending.isEmpty {
+                let batch: [PendingRewrap] = pending
+                let task = Task { () async throws -> BulkOutcome in
+                    try await self.rewrapInBulk(batch, type: type, generation: generation)
+                }
+                inFlight = BulkInFlight(pending: batch, task: task)
+            } else {
+                try await rewrapAlone(pending.map { $0.item })
             }
             for file in files {
                 guard !superseded, let generation else {
@@ -316,13 +344,111 @@ extension Client {
                 }
             }
             // A page may end early (the server bounds its bytes): only an empty one, or no progress, is the end.
-            guard !page.results.isEmpty, page.lastIndex > after else { return (rewrapped, left) }
+            guard hasMore else {
+                try await settle()
+                return (rewrapped, left)
+            }
             after = page.lastIndex
         }
     }
 
-    /// One page of this client's records of `type` after `index`, with their data.
-    private func rewrapPage(type: String, after index: Int64) async throws(ClientError) -> SearchResponse {
+    /// The record `recordID` in full, as a search hit; nil when it is gone.
+    private func searchResult(of recordID: String) async throws(ClientError) -> SearchResult? {
+        let fresh: RecordResponse
+        do {
+            fresh = try await authenticated(
+                .GET,
+                E3DBPath.record.render(recordID),
+                success: [200],
+                as: RecordResponse.self
+            )
+        } catch  where error.code == .notFound {
+            return nil
+        }
+        return SearchResult(
+            meta: fresh.meta,
+            recordData: fresh.data,
+            accessKey: nil,
+            recordSignature: fresh.recordSignature
+        )
+    }
+
+    /// ``rewrapPage(type:after:)`` started now, to be awaited later.
+    private func prefetchRewrapPage(type: String, after index: Int64) -> Task<RewrapPage, any Error> {
+        Task { try await self.rewrapPage(type: type, after: index) }
+    }
+
+    /// What `task` returns, its error as the client error it is (a cancelled wait as ``ClientError/Code/cancelled``).
+    private static func value<Value: Sendable>(of task: Task<Value, any Error>) async throws(ClientError) -> Value {
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw ClientError(.cancelled, "the re-wrap was cancelled", underlying: error)
+        }
+    }
+
+    /// What one bulk update came to: how many records it re-wrapped, and those that changed meanwhile.
+    struct BulkOutcome: Sendable {
+        var rewrapped: Int
+        var again: [RewrapItem]
+    }
+
+    /// A record and its fields sealed under the new key, to be sent.
+    struct PendingRewrap: Sendable {
+        var item: RewrapItem
+        var data: [String: String]
+    }
+
+    /// The bulk update under way and what it carries.
+    struct BulkInFlight {
+        var pending: [PendingRewrap]
+        var task: Task<BulkOutcome, any Error>
+    }
+
+    /// One record of a re-wrap page: its fields as stored, and its search hit when the page came from a search.
+    struct RewrapItem: Sendable {
+        var recordID: String
+        var version: String
+        var data: [String: String]
+        var isFile: Bool
+        var result: SearchResult?
+    }
+
+    /// A page of this client's records of a type.
+    struct RewrapPage: Sendable {
+        var items: [RewrapItem]
+        var lastIndex: Int64
+        /// Whether the server answered no record at all (a search page may hold only other writers' records).
+        var isEmpty: Bool
+    }
+
+    /// One page of this client's records of `type` after `index`, with their data: through the re-wrap listing
+    /// (`GET …/{type}/rewrap`, IDs, versions and fields only), or a search on a server without it.
+    private func rewrapPage(type: String, after index: Int64) async throws(ClientError) -> RewrapPage {
+        do {
+            let listing = try await authenticated(
+                .GET,
+                E3DBPath.recordsRewrap.render(clientID, clientID, type)
+                    + "?after=\(index)&count=\(Self.rewrapPageSize)",
+                success: [200],
+                as: RecordRewrapListing.self
+            )
+            return RewrapPage(
+                items: listing.records.map {
+                    RewrapItem(recordID: $0.recordID, version: $0.version, data: $0.data, isFile: $0.file, result: nil)
+                },
+                lastIndex: listing.lastIndex,
+                isEmpty: listing.records.isEmpty
+            )
+        } catch  where error.code == .notFound {
+            // A server without the listing: a search, the same records with their metadata.
+        }
         let params = QueryParams(
             count: Self.rewrapPageSize,
             types: [type],
@@ -330,12 +456,25 @@ extension Client {
             includesData: true,
             afterIndex: index
         )
-        return try await authenticated(
+        let page = try await authenticated(
             .POST,
             E3DBPath.search.render(),
             body: params.wire,
             success: [200],
             as: SearchResponse.self
+        )
+        return RewrapPage(
+            items: page.results.filter { $0.meta.writerID.lowercased() == clientID }.map {
+                RewrapItem(
+                    recordID: $0.meta.recordID,
+                    version: $0.meta.version,
+                    data: $0.recordData ?? [:],
+                    isFile: $0.meta.fileMeta != nil,
+                    result: $0
+                )
+            },
+            lastIndex: page.lastIndex,
+            isEmpty: page.results.isEmpty
         )
     }
 
@@ -345,13 +484,13 @@ extension Client {
     /// Sends `pending` in bulk, in requests of at most ``rewrapBatchBytes`` and the server's 1,000 records; returns
     /// how many were re-wrapped and the records that changed meanwhile (to be read again and re-wrapped alone).
     private func rewrapInBulk(
-        _ pending: [(result: SearchResult, data: [String: String])],
+        _ pending: [PendingRewrap],
         type: String,
         generation: Int
     ) async throws(ClientError)
-        -> (rewrapped: Int, again: [SearchResult])
+        -> BulkOutcome
     {
-        var (rewrapped, again) = (0, [SearchResult]())
+        var (rewrapped, again) = (0, [RewrapItem]())
         let sizes = pending.map { $0.data.values.reduce(0) { $0 + $1.utf8.count } }
         var start = pending.startIndex
         while start < pending.endIndex {
@@ -365,9 +504,7 @@ extension Client {
             let batch = pending[start..<end]
             let request = RecordRewrapRequest(
                 generation: generation,
-                records: batch.map {
-                    .init(recordID: $0.result.meta.recordID, version: $0.result.meta.version, data: $0.data)
-                }
+                records: batch.map { .init(recordID: $0.item.recordID, version: $0.item.version, data: $0.data) }
             )
             let answer = try await authenticated(
                 .POST,
@@ -385,22 +522,28 @@ extension Client {
             for (item, result) in zip(batch, answer.results) {
                 switch result.outcome {
                 case RecordRewrapResponse.Result.rewrapped: rewrapped += 1
-                case RecordRewrapResponse.Result.conflict: again.append(item.result)
+                case RecordRewrapResponse.Result.conflict:
+                    var changed = item.item
+                    changed.result = nil  // read again in full before it is re-wrapped alone
+                    again.append(changed)
                 default: break  // deleted meanwhile
                 }
             }
             start = end
         }
-        return (rewrapped, again)
+        return BulkOutcome(rewrapped: rewrapped, again: again)
     }
 
     /// What re-wrapping a record comes to: nothing (under `newKey` already), left (a field under
     /// none of `oldKeys`, or not in E3DB's form), or its fields with every data key sealed under `newKey`.
     private enum Rewrapped { case current, left, rewrapped([String: String]) }
 
-    private static func rewrapped(_ result: SearchResult, from oldKeys: [AccessKey], to newKey: AccessKey) -> Rewrapped
-    {
-        guard let data = result.recordData, !data.isEmpty else { return .current }
+    private static func rewrapped(
+        _ data: [String: String]?,
+        from oldKeys: [AccessKey],
+        to newKey: AccessKey
+    ) -> Rewrapped {
+        guard let data, !data.isEmpty else { return .current }
         var fields: [String: String] = [:]
         var changed = false
         for (name, wire) in data {
@@ -432,7 +575,7 @@ extension Client {
         var result = result
         for attempt in 1...2 {
             let fields: [String: String]
-            switch Self.rewrapped(result, from: oldKeys, to: newKey) {
+            switch Self.rewrapped(result.recordData, from: oldKeys, to: newKey) {
             case .current: return .current
             case .left: return .left
             case .rewrapped(let data): fields = data

@@ -71,3 +71,42 @@ public struct RecordRewrapResponse: Codable, Sendable, Hashable {
     /// Creates the answer.
     public init(results: [Result]) { self.results = results }
 }
+
+/// `GET /v2/storage/access_keys/{writer}/{user}/{type}/rewrap?after=N&count=M`: the writer's committed records of
+/// the type after index N, in index order, as a re-wrap reads them (no metadata, no inline keys).
+public struct RecordRewrapListing: Codable, Sendable, Hashable {
+    /// The records.
+    public var records: [Record]
+    /// The index of the last one (`after` when there is none): the next page starts after it.
+    public var lastIndex: Int64
+
+    /// One record.
+    public struct Record: Codable, Sendable, Hashable {
+        /// The record (lowercase UUID).
+        public var recordID: String
+        /// Its version now.
+        public var version: String
+        /// Its fields, `EDK.EDKN.EF.EFN` each (`{}` for a file).
+        public var data: [String: String]
+        /// Whether it is a file record (its key is in the file's prologue, ``FileKeyResponse``).
+        public var file: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case recordID = "record_id"
+            case version, data, file
+        }
+
+        /// Creates one.
+        public init(recordID: String, version: String, data: [String: String], file: Bool) {
+            (self.recordID, self.version, self.data, self.file) = (recordID, version, data, file)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case records
+        case lastIndex = "last_index"
+    }
+
+    /// Creates a page.
+    public init(records: [Record], lastIndex: Int64) { (self.records, self.lastIndex) = (records, lastIndex) }
+}

@@ -166,4 +166,69 @@ import Testing
             }
         }
     }
+    @Test(
+        "the listing pages the writer's records of the type in index order, fields as stored, files flagged",
+        arguments: TestEngine.available
+    )
+    func listing(engine: TestEngine) async throws {
+        try await TestServer.run(engine: engine) { api in
+            let writer = try await api.register("writer")
+            let other = try await api.register("other")
+            let key = AccessKey()
+            var written: [RecordResponse] = []
+            for index in 0..<5 {
+                written.append(
+                    try await api.writeRecord(as: writer, type: Self.type, fields: ["n": "\(index)"], accessKey: key)
+                )
+            }
+            _ = try await api.writeRecord(as: writer, type: "another", fields: ["n": "x"], accessKey: key)
+            _ = try await api.writeRecord(as: other, type: Self.type, fields: ["n": "y"], accessKey: key)
+            let body = [UInt8](repeating: 7, count: 300)
+            let pending = try await api.createFile(as: writer, body: body, type: Self.type)
+            // Never committed: not listed.
+            let unlisted = try await api.createFile(as: writer, body: body, type: Self.type)
+            #expect(try await api.upload(pending, body: body) == .ok)
+            let commit = try await api.request(
+                .patch,
+                "/v1/storage/files/\(pending.id)",
+                authorization: "Bearer \(writer.token)"
+            )
+            #expect(commit.status == .created)
+            let base = "/v2/storage/access_keys/\(writer.clientID)/\(writer.clientID)/\(Self.type)/rewrap"
+            func page(_ query: String, as caller: RegisteredClient? = nil) async throws -> (Int, RecordRewrapListing?) {
+                let answer = try await api.request(
+                    .get,
+                    base + query,
+                    authorization: "Bearer \((caller ?? writer).token)"
+                )
+                return (
+                    Int(answer.status.code),
+                    try? JSONDecoder().decode(RecordRewrapListing.self, from: Data(buffer: answer.body))
+                )
+            }
+            // Pages of two, in order, until an empty one; the committed file flagged, the pending one not listed.
+            var (seen, after) = ([RecordRewrapListing.Record](), Int64(0))
+            while true {
+                let (status, listing) = try await page("?after=\(after)&count=2")
+                #expect(status == 200)
+                let records = try #require(listing).records
+                #expect(records.count <= 2)
+                guard !records.isEmpty else {
+                    #expect(listing?.lastIndex == after)
+                    break
+                }
+                seen += records
+                after = try #require(listing).lastIndex
+            }
+            #expect(seen.map(\.recordID) == written.map(\.meta.recordID) + [pending.id])
+            #expect(seen.dropLast().map(\.version) == written.map(\.meta.version))
+            #expect(seen.dropLast().map(\.data) == written.map(\.data) && seen.dropLast().allSatisfy { !$0.file })
+            #expect(seen.last?.file == true && seen.last?.data == [:] && !seen.contains { $0.recordID == unlisted.id })
+            // Bounds and callers: a count of 0 or past the limit, a negative or non-numeric index, another client.
+            for query in ["?count=0", "?count=1001", "?after=-1", "?after=x", "?after=99999999999999999999"] {
+                #expect(try await page(query).0 == 400, "\(query)")
+            }
+            #expect(try await page("", as: other).0 == 403)
+        }
+    }
 }

@@ -198,7 +198,9 @@ import Testing
             // connection): the revoke fails after its commit, all 5 records still under generation 1.
             try await HostileServer.with(
                 upstream: url,
-                tamper: { path, _, response in path == "/v1/storage/search" ? .cut : .answer(response) }
+                tamper: { path, _, response in
+                    path == "/v1/storage/search" || path.hasSuffix("/rewrap") ? .cut : .answer(response)
+                }
             ) { proxy in
                 var through = writerConfiguration
                 through.apiURL = proxy

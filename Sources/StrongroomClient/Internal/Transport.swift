@@ -122,6 +122,8 @@ struct Transport: Sendable {
         var encoded: Data?
         if let request = body as? RecordWriteRequest {
             encoded = Data(request.jsonText.utf8)  // every record write and update: written by hand
+        } else if let request = body as? RecordRewrapRequest {
+            encoded = Data(request.jsonText.utf8)  // a re-wrap's pages of 1,000 records: written by hand
         } else if let body {
             do {
                 encoded = try JSONEncoder().encode(body)

@@ -20,6 +20,7 @@ struct AccessKeyRotationRoutes {
         routes.get(RouterPath(.accessKeyGeneration), use: generation)
         routes.post(RouterPath(.accessKeyRotation), use: rotate)
         routes.post(RouterPath(.recordsRewrap), use: rewrap)
+        routes.get(RouterPath(.recordsRewrap), use: rewrapListing)
         routes.get(RouterPath(.accessKeyLinks), use: links)
         return routes
     }
@@ -144,6 +145,31 @@ struct AccessKeyRotationRoutes {
         }
         let id = tag.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
         return KeyGenerationLeaf(successorTag: id, commitment: commitment)
+    }
+
+    /// GET …/rewrap?after=N&count=M: the writer's committed records of the type after index N (0 without it), in
+    /// index order, at most M (1 to ``ServerLimits/recordsPerRewrap``, that many without it) and at most
+    /// ``ServerLimits/searchResponseDataBytes`` of fields past the first: each one's ID, version, stored fields and
+    /// whether it is a file (``RewrapListing``). What a re-wrap reads, without a search's metadata and inline keys.
+    func rewrapListing(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        let caller = try context.caller()
+        let scope = try scope(context, caller: caller)
+        func number(_ name: String, in range: ClosedRange<Int64>, default value: Int64) throws -> Int64 {
+            guard let text = request.uri.queryParameters.get(name) else { return value }
+            guard text.utf8.count <= 20, let parsed = Int64(text), range.contains(parsed) else {
+                throw ServerError.badRequest("\(name) is a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return parsed
+        }
+        let after = try number("after", in: 0...Int64.max, default: 0)
+        let count = try number("count", in: 1...Int64(limits.recordsPerRewrap), default: Int64(limits.recordsPerRewrap))
+        let entries = try await store.rewrapListing(
+            of: scope,
+            after: after,
+            limit: Int(count),
+            bytes: limits.searchResponseDataBytes
+        )
+        return jsonText(RewrapListing.jsonText(entries, after: after))
     }
 
     /// POST …/rewrap: a page of the writer's records re-wrapped under the current generation, in one transaction

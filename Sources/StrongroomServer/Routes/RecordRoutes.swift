@@ -200,6 +200,6 @@ struct RecordRoutes {
         let includeData = body.includeData ?? false
         let page = includeData ? try await results.withData(matches) : matches
         let hits = try await results.searchResults(for: page, caller: caller, includeData: includeData)
-        return try json(SearchResponse(results: hits, lastIndex: page.last?.index ?? afterIndex))
+        return try jsonText(SearchResponse(results: hits, lastIndex: page.last?.index ?? afterIndex).jsonText())
     }
 }

@@ -16,6 +16,13 @@ func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: H
     )
 }
 
+/// A response of JSON already written as text (``SearchResponse/jsonText()``).
+func jsonText(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+    var fields = HTTPFields()
+    fields[.contentType] = "application/json"
+    return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+}
+
 /// A ``RecordResponse`` of a whole record, with the stored data JSON written as it is (the same JSON a
 /// `RecordResponse` encodes, without decoding and encoding every ciphertext again).
 func recordJSON(_ stored: StoredRecordText, status: HTTPResponse.Status = .ok) -> Response {

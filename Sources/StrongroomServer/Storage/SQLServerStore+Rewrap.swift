@@ -72,3 +72,38 @@ extension SQLServerStore {
         }
     }
 }
+
+extension SQLServerStore {
+    package func rewrapListing(
+        of scope: AccessKeyScope,
+        after index: Int64,
+        limit: Int,
+        bytes: Int
+    ) async throws -> [RewrapListing.Entry] {
+        let rows = try await database.raw(
+            """
+            SELECT idx, record_id, version, data, file_meta IS NOT NULL AS is_file FROM records
+            WHERE writer_id = \(bind: scope.writerID) AND idx > \(bind: index) AND user_id = \(bind: scope.userID)
+            AND type = \(bind: scope.type) AND NOT pending ORDER BY idx LIMIT \(bind: limit)
+            """
+        ).all()
+        var entries: [RewrapListing.Entry] = []
+        entries.reserveCapacity(rows.count)
+        var total = 0
+        for row in rows {
+            let data = try row.decode(column: "data", as: String.self)
+            total += data.utf8.count
+            if !entries.isEmpty && total > bytes { break }
+            entries.append(
+                RewrapListing.Entry(
+                    index: try row.decode(column: "idx", as: Int64.self),
+                    recordID: try row.decode(column: "record_id", as: String.self),
+                    version: try row.decode(column: "version", as: String.self),
+                    dataJSON: data,
+                    isFile: try row.decode(column: "is_file", as: Bool.self)
+                )
+            )
+        }
+        return entries
+    }
+}

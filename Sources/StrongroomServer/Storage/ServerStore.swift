@@ -170,6 +170,15 @@ package protocol RecordStore: Sendable {
         of scope: AccessKeyScope,
         at time: Timestamp
     ) async throws -> [RecordRewrap.Outcome]
+    /// A page of `scope`'s committed records after `index`, in index order, at most `limit` of them and (past the
+    /// first) at most `bytes` bytes of stored data: what a rotation re-wraps (``RewrapListing``).
+    func rewrapListing(
+        of scope: AccessKeyScope,
+        after index: Int64,
+        limit: Int,
+        bytes: Int
+    ) async throws
+        -> [RewrapListing.Entry]
     /// The prologue a re-wrap stored for a committed file record (``FilePrologue``), served in place of its body's
     /// first 100 bytes; nil when it is served as uploaded (or there is no such file).
     func filePrologue(id: RecordID) async throws -> String?

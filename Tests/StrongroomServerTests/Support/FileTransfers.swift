@@ -13,13 +13,17 @@ import Testing
 /// The E3DB file flow by hand: a pending record, the presigned upload, the presigned download.
 extension API {
     /// A pending file record declaring `body`'s size and MD5: its ID and upload URL.
-    func createFile(as client: RegisteredClient, body: [UInt8]) async throws -> PendingFileResponse {
+    func createFile(
+        as client: RegisteredClient,
+        body: [UInt8],
+        type: String = "blob"
+    ) async throws -> PendingFileResponse {
         let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
         let create = FileWriteRequest(
             meta: .init(
                 writerID: client.clientID,
                 userID: client.clientID,
-                type: "blob",
+                type: type,
                 plain: [:],
                 fileMeta: FileMeta(checksum: md5, compression: "raw", size: Int64(body.count))
             )
