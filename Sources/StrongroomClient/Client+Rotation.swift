@@ -598,14 +598,8 @@ extension Client {
             } catch  where error.isStaleKeyGeneration {
                 return .left  // rotated again meanwhile: the newer rotation re-wraps it
             } catch  where error.code == .conflict && attempt == 1 {
-                let path = E3DBPath.record.render(meta.recordID)
-                let fresh = try await authenticated(.GET, path, success: [200], as: RecordResponse.self)
-                result = SearchResult(
-                    meta: fresh.meta,
-                    recordData: fresh.data,
-                    accessKey: nil,
-                    recordSignature: fresh.recordSignature
-                )
+                guard let fresh = try await searchResult(of: meta.recordID) else { return .current }  // deleted
+                result = fresh
             }
         }
         return .left

@@ -27,16 +27,9 @@ extension FieldCipher {
         -> EncryptedField
     {
         let dataKey = try openDataKey(field, with: oldKey)
-        let nonce = SecureRandom.bytes(count: Sodium.SecretBox.nonceByteCount, using: random).withUnsafeBytes {
-            Data($0)
-        }
-        let sealed = dataKey.withUnsafeBytes { message in
-            nonce.withUnsafeBytes { nonce in
-                newKey.secret.withUnsafeBytes { key in Sodium.SecretBox.seal(message, nonce: nonce, key: key) }
-            }
-        }
+        let (sealed, nonce) = newKey.wrapKey(dataKey, using: random)
         return EncryptedField(
-            encryptedDataKey: Data(sealed),
+            encryptedDataKey: sealed,
             dataKeyNonce: nonce,
             encryptedValue: field.encryptedValue,
             valueNonce: field.valueNonce
@@ -50,17 +43,9 @@ extension FieldCipher {
     ) throws(CryptoError)
         -> SecureBytes
     {
-        var opened = false
-        let dataKey = SecureBytes(count: Sodium.SecretBox.keyByteCount) { output in
-            opened = field.encryptedDataKey.withUnsafeBytes { box in
-                field.dataKeyNonce.withUnsafeBytes { nonce in
-                    accessKey.secret.withUnsafeBytes { key in
-                        Sodium.SecretBox.open(box, nonce: nonce, key: key, into: output)
-                    }
-                }
-            }
+        guard let dataKey = accessKey.openWrappedKey(field.encryptedDataKey, nonce: field.dataKeyNonce) else {
+            throw CryptoError(.authenticationFailed, "the field's data key did not open")
         }
-        guard opened else { throw CryptoError(.authenticationFailed, "the field's data key did not open") }
         return dataKey
     }
 }

@@ -42,31 +42,11 @@ extension FileCipher {
         else {
             throw CryptoError(.invalidFormat, "the file's header is not E3DB's 3.EDK.EDKN.")
         }
-        if opened(sealedKey, nonce: nonce, under: newKey) != nil { return .current }
-        guard let streamKey = oldKeys.lazy.compactMap({ opened(sealedKey, nonce: nonce, under: $0) }).first else {
+        if newKey.openWrappedKey(sealedKey, nonce: nonce) != nil { return .current }
+        guard let streamKey = oldKeys.lazy.compactMap({ $0.openWrappedKey(sealedKey, nonce: nonce) }).first else {
             throw CryptoError(.authenticationFailed, "the file's key opens under none of the access keys")
         }
-        let newNonce = SecureRandom.data(count: Sodium.SecretBox.nonceByteCount, using: random)
-        let sealed = streamKey.withUnsafeBytes { message in
-            newNonce.withUnsafeBytes { nonce in
-                newKey.secret.withUnsafeBytes { key in Sodium.SecretBox.seal(message, nonce: nonce, key: key) }
-            }
-        }
-        return .rewrapped("\(FileFormat.version).\(Base64URL.encode(Data(sealed))).\(Base64URL.encode(newNonce)).")
-    }
-
-    /// The stream key sealed in `sealedKey` when it opens under `accessKey`, in a buffer that wipes itself.
-    private static func opened(_ sealedKey: Data, nonce: Data, under accessKey: AccessKey) -> SecureBytes? {
-        var isOpen = false
-        let key = SecureBytes(count: Sodium.SecretStream.keyByteCount) { output in
-            isOpen = sealedKey.withUnsafeBytes { box in
-                nonce.withUnsafeBytes { nonce in
-                    accessKey.secret.withUnsafeBytes { key in
-                        Sodium.SecretBox.open(box, nonce: nonce, key: key, into: output)
-                    }
-                }
-            }
-        }
-        return isOpen ? key : nil
+        let (box, newNonce) = newKey.wrapKey(streamKey, using: random)
+        return .rewrapped("\(FileFormat.version).\(Base64URL.encode(box)).\(Base64URL.encode(newNonce)).")
     }
 }
