@@ -81,6 +81,16 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StrongroomLiveBenchmark",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "StrongroomClient", package: "Strongroom"),
+                .product(name: "StrongroomCore", package: "Strongroom"),
+            ]
+        ),
+        .executableTarget(
             name: "StrongroomRotationBenchmark",
             dependencies: [.product(name: "StrongroomClient", package: "Strongroom")]
         ),

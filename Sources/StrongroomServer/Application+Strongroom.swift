@@ -21,11 +21,14 @@ import StrongroomWire
 ///     its statements for `GET /metrics`.
 ///   - tokenKey: the 32-byte HMAC key for bearer tokens (every instance sharing `store` must use the same one).
 ///   - logger: where the server logs (the SQL layer never below `info`).
+///   - announcer: how writes reach the long-polls of other instances sharing `store` (and theirs this one's); the
+///     caller runs it as a service.
 package func buildApplication(
     configuration: ServerConfiguration,
     store: SQLServerStore,
     tokenKey: SecureBytes,
     logger: Logger,
+    announcer: (any WriteAnnouncer)? = nil,
     routeInventory: (([RouteInventoryEntry]) -> Void)? = nil
 ) async throws -> Application<RouterResponder<StrongroomRequestContext>> {
     let clock = ServerClock(configuration.clock)
@@ -37,7 +40,8 @@ package func buildApplication(
         tokenKey: tokenKey,
         clock: clock,
         metrics: metrics,
-        logger: logger
+        logger: logger,
+        announcer: announcer
     )
     let baseURL = routes.baseURL
     let router = Router(context: StrongroomRequestContext.self)
@@ -145,9 +149,11 @@ public func buildApplication(
             configuration: configuration,
             store: database.store,
             tokenKey: tokenKey.key,
-            logger: logger
+            logger: logger,
+            announcer: database.announcer
         )
         app.addServices(database)
+        if let announcer = database.announcer { app.addServices(announcer) }
         return app
     } catch {
         try await database.close()

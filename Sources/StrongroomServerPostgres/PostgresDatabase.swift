@@ -19,10 +19,20 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
     private let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
     /// The store over this database.
     public let store: SQLServerStore
+    /// `LISTEN`/`NOTIFY` between the instances on this database, on a connection of its own.
+    public let announcer: (any WriteAnnouncer)?
 
-    private init(pool: EventLoopGroupConnectionPool<PostgresConnectionSource>, logger: Logger) {
+    private init(
+        pool: EventLoopGroupConnectionPool<PostgresConnectionSource>,
+        source: PostgresConnectionSource,
+        logger: Logger
+    ) {
         self.pool = pool
         let logger = databaseLogger(logger)
+        self.announcer = PostgresWriteAnnouncer(
+            configuration: source.sqlConfiguration.coreConfiguration,
+            logger: logger
+        )
         self.store = SQLServerStore(
             database: pool.database(logger: logger).sql(),
             engine: .postgres,
@@ -63,7 +73,7 @@ public final class PostgresServerDatabase: ServerDatabase, @unchecked Sendable {
             logger: databaseLogger(logger),
             on: MultiThreadedEventLoopGroup.singleton
         )
-        let database = PostgresServerDatabase(pool: pool, logger: logger)
+        let database = PostgresServerDatabase(pool: pool, source: source, logger: logger)
         do {
             try await database.store.migrate()
         } catch {

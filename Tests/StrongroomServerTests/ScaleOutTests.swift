@@ -204,6 +204,56 @@ struct ScaleOutTests {
         }
     }
 
+    @Test("a long-poll on one instance is woken by a write through the other (LISTEN/NOTIFY, not a timed look)")
+    func longPollAcrossInstances() async throws {
+        let adminToken = String(repeating: "m", count: 40)
+        try await withTwoInstances(.database, environment: ["STRONGROOM_ADMIN_TOKEN": adminToken]) { a, b, _ in
+            let client = try await HTTP(base: a.baseURL).register(token: Self.registrationToken)
+            let type = "scale-out-live"
+            func metric(_ server: ServerProcess, _ name: String) async throws -> Double {
+                let none: String? = nil
+                let (_, body) = try await HTTP(base: server.baseURL).send(
+                    "GET",
+                    "/metrics",
+                    token: adminToken,
+                    json: none
+                )
+                let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first {
+                    $0.hasPrefix(name + " ")
+                }
+                return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            // B's long-poll may wait 25 s and, with an announcer, looks at the database only every 10 s: an answer
+            // naming the record, with B counting A's announcement, is the notification's doing.
+            let poll = Task {
+                try await HTTP(base: b.baseURL).send(
+                    "POST",
+                    "/v2/sync/changes",
+                    token: client.token,
+                    json: SyncChangesRequest(type: type, afterIndex: 0, wait: 25)
+                )
+            }
+            defer { poll.cancel() }
+            // Deterministic, not timed: wait (up to a minute on a loaded machine) until B holds the long-poll.
+            for _ in 0..<600 where try await metric(b, "strongroom_sync_changes_waiting") < 1 {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let received = try await metric(b, "strongroom_sync_announcements_received_total")
+            let written = await HTTP(base: a.baseURL).writeEncrypted(
+                ["f": "v"],
+                type: type,
+                key: AccessKey(),
+                as: client
+            )
+            try #require(written != nil)
+            let (status, body) = try await poll.value
+            #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+            let index = try JSONDecoder().decode(SyncChangesResponse.self, from: body).lastIndex
+            #expect(index > 0, "the long-poll on B saw the write through A")
+            #expect(try await metric(b, "strongroom_sync_announcements_received_total") > received)
+        }
+    }
+
     /// What a second server needs to reach the same deployment.
     struct Storage {
         var databaseURL: String
@@ -230,6 +280,7 @@ struct ScaleOutTests {
     private func withTwoInstances(
         _ blobs: BlobStorage,
         extra: [String] = [],
+        environment: [String: String] = [:],
         _ body: (ServerProcess, ServerProcess, Storage) async throws -> Void
     ) async throws {
         let bucket = blobs == .s3 ? try await TestBucket.make() : nil
@@ -241,7 +292,7 @@ struct ScaleOutTests {
                             "--data-directory", directory.appending(path: name).path, "--database-url", url,
                             "--registration-token", Self.registrationToken,
                         ] + (bucket?.arguments ?? []) + extra,
-                        environment: bucket?.environment ?? [:]
+                        environment: (bucket?.environment ?? [:]).merging(environment) { $1 }
                     )
                 }
                 let a = try await start("a")

@@ -90,6 +90,16 @@ import Testing
         }
     }
 
+    @Test("the long-polls' shared look asks who may read through two index lookups per caller, never a scan")
+    func longPollReaders() async throws {
+        try await withPlans { plan in
+            let steps = try await plan(SQLServerStore.mayReadSQL(type: "sr1.t", callers: [Self.caller, "b", "c"]))
+            #expect(steps.contains { $0.contains("INDEX records_writer_type (writer_id=? AND type=?)") }, "\(steps)")
+            #expect(steps.contains { $0.contains("INDEX policies_reader (reader_id=?)") }, "\(steps)")
+            #expect(!steps.contains { $0.hasPrefix("SCAN records") || $0.hasPrefix("SCAN policies") }, "\(steps)")
+        }
+    }
+
     /// Runs `body` with a function giving the plan steps (`detail`) of a statement on a migrated SQLite store.
     func withPlans(
         _ body: @escaping @Sendable (@Sendable (SQLQueryString) async throws -> [String]) async throws -> Void

@@ -26,7 +26,8 @@ struct ServerRoutes {
         tokenKey: SecureBytes,
         clock: ServerClock,
         metrics: ServerMetrics,
-        logger: Logger
+        logger: Logger,
+        announcer: (any WriteAnnouncer)? = nil
     ) async throws {
         let limits = configuration.limits
         let tokens = TokenIssuer(key: tokenKey)
@@ -126,9 +127,19 @@ struct ServerRoutes {
             limits: limits
         )
         let changes = TypeChanges()
+        announcer?.deliver { [changes, metrics] writes in
+            metrics.receivedAnnouncement()
+            switch writes {
+            case .types(let types): changes.signal(types)
+            case .unknown: changes.signalAll()
+            }
+        }
         let syncChanges = SyncChangesRoute(
             store: store,
             changes: changes,
+            looks: SharedLooks(store: store, metrics: metrics, window: SyncChangesRoute.window),
+            // Other instances' writes arrive as announcements: a look at the database only as a safety net.
+            lookInterval: announcer == nil ? .seconds(1) : .seconds(10),
             metrics: metrics,
             waits: WaitingClients(),
             limits: limits,
@@ -177,7 +188,7 @@ struct ServerRoutes {
         middleware = [
             .open: [],
             .admin: [AdminTokenMiddleware(token: admin)],
-            .client: [authentication, refusal, WriteSignalMiddleware(changes: changes)],
+            .client: [authentication, refusal, WriteSignalMiddleware(changes: changes, announcer: announcer)],
             .integrityCheckIn: [authentication],
             .note: [NoteAuthenticationMiddleware(signatures: signatures, certificates: certificates), refusal],
             .certificate: [CertificateAuthenticationMiddleware(certificates: certificates, clients: clients), refusal],

@@ -18,6 +18,8 @@ final class ServerMetrics: Sendable {
     private let inFlight: CoreMetrics.Meter
     private let blobBytesIn: CoreMetrics.Counter
     private let longPollExamined: CoreMetrics.Counter
+    private let longPollsWaiting: CoreMetrics.Meter
+    private let announcementsReceived: CoreMetrics.Counter
     private let blobBytesOut: CoreMetrics.Counter
     private let databaseUse: DatabaseUse?
     private let queriesInFlight: CoreMetrics.Gauge
@@ -56,6 +58,11 @@ final class ServerMetrics: Sendable {
         blobBytesIn = CoreMetrics.Counter(label: "strongroom_blob_bytes_in_total", factory: factory)
         longPollExamined = CoreMetrics.Counter(label: "strongroom_sync_changes_examined_total", factory: factory)
         blobBytesOut = CoreMetrics.Counter(label: "strongroom_blob_bytes_out_total", factory: factory)
+        longPollsWaiting = CoreMetrics.Meter(label: "strongroom_sync_changes_waiting", factory: factory)
+        announcementsReceived = CoreMetrics.Counter(
+            label: "strongroom_sync_announcements_received_total",
+            factory: factory
+        )
         self.databaseUse = databaseUse
         queriesInFlight = CoreMetrics.Gauge(label: "strongroom_database_queries_in_flight", factory: factory)
         sessionsInFlight = CoreMetrics.Gauge(label: "strongroom_database_sessions_in_flight", factory: factory)
@@ -95,6 +102,12 @@ final class ServerMetrics: Sendable {
     func received(blobBytes count: Int64) { blobBytesIn.increment(by: count) }
     /// Records the long-polls (`/v2/sync/changes`) examined: what their cost is bounded by.
     func examinedByLongPolls(_ count: Int) { longPollExamined.increment(by: count) }
+    /// A long-poll was admitted.
+    func longPollStarted() { longPollsWaiting.increment() }
+    /// An admitted long-poll answered.
+    func longPollEnded() { longPollsWaiting.decrement() }
+    /// Another instance's announcement of its writes arrived (``WriteAnnouncer``).
+    func receivedAnnouncement() { announcementsReceived.increment() }
 
     /// File-body bytes served.
     func sent(blobBytes count: Int64) { blobBytesOut.increment(by: count) }

@@ -141,54 +141,6 @@ extension SQLServerStore {
         }
     }
 
-    package func mayReadAny(type: String, caller: String) async throws -> Bool {
-        try await database.raw(Self.mayReadAnySQL(type: type, caller: caller)).first() != nil
-    }
-
-    /// The statement of ``mayReadAny(type:caller:)``: `records_writer_type`, then `policies_reader`. (A record's
-    /// user is its writer on this server, so the writer's lookup covers `readable(by:)`'s user clause.)
-    static func mayReadAnySQL(type: String, caller: String) -> SQLQueryString {
-        """
-        SELECT 1 AS yes WHERE EXISTS (SELECT 1 FROM records WHERE writer_id = \(bind: caller) AND type = \(bind: type))
-        OR EXISTS (SELECT 1 FROM policies WHERE reader_id = \(bind: caller) AND type = \(bind: type)
-        AND can_read = \(bind: true))
-        """
-    }
-
-    package func changeWindow(
-        type: String,
-        after: Int64,
-        window: Int,
-        caller: String
-    ) async throws
-        -> (last: Int64?, examined: Int, readable: [(index: Int64, plain: [String: String])])
-    {
-        let bounds = try await database.raw(
-            """
-            SELECT MAX(w.idx) AS last, COUNT(*) AS examined FROM (SELECT idx FROM records
-            WHERE type = \(bind: type) AND idx > \(bind: after) ORDER BY idx LIMIT \(bind: window)) w
-            """
-        ).first()
-        guard let bounds, let last = try bounds.decode(column: "last", as: Int64?.self) else { return (nil, 0, []) }
-        let examined = try bounds.decode(column: "examined", as: Int.self)
-        let rows = try await database.raw(
-            """
-            SELECT r.idx, r.plain FROM records r WHERE r.type = \(bind: type) AND r.idx > \(bind: after)
-            AND r.idx <= \(bind: last) AND NOT r.pending AND
-            """ + Self.readable(by: caller) + " ORDER BY r.idx"
-        ).all()
-        return (
-            last,
-            examined,
-            try rows.map { row in
-                (
-                    try row.decode(column: "idx", as: Int64.self),
-                    try decodeStringMap(try row.decode(column: "plain", as: String.self))
-                )
-            }
-        )
-    }
-
     package func deleteSyncRecords(type: String, tags: [String], writer: String) async throws -> Int {
         guard !tags.isEmpty else { return 0 }
         return try await database.raw(

@@ -8,6 +8,9 @@ public protocol ServerDatabase: Service {
     var store: SQLServerStore { get }
     /// Closes every connection.
     func close() async throws
+    /// Announces writes between the instances sharing this database; nil (the default) for a database only one
+    /// instance serves.
+    var announcer: (any WriteAnnouncer)? { get }
 }
 
 extension ServerDatabase {

@@ -227,20 +227,12 @@ package protocol SyncStore: Sendable {
         maximumPerWriter: Int,
         maximumBytes: Int64
     ) async throws -> StoredRecordText
-    /// Whether `caller` may read any record of `type` at all: it writes the type, or a writer shared the type with
-    /// it. Two index lookups, whatever the type holds (the long-poll asks before it looks at records).
-    func mayReadAny(type: String, caller: String) async throws -> Bool
-    /// The long-poll's look at `type` after index `after`: at most `window` of the type's records are examined (by
-    /// the `(type, idx)` index), and of those the ones readable by `caller` are returned with their plain meta;
-    /// `last` is the highest index examined (nil when there was none), where the next look starts, and `examined`
-    /// how many records were.
-    func changeWindow(
-        type: String,
-        after: Int64,
-        window: Int,
-        caller: String
-    ) async throws
-        -> (last: Int64?, examined: Int, readable: [(index: Int64, plain: [String: String])])
+    /// For many callers waiting on one type from one index, in four statements whatever their number: which of them
+    /// may read any record of the type at all (they write it, or a writer shared it with them: two index lookups
+    /// each); the window's bounds (at most `window` records after `after`, by the `(type, idx)` index); its
+    /// committed records (index, writer, user, plain meta); and the callers' read grants on those records' writers.
+    /// Nothing is examined when no caller may read anything.
+    func changeWindows(type: String, after: Int64, window: Int, callers: Set<String>) async throws -> ChangeWindows
     /// Commits a pending file record of a replicated type (as ``RecordStore/commitFile(id:lastModified:)``) and
     /// checks in the same transaction that the type's committed files, this one among them, hold at most
     /// `maximumBytes`; refuses (``ServerError/Code/tooLarge``, nothing committed) otherwise. Concurrent commits of one

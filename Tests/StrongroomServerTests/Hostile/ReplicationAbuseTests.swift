@@ -120,6 +120,55 @@ import Testing
     }
 
     @Test(
+        "subscribers waiting on one type from one index share their looks, each answered by what it may read",
+        arguments: TestEngine.available
+    )
+    func sharedLooks(engine: TestEngine) async throws {
+        try await Self.start(engine, ["--maximum-sync-wait", "4"]) { server, http in
+            let (alice, bob, carol) = (
+                try await http.register(token: Self.token), try await http.register(token: Self.token),
+                try await http.register(token: Self.token)
+            )
+            let type = "fan-out"
+            try await Self.write(http, alice, type: type, count: 1)
+            let policy = #"{"allow":[{"read":{}}]}"#
+            let (shared, _) = try await http.send(
+                "PUT",
+                "/v1/storage/policy/\(alice.id)/\(alice.id)/\(bob.id)/\(type)",
+                authorization: "Bearer \(alice.token)",
+                body: Data(policy.utf8)
+            )
+            try #require(shared == 200 || shared == 201 || shared == 204, "policy: \(shared)")
+            let first = try JSONDecoder().decode(
+                SyncChangesResponse.self,
+                from: Data(
+                    (try await Self.longPoll(server, bob, type: type, after: 0, wait: 0).readResponse())
+                        .components(separatedBy: "\r\n\r\n").last?.utf8 ?? "".utf8
+                )
+            ).lastIndex
+            try #require(first > 0)
+            // Five waiting on the same index: bob (shared) three times, alice (the writer), carol (nothing shared).
+            let waiting = try await [bob, bob, bob, alice, carol].asyncMap { client in
+                (client.id, try await Self.longPoll(server, client, type: type, after: first, wait: 4))
+            }
+            try await Self.write(http, alice, type: type, count: 1)
+            for (client, poll) in waiting {
+                let answer = try await poll.readResponse()
+                #expect(Self.status(of: answer) == 200, "\(answer)")
+                let index = try JSONDecoder().decode(
+                    SyncChangesResponse.self,
+                    from: Data((answer.components(separatedBy: "\r\n\r\n").last ?? "").utf8)
+                ).lastIndex
+                if client == carol.id {
+                    #expect(index == first, "carol may read nothing of the type: \(answer)")
+                } else {
+                    #expect(index > first, "\(client) may read the new record: \(answer)")
+                }
+            }
+        }
+    }
+
+    @Test(
         "long-polls take at most a quarter of the connections: /health and tokens answer while every client waits",
         arguments: TestEngine.available
     )
