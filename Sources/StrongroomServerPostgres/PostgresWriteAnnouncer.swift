@@ -64,7 +64,7 @@ final class PostgresWriteAnnouncer: WriteAnnouncer, Sendable {
                 let began = ContinuousClock.now
                 do {
                     try await session()
-                } catch  where !Task.isCancelled {
+                } catch let error where !Task.isCancelled {
                     // A connection that served a while fails like a new one: the pause starts over.
                     if ContinuousClock.now - began > .seconds(30) { pause = .milliseconds(500) }
                     logger.warning(
@@ -87,12 +87,14 @@ final class PostgresWriteAnnouncer: WriteAnnouncer, Sendable {
             id: 0,
             logger: logger
         )
+        let ended: Result<Void, any Error>
         do {
-            try await exchange(on: connection)
+            ended = .success(try await exchange(on: connection))
         } catch {
-            try? await connection.close()
-            throw error
+            ended = .failure(error)
         }
+        try? await connection.close()
+        try ended.get()
     }
 
     private func exchange(on connection: PostgresConnection) async throws {
@@ -110,11 +112,17 @@ final class PostgresWriteAnnouncer: WriteAnnouncer, Sendable {
                     while true {
                         let writes = await nextWrites()
                         try Task.checkCancellation()
-                        for message in WriteAnnouncement.messages(instance: instance, writes) {
-                            try await connection.query(
-                                "SELECT pg_notify(\(Self.channel), \(message))",
-                                logger: logger
-                            )
+                        do {
+                            for message in WriteAnnouncement.messages(instance: instance, writes) {
+                                try await connection.query(
+                                    "SELECT pg_notify(\(Self.channel), \(message))",
+                                    logger: logger
+                                )
+                            }
+                        } catch {
+                            // Not sent (or not all of it): the next connection tells the others "anything".
+                            state.withLock { $0.overflowed = true }
+                            throw error
                         }
                     }
                 }

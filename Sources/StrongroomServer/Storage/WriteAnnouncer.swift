@@ -13,7 +13,7 @@ public enum AnnouncedWrites: Sendable, Hashable {
 /// wrote, so that a long-poll (`POST /v2/sync/changes`) on any instance is woken by a write through any other
 /// (PostgreSQL: `LISTEN`/`NOTIFY`, ``WriteAnnouncement`` on the wire).
 ///
-/// An announcer runs as a service of the application: ``announce(_:)`` only queues, and ``run()`` sends what is
+/// An announcer runs as a service of the application: ``announce(_:)`` only queues, and `run()` (the service) sends what is
 /// queued (coalesced) and delivers what arrives.
 public protocol WriteAnnouncer: Service {
     /// Queues an announcement that `types` were committed through this instance; returns at once.
