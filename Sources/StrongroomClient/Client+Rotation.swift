@@ -97,10 +97,19 @@ extension Client {
             if onlyIfHeld, revoking.isEmpty { return nil }
             let newKey = AccessKey()
             var eaks: [ReaderAccessKey] = []
-            for reader in current.readers where !revokedIDs.contains(reader) {
-                let publicKey =
-                    reader == clientID
-                    ? configuration.keys.encryptionKey.publicKey : try await publicKey(of: reader)
+            let kept = current.readers.filter { !revokedIDs.contains($0) }
+            // Every other reader's keys in one request per 1,000 (nil: a server without the route, asked per reader).
+            let proven = try await sealingKeys(of: kept.filter { $0 != clientID })
+            for reader in kept {
+                let keys = proven?[reader.lowercased()]
+                let publicKey: EncryptionPublicKey
+                if reader == clientID {
+                    publicKey = configuration.keys.encryptionKey.publicKey
+                } else if let keys {
+                    publicKey = keys.classical
+                } else {
+                    publicKey = try await self.publicKey(of: reader)
+                }
                 // A fresh encapsulation for each reader at each generation: a rotation heals post-quantum too.
                 let sealed = try await seal(
                     newKey,
@@ -108,7 +117,8 @@ extension Client {
                     type: type,
                     generation: current.generation + 1,
                     readerID: reader,
-                    classical: publicKey
+                    classical: publicKey,
+                    proven: keys
                 )
                 eaks.append(ReaderAccessKey(readerID: reader, eak: sealed.eak, hybridEAK: sealed.hybridEAK))
             }

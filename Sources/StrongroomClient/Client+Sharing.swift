@@ -84,15 +84,20 @@ extension Client {
             path += "?keylog_since=\(held.size)"
         }
         let info = try await authenticated(.GET, path, success: [200], as: ClientInfo.self)
+        try await accept(info, for: clientID, checkingContact: checkingContact)
+        return info
+    }
+
+    /// Checks `info`, the server's answer about `clientID` (``verifyKeys(of:for:checkingContact:)``), and makes the
+    /// signing key it proves the one ``signingKey(of:)`` serves from now on (a post-quantum key or an access key wrap
+    /// this client checks next is most likely signed by it).
+    func accept(_ info: ClientInfo, for clientID: String, checkingContact: Bool) async throws(ClientError) {
         try await verifyKeys(of: info, for: clientID, checkingContact: checkingContact)
-        // The signing key just proven is the one ``signingKey(of:)`` serves from now on (a post-quantum key or an
-        // access key wrap this client checks next is most likely signed by it).
         if let writer = UUID(uuidString: info.clientID), writer != configuration.clientID,
             clientID.lowercased() == info.clientID.lowercased(), let key = try? info.signingPublicKey()
         {
             await writerSigningKeys.store(key, for: writer)
         }
-        return info
     }
 
     /// Another client's public keys and status, from the server: what you need to verify a document it signed

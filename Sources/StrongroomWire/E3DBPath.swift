@@ -106,6 +106,8 @@ extension E3DBPath {
     public static let clientKeys = E3DBPath("/v2/storage/clients/:id/keys")
     /// `PUT`: a client publishes its post-quantum key (``HybridKeyRequest``); `GET`: anyone's, proven.
     public static let clientHybridKey = E3DBPath("/v2/storage/clients/:id/hybrid_key")
+    /// `POST`: the keys to seal to for many clients at once (``SealingKeysRequest``).
+    public static let sealingKeys = E3DBPath("/v2/storage/clients/sealing_keys")
     /// `PUT`: a policy on a (user, writer, reader, type) slot.
     public static let policy = E3DBPath("/v1/storage/policy/:user/:writer/:reader/:type")
     /// `DELETE`: every policy of a (user, writer, reader) slot (removing an authorizer).
@@ -176,7 +178,7 @@ extension E3DBPath {
     public static let all: [E3DBPath] = [
         .register, .token, .backup, .client, .records, .record, .recordVersion, .search, .searchV2, .files, .file,
         .blob, .fileKey, .accessKey, .accessKeyGeneration, .accessKeyRotation, .recordsRewrap, .accessKeyLinks,
-        .heldAccessKeys, .clientKeys, .clientHybridKey, .policy,
+        .heldAccessKeys, .clientKeys, .clientHybridKey, .sealingKeys, .policy,
         .readerPolicies,
         .outgoingPolicies, .incomingPolicies, .proxies, .granted, .notes,
         .enroll, .renew, .certificateAuthority, .revocationList, .integrityInstances, .integrityChallenge,

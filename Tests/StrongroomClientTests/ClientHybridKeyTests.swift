@@ -15,6 +15,55 @@ import Testing
         await ClientError.code(of: body)
     }
 
+    @Test("sealing keys: one request answers what the two lookups answer, for every client asked; bounds are 400")
+    func sealingKeysInOneRequest() async throws {
+        try await ClientTestServer.run(engine: .sqlite) { url in
+            let alice = try await ClientTestServer.client(url, "alice")
+            let readers = [
+                try await ClientTestServer.client(url, "bob"), try await ClientTestServer.client(url, "carol"),
+            ]
+            let ids = readers.map { $0.configuration.clientID.uuidString.lowercased() }
+            let keys = try #require(try await alice.sealingKeys(of: ids))
+            for (reader, id) in zip(readers, ids) {
+                let entry = try #require(keys[id])
+                #expect(entry.classical == reader.configuration.keys.encryptionKey.publicKey)
+                #expect(entry.hybrid == reader.configuration.keys.hybridKey?.publicKey)
+                #expect(try await alice.publicKey(of: id) == entry.classical)
+                #expect(try await alice.hybridPublicKey(of: reader.configuration.clientID) == entry.hybrid)
+            }
+            #expect(try await alice.sealingKeys(of: []) == [:])
+            let unknown = UUID().uuidString.lowercased()
+            #expect(await Self.code { _ = try await alice.sealingKeys(of: [ids[0], unknown]) } == .notFound)
+            // The route's bounds, as a client could break them.
+            func status(_ body: SealingKeysRequest) async -> ClientError.Code? {
+                await Self.code {
+                    _ = try await alice.authenticated(
+                        .POST,
+                        E3DBPath.sealingKeys.render(),
+                        body: body,
+                        success: [200],
+                        as: SealingKeysResponse.self
+                    )
+                }
+            }
+            #expect(await status(SealingKeysRequest(clientIDs: [])) == .badRequest)
+            #expect(await status(SealingKeysRequest(clientIDs: [ids[0], ids[0]])) == .badRequest)
+            #expect(await status(SealingKeysRequest(clientIDs: ["not a UUID"])) == .badRequest)
+            #expect(
+                await status(SealingKeysRequest(clientIDs: (0...1_000).map { _ in UUID().uuidString })) == .badRequest
+            )
+            #expect(await status(SealingKeysRequest(clientIDs: [ids[0]], keyLogSince: .max)) == .badRequest)
+            let answer = try await alice.authenticated(
+                .POST,
+                E3DBPath.sealingKeys.render(),
+                body: SealingKeysRequest(clientIDs: [unknown, ids[1]]),
+                success: [200],
+                as: SealingKeysResponse.self
+            )
+            #expect(answer.clients.map { $0.client.clientID.lowercased() } == [ids[1]], "the unknown client left out")
+        }
+    }
+
     @Test("published, looked up proven; substituted, unsigned, mislabelled or replayed keys are refused")
     func publishAndVerify() async throws {
         try await ClientTestServer.run(engine: .sqlite) { url in

@@ -15,7 +15,9 @@ extension Client {
     /// Seals `key`, of `writerID`'s `type` at `generation`, to `readerID` as this client's policy for the type says,
     /// signing the post-quantum wrap with this client's signing key (the authorizer's, as the reader checks it).
     ///
-    /// - Parameter classical: the reader's X25519 key, already proven (nil: this client).
+    /// - Parameters:
+    ///   - classical: the reader's X25519 key, already proven (nil: this client).
+    ///   - proven: the reader's keys, already proven (``sealingKeys(of:)``): its X-Wing key is not looked up again.
     /// - Throws: ``ClientError/Code/postQuantumKeyMissing`` under `require` when the reader has no X-Wing key; the
     ///   key log's verdicts on the reader's X-Wing key.
     func seal(
@@ -24,7 +26,8 @@ extension Client {
         type: String,
         generation: Int?,
         readerID: String,
-        classical: EncryptionPublicKey? = nil
+        classical: EncryptionPublicKey? = nil,
+        proven: SealingKeys? = nil
     ) async throws(ClientError) -> SealedAccessKey {
         let mode = configuration.postQuantum.mode(for: type)
         let readerKey = classical ?? configuration.keys.encryptionKey.publicKey
@@ -33,6 +36,8 @@ extension Client {
         let hybrid: HybridPublicKey?
         if readerID == clientID {
             hybrid = configuration.keys.hybridKey?.publicKey
+        } else if let proven {
+            hybrid = proven.hybrid
         } else {
             hybrid = try await hybridPublicKey(of: try uuid(readerID))
         }

@@ -209,3 +209,13 @@ extension ServerKeyLog {
         )
     }
 }
+
+extension ServerKeyLog {
+    /// A client's newest key leaf with its proof against the newest checkpoint (and the consistency proof from
+    /// `since`); nil for a client not in the log. What a client lookup proves.
+    func keyInclusion(of clientID: String, in store: any KeyLogStore, since: UInt64?) async throws -> KeyLogInclusion? {
+        guard var leaf = try await store.newestKeyLeaf(clientID: clientID) else { return nil }
+        if let tampering { leaf = tampering.servedKeyLeaf(of: clientID, newest: leaf) }
+        return try await inclusion(of: leaf, since: since)
+    }
+}

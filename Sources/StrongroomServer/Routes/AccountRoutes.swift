@@ -149,11 +149,8 @@ struct AccountRoutes {
         return try json(info)
     }
 
-    /// The client's newest key leaf with its proof against the newest checkpoint; nil for a client not in the log.
     private func inclusion(of clientID: String, since: UInt64?) async throws -> KeyLogInclusion? {
-        guard var leaf = try await store.newestKeyLeaf(clientID: clientID) else { return nil }
-        if let tampering = keyLog.tampering { leaf = tampering.servedKeyLeaf(of: clientID, newest: leaf) }
-        return try await keyLog.inclusion(of: leaf, since: since)
+        try await keyLog.keyInclusion(of: clientID, in: store, since: since)
     }
 
     /// `POST /v1/account/backup/{token}/{client_id}`: acknowledges a credential backup. The JS SDK sends it with no

@@ -17,6 +17,7 @@ struct HybridKeyRoutes {
         let routes = RouteCollection(context: StrongroomRequestContext.self)
         routes.put(RouterPath(.clientHybridKey), use: publish)
         routes.get(RouterPath(.clientHybridKey), use: get)
+        routes.post(RouterPath(.sealingKeys), use: sealingKeys)
         return routes
     }
 
@@ -61,20 +62,63 @@ struct HybridKeyRoutes {
     func get(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
         _ = try context.caller()
         let clientID = try context.clientID("id").description
-        guard let client = try await store.client(text: clientID), let key = client.hybridKey,
-            let leaf = try await store.newestHybridKeyLeaf(clientID: clientID), let signature = leaf.signatures,
-            signature.count == 64
-        else { throw ServerError.notFound("this client has published no post-quantum key") }
         let since = try request.uri.queryParameters.get("keylog_since").map { _ in
             try KeyLogRoutes.number("keylog_since", request)
         }
-        return try json(
-            HybridKeyResponse(
-                clientID: clientID,
-                publicKey: key,
-                signature: Base64URL.encode(signature),
-                keyLog: try await keyLog.inclusion(of: leaf, since: since)
+        guard let client = try await store.client(text: clientID),
+            let answer = try await hybridKey(of: client, since: since)
+        else { throw ServerError.notFound("this client has published no post-quantum key") }
+        return try json(answer)
+    }
+
+    /// `POST /v2/storage/clients/sealing_keys`: for up to 1,000 clients, what the client lookup and the post-quantum
+    /// key lookup answer, each proven against one checkpoint; unknown clients left out.
+    func sealingKeys(_ request: Request, context: StrongroomRequestContext) async throws -> Response {
+        _ = try context.caller()
+        let body = try await decodeBody(SealingKeysRequest.self, request, context)
+        guard (1...SealingKeysRequest.maximumClients).contains(body.clientIDs.count) else {
+            throw ServerError.badRequest("client_ids names 1 to \(SealingKeysRequest.maximumClients) clients")
+        }
+        if let since = body.keyLogSince, since > MerkleProof.maximumTreeSize {
+            throw ServerError.badRequest("keylog_since is a number from 0 to \(MerkleProof.maximumTreeSize)")
+        }
+        var ids: [ClientID] = []
+        var seen = Set<ClientID>()
+        for text in body.clientIDs {
+            guard let id = ClientID(text) else { throw ServerError.badRequest("client_ids holds UUIDs") }
+            guard seen.insert(id).inserted else { throw ServerError.badRequest("client_ids names each client once") }
+            ids.append(id)
+        }
+        let now = UInt64(max(0, clock.wallTimestamp.microseconds))
+        var entries: [SealingKeysResponse.Entry] = []
+        for id in ids {
+            guard let client = try await store.client(id: id) else { continue }
+            // Exactly what GET /v1/storage/clients/{id} answers (a tampering test server included).
+            var info = ClientInfo(
+                clientID: client.clientID,
+                publicKey: client.publicKey,
+                signingKey: client.signingKey,
+                validated: true,
+                keyLog: nil
             )
+            try await keyLog.tampering?.lookUp(&info, log: store, now: now)
+            info.keyLog = try await keyLog.keyInclusion(of: client.clientID, in: store, since: body.keyLogSince)
+            entries.append(.init(client: info, hybridKey: try await hybridKey(of: client, since: body.keyLogSince)))
+        }
+        return try json(SealingKeysResponse(clients: entries))
+    }
+
+    /// A client's post-quantum key as served, with its leaf's proof; nil when it published none.
+    private func hybridKey(of client: StoredClient, since: UInt64?) async throws -> HybridKeyResponse? {
+        guard let key = client.hybridKey,
+            let leaf = try await store.newestHybridKeyLeaf(clientID: client.clientID), let signature = leaf.signatures,
+            signature.count == 64
+        else { return nil }
+        return HybridKeyResponse(
+            clientID: client.clientID,
+            publicKey: key,
+            signature: Base64URL.encode(signature),
+            keyLog: try await keyLog.inclusion(of: leaf, since: since)
         )
     }
 }
