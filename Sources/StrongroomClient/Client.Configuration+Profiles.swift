@@ -26,6 +26,9 @@ extension Client.Configuration {
         var clientName: String?
         /// Strongroom's own: the X-Wing key's 32-byte seed, base64url (the official SDKs ignore it).
         var privateHybridKey: String?
+        /// Strongroom's own: the post-quantum modes of particular types (``PostQuantumPolicy/modes``); absent when
+        /// there are none.
+        var postQuantum: PostQuantumFile?
 
         enum CodingKeys: String, CodingKey {
             case version
@@ -40,6 +43,38 @@ extension Client.Configuration {
             case apiURL = "api_url"
             case clientName = "client_name"
             case privateHybridKey = "private_hybrid_key"
+            case postQuantum = "post_quantum"
+        }
+    }
+
+    /// `"post_quantum": {"types": {"TYPE": "off|prefer|require"}}` in a profile.
+    private struct PostQuantumFile: Codable {
+        /// The most types a profile names (a bound on what reading a profile file may cost).
+        static let maximumTypes = 10_000
+        /// The longest type name kept.
+        static let maximumTypeBytes = 1_024
+
+        var types: [String: String]
+
+        /// The modes, each checked.
+        func modes() throws -> [String: PostQuantumPolicy.Mode] {
+            guard types.count <= Self.maximumTypes else {
+                throw ClientError(.invalidConfiguration, "the profile names more than \(Self.maximumTypes) types")
+            }
+            var modes: [String: PostQuantumPolicy.Mode] = [:]
+            for (type, text) in types {
+                guard (1...Self.maximumTypeBytes).contains(type.utf8.count) else {
+                    throw ClientError(.invalidConfiguration, "a post-quantum policy names a type of 1 to 1,024 bytes")
+                }
+                guard let mode = PostQuantumPolicy.Mode(rawValue: text) else {
+                    throw ClientError(
+                        .invalidConfiguration,
+                        "the post-quantum policy of \"\(type.prefix(64))\" is off, prefer or require, not \(text.prefix(16))"
+                    )
+                }
+                modes[type] = mode
+            }
+            return modes
         }
     }
 
@@ -119,7 +154,9 @@ extension Client.Configuration {
             privateSigningKey: keys.signingKey.base64URLEncoded,
             apiURL: apiURL.absoluteString,
             clientName: clientName,
-            privateHybridKey: keys.hybridKey?.seedRepresentation.withUnsafeBytes { Base64URL.encode(Data($0)) }
+            privateHybridKey: keys.hybridKey?.seedRepresentation.withUnsafeBytes { Base64URL.encode(Data($0)) },
+            postQuantum: postQuantum.modes.isEmpty
+                ? nil : PostQuantumFile(types: postQuantum.modes.mapValues(\.rawValue))
         )
         do {
             return try JSONEncoder().encode(contents)
@@ -157,6 +194,9 @@ extension Client.Configuration {
                 ),
                 apiURL: apiURL
             )
+            postQuantum.modes = try contents.postQuantum?.modes() ?? [:]
+        } catch let error as ClientError {
+            throw ClientError(.invalidConfiguration, "the profile \(profile) is not valid: \(error.message)")
         } catch {
             throw ClientError(
                 .invalidConfiguration,

@@ -34,7 +34,8 @@ public struct PostQuantumPolicy: Sendable, Hashable {
     public var defaultMode: Mode
     /// The mode of the replicated datastore types (`sr1.`) ``modes`` does not name.
     public var replicatedMode: Mode
-    /// Modes of particular types.
+    /// Modes of particular types: the only part a saved profile keeps (`"post_quantum": {"types": …}` in its
+    /// `e3db.json`, at most 10,000 types; `strongroom keys post-quantum --type TYPE --mode MODE` sets one).
     public var modes: [String: Mode]
 
     /// A policy: `prefer` by default, `require` for replicated datastores.

@@ -94,6 +94,54 @@ import Testing
         }
     }
 
+    @Test("a type's post-quantum policy saved in the profile: require seals it X-Wing only; default removes it")
+    func savedPostQuantumPolicy() async throws {
+        try await withCLI { cli in
+            _ = try await cli.ok(["register", "--token", "tok", "--url", cli.url])
+            let bob = try await cli.ok(["register", "--token", "tok", "--url", cli.url], profile: "bob")
+            #expect(
+                try await cli.ok(["keys", "post-quantum", "--type", "vault", "--mode", "require"])
+                    == "vault: require (saved in the profile)"
+            )
+            let file = cli.home.appending(path: "profiles/alice/e3db.json")
+            let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            #expect((saved["post_quantum"] as? [String: Any])?["types"] as? [String: String] == ["vault": "require"])
+            // One type under the saved policy, one under the default; both shared with bob.
+            let sealed = try await cli.ok(["write", "--type", "vault", "word=lattice"])
+            let plain = try await cli.ok(["write", "--type", "notes", "word=classic"])
+            for type in ["vault", "notes"] { _ = try await cli.ok(["share", "--type", type, "--reader", bob]) }
+            #expect(try await cli.ok(["read", sealed], profile: "bob") == "word=lattice")
+            // Bob's profile without his X-Wing key: the default type still opens (X25519), the saved one does not.
+            let bobFile = cli.home.appending(path: "profiles/bob/e3db.json")
+            var bobProfile = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: bobFile)) as? [String: Any]
+            )
+            bobProfile["private_hybrid_key"] = nil
+            try JSONSerialization.data(withJSONObject: bobProfile).write(to: bobFile)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: bobFile.path)
+            #expect(try await cli.ok(["read", plain], profile: "bob") == "word=classic")
+            let refused = try await cli.run(["read", sealed], profile: "bob")
+            #expect(refused.status == 5 && refused.output.contains("post-quantum"), "\(refused.output)")
+            // Removed, the type is back to the default; a bad mode or a lone flag is a usage error.
+            #expect(
+                try await cli.ok(["keys", "post-quantum", "--type", "vault", "--mode", "default"])
+                    == "vault: prefer (saved in the profile)"
+            )
+            let cleared = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            #expect(cleared["post_quantum"] == nil)
+            #expect(try await cli.run(["keys", "post-quantum", "--type", "vault"]).status == 64)
+            #expect(try await cli.run(["keys", "post-quantum", "--mode", "off"]).status == 64)
+            #expect(try await cli.run(["keys", "post-quantum", "--type", "vault", "--mode", "maybe"]).status == 64)
+            // A profile whose saved policy is not one: a clear error, not a crash.
+            var broken = cleared
+            broken["post_quantum"] = ["types": ["vault": "sometimes"]]
+            try JSONSerialization.data(withJSONObject: broken).write(to: file)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+            let invalid = try await cli.run(["whoami"])
+            #expect(invalid.status != 0 && invalid.output.contains("off, prefer or require"), "\(invalid.output)")
+        }
+    }
+
     @Test("the README's first session: register, write, read, query, update, share, files, offline crypto, delete")
     func firstSession() async throws {
         try await withCLI { cli in

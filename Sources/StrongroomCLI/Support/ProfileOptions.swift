@@ -101,7 +101,8 @@ struct ConnectionOptions: ParsableArguments {
         help: """
             How the access keys this command seals are sealed: prefer (X-Wing beside X25519 where the reader has an \
             X-Wing key; replicated stores: X-Wing only), require (X-Wing only: the official SDKs cannot read them), \
-            off (X25519 only). Env: STRONGROOM_POST_QUANTUM.
+            off (X25519 only). Env: STRONGROOM_POST_QUANTUM. Overrides the types' policies saved with \
+            `strongroom keys post-quantum --type`.
             """
     )
     var postQuantum: PostQuantumOption?
@@ -260,7 +261,9 @@ struct ConnectionOptions: ParsableArguments {
         var configuration = try await configuration(keychain: keychain)
         configuration.keyLog = try keyLogVerification()
         if let mode = try postQuantumMode() {
-            // Named: every type this command seals takes it, replicated stores' too (`prefer` keeps theirs).
+            // Named: every type this command seals takes it, replicated stores' too (`prefer` keeps theirs), over
+            // any type's policy saved in the profile.
+            configuration.postQuantum.modes.removeAll()
             configuration.postQuantum.defaultMode = mode
             if mode != .prefer { configuration.postQuantum.replicatedMode = mode }
         }

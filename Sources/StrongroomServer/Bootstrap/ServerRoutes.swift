@@ -128,10 +128,13 @@ struct ServerRoutes {
         )
         let changes = TypeChanges()
         announcer?.deliver { [changes, metrics] writes in
-            metrics.receivedAnnouncement()
             switch writes {
-            case .types(let types): changes.signal(types)
-            case .unknown: changes.signalAll()
+            case .types(let types):
+                metrics.receivedAnnouncement()
+                changes.signal(types)
+            case .unknown:
+                metrics.receivedUnknownAnnouncement()
+                changes.signalAll()
             }
         }
         let syncChanges = SyncChangesRoute(

@@ -211,11 +211,27 @@ extension ServerKeyLog {
 }
 
 extension ServerKeyLog {
-    /// A client's newest key leaf with its proof against the newest checkpoint (and the consistency proof from
-    /// `since`); nil for a client not in the log. What a client lookup proves.
-    func keyInclusion(of clientID: String, in store: any KeyLogStore, since: UInt64?) async throws -> KeyLogInclusion? {
-        guard var leaf = try await store.newestKeyLeaf(clientID: clientID) else { return nil }
-        if let tampering { leaf = tampering.servedKeyLeaf(of: clientID, newest: leaf) }
-        return try await inclusion(of: leaf, since: since)
+    /// What a client lookup (`GET /v1/storage/clients/{id}`) answers about `client`: its keys — as a tampering test
+    /// server serves them — with its newest key leaf's proof against the newest checkpoint (and the consistency
+    /// proof from `since`; no proof for a client not in the log). `now` is the server's time in microseconds.
+    func servedInfo(
+        of client: StoredClient,
+        in store: any KeyLogStore,
+        since: UInt64?,
+        now: UInt64
+    ) async throws -> ClientInfo {
+        var info = ClientInfo(
+            clientID: client.clientID,
+            publicKey: client.publicKey,
+            signingKey: client.signingKey,
+            validated: true,
+            keyLog: nil
+        )
+        try await tampering?.lookUp(&info, log: store, now: now)
+        if var leaf = try await store.newestKeyLeaf(clientID: client.clientID) {
+            if let tampering { leaf = tampering.servedKeyLeaf(of: client.clientID, newest: leaf) }
+            info.keyLog = try await inclusion(of: leaf, since: since)
+        }
+        return info
     }
 }

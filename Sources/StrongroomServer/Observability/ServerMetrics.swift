@@ -20,6 +20,7 @@ final class ServerMetrics: Sendable {
     private let longPollExamined: CoreMetrics.Counter
     private let longPollsWaiting: CoreMetrics.Meter
     private let announcementsReceived: CoreMetrics.Counter
+    private let announcementsUnknown: CoreMetrics.Counter
     private let blobBytesOut: CoreMetrics.Counter
     private let databaseUse: DatabaseUse?
     private let queriesInFlight: CoreMetrics.Gauge
@@ -61,6 +62,10 @@ final class ServerMetrics: Sendable {
         longPollsWaiting = CoreMetrics.Meter(label: "strongroom_sync_changes_waiting", factory: factory)
         announcementsReceived = CoreMetrics.Counter(
             label: "strongroom_sync_announcements_received_total",
+            factory: factory
+        )
+        announcementsUnknown = CoreMetrics.Counter(
+            label: "strongroom_sync_announcements_unknown_total",
             factory: factory
         )
         self.databaseUse = databaseUse
@@ -106,8 +111,11 @@ final class ServerMetrics: Sendable {
     func longPollStarted() { longPollsWaiting.increment() }
     /// An admitted long-poll answered.
     func longPollEnded() { longPollsWaiting.decrement() }
-    /// Another instance's announcement of its writes arrived (``WriteAnnouncer``).
+    /// Another instance's announcement of the types it wrote arrived (``WriteAnnouncer``).
     func receivedAnnouncement() { announcementsReceived.increment() }
+    /// "Anything may have changed" arrived: the announcement channel (re)connected, or another instance could not
+    /// name its writes.
+    func receivedUnknownAnnouncement() { announcementsUnknown.increment() }
 
     /// File-body bytes served.
     func sent(blobBytes count: Int64) { blobBytesOut.increment(by: count) }

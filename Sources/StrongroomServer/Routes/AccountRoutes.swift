@@ -133,24 +133,12 @@ struct AccountRoutes {
         guard let client = try await store.client(id: try context.clientID("id")) else {
             throw ServerError.notFound("no such client")
         }
-        var info = ClientInfo(
-            clientID: client.clientID,
-            publicKey: client.publicKey,
-            signingKey: client.signingKey,
-            validated: true,
-            keyLog: nil
-        )
-        try await keyLog.tampering?.lookUp(&info, log: store, now: UInt64(max(0, clock.wallTimestamp.microseconds)))
         // `?keylog_since=` (a Strongroom client's newest checkpoint size) adds the consistency proof from it.
         let since = try request.uri.queryParameters.get("keylog_since").map { _ in
             try KeyLogRoutes.number("keylog_since", request)
         }
-        info.keyLog = try await inclusion(of: client.clientID, since: since)
-        return try json(info)
-    }
-
-    private func inclusion(of clientID: String, since: UInt64?) async throws -> KeyLogInclusion? {
-        try await keyLog.keyInclusion(of: clientID, in: store, since: since)
+        let now = UInt64(max(0, clock.wallTimestamp.microseconds))
+        return try json(try await keyLog.servedInfo(of: client, in: store, since: since, now: now))
     }
 
     /// `POST /v1/account/backup/{token}/{client_id}`: acknowledges a credential backup. The JS SDK sends it with no

@@ -94,15 +94,7 @@ struct HybridKeyRoutes {
         for id in ids {
             guard let client = try await store.client(id: id) else { continue }
             // Exactly what GET /v1/storage/clients/{id} answers (a tampering test server included).
-            var info = ClientInfo(
-                clientID: client.clientID,
-                publicKey: client.publicKey,
-                signingKey: client.signingKey,
-                validated: true,
-                keyLog: nil
-            )
-            try await keyLog.tampering?.lookUp(&info, log: store, now: now)
-            info.keyLog = try await keyLog.keyInclusion(of: client.clientID, in: store, since: body.keyLogSince)
+            let info = try await keyLog.servedInfo(of: client, in: store, since: body.keyLogSince, now: now)
             entries.append(.init(client: info, hybridKey: try await hybridKey(of: client, since: body.keyLogSince)))
         }
         return try json(SealingKeysResponse(clients: entries))

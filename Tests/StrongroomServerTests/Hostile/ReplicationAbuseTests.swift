@@ -28,10 +28,14 @@ import Testing
 
     /// The records every long-poll examined so far (`/metrics`).
     static func examined(_ http: HTTP) async throws -> Int {
+        try await metric(http, "strongroom_sync_changes_examined_total")
+    }
+
+    /// A metric's value now (`/metrics`; 0 when it is not there yet).
+    static func metric(_ http: HTTP, _ name: String) async throws -> Int {
         let (status, body) = try await http.send("GET", "/metrics", authorization: "Bearer \(adminToken)", body: nil)
         try #require(status == 200)
-        let line = String(decoding: body, as: UTF8.self).split(separator: "\n")
-            .first { $0.hasPrefix("strongroom_sync_changes_examined_total ") }
+        let line = String(decoding: body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
         return line.flatMap { Int(Double($0.split(separator: " ").last ?? "") ?? -1) } ?? 0
     }
 
@@ -124,7 +128,7 @@ import Testing
         arguments: TestEngine.available
     )
     func sharedLooks(engine: TestEngine) async throws {
-        try await Self.start(engine, ["--maximum-sync-wait", "4"]) { server, http in
+        try await Self.start(engine, ["--maximum-sync-wait", "300"]) { server, http in
             let (alice, bob, carol) = (
                 try await http.register(token: Self.token), try await http.register(token: Self.token),
                 try await http.register(token: Self.token)
@@ -147,9 +151,25 @@ import Testing
                 )
             ).lastIndex
             try #require(first > 0)
-            // Five waiting on the same index: bob (shared) three times, alice (the writer), carol (nothing shared).
+            // Five waiting on the same index: bob (shared) three times, alice (the writer), carol (nothing shared,
+            // so answered at the end of her wait whenever the write lands). Not timed: the write is made once the
+            // server holds all five (a loaded machine may take long to open them).
             let waiting = try await [bob, bob, bob, alice, carol].asyncMap { client in
-                (client.id, try await Self.longPoll(server, client, type: type, after: first, wait: 4))
+                (
+                    client.id,
+                    try await Self.longPoll(
+                        server,
+                        client,
+                        type: type,
+                        after: first,
+                        wait: client.id == carol.id ? 10 : 300,
+                        receiveTimeout: 400
+                    )
+                )
+            }
+            for _ in 0..<3_000 {
+                if try await Self.metric(http, "strongroom_sync_changes_waiting") >= 5 { break }
+                try await Task.sleep(for: .milliseconds(100))
             }
             try await Self.write(http, alice, type: type, count: 1)
             for (client, poll) in waiting {
