@@ -130,7 +130,11 @@ extension Client {
 
     /// Another client's encryption public key, from the server.
     func publicKey(of otherClientID: String) async throws(ClientError) -> EncryptionPublicKey {
-        let info = try await clientInfo(otherClientID)
+        try encryptionKey(in: try await clientInfo(otherClientID))
+    }
+
+    /// The encryption public key a (checked) client answer lists.
+    func encryptionKey(in info: ClientInfo) throws(ClientError) -> EncryptionPublicKey {
         do {
             return try EncryptionPublicKey(base64URLEncoded: info.publicKey.curve25519 ?? "")
         } catch {

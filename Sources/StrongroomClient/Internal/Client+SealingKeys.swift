@@ -48,16 +48,7 @@ extension Client {
                     )
                 }
                 try await accept(entry.client, for: id, checkingContact: true)
-                let classical: EncryptionPublicKey
-                do {
-                    classical = try EncryptionPublicKey(base64URLEncoded: entry.client.publicKey.curve25519 ?? "")
-                } catch {
-                    throw ClientError(
-                        .tampered,
-                        "a public key of \(id) from the server is malformed",
-                        underlying: error
-                    )
-                }
+                let classical = try encryptionKey(in: entry.client)
                 let hybrid: HybridPublicKey?
                 if let response = entry.hybridKey {
                     hybrid = try await verifiedHybridKey(response, of: uuid)

@@ -138,7 +138,6 @@ struct ServerRoutes {
             }
         }
         let syncChanges = SyncChangesRoute(
-            store: store,
             changes: changes,
             looks: SharedLooks(store: store, metrics: metrics, window: SyncChangesRoute.window),
             // Other instances' writes arrive as announcements: a look at the database only as a safety net.

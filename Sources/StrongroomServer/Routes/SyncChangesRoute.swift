@@ -21,7 +21,6 @@ struct SyncChangesRoute {
     /// The most records one look examines.
     static let window = 1_000
 
-    let store: any RecordStore & SyncStore
     let changes: TypeChanges
     /// The looks at the database, shared between callers waiting on one type from one index.
     let looks: SharedLooks
